@@ -1,0 +1,29 @@
+//! `felix`: sweep seeds, replay one, run scenarios, check the model, keep the twins failing.
+//!
+//! Exit codes (DESIGN.md): 0 everything held (for `twins`: every twin failed as expected),
+//! 1 a violation or an unmet expectation, 2 bad usage or bad input (a clear message, never a panic).
+//! Each subcommand lives in its own module and returns an `ExitCode`-like `u8`.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod exit;
+
+/// Felix: deterministic simulation and model checking of a replicated journal.
+#[derive(Parser, Debug)]
+#[command(name = "felix", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    // One variant per working subcommand; see each module for its arguments.
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code: u8 = match cli.command {};
+    ExitCode::from(code)
+}

@@ -1,0 +1,62 @@
+//! The history of a run: what the audits judge.
+//!
+//! Brokers and replicas emit node events as `Observe` commands; the driver records them, and adds
+//! what clients saw (acks, reads, refusals, retirements, folds). Audits (`felix-audits`) are pure
+//! functions over a `Vec<Event>`. An operation whose outcome its client never learned is *unknown*,
+//! never failed: there is simply no `Acked` event for it.
+
+use crate::api::{ClientId, Reply, Request};
+use crate::record::{Entry, Headers, NodeId, Offset, Term, Token};
+use serde::{Deserialize, Serialize};
+
+/// One thing that happened, in the order it happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    // ---- node events (emitted by brokers and replicas) ----
+    /// The node's durable promise changed (after it was persisted).
+    PromiseChanged { node: NodeId, term: Term, vote: Option<NodeId> },
+    /// The node became leader of `term`.
+    BecameLeader { node: NodeId, term: Term },
+    /// The node's walk over its committed prefix reached `entry`.
+    Committed { node: NodeId, entry: Entry },
+    /// The node applied a floor; `trim` is the offset of the trim record that set it, `None` for a
+    /// floor taken from a TrimmedTo jump.
+    FloorApplied { node: NodeId, floor: Offset, trim: Option<Offset> },
+    /// A committed trim was refused in place by the fence check.
+    TruncateRefused { node: NodeId, offset: Offset, current: Token },
+    /// Whole segments below `below` were deleted; the node can now serve from `readable_start`.
+    SegmentsDeleted { node: NodeId, below: Offset, readable_start: Offset, retention: bool },
+    /// The node answered a catch-up below its floor with TrimmedTo.
+    TrimmedToSent { node: NodeId, to: NodeId, point: Offset },
+    /// The node jumped to a peer's trim point.
+    Jumped { node: NodeId, point: Offset, replica: bool },
+    /// The node's state as the driver sees it after a step (sampled by the driver where it needs to).
+    NodeState {
+        node: NodeId,
+        term: Term,
+        vote: Option<NodeId>,
+        leader: bool,
+        floor: Offset,
+        committed: Offset,
+        readable_start: Offset,
+        floor_tag: Option<Headers>,
+    },
+    Crashed { node: NodeId },
+    Restarted { node: NodeId },
+
+    // ---- client events (recorded by the driver) ----
+    /// A client sent a request.
+    Requested { client: ClientId, node: NodeId, request: Request },
+    /// A client received a reply (acks, refusals, reads).
+    Replied { client: ClientId, node: NodeId, request: Request, reply: Reply },
+    /// The lease service granted a lease.
+    LeaseGranted { client: ClientId, epoch: u64 },
+    /// A holder retired: it saw a newer epoch in a write it read or in a CursorTooOld tag.
+    HolderRetired { client: ClientId, epoch: u64, newer_epoch: u64, by_tag: bool },
+    /// A reader moved past a range it can no longer read and reported it.
+    Gap { client: ClientId, from: Offset, to: Offset },
+    /// A folding client folded the record at `offset` to a state with this digest.
+    Folded { client: ClientId, offset: Offset, digest: u64 },
+    /// A folder restored its state from the checkpoint run ending at `end`.
+    CheckpointRestored { client: ClientId, begin: Offset, end: Offset },
+}

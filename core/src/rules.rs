@@ -1,0 +1,210 @@
+//! Rule switches: one per safety rule, every rule on by default.
+//!
+//! A *twin* is the default configuration with exactly one rule switched off; each twin must break
+//! the invariant named in `Twin::invariant`, in every layer that has it (simulator, Stateright
+//! model, TLA+). The names are the same everywhere.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Which safety rules are on. `Rules::default()` is every rule on.
+/// Each field is named for the *rule*; `false` switches the rule off (the twin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rules {
+    /// Readers may see trims and CursorTooOld carries the floor-setting trim's headers
+    /// (off: HiddenTrims, the design before the fix: readers skip trims, the refusal carries nothing).
+    pub trims_visible: bool,
+    /// CursorTooOld carries the tag (off: Untagged, FloorTag = 0).
+    pub floor_tag: bool,
+    /// A no-op trim still checks the tail and the fence (off: NoopSkip).
+    pub noop_trim_checks_tail: bool,
+    /// Retention stays off (off: Retention, time/size deletion regardless of trims).
+    pub retention_off: bool,
+    /// A refused holder re-reads from its own cursor (off: ReadFromEarliest).
+    pub reread_from_cursor: bool,
+    /// The tail never comes from a refusal (off: TailFromRefusal).
+    pub tail_not_from_refusal: bool,
+    /// Compaction never deletes the segment holding the floor-setting trim, nor the active one
+    /// (off: CompactActive).
+    pub compaction_keeps_floor_record: bool,
+    /// A TrimmedTo jump never touches term or vote (off: JumpResetsTerm).
+    pub jump_keeps_term: bool,
+    /// A truncate is checked against the writer fence (off: UnfencedTruncate).
+    pub truncate_fenced: bool,
+    /// A floor is applied only when the walk over the committed log reaches its trim
+    /// (off: FloorPastCommit).
+    pub floor_after_commit: bool,
+    /// Acknowledge only when committed on a majority and durable there (off: AckBeforeSync).
+    pub ack_after_sync: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules {
+            trims_visible: true,
+            floor_tag: true,
+            noop_trim_checks_tail: true,
+            retention_off: true,
+            reread_from_cursor: true,
+            tail_not_from_refusal: true,
+            compaction_keeps_floor_record: true,
+            jump_keeps_term: true,
+            truncate_fenced: true,
+            floor_after_commit: true,
+            ack_after_sync: true,
+        }
+    }
+}
+
+/// The expected-to-fail configurations: every rule on but one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Twin {
+    HiddenTrims,
+    Untagged,
+    NoopSkip,
+    Retention,
+    ReadFromEarliest,
+    TailFromRefusal,
+    CompactActive,
+    JumpResetsTerm,
+    UnfencedTruncate,
+    FloorPastCommit,
+    AckBeforeSync,
+}
+
+impl Twin {
+    pub const ALL: [Twin; 11] = [
+        Twin::HiddenTrims,
+        Twin::Untagged,
+        Twin::NoopSkip,
+        Twin::Retention,
+        Twin::ReadFromEarliest,
+        Twin::TailFromRefusal,
+        Twin::CompactActive,
+        Twin::JumpResetsTerm,
+        Twin::UnfencedTruncate,
+        Twin::FloorPastCommit,
+        Twin::AckBeforeSync,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Twin::HiddenTrims => "HiddenTrims",
+            Twin::Untagged => "Untagged",
+            Twin::NoopSkip => "NoopSkip",
+            Twin::Retention => "Retention",
+            Twin::ReadFromEarliest => "ReadFromEarliest",
+            Twin::TailFromRefusal => "TailFromRefusal",
+            Twin::CompactActive => "CompactActive",
+            Twin::JumpResetsTerm => "JumpResetsTerm",
+            Twin::UnfencedTruncate => "UnfencedTruncate",
+            Twin::FloorPastCommit => "FloorPastCommit",
+            Twin::AckBeforeSync => "AckBeforeSync",
+        }
+    }
+
+    /// Parses a twin name; the `FelixHeadTrim` prefix may be dropped or kept.
+    pub fn parse(text: &str) -> Option<Twin> {
+        let name = text.strip_prefix("FelixHeadTrim").unwrap_or(text);
+        Twin::ALL.into_iter().find(|twin| twin.name() == name)
+    }
+
+    /// The invariant this twin must break (DESIGN.md, "Rules, switches and twins").
+    pub fn invariant(self) -> &'static str {
+        match self {
+            Twin::HiddenTrims
+            | Twin::Untagged
+            | Twin::NoopSkip
+            | Twin::Retention
+            | Twin::ReadFromEarliest
+            | Twin::TailFromRefusal => "StaleTrimRefused",
+            Twin::CompactActive => "FloorRecordKept",
+            Twin::JumpResetsTerm => "TermNeverDecreases",
+            Twin::UnfencedTruncate => "FoldAgreement",
+            Twin::FloorPastCommit | Twin::AckBeforeSync => "AckedWritesKept",
+        }
+    }
+
+    /// Whether the twin exists in the Stateright model and TLA+ (the others are simulator-only).
+    pub fn in_model(self) -> bool {
+        !matches!(
+            self,
+            Twin::JumpResetsTerm | Twin::UnfencedTruncate | Twin::FloorPastCommit | Twin::AckBeforeSync
+        )
+    }
+
+    /// The rules with exactly this one switched off.
+    pub fn rules(self) -> Rules {
+        let mut rules = Rules::default();
+        match self {
+            Twin::HiddenTrims => rules.trims_visible = false,
+            Twin::Untagged => rules.floor_tag = false,
+            Twin::NoopSkip => rules.noop_trim_checks_tail = false,
+            Twin::Retention => rules.retention_off = false,
+            Twin::ReadFromEarliest => rules.reread_from_cursor = false,
+            Twin::TailFromRefusal => rules.tail_not_from_refusal = false,
+            Twin::CompactActive => rules.compaction_keeps_floor_record = false,
+            Twin::JumpResetsTerm => rules.jump_keeps_term = false,
+            Twin::UnfencedTruncate => rules.truncate_fenced = false,
+            Twin::FloorPastCommit => rules.floor_after_commit = false,
+            Twin::AckBeforeSync => rules.ack_after_sync = false,
+        }
+        rules
+    }
+}
+
+impl fmt::Display for Twin {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every twin is exactly one switch away from the default rules.
+    #[test]
+    fn every_twin_switches_exactly_one_rule_off() {
+        let all_on = serde_json_free_count(Rules::default());
+        assert_eq!(all_on, 0);
+        for twin in Twin::ALL {
+            assert_eq!(serde_json_free_count(twin.rules()), 1, "{twin}");
+            assert_eq!(Twin::parse(twin.name()), Some(twin));
+            assert_eq!(Twin::parse(&format!("FelixHeadTrim{twin}")), Some(twin));
+        }
+        assert_eq!(Twin::parse("NoSuchTwin"), None);
+    }
+
+    fn serde_json_free_count(rules: Rules) -> usize {
+        let Rules {
+            trims_visible,
+            floor_tag,
+            noop_trim_checks_tail,
+            retention_off,
+            reread_from_cursor,
+            tail_not_from_refusal,
+            compaction_keeps_floor_record,
+            jump_keeps_term,
+            truncate_fenced,
+            floor_after_commit,
+            ack_after_sync,
+        } = rules;
+        [
+            trims_visible,
+            floor_tag,
+            noop_trim_checks_tail,
+            retention_off,
+            reread_from_cursor,
+            tail_not_from_refusal,
+            compaction_keeps_floor_record,
+            jump_keeps_term,
+            truncate_fenced,
+            floor_after_commit,
+            ack_after_sync,
+        ]
+        .iter()
+        .filter(|on| !**on)
+        .count()
+    }
+}
