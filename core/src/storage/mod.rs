@@ -56,3 +56,31 @@ pub enum StorageOp {
     /// The trim-point jump: drop everything below `point`, seal `state`, atomically.
     TrimmedTo { point: Offset, state: SealedState },
 }
+
+/// How offsets map to segments: segment `k` holds offsets `k * records + 1 ..= (k + 1) * records`.
+/// Fixed-count segments keep the journal's "whole segments only" rule and every store's file layout
+/// computable from an offset alone; the journal and the stores share this one definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentLayout {
+    pub records_per_segment: u64,
+}
+
+impl SegmentLayout {
+    /// The first offset of the segment that holds `offset` (offset >= 1).
+    pub fn base_of(self, offset: Offset) -> Offset {
+        assert!(self.records_per_segment > 0);
+        assert!(offset >= 1);
+        (offset - 1) / self.records_per_segment * self.records_per_segment + 1
+    }
+
+    /// The last offset of the segment that holds `offset`.
+    pub fn last_of(self, offset: Offset) -> Offset {
+        self.base_of(offset) + self.records_per_segment - 1
+    }
+}
+
+impl Default for SegmentLayout {
+    fn default() -> SegmentLayout {
+        SegmentLayout { records_per_segment: 4 }
+    }
+}
