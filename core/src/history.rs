@@ -59,4 +59,22 @@ pub enum Event {
     Folded { client: ClientId, offset: Offset, digest: u64 },
     /// A folder restored its state from the checkpoint run ending at `end`.
     CheckpointRestored { client: ClientId, begin: Offset, end: Offset },
+
+    // ---- run markers (recorded by the driver) ----
+    /// The run entered `phase`. The driver records `Phase::Liveness` when the faults heal and
+    /// `Phase::End` when the liveness deadline passes, right after a `NodeState` of every live
+    /// node; the Convergence audit judges the run at `Phase::End` (a history without it is not
+    /// judged for liveness).
+    PhaseChanged { phase: Phase },
+}
+
+/// The phases of a simulated run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Phase {
+    /// Faults are on; only safety is judged.
+    Safety,
+    /// Faults have healed; the cluster must converge before the deadline.
+    Liveness,
+    /// The liveness deadline passed: every live node must have reached the committed prefix.
+    End,
 }
