@@ -14,22 +14,53 @@ use serde::{Deserialize, Serialize};
 pub enum Event {
     // ---- node events (emitted by brokers and replicas) ----
     /// The node's durable promise changed (after it was persisted).
-    PromiseChanged { node: NodeId, term: Term, vote: Option<NodeId> },
+    PromiseChanged {
+        node: NodeId,
+        term: Term,
+        vote: Option<NodeId>,
+    },
     /// The node became leader of `term`.
-    BecameLeader { node: NodeId, term: Term },
+    BecameLeader {
+        node: NodeId,
+        term: Term,
+    },
     /// The node's walk over its committed prefix reached `entry`.
-    Committed { node: NodeId, entry: Entry },
+    Committed {
+        node: NodeId,
+        entry: Entry,
+    },
     /// The node applied a floor; `trim` is the offset of the trim record that set it, `None` for a
     /// floor taken from a TrimmedTo jump.
-    FloorApplied { node: NodeId, floor: Offset, trim: Option<Offset> },
+    FloorApplied {
+        node: NodeId,
+        floor: Offset,
+        trim: Option<Offset>,
+    },
     /// A committed trim was refused in place by the fence check.
-    TruncateRefused { node: NodeId, offset: Offset, current: Token },
+    TruncateRefused {
+        node: NodeId,
+        offset: Offset,
+        current: Token,
+    },
     /// Whole segments below `below` were deleted; the node can now serve from `readable_start`.
-    SegmentsDeleted { node: NodeId, below: Offset, readable_start: Offset, retention: bool },
+    SegmentsDeleted {
+        node: NodeId,
+        below: Offset,
+        readable_start: Offset,
+        retention: bool,
+    },
     /// The node answered a catch-up below its floor with TrimmedTo.
-    TrimmedToSent { node: NodeId, to: NodeId, point: Offset },
+    TrimmedToSent {
+        node: NodeId,
+        to: NodeId,
+        point: Offset,
+    },
     /// The node jumped to a peer's trim point.
-    Jumped { node: NodeId, point: Offset, replica: bool },
+    Jumped {
+        node: NodeId,
+        point: Offset,
+        replica: bool,
+    },
     /// The node's state as the driver sees it after a step (sampled by the driver where it needs to).
     NodeState {
         node: NodeId,
@@ -41,31 +72,89 @@ pub enum Event {
         readable_start: Offset,
         floor_tag: Option<Headers>,
     },
-    Crashed { node: NodeId },
-    Restarted { node: NodeId },
+    Crashed {
+        node: NodeId,
+    },
+    Restarted {
+        node: NodeId,
+    },
 
     // ---- client events (recorded by the driver) ----
     /// A client sent a request.
-    Requested { client: ClientId, node: NodeId, request: Request },
+    Requested {
+        client: ClientId,
+        node: NodeId,
+        request: Request,
+    },
     /// A client received a reply (acks, refusals, reads).
-    Replied { client: ClientId, node: NodeId, request: Request, reply: Reply },
+    Replied {
+        client: ClientId,
+        node: NodeId,
+        request: Request,
+        reply: Reply,
+    },
     /// The lease service granted a lease.
-    LeaseGranted { client: ClientId, epoch: u64 },
+    LeaseGranted {
+        client: ClientId,
+        epoch: u64,
+    },
     /// A holder retired: it saw a newer epoch in a write it read or in a CursorTooOld tag.
-    HolderRetired { client: ClientId, epoch: u64, newer_epoch: u64, by_tag: bool },
+    HolderRetired {
+        client: ClientId,
+        epoch: u64,
+        newer_epoch: u64,
+        by_tag: bool,
+    },
     /// A reader moved past a range it can no longer read and reported it.
-    Gap { client: ClientId, from: Offset, to: Offset },
+    Gap {
+        client: ClientId,
+        from: Offset,
+        to: Offset,
+    },
     /// A folding client folded the record at `offset` to a state with this digest.
-    Folded { client: ClientId, offset: Offset, digest: u64 },
+    Folded {
+        client: ClientId,
+        offset: Offset,
+        digest: u64,
+    },
     /// A folder restored its state from the checkpoint run ending at `end`.
-    CheckpointRestored { client: ClientId, begin: Offset, end: Offset },
+    CheckpointRestored {
+        client: ClientId,
+        begin: Offset,
+        end: Offset,
+    },
+    /// A folder that already held the whole prefix met the complete checkpoint run `begin..=end`
+    /// and compared it with its own state (then reset its fold on it). `digest !=
+    /// checkpoint_digest` is a FoldAgreement violation.
+    CheckpointCompared {
+        client: ClientId,
+        begin: Offset,
+        end: Offset,
+        digest: u64,
+        checkpoint_digest: u64,
+    },
+    /// A checkpoint owner's run `begin..=end` is fully acknowledged (its `End` is the commit point).
+    CheckpointWritten {
+        client: ClientId,
+        begin: Offset,
+        end: Offset,
+    },
+    /// A checkpoint owner learned that the writer fence in force is `current`, not its `token`,
+    /// and stopped (a refused fence, append, or truncate).
+    OwnerStopped {
+        client: ClientId,
+        token: Token,
+        current: Token,
+    },
 
     // ---- run markers (recorded by the driver) ----
     /// The run entered `phase`. The driver records `Phase::Liveness` when the faults heal and
     /// `Phase::End` when the liveness deadline passes, right after a `NodeState` of every live
     /// node; the Convergence audit judges the run at `Phase::End` (a history without it is not
     /// judged for liveness).
-    PhaseChanged { phase: Phase },
+    PhaseChanged {
+        phase: Phase,
+    },
 }
 
 /// The phases of a simulated run.
