@@ -83,7 +83,10 @@ pub enum Reply {
     /// spent, the floor unmoved.
     TruncateRefused { current: Token },
     /// Committed writes from the requested offset; `next` is where the next read should start.
-    Records { records: Vec<ReadRecord>, next: Offset },
+    Records {
+        records: Vec<ReadRecord>,
+        next: Offset,
+    },
     /// The read started below where this node can serve. `tag` is the headers of the trim that set
     /// the floor; absent when no trim set it (retention) or when the rules hide it.
     CursorTooOld { floor: Offset, tag: Option<Headers> },

@@ -19,7 +19,9 @@ pub type Term = u64;
 pub type NodeId = u32;
 
 /// A writer fence token (paros' leader uuid). `Token(0)` is "no writer yet".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Token(pub u64);
 
 /// Caller headers carried by writes and trims. felixd puts its lease epoch under `epoch`.
@@ -40,7 +42,9 @@ impl Headers {
 
     /// The lease epoch these headers carry, if any and well formed.
     pub fn epoch(&self) -> Option<u64> {
-        self.0.get(Headers::EPOCH).and_then(|value| value.parse().ok())
+        self.0
+            .get(Headers::EPOCH)
+            .and_then(|value| value.parse().ok())
     }
 }
 

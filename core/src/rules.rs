@@ -129,7 +129,10 @@ impl Twin {
     pub fn in_model(self) -> bool {
         !matches!(
             self,
-            Twin::JumpResetsTerm | Twin::UnfencedTruncate | Twin::FloorPastCommit | Twin::AckBeforeSync
+            Twin::JumpResetsTerm
+                | Twin::UnfencedTruncate
+                | Twin::FloorPastCommit
+                | Twin::AckBeforeSync
         )
     }
 
