@@ -1,0 +1,192 @@
+//! The simulated network: who can reach whom, and when a message arrives.
+//!
+//! Every message (broker to broker, client to broker and back) goes through `Network::route`,
+//! which draws from the network stream whether it is dropped, duplicated or delayed (a long delay
+//! reorders it behind later messages). Partitions are sets of blocked directed links, so symmetric
+//! splits, one-way (asymmetric) cuts and an isolated node are all the same mechanism. A clogged
+//! address holds its traffic until the clog lifts instead of losing it. After `heal` no link is
+//! blocked or clogged and nothing is dropped, so the liveness phase runs on a reliable network.
+
+use crate::queue::Time;
+use crate::rng::{Component, Stream};
+use felix_core::api::ClientId;
+use felix_core::NodeId;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A message endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Address {
+    Node(NodeId),
+    Client(ClientId),
+}
+
+/// The network fault rates of a run (drawn by the swarm).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkKnobs {
+    pub drop_per_million: u32,
+    pub duplicate_per_million: u32,
+    pub delay_min_micros: Time,
+    pub delay_max_micros: Time,
+    /// A message delayed this long overtakes nothing but is overtaken by many: reordering.
+    pub long_delay_per_million: u32,
+    pub long_delay_max_micros: Time,
+}
+
+/// Links, clogs and the fault rates in force.
+pub struct Network {
+    knobs: NetworkKnobs,
+    stream: Stream,
+    blocked: BTreeSet<(Address, Address)>,
+    clogged_until: BTreeMap<Address, Time>,
+    healed: bool,
+}
+
+impl Network {
+    pub fn new(seed: u64, knobs: NetworkKnobs) -> Network {
+        assert!(knobs.delay_min_micros <= knobs.delay_max_micros);
+        assert!(knobs.delay_max_micros <= knobs.long_delay_max_micros);
+        Network {
+            knobs,
+            stream: Stream::new(seed, Component::Network),
+            blocked: BTreeSet::new(),
+            clogged_until: BTreeMap::new(),
+            healed: false,
+        }
+    }
+
+    /// When copies of a message sent now from `from` to `to` arrive: none if it is lost, two if it
+    /// is duplicated.
+    pub fn route(&mut self, now: Time, from: Address, to: Address) -> Vec<Time> {
+        if from == to {
+            return vec![now];
+        }
+        if self.blocked.contains(&(from, to)) {
+            return Vec::new();
+        }
+        if !self.healed && self.stream.chance(self.knobs.drop_per_million) {
+            return Vec::new();
+        }
+        let copies = if !self.healed && self.stream.chance(self.knobs.duplicate_per_million) {
+            2
+        } else {
+            1
+        };
+        let clog_end = [from, to]
+            .iter()
+            .filter_map(|address| self.clogged_until.get(address).copied())
+            .max()
+            .unwrap_or(0);
+        (0..copies)
+            .map(|_| {
+                let delay = if !self.healed && self.stream.chance(self.knobs.long_delay_per_million)
+                {
+                    self.stream.range(
+                        self.knobs.delay_max_micros,
+                        self.knobs.long_delay_max_micros,
+                    )
+                } else {
+                    self.stream
+                        .range(self.knobs.delay_min_micros, self.knobs.delay_max_micros)
+                };
+                now.max(clog_end) + delay
+            })
+            .collect()
+    }
+
+    /// Blocks traffic from `from` to `to` (one direction).
+    pub fn block(&mut self, from: Address, to: Address) {
+        self.blocked.insert((from, to));
+    }
+
+    /// Blocks both directions between every member of `side` and every member of `rest`.
+    pub fn split(&mut self, side: &[Address], rest: &[Address]) {
+        for &a in side {
+            for &b in rest {
+                self.block(a, b);
+                self.block(b, a);
+            }
+        }
+    }
+
+    /// Holds every message from or to `address` until `until`.
+    pub fn clog(&mut self, address: Address, until: Time) {
+        let entry = self.clogged_until.entry(address).or_insert(0);
+        *entry = (*entry).max(until);
+    }
+
+    /// Lifts every partition (clogs lapse on their own).
+    pub fn repair_partitions(&mut self) {
+        self.blocked.clear();
+    }
+
+    /// The end of the safety phase: no partition, no clog, no loss, no duplicate, no long delay.
+    pub fn heal(&mut self) {
+        self.blocked.clear();
+        self.clogged_until.clear();
+        self.healed = true;
+    }
+
+    pub fn blocked_links(&self) -> usize {
+        self.blocked.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn knobs() -> NetworkKnobs {
+        NetworkKnobs {
+            drop_per_million: 0,
+            duplicate_per_million: 0,
+            delay_min_micros: 10,
+            delay_max_micros: 20,
+            long_delay_per_million: 0,
+            long_delay_max_micros: 100,
+        }
+    }
+
+    /// A one-way block drops one direction only; a split drops both; heal restores delivery.
+    #[test]
+    fn partitions_block_directed_links() {
+        let mut network = Network::new(1, knobs());
+        let (a, b) = (Address::Node(0), Address::Node(1));
+        network.block(a, b);
+        assert!(network.route(0, a, b).is_empty());
+        assert_eq!(network.route(0, b, a).len(), 1);
+        network.split(&[a], &[b, Address::Client(7)]);
+        assert!(network.route(0, b, a).is_empty());
+        assert!(network.route(0, Address::Client(7), a).is_empty());
+        network.heal();
+        let arrivals = network.route(0, a, b);
+        assert_eq!(arrivals.len(), 1);
+        assert!((10..=20).contains(&arrivals[0]));
+    }
+
+    /// A clogged address delivers after the clog, not never; full loss drops everything.
+    #[test]
+    fn clogs_delay_and_drops_lose() {
+        let mut network = Network::new(2, knobs());
+        let (a, b) = (Address::Node(0), Address::Node(1));
+        network.clog(b, 1_000);
+        let arrivals = network.route(5, a, b);
+        assert!(arrivals[0] >= 1_010);
+        let mut lossy = Network::new(
+            2,
+            NetworkKnobs {
+                drop_per_million: 1_000_000,
+                ..knobs()
+            },
+        );
+        assert!(lossy.route(0, a, b).is_empty());
+        let mut doubling = Network::new(
+            2,
+            NetworkKnobs {
+                duplicate_per_million: 1_000_000,
+                ..knobs()
+            },
+        );
+        assert_eq!(doubling.route(0, a, b).len(), 2);
+    }
+}
