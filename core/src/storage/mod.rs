@@ -16,6 +16,13 @@
 
 use crate::record::{Entry, Headers, NodeId, Offset, Term, Token};
 use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+
+pub(crate) mod bounds;
+pub mod memory;
+
+pub use memory::MemoryStore;
 
 /// The journal state that deleted records folded to, sealed durably in the same write that drops
 /// them, so a restarted node folds the retained log from the same state as one that never
@@ -81,6 +88,129 @@ impl SegmentLayout {
 
 impl Default for SegmentLayout {
     fn default() -> SegmentLayout {
-        SegmentLayout { records_per_segment: 4 }
+        SegmentLayout {
+            records_per_segment: 4,
+        }
     }
 }
+
+/// The segmented log store: the one durable home of a node's log, promise and sealed state.
+///
+/// The contract is the one at the top of this module. Offsets: the store holds the contiguous
+/// entries `start() .. next()`; an empty log has `start() == next()`. Every op is checked against
+/// the *applied* view (ops applied so far, synced or not); an op that breaks the contract (an append
+/// that does not continue the log, a truncation below `start`, a compaction above the tail) is
+/// refused with `StoreError::Invalid` and changes nothing.
+pub trait LogStore {
+    /// Buffers one op (see the module contract). Durable only after the next `sync`.
+    fn apply(&mut self, op: &StorageOp) -> Result<(), StoreError>;
+
+    /// Makes every op applied so far durable.
+    fn sync(&mut self) -> Result<(), StoreError>;
+
+    /// Reads back what is durable (after a crash, or on open). Must be called once before the
+    /// first `apply` of a freshly opened or crashed store.
+    fn recover(&mut self) -> Result<Recovered, StoreError>;
+
+    /// Fault injection: a crash now. The first `keep_unsynced_ops` ops applied since the last sync
+    /// survive; of the next one, if it is an `Append`, the first `keep_entries_of_next` entries
+    /// survive and the one after is torn; everything later is lost. `recover` must follow.
+    fn crash(
+        &mut self,
+        keep_unsynced_ops: usize,
+        keep_entries_of_next: usize,
+    ) -> Result<(), StoreError>;
+
+    /// How many ops were applied since the last sync (what a crash may lose).
+    fn unsynced_ops(&self) -> usize;
+
+    /// The first offset held (applied view); equals `next()` when the log is empty.
+    fn start(&self) -> Offset;
+
+    /// The offset the next append must start at (applied view).
+    fn next(&self) -> Offset;
+}
+
+/// What survived: read back by `LogStore::recover`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recovered {
+    pub hard_state: HardState,
+    /// The last sealed state, None when nothing was ever compacted or jumped over.
+    pub sealed: Option<SealedState>,
+    /// The first offset held; `entries` (if any) begin here, and the next append goes at
+    /// `start + entries.len()`.
+    pub start: Offset,
+    pub entries: Vec<Entry>,
+    /// A torn tail that recovery cut, if any (the driver should log it).
+    pub tail_cut: Option<TailCut>,
+}
+
+impl Recovered {
+    /// The offset the next append must start at.
+    pub fn next(&self) -> Offset {
+        self.start + self.entries.len() as u64
+    }
+}
+
+/// A torn tail cut by recovery: where, and how many bytes were dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TailCut {
+    pub path: PathBuf,
+    /// Byte position in `path` where the file now ends.
+    pub position: u64,
+    pub bytes_dropped: u64,
+    pub reason: String,
+}
+
+impl fmt::Display for TailCut {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "cut a torn tail of {} bytes at byte {} of {}: {}",
+            self.bytes_dropped,
+            self.position,
+            self.path.display(),
+            self.reason
+        )
+    }
+}
+
+/// Why a store operation failed. Every variant is an expected condition with a clear message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// The file system refused an operation.
+    Io { path: PathBuf, reason: String },
+    /// Bytes on disk that no writer produced, somewhere other than a torn tail.
+    Corrupt {
+        path: PathBuf,
+        /// Byte position in `path` of the bad record (0 for a whole-file problem).
+        position: u64,
+        reason: String,
+    },
+    /// An op that breaks the store contract (a bug in the caller); nothing was changed.
+    Invalid { reason: String },
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Io { path, reason } => {
+                write!(formatter, "i/o error on {}: {}", path.display(), reason)
+            }
+            StoreError::Corrupt {
+                path,
+                position,
+                reason,
+            } => write!(
+                formatter,
+                "corrupt store file {} at byte {}: {}",
+                path.display(),
+                position,
+                reason
+            ),
+            StoreError::Invalid { reason } => write!(formatter, "invalid storage op: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
