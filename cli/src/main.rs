@@ -7,7 +7,10 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod check;
 mod exit;
+mod explore;
+mod twins_model;
 
 /// Felix: deterministic simulation and model checking of a replicated journal.
 #[derive(Parser, Debug)]
@@ -20,10 +23,17 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     // One variant per working subcommand; see each module for its arguments.
+    /// Check model configurations with Stateright (exit 1 on a violation).
+    Check(check::CheckArgs),
+    /// Serve Stateright's Explorer on one model configuration (blocks).
+    Explore(explore::ExploreArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let code: u8 = match cli.command {};
+    let code: u8 = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Explore(args) => explore::run(args),
+    };
     ExitCode::from(code)
 }

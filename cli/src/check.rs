@@ -1,0 +1,146 @@
+//! `felix check [CONFIG...] [--threads N] [--json]`: checks model configurations with Stateright.
+//!
+//! Each configuration is searched breadth-first to completion (or to its first broken invariant).
+//! A violation prints the shortest counterexample, one line per step: the action, then the
+//! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
+
+use clap::Args;
+use felix_model::check::{self, Outcome, Report};
+use felix_model::config::{self, Config};
+use serde_json::json;
+
+use crate::exit;
+
+/// Arguments of `felix check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Configurations to check, as their `.cfg` names; the `FelixHeadTrim` prefix may be dropped.
+    /// Default: the main configuration.
+    pub configs: Vec<String>,
+    /// Checker threads (default: the number of cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print one JSON object per configuration on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `felix check`.
+pub fn run(args: CheckArgs) -> u8 {
+    let configs = match resolve(&args.configs) {
+        Ok(configs) => configs,
+        Err(code) => return code,
+    };
+    let threads = match args.threads {
+        Some(0) => return exit::bad_input("--threads must be at least 1"),
+        Some(threads) => threads,
+        None => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+    };
+    let mut code = exit::OK;
+    for config in configs {
+        let report = check::check(config, threads);
+        if args.json {
+            println!("{}", report_json(&report));
+        } else {
+            print!("{}", report_text(&report, threads));
+        }
+        if report.outcome == Outcome::Violated {
+            code = exit::VIOLATION;
+        }
+    }
+    code
+}
+
+/// Resolves names to configurations; an unknown name is bad input and lists the valid names.
+pub fn resolve(names: &[String]) -> Result<Vec<&'static Config>, u8> {
+    if names.is_empty() {
+        return Ok(vec![config::main_config()]);
+    }
+    let mut configs = Vec::with_capacity(names.len());
+    for name in names {
+        match config::lookup(name) {
+            Some(config) => configs.push(config),
+            None => {
+                return Err(exit::bad_input(format!(
+                    "unknown configuration {name:?}; valid names (the FelixHeadTrim prefix may be \
+                     dropped): {}",
+                    config::names().join(", ")
+                )))
+            }
+        }
+    }
+    Ok(configs)
+}
+
+/// The human-readable report of one configuration.
+fn report_text(report: &Report, threads: usize) -> String {
+    let mut text = String::new();
+    let outcome = match (report.outcome, report.invariant) {
+        (Outcome::Violated, Some(invariant)) => format!("VIOLATED {invariant}"),
+        _ => "pass".to_string(),
+    };
+    text.push_str(&format!(
+        "{}: {outcome}: {} unique states ({} total), depth {}, {:.2} s, {:.0} states/s, {} \
+         thread(s)\n",
+        report.config,
+        report.unique_states,
+        report.total_states,
+        report.max_depth,
+        report.seconds,
+        report.states_per_second(),
+        threads,
+    ));
+    if report.outcome == Outcome::Pass {
+        if !report.sometimes_reached.is_empty() {
+            text.push_str(&format!(
+                "  sometimes reached: {}\n",
+                report.sometimes_reached.join(", ")
+            ));
+        }
+        if !report.sometimes_missed.is_empty() {
+            text.push_str(&format!(
+                "  sometimes NOT reached (vacuous in this configuration?): {}\n",
+                report.sometimes_missed.join(", ")
+            ));
+        }
+    }
+    if !report.trace.is_empty() {
+        text.push_str(&format!(
+            "  shortest counterexample ({} steps after Init):\n",
+            report.trace.len() - 1
+        ));
+        text.push_str(&felix_model::trace::render(&report.trace));
+    }
+    text
+}
+
+/// The JSON report of one configuration (DESIGN.md: config, outcome, invariant, unique_states,
+/// max_depth, seconds, trace; plus a few extra figures).
+pub fn report_json(report: &Report) -> serde_json::Value {
+    let trace: Vec<serde_json::Value> = report
+        .trace
+        .iter()
+        .map(|step| {
+            let changed: Vec<serde_json::Value> = step
+                .changed
+                .iter()
+                .map(|(name, value)| json!({"variable": name, "value": value}))
+                .collect();
+            json!({"action": step.action, "changed": changed})
+        })
+        .collect();
+    json!({
+        "config": report.config,
+        "outcome": report.outcome,
+        "invariant": report.invariant,
+        "unique_states": report.unique_states,
+        "total_states": report.total_states,
+        "max_depth": report.max_depth,
+        "seconds": report.seconds,
+        "states_per_second": report.states_per_second(),
+        "sometimes_missed": report.sometimes_missed,
+        "trace": trace,
+    })
+}

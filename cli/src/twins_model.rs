@@ -1,0 +1,56 @@
+//! `felix twins --model`: every model twin must break exactly its named invariant.
+//!
+//! Called by `felix twins` (cli/src/twins.rs). Each twin is searched as CI does it: breadth-first,
+//! one thread, stopping at the first discovery of the twin's invariant. A twin is ok only if that
+//! invariant broke and no other one did.
+
+use felix_model::check;
+use felix_model::config;
+use serde_json::json;
+
+use crate::exit;
+
+/// Runs every model twin, prints one line per twin (a JSON object per twin with `json`), and
+/// returns 0 only if every twin broke exactly its named invariant, else 1.
+// Called from cli/src/twins.rs (`felix twins --model`); allowed unused until that is wired.
+#[allow(dead_code)]
+pub fn run(json: bool) -> u8 {
+    let mut code = exit::OK;
+    for twin in config::twins() {
+        let run = check::run_twin(twin);
+        let found = if run.found.is_empty() {
+            "none".to_string()
+        } else {
+            run.found.join("+")
+        };
+        if json {
+            println!(
+                "{}",
+                json!({
+                    "twin": twin.short_name(),
+                    "layer": "model",
+                    "expected": run.expected,
+                    "found": found,
+                    "ok": run.ok(),
+                    "seeds_to_detect": null,
+                })
+            );
+        } else {
+            let steps = run.trace.len().saturating_sub(1);
+            println!(
+                "model  {:<17} expected {:<16} found {:<16} {}  ({} steps, {} states, {:.3} s)",
+                twin.short_name(),
+                run.expected,
+                found,
+                if run.ok() { "ok" } else { "NOT OK" },
+                steps,
+                run.unique_states,
+                run.seconds,
+            );
+        }
+        if !run.ok() {
+            code = exit::VIOLATION;
+        }
+    }
+    code
+}

@@ -1,0 +1,215 @@
+//! Runs a configuration through Stateright's breadth-first checker and reports the outcome.
+//!
+//! Every claim made here rests on a run that visited the whole bounded state space (the model is
+//! bounded by guards in its actions, never by a timeout or a target count), or on a discovery.
+//! Stateright overwrites a discovery each time a later state breaks the same property, and stops
+//! only at the end of a block of states, so the first trace it returns may be one step longer than
+//! needed; `shortest_counterexample` re-runs the search with a depth cut until the trace is the
+//! shortest one (breadth-first with one thread visits states in order of depth).
+
+use std::collections::BTreeSet;
+use std::num::NonZeroUsize;
+use std::time::Instant;
+
+use serde::Serialize;
+use stateright::{Checker, HasDiscoveries, Model};
+
+use crate::config::Config;
+use crate::properties;
+use crate::spec::FelixHeadTrim;
+use crate::trace::{self, TraceStep};
+
+/// Whether every invariant held over the whole bounded state space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every `always` property held in every reachable state.
+    Pass,
+    /// An `always` property broke; the report carries the shortest counterexample.
+    Violated,
+}
+
+/// What one run of one configuration found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The configuration's full name, as its `.cfg` file.
+    pub config: &'static str,
+    /// Pass or violated.
+    pub outcome: Outcome,
+    /// The violated invariant, if any.
+    pub invariant: Option<&'static str>,
+    /// Distinct states generated (comparable with TLC's "distinct states found").
+    pub unique_states: usize,
+    /// States generated including repeats.
+    pub total_states: usize,
+    /// Length of the longest path explored, in states (the initial state has depth 1).
+    pub max_depth: usize,
+    /// Wall time of the search (a benchmark figure, never asserted on).
+    pub seconds: f64,
+    /// The shortest counterexample when violated, else empty.
+    pub trace: Vec<TraceStep>,
+    /// `sometimes` properties reached during the run.
+    pub sometimes_reached: Vec<&'static str>,
+    /// `sometimes` properties never reached (a sign of a vacuous check on a passing run).
+    pub sometimes_missed: Vec<&'static str>,
+}
+
+impl Report {
+    /// States per second over the search.
+    pub fn states_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.unique_states as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Checks a configuration to completion with `threads` threads, stopping at the first broken
+/// invariant; a violation is then searched again with one thread for its shortest trace.
+pub fn check(config: &'static Config, threads: usize) -> Report {
+    assert!(threads >= 1, "a search needs at least one thread");
+    let started = Instant::now();
+    let checker = FelixHeadTrim::new(config)
+        .checker()
+        .threads(threads)
+        .finish_when(HasDiscoveries::AnyFailures)
+        .spawn_bfs()
+        .join();
+    let seconds = started.elapsed().as_secs_f64();
+    let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
+    let broken = first_broken_invariant(&discovered);
+    let (sometimes_reached, sometimes_missed) = sometimes_split(&discovered);
+    let mut report = Report {
+        config: config.name,
+        outcome: Outcome::Pass,
+        invariant: None,
+        unique_states: checker.unique_state_count(),
+        total_states: checker.state_count(),
+        max_depth: checker.max_depth(),
+        seconds,
+        trace: Vec::new(),
+        sometimes_reached,
+        sometimes_missed,
+    };
+    if let Some(invariant) = broken {
+        report.outcome = Outcome::Violated;
+        report.invariant = Some(invariant);
+        report.trace = shortest_counterexample(config, invariant);
+    }
+    report
+}
+
+/// The invariants broken in a twin's run, searched as CI does: breadth-first, one thread, stopping
+/// at the first discovery of the twin's named invariant.
+#[derive(Clone, Debug)]
+pub struct TwinRun {
+    /// The twin's configuration name.
+    pub config: &'static str,
+    /// The invariant this twin must break.
+    pub expected: &'static str,
+    /// Every `always` property broken before the search stopped, in the model's order.
+    pub found: Vec<&'static str>,
+    /// Distinct states generated before the search stopped.
+    pub unique_states: usize,
+    /// Wall time of the search.
+    pub seconds: f64,
+    /// The shortest counterexample of the expected invariant, if it was found.
+    pub trace: Vec<TraceStep>,
+}
+
+impl TwinRun {
+    /// A twin is held to exactly its named invariant: that one broke, and no other did first.
+    pub fn ok(&self) -> bool {
+        self.found == [self.expected]
+    }
+}
+
+/// Runs one twin: one thread, breadth-first, `finish_when(AnyOf({expected}))`.
+pub fn run_twin(config: &'static Config) -> TwinRun {
+    let expected = config
+        .expected_violation()
+        .unwrap_or_else(|| panic!("{} is not a twin", config.name));
+    let started = Instant::now();
+    let checker = FelixHeadTrim::new(config)
+        .checker()
+        .threads(1)
+        .finish_when(HasDiscoveries::AnyOf(BTreeSet::from([expected])))
+        .spawn_bfs()
+        .join();
+    let seconds = started.elapsed().as_secs_f64();
+    let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
+    let found: Vec<&'static str> = properties::INVARIANTS
+        .iter()
+        .copied()
+        .filter(|name| discovered.contains(name))
+        .collect();
+    let trace = if found.contains(&expected) {
+        shortest_counterexample(config, expected)
+    } else {
+        Vec::new()
+    };
+    TwinRun {
+        config: config.name,
+        expected,
+        found,
+        unique_states: checker.unique_state_count(),
+        seconds,
+        trace,
+    }
+}
+
+/// The shortest trace to a state breaking `invariant`, or empty if no reachable state breaks it.
+///
+/// Breadth-first with one thread checks states in order of depth, but Stateright keeps the last
+/// discovery of a block of states; so the search is repeated with states at or past the depth of
+/// the trace found left unchecked, until no shorter trace appears.
+pub fn shortest_counterexample(config: &'static Config, invariant: &'static str) -> Vec<TraceStep> {
+    let mut best = None;
+    let mut depth_limit: Option<NonZeroUsize> = None;
+    loop {
+        let mut builder = FelixHeadTrim::new(config)
+            .checker()
+            .threads(1)
+            .finish_when(HasDiscoveries::AnyOf(BTreeSet::from([invariant])));
+        if let Some(limit) = depth_limit {
+            builder = builder.target_max_depth(limit.get());
+        }
+        let checker = builder.spawn_bfs().join();
+        match checker.discovery(invariant) {
+            None => break,
+            Some(path) => {
+                let states = path.clone().into_states().len();
+                best = Some(path);
+                match NonZeroUsize::new(states) {
+                    // Only states of depth < `states` are checked in the next round.
+                    Some(limit) if states > 1 => depth_limit = Some(limit),
+                    _ => break,
+                }
+            }
+        }
+    }
+    best.map(trace::steps).unwrap_or_default()
+}
+
+/// The first `always` property (in the model's order) that has a discovery.
+fn first_broken_invariant(discovered: &BTreeSet<&'static str>) -> Option<&'static str> {
+    properties::INVARIANTS
+        .iter()
+        .copied()
+        .find(|name| discovered.contains(name))
+}
+
+/// Splits the `sometimes` properties into reached and missed.
+fn sometimes_split(discovered: &BTreeSet<&'static str>) -> (Vec<&'static str>, Vec<&'static str>) {
+    properties::SOMETIMES
+        .iter()
+        .copied()
+        .partition(|name| discovered.contains(name))
+}
+
+/// Serves Stateright's Explorer for a configuration on `address`; blocks until interrupted.
+/// Panics if the address cannot be bound (callers check it first).
+pub fn serve_explorer(config: &'static Config, address: &str) {
+    FelixHeadTrim::new(config).checker().serve(address);
+}

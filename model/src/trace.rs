@@ -1,0 +1,93 @@
+//! Counterexample traces: one line per step, the action, then the variables it changed.
+//!
+//! A trace is what a user reads when a configuration breaks an invariant, so it is rendered in the
+//! TLA+ spec's vocabulary (its variable and action names), so that a trace printed here reads like
+//! the one TLC prints for the same configuration.
+
+use serde::Serialize;
+use stateright::Path;
+
+use crate::spec::{Action, State};
+
+/// One step of a trace: the action taken (`Init` for the first state) and every variable whose
+/// value it changed, rendered in TLA+ notation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TraceStep {
+    /// The action, as in the spec: `Name(arguments)`, or `Init`.
+    pub action: String,
+    /// `(variable, new value)` for every variable the action changed, in the spec's order.
+    pub changed: Vec<(String, String)>,
+}
+
+/// Builds the steps of a path: `Init` with every variable, then each action with what it changed.
+pub fn steps(path: Path<State, Action>) -> Vec<TraceStep> {
+    let pairs = path.into_vec();
+    let mut steps = Vec::with_capacity(pairs.len());
+    let mut previous: Option<Vec<(&'static str, String)>> = None;
+    let mut pending_action: Option<Action> = None;
+    for (state, action) in pairs {
+        let variables = state.variables();
+        let step = match (&previous, &pending_action) {
+            (None, _) => TraceStep {
+                action: "Init".to_string(),
+                changed: variables
+                    .iter()
+                    .map(|(name, value)| (name.to_string(), value.clone()))
+                    .collect(),
+            },
+            (Some(before), Some(taken)) => TraceStep {
+                action: taken.to_string(),
+                changed: changed_variables(before, &variables),
+            },
+            (Some(_), None) => unreachable!("every state but the first follows an action"),
+        };
+        steps.push(step);
+        previous = Some(variables);
+        pending_action = action;
+    }
+    steps
+}
+
+/// The variables whose rendered value differs between two states, in the spec's order.
+fn changed_variables(
+    before: &[(&'static str, String)],
+    after: &[(&'static str, String)],
+) -> Vec<(String, String)> {
+    assert_eq!(
+        before.len(),
+        after.len(),
+        "a state always renders every variable"
+    );
+    before
+        .iter()
+        .zip(after)
+        .filter(|((_, old), (_, new))| old != new)
+        .map(|(_, (name, new))| (name.to_string(), new.clone()))
+        .collect()
+}
+
+/// Renders a trace for a terminal: one numbered line per step, the action, then `var' = value`
+/// for each variable it changed (the initial state lists every variable).
+pub fn render(steps: &[TraceStep]) -> String {
+    let mut text = String::new();
+    for (index, step) in steps.iter().enumerate() {
+        let changes: Vec<String> = step
+            .changed
+            .iter()
+            .map(|(name, value)| {
+                if index == 0 {
+                    format!("{name} = {value}")
+                } else {
+                    format!("{name}' = {value}")
+                }
+            })
+            .collect();
+        let changes = if changes.is_empty() {
+            "(no variable changed)".to_string()
+        } else {
+            changes.join(", ")
+        };
+        text.push_str(&format!("{index:>3}. {}: {changes}\n", step.action));
+    }
+    text
+}
