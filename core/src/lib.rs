@@ -9,6 +9,7 @@
 //! never touch it.
 
 pub mod api;
+pub mod client;
 pub mod codec;
 pub mod history;
 pub mod record;
