@@ -9,9 +9,11 @@
 //! never touch it.
 
 pub mod api;
+pub mod broker;
 pub mod client;
 pub mod codec;
 pub mod history;
+pub mod journal;
 pub mod record;
 pub mod rules;
 pub mod storage;

@@ -1,0 +1,57 @@
+//! Broker-to-broker (and broker-to-replica) messages: Raft-shaped, plus the trim-point jump.
+//!
+//! `TrimmedTo` deliberately carries no term: a trim point is a fact about the committed log, not a
+//! promise, and the receiver never changes its term or vote because of it.
+
+use crate::record::{Entry, Offset, Term};
+use crate::storage::SealedState;
+use serde::{Deserialize, Serialize};
+
+/// One message between nodes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Message {
+    /// A candidate asks for a vote in `term`; its log ends at (`last_offset`, `last_term`).
+    RequestVote {
+        term: Term,
+        last_offset: Offset,
+        last_term: Term,
+    },
+    /// The answer to `RequestVote`, sent after the vote is durable.
+    Vote { term: Term, granted: bool },
+    /// The leader of `term` replicates `entries` (contiguous from `prev_offset + 1`) and tells its
+    /// committed index. Empty `entries` is a heartbeat.
+    AppendEntries {
+        term: Term,
+        prev_offset: Offset,
+        prev_term: Term,
+        entries: Vec<Entry>,
+        committed: Offset,
+    },
+    /// The answer to `AppendEntries` or `TrimmedTo`, sent after what it acknowledges is durable.
+    AppendReply { term: Term, result: AppendResult },
+    /// The leader cannot replay below `point` (its first held offset): the receiver jumps there,
+    /// adopting `state` (what the records below `point` folded to; `state.base_offset == point - 1`).
+    TrimmedTo { point: Offset, state: SealedState },
+}
+
+/// What a follower or replica says about its log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AppendResult {
+    /// The log matches the leader's through `matched` (durable).
+    Accepted { matched: Offset },
+    /// The log does not match at the leader's `prev_offset`: send from `next`.
+    Rejected { next: Offset },
+}
+
+impl Message {
+    /// The term a message carries, if any (`TrimmedTo` carries none).
+    pub fn term(&self) -> Option<Term> {
+        match self {
+            Message::RequestVote { term, .. }
+            | Message::Vote { term, .. }
+            | Message::AppendEntries { term, .. }
+            | Message::AppendReply { term, .. } => Some(*term),
+            Message::TrimmedTo { .. } => None,
+        }
+    }
+}

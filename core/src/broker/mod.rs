@@ -1,0 +1,990 @@
+//! The broker: a Raft-shaped replicated journal node, sans-IO (voter or non-voting replica).
+//!
+//! Shape (etcd-io/raft's `Step`, openraft's Engine → Commands): the driver feeds one `Input` to
+//! `Broker::step`, which pushes `Output`s into a caller-provided Vec; `io.rs` documents the
+//! driver's duties (carry outputs out in order; persist before send; ack after durable).
+//!
+//! Protocol, in short:
+//! - **Promise**: term and vote are persisted (`StorageOp::HardState`) before any message that
+//!   depends on them is sent; `PromiseChanged` is observed once durable. Terms never go back.
+//! - **Election** by majority of the voters, on an election timeout the driver randomizes
+//!   (`BrokerConfig::election_timeout_ticks`, `Input::ElectionTimeout`). The winner appends a
+//!   `Noop` for its term. Replicas never campaign, never vote, never count for commit.
+//! - **Deposed leader**: a leader never steps down on its own; until it hears a newer term it keeps
+//!   sequencing writes into its own log. They never commit (no majority in its term) and are never
+//!   acknowledged.
+//! - **Sequencing**: the leader evaluates client appends, trims and fences with
+//!   `Journal::sequence`, in order, against its own log. Refusals are answered at once.
+//! - **Replication**: log matching with truncation of a conflicting uncommitted suffix; commit by a
+//!   majority in the current term, counting the leader only through its *durable* log and followers
+//!   only through what they acknowledged after persisting (rule `ack_after_sync`). `Appended` is
+//!   answered when the walk reaches the record (`TruncateRefused` when the walk refused it).
+//! - **TrimmedTo**: a peer whose next needed offset is below the leader's first held offset gets
+//!   `TrimmedTo { point, state }`; the receiver jumps (`Journal::jump`) in one op and never touches
+//!   its term or vote (rule `jump_keeps_term`). A point at or below its floor is ignored.
+//! - **Reads** are served by any node or replica from its committed prefix.
+//! - Client requests the node cannot sequence: `NotLeader { hint }`. A leader whose
+//!   `pending_acks_max` is reached drops the request unanswered (its outcome is unknown to the
+//!   client, exactly as if the network had dropped it).
+
+mod io;
+mod message;
+
+pub use io::{Input, Output, PersistId};
+pub use message::{AppendResult, Message};
+
+use crate::api::{ClientId, Reply, Request, RequestId};
+use crate::history::Event;
+use crate::journal::{Journal, JournalConfig, Jump, RecoverError, Sequenced, WalkEvent};
+use crate::record::{Entry, Headers, NodeId, Offset, Term, Token};
+use crate::storage::{HardState, SealedState, StorageOp};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// How a broker is set up. The driver chooses every number (including the random election
+/// timeout): the core has no random source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerConfig {
+    /// This node.
+    pub id: NodeId,
+    /// Every voting broker, this one included when it votes.
+    pub voters: Vec<NodeId>,
+    /// Every non-voting replica, this one included when it is a replica.
+    pub replicas: Vec<NodeId>,
+    /// Ticks without hearing a leader before a voter campaigns (randomized by the driver).
+    pub election_timeout_ticks: u64,
+    /// Ticks between a leader's heartbeats.
+    pub heartbeat_ticks: u64,
+    /// At most this many records per `AppendEntries`.
+    pub append_entries_max: usize,
+    /// At most this many appended-but-unanswered client requests on a leader.
+    pub pending_acks_max: usize,
+    /// At most this many `Persist`s not yet reported durable (a driver that never syncs is a bug).
+    pub unsynced_persists_max: usize,
+    /// Whether to observe one `Committed` event per record the walk reaches (the audits need it;
+    /// a benchmark may not).
+    pub observe_commits: bool,
+    /// Layout, rules and client bounds of the journal.
+    pub journal: JournalConfig,
+}
+
+impl BrokerConfig {
+    /// A config for node `id` among `voters` and `replicas`, with defaults for the rest.
+    pub fn new(id: NodeId, voters: Vec<NodeId>, replicas: Vec<NodeId>) -> BrokerConfig {
+        BrokerConfig {
+            id,
+            voters,
+            replicas,
+            election_timeout_ticks: 10,
+            heartbeat_ticks: 3,
+            append_entries_max: 64,
+            pending_acks_max: 1024,
+            unsynced_persists_max: 1 << 16,
+            observe_commits: true,
+            journal: JournalConfig::default(),
+        }
+    }
+}
+
+/// What a node is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Follower,
+    Candidate,
+    Leader,
+    /// A non-voting replica: follows the log and serves reads.
+    Replica,
+}
+
+/// The leader's view of one peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The next offset to send (optimistic: advanced when sent).
+    pub next: Offset,
+    /// The highest offset known to match and be durable on the peer.
+    pub matched: Offset,
+}
+
+/// A persist not yet reported durable, and what it makes durable.
+#[derive(Clone, Copy, Debug)]
+struct Unsynced {
+    id: PersistId,
+    /// The log's last offset once this op is applied.
+    last_after: Offset,
+    /// The first offset this op dropped from the end of the log, if it did.
+    truncated_from: Option<Offset>,
+    /// The promise this op persists, if it does.
+    hard_state: Option<HardState>,
+}
+
+/// One broker or replica.
+#[derive(Clone, Debug)]
+pub struct Broker {
+    config: BrokerConfig,
+    journal: Journal,
+    /// The promise as last persisted-or-about-to-be (every change is emitted as a Persist first).
+    hard_state: HardState,
+    role: Role,
+    leader_hint: Option<NodeId>,
+    election_elapsed_ticks: u64,
+    heartbeat_elapsed_ticks: u64,
+    election_timeout_ticks: u64,
+    /// Votes granted to this candidate in its term.
+    votes: BTreeSet<NodeId>,
+    /// The leader's view of every other voter and replica.
+    progress: BTreeMap<NodeId, Progress>,
+    /// The leader's appended, unanswered client requests, by offset.
+    pending: BTreeMap<Offset, (ClientId, RequestId)>,
+    next_persist_id: PersistId,
+    unsynced: VecDeque<Unsynced>,
+    /// The highest offset of this node's log known durable (and still the same record).
+    durable_last: Offset,
+    walk_events: Vec<WalkEvent>,
+}
+
+impl Broker {
+    /// A fresh node with an empty log and promise (term 0, no vote).
+    pub fn new(config: BrokerConfig) -> Broker {
+        let journal = Journal::new(config.journal);
+        Broker::assemble(config, journal, HardState::default())
+    }
+
+    /// Rebuilds a node from what its store recovered (`Recovered`'s fields). The node restarts as a
+    /// follower (or replica) with its promise and log; the committed index is learned again.
+    pub fn recover(
+        config: BrokerConfig,
+        hard_state: HardState,
+        sealed: Option<SealedState>,
+        start: Offset,
+        entries: Vec<Entry>,
+    ) -> Result<Broker, RecoverError> {
+        let journal = Journal::recover(config.journal, sealed, start, entries)?;
+        Ok(Broker::assemble(config, journal, hard_state))
+    }
+
+    fn assemble(config: BrokerConfig, journal: Journal, hard_state: HardState) -> Broker {
+        let is_voter = config.voters.contains(&config.id);
+        let is_replica = config.replicas.contains(&config.id);
+        assert!(
+            is_voter != is_replica,
+            "a node is either a voter or a replica"
+        );
+        assert!(!config.voters.is_empty());
+        assert!(config.heartbeat_ticks > 0);
+        assert!(config.election_timeout_ticks > 0);
+        assert!(config.append_entries_max > 0);
+        let durable_last = journal.last_offset();
+        Broker {
+            role: if is_voter {
+                Role::Follower
+            } else {
+                Role::Replica
+            },
+            election_timeout_ticks: config.election_timeout_ticks,
+            config,
+            journal,
+            hard_state,
+            leader_hint: None,
+            election_elapsed_ticks: 0,
+            heartbeat_elapsed_ticks: 0,
+            votes: BTreeSet::new(),
+            progress: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            next_persist_id: 1,
+            unsynced: VecDeque::new(),
+            durable_last,
+            walk_events: Vec::new(),
+        }
+    }
+
+    // ---- read-only accessors (audits, describe, the simulator) ----
+
+    pub fn id(&self) -> NodeId {
+        self.config.id
+    }
+
+    pub fn config(&self) -> &BrokerConfig {
+        &self.config
+    }
+
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.role == Role::Leader
+    }
+
+    pub fn is_replica(&self) -> bool {
+        self.role == Role::Replica
+    }
+
+    pub fn term(&self) -> Term {
+        self.hard_state.term
+    }
+
+    pub fn vote(&self) -> Option<NodeId> {
+        self.hard_state.vote
+    }
+
+    pub fn hard_state(&self) -> HardState {
+        self.hard_state
+    }
+
+    /// The leader this node last heard from (itself when leading).
+    pub fn leader_hint(&self) -> Option<NodeId> {
+        self.leader_hint
+    }
+
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    pub fn floor(&self) -> Offset {
+        self.journal.floor()
+    }
+
+    pub fn floor_tag(&self) -> Option<&Headers> {
+        self.journal.floor_tag()
+    }
+
+    pub fn committed(&self) -> Offset {
+        self.journal.committed()
+    }
+
+    pub fn readable_start(&self) -> Offset {
+        self.journal.readable_start()
+    }
+
+    pub fn first_held(&self) -> Offset {
+        self.journal.first_held()
+    }
+
+    pub fn tail(&self) -> Offset {
+        self.journal.tail()
+    }
+
+    pub fn writer(&self) -> Token {
+        self.journal.writer()
+    }
+
+    /// Every held record (committed or not).
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.journal.entries()
+    }
+
+    /// The leader's view of its peers (empty unless leading).
+    pub fn progress(&self) -> &BTreeMap<NodeId, Progress> {
+        &self.progress
+    }
+
+    /// The highest offset of this node's log known durable.
+    pub fn durable_last(&self) -> Offset {
+        self.durable_last
+    }
+
+    /// The node's state as a history event (for the driver to sample).
+    pub fn node_state(&self) -> Event {
+        Event::NodeState {
+            node: self.config.id,
+            term: self.hard_state.term,
+            vote: self.hard_state.vote,
+            leader: self.is_leader(),
+            floor: self.journal.floor(),
+            committed: self.journal.committed(),
+            readable_start: self.journal.readable_start(),
+            floor_tag: self.journal.floor_tag().cloned(),
+        }
+    }
+
+    // ---- the step ----
+
+    /// Takes one input; pushes the commands it produces into `out`, in the order the driver must
+    /// carry them out.
+    pub fn step(&mut self, input: Input, out: &mut Vec<Output>) {
+        let term_before = self.hard_state.term;
+        let floor_before = self.journal.floor();
+        let committed_before = self.journal.committed();
+        match input {
+            Input::Tick => self.on_tick(out),
+            Input::ElectionTimeout { ticks } => {
+                assert!(ticks > 0, "an election timeout is at least one tick");
+                self.election_timeout_ticks = ticks;
+            }
+            Input::Message { from, message } => self.on_message(from, message, out),
+            Input::Client {
+                client,
+                request_id,
+                request,
+            } => self.on_client(client, request_id, request, out),
+            Input::Persisted { through } => self.on_persisted(through, out),
+        }
+        if self.config.journal.rules.jump_keeps_term {
+            assert!(
+                self.hard_state.term >= term_before,
+                "a term never decreases"
+            );
+        }
+        assert!(
+            self.journal.floor() >= floor_before,
+            "a floor never decreases"
+        );
+        assert!(
+            self.journal.committed() >= committed_before,
+            "the committed index never decreases"
+        );
+        assert!(self.journal.committed() <= self.journal.last_offset());
+        assert!(
+            self.unsynced.len() <= self.config.unsynced_persists_max,
+            "the driver must sync"
+        );
+        assert!(self.pending.len() <= self.config.pending_acks_max);
+    }
+
+    /// Convenience for tests and simple drivers: one step, its outputs in a new Vec.
+    pub fn step_collect(&mut self, input: Input) -> Vec<Output> {
+        let mut out = Vec::new();
+        self.step(input, &mut out);
+        out
+    }
+
+    fn on_tick(&mut self, out: &mut Vec<Output>) {
+        match self.role {
+            Role::Leader => {
+                self.heartbeat_elapsed_ticks += 1;
+                if self.heartbeat_elapsed_ticks >= self.config.heartbeat_ticks {
+                    self.heartbeat_elapsed_ticks = 0;
+                    self.broadcast_append(out);
+                }
+            }
+            Role::Follower | Role::Candidate => {
+                self.election_elapsed_ticks += 1;
+                if self.election_elapsed_ticks >= self.election_timeout_ticks {
+                    self.campaign(out);
+                }
+            }
+            Role::Replica => {}
+        }
+    }
+
+    // ---- persistence bookkeeping ----
+
+    fn persist(&mut self, op: StorageOp, out: &mut Vec<Output>) {
+        let id = self.next_persist_id;
+        self.next_persist_id += 1;
+        let truncated_from = match &op {
+            StorageOp::TruncateSuffix { from } => Some(*from),
+            StorageOp::TrimmedTo { point, .. } => Some(*point),
+            _ => None,
+        };
+        let hard_state = match &op {
+            StorageOp::HardState(hard_state) => Some(*hard_state),
+            _ => None,
+        };
+        if let Some(from) = truncated_from {
+            // Whatever was durable at or above `from` is no longer this log's record.
+            self.durable_last = self.durable_last.min(from - 1);
+        }
+        self.unsynced.push_back(Unsynced {
+            id,
+            last_after: self.journal.last_offset(),
+            truncated_from,
+            hard_state,
+        });
+        out.push(Output::Persist { id, op });
+    }
+
+    fn persist_hard_state(&mut self, hard_state: HardState, out: &mut Vec<Output>) {
+        if let Some(vote) = self.hard_state.vote {
+            if hard_state.term == self.hard_state.term && self.config.journal.rules.jump_keeps_term
+            {
+                assert_eq!(
+                    hard_state.vote,
+                    Some(vote),
+                    "a vote in a term is never changed"
+                );
+            }
+        }
+        self.hard_state = hard_state;
+        self.persist(StorageOp::HardState(hard_state), out);
+    }
+
+    fn on_persisted(&mut self, through: PersistId, out: &mut Vec<Output>) {
+        assert!(
+            through < self.next_persist_id,
+            "only issued persists can be durable"
+        );
+        let mut durable: Option<Unsynced> = None;
+        while self
+            .unsynced
+            .front()
+            .is_some_and(|unsynced| unsynced.id <= through)
+        {
+            if let Some(unsynced) = self.unsynced.pop_front() {
+                if let Some(hard_state) = unsynced.hard_state {
+                    out.push(Output::Observe(Event::PromiseChanged {
+                        node: self.config.id,
+                        term: hard_state.term,
+                        vote: hard_state.vote,
+                    }));
+                }
+                durable = Some(unsynced);
+            }
+        }
+        let Some(durable) = durable else { return };
+        // The durable log is the log after op `durable.id`, minus what later (unsynced) ops truncate.
+        let mut durable_last = durable.last_after;
+        for later in &self.unsynced {
+            if let Some(from) = later.truncated_from {
+                durable_last = durable_last.min(from - 1);
+            }
+        }
+        self.durable_last = self
+            .durable_last
+            .max(durable_last)
+            .min(self.journal.last_offset());
+        if self.role == Role::Leader {
+            self.advance_commit(out);
+        }
+    }
+
+    // ---- elections ----
+
+    fn majority(&self) -> usize {
+        self.config.voters.len() / 2 + 1
+    }
+
+    fn campaign(&mut self, out: &mut Vec<Output>) {
+        assert!(self.role == Role::Follower || self.role == Role::Candidate);
+        let term = self.hard_state.term + 1;
+        self.role = Role::Candidate;
+        self.leader_hint = None;
+        self.election_elapsed_ticks = 0;
+        self.votes.clear();
+        self.votes.insert(self.config.id);
+        self.persist_hard_state(
+            HardState {
+                term,
+                vote: Some(self.config.id),
+            },
+            out,
+        );
+        if self.votes.len() >= self.majority() {
+            self.become_leader(out);
+            return;
+        }
+        let message = Message::RequestVote {
+            term,
+            last_offset: self.journal.last_offset(),
+            last_term: self.journal.last_term(),
+        };
+        for index in 0..self.config.voters.len() {
+            let to = self.config.voters[index];
+            if to != self.config.id {
+                out.push(Output::Send {
+                    to,
+                    message: message.clone(),
+                });
+            }
+        }
+    }
+
+    fn become_leader(&mut self, out: &mut Vec<Output>) {
+        assert_eq!(self.role, Role::Candidate);
+        assert_eq!(self.hard_state.vote, Some(self.config.id));
+        self.role = Role::Leader;
+        self.leader_hint = Some(self.config.id);
+        self.heartbeat_elapsed_ticks = 0;
+        self.pending.clear();
+        self.progress.clear();
+        let next = self.journal.tail();
+        for &peer in self.config.voters.iter().chain(self.config.replicas.iter()) {
+            if peer != self.config.id {
+                self.progress.insert(peer, Progress { next, matched: 0 });
+            }
+        }
+        out.push(Output::Observe(Event::BecameLeader {
+            node: self.config.id,
+            term: self.hard_state.term,
+        }));
+        let op = self.journal.append_noop(self.hard_state.term);
+        self.persist(op, out);
+        self.broadcast_append(out);
+        self.advance_commit(out);
+    }
+
+    /// Adopts a newer term seen in a message: follower (or replica) with no vote.
+    fn adopt_term(&mut self, term: Term, out: &mut Vec<Output>) {
+        assert!(term > self.hard_state.term);
+        if self.role != Role::Replica {
+            self.role = Role::Follower;
+        }
+        self.leader_hint = None;
+        self.votes.clear();
+        self.progress.clear();
+        // A deposed leader's unanswered requests stay unanswered: their outcome is unknown.
+        self.pending.clear();
+        self.persist_hard_state(HardState { term, vote: None }, out);
+    }
+
+    // ---- messages ----
+
+    fn on_message(&mut self, from: NodeId, message: Message, out: &mut Vec<Output>) {
+        if let Some(term) = message.term() {
+            if term > self.hard_state.term {
+                self.adopt_term(term, out);
+            }
+        }
+        match message {
+            Message::RequestVote {
+                term,
+                last_offset,
+                last_term,
+            } => self.on_request_vote(from, term, last_offset, last_term, out),
+            Message::Vote { term, granted } => self.on_vote(from, term, granted, out),
+            Message::AppendEntries {
+                term,
+                prev_offset,
+                prev_term,
+                entries,
+                committed,
+            } => {
+                self.on_append_entries(from, term, prev_offset, prev_term, entries, committed, out)
+            }
+            Message::AppendReply { term, result } => self.on_append_reply(from, term, result, out),
+            Message::TrimmedTo { point, state } => self.on_trimmed_to(from, point, state, out),
+        }
+    }
+
+    fn on_request_vote(
+        &mut self,
+        from: NodeId,
+        term: Term,
+        last_offset: Offset,
+        last_term: Term,
+        out: &mut Vec<Output>,
+    ) {
+        let current = self.hard_state.term;
+        let up_to_date =
+            (last_term, last_offset) >= (self.journal.last_term(), self.journal.last_offset());
+        let free = self.hard_state.vote.is_none() || self.hard_state.vote == Some(from);
+        let granted = term == current && self.role == Role::Follower && free && up_to_date;
+        if granted {
+            self.election_elapsed_ticks = 0;
+            if self.hard_state.vote != Some(from) {
+                self.persist_hard_state(
+                    HardState {
+                        term: current,
+                        vote: Some(from),
+                    },
+                    out,
+                );
+            }
+        }
+        out.push(Output::Send {
+            to: from,
+            message: Message::Vote {
+                term: current,
+                granted,
+            },
+        });
+    }
+
+    fn on_vote(&mut self, from: NodeId, term: Term, granted: bool, out: &mut Vec<Output>) {
+        if self.role != Role::Candidate || term != self.hard_state.term || !granted {
+            return;
+        }
+        if !self.config.voters.contains(&from) {
+            return;
+        }
+        self.votes.insert(from);
+        if self.votes.len() >= self.majority() {
+            self.become_leader(out);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn on_append_entries(
+        &mut self,
+        from: NodeId,
+        term: Term,
+        prev_offset: Offset,
+        prev_term: Term,
+        entries: Vec<Entry>,
+        leader_committed: Offset,
+        out: &mut Vec<Output>,
+    ) {
+        let current = self.hard_state.term;
+        if term < current {
+            // A stale leader: tell it the newer term (this is how a deposed leader learns).
+            let result = AppendResult::Rejected {
+                next: self.journal.tail(),
+            };
+            out.push(Output::Send {
+                to: from,
+                message: Message::AppendReply {
+                    term: current,
+                    result,
+                },
+            });
+            return;
+        }
+        assert_eq!(term, current);
+        if self.role == Role::Candidate || self.role == Role::Leader {
+            // Another node won this term (a leader here would mean two in one term: only a twin).
+            self.role = Role::Follower;
+            self.progress.clear();
+            self.pending.clear();
+        }
+        self.leader_hint = Some(from);
+        self.election_elapsed_ticks = 0;
+        let mut ops = Vec::new();
+        let result = match self
+            .journal
+            .append_replicated(prev_offset, prev_term, entries, &mut ops)
+        {
+            Ok(matched) => AppendResult::Accepted { matched },
+            Err(next) => AppendResult::Rejected { next },
+        };
+        let reply = Output::Send {
+            to: from,
+            message: Message::AppendReply {
+                term: current,
+                result,
+            },
+        };
+        let ack_after_sync = self.config.journal.rules.ack_after_sync;
+        if !ack_after_sync {
+            // AckBeforeSync twin: the acknowledgement goes out before the records are durable.
+            out.push(reply.clone());
+        }
+        for op in ops {
+            self.persist(op, out);
+        }
+        if let AppendResult::Accepted { matched } = result {
+            let committed = leader_committed
+                .min(matched)
+                .min(self.journal.last_offset());
+            self.commit_to(committed, out);
+        }
+        if ack_after_sync {
+            out.push(reply);
+        }
+    }
+
+    fn on_append_reply(
+        &mut self,
+        from: NodeId,
+        term: Term,
+        result: AppendResult,
+        out: &mut Vec<Output>,
+    ) {
+        if self.role != Role::Leader || term != self.hard_state.term {
+            return;
+        }
+        let tail = self.journal.tail();
+        let Some(progress) = self.progress.get_mut(&from) else {
+            return;
+        };
+        match result {
+            AppendResult::Accepted { matched } => {
+                let matched = matched.min(tail - 1);
+                progress.matched = progress.matched.max(matched);
+                progress.next = progress.next.max(progress.matched + 1);
+                let behind = progress.next < tail;
+                self.advance_commit(out);
+                if behind {
+                    self.send_append(from, out);
+                }
+            }
+            AppendResult::Rejected { next } => {
+                progress.next = next.max(progress.matched + 1).clamp(1, tail);
+                self.send_append(from, out);
+            }
+        }
+    }
+
+    fn on_trimmed_to(
+        &mut self,
+        from: NodeId,
+        point: Offset,
+        state: SealedState,
+        out: &mut Vec<Output>,
+    ) {
+        if self.role == Role::Leader {
+            return; // only a leader sends these; a leader never jumps
+        }
+        let current = self.hard_state.term;
+        self.election_elapsed_ticks = 0;
+        let floor_before = self.journal.floor();
+        let base_term = state.base_term;
+        match self.journal.jump(point, state) {
+            Jump::Ignored => {
+                let result = AppendResult::Rejected {
+                    next: self.journal.tail(),
+                };
+                out.push(Output::Send {
+                    to: from,
+                    message: Message::AppendReply {
+                        term: current,
+                        result,
+                    },
+                });
+            }
+            Jump::Jumped { ops, .. } => {
+                for op in ops {
+                    self.persist(op, out);
+                }
+                if !self.config.journal.rules.jump_keeps_term {
+                    // JumpResetsTerm twin: the jump overwrites the promise with the sealed term.
+                    self.persist_hard_state(
+                        HardState {
+                            term: base_term,
+                            vote: None,
+                        },
+                        out,
+                    );
+                }
+                out.push(Output::Observe(Event::Jumped {
+                    node: self.config.id,
+                    point,
+                    replica: self.role == Role::Replica,
+                }));
+                if self.journal.floor() > floor_before {
+                    out.push(Output::Observe(Event::FloorApplied {
+                        node: self.config.id,
+                        floor: self.journal.floor(),
+                        trim: None,
+                    }));
+                }
+                let result = AppendResult::Accepted { matched: point - 1 };
+                let term = self.hard_state.term;
+                out.push(Output::Send {
+                    to: from,
+                    message: Message::AppendReply { term, result },
+                });
+            }
+        }
+    }
+
+    // ---- replication (leader) ----
+
+    fn broadcast_append(&mut self, out: &mut Vec<Output>) {
+        let peers: Vec<NodeId> = self.progress.keys().copied().collect();
+        for peer in peers {
+            self.send_append(peer, out);
+        }
+    }
+
+    /// Sends `peer` what it needs next: records from its `next`, or `TrimmedTo` when that is below
+    /// this node's first held offset.
+    fn send_append(&mut self, peer: NodeId, out: &mut Vec<Output>) {
+        assert_eq!(self.role, Role::Leader);
+        let Some(progress) = self.progress.get(&peer).copied() else {
+            return;
+        };
+        let first_held = self.journal.first_held();
+        if progress.next < first_held {
+            let (point, state) = self.journal.trim_point();
+            out.push(Output::Send {
+                to: peer,
+                message: Message::TrimmedTo { point, state },
+            });
+            out.push(Output::Observe(Event::TrimmedToSent {
+                node: self.config.id,
+                to: peer,
+                point,
+            }));
+            if let Some(progress) = self.progress.get_mut(&peer) {
+                progress.next = point;
+            }
+            return;
+        }
+        let next = progress.next.min(self.journal.tail());
+        let prev_offset = next - 1;
+        let prev_term = self
+            .journal
+            .term_at(prev_offset)
+            .expect("the leader knows the term before its next record");
+        let entries: Vec<Entry> = self
+            .journal
+            .entries_from(next, self.config.append_entries_max)
+            .cloned()
+            .collect();
+        let sent_through = prev_offset + entries.len() as u64;
+        if let Some(progress) = self.progress.get_mut(&peer) {
+            progress.next = sent_through + 1;
+        }
+        let message = Message::AppendEntries {
+            term: self.hard_state.term,
+            prev_offset,
+            prev_term,
+            entries,
+            committed: self.journal.committed(),
+        };
+        out.push(Output::Send { to: peer, message });
+    }
+
+    /// Commits the highest offset of the current term held (and durable) by a majority of voters.
+    fn advance_commit(&mut self, out: &mut Vec<Output>) {
+        assert_eq!(self.role, Role::Leader);
+        let own = if self.config.journal.rules.ack_after_sync {
+            self.durable_last
+        } else {
+            self.journal.last_offset() // AckBeforeSync twin: the leader counts itself before sync
+        };
+        let mut matched: Vec<Offset> = Vec::with_capacity(self.config.voters.len());
+        for &voter in &self.config.voters {
+            if voter == self.config.id {
+                matched.push(own);
+            } else if let Some(progress) = self.progress.get(&voter) {
+                matched.push(progress.matched);
+            }
+        }
+        matched.sort_unstable_by(|a, b| b.cmp(a));
+        let Some(&candidate) = matched.get(self.majority() - 1) else {
+            return;
+        };
+        if candidate <= self.journal.committed() {
+            return;
+        }
+        if self.journal.term_at(candidate) != Some(self.hard_state.term) {
+            return; // only records of the current term commit by counting
+        }
+        self.commit_to(candidate, out);
+    }
+
+    /// Walks the committed log to `committed`, observing what happened, answering the leader's
+    /// pending requests, and compacting what the rules allow.
+    fn commit_to(&mut self, committed: Offset, out: &mut Vec<Output>) {
+        if committed <= self.journal.committed() {
+            return;
+        }
+        let node = self.config.id;
+        let mut events = std::mem::take(&mut self.walk_events);
+        events.clear();
+        self.journal.commit_to(committed, &mut events);
+        let mut floor_moved = false;
+        for event in &events {
+            match *event {
+                WalkEvent::Committed { offset } => {
+                    if self.config.observe_commits {
+                        if let Some(entry) = self.journal.entry(offset) {
+                            out.push(Output::Observe(Event::Committed {
+                                node,
+                                entry: entry.clone(),
+                            }));
+                        }
+                    }
+                    let refused = events.iter().find_map(|other| match other {
+                        WalkEvent::TruncateRefused {
+                            offset: refused,
+                            current,
+                        } if *refused == offset => Some(*current),
+                        _ => None,
+                    });
+                    if let Some((client, request_id)) = self.pending.remove(&offset) {
+                        let reply = match refused {
+                            Some(current) => Reply::TruncateRefused { current },
+                            None => Reply::Appended {
+                                offset,
+                                tail: offset + 1,
+                            },
+                        };
+                        out.push(Output::Reply {
+                            client,
+                            request_id,
+                            reply,
+                        });
+                    }
+                }
+                WalkEvent::FloorApplied { floor, trim } => {
+                    floor_moved = true;
+                    out.push(Output::Observe(Event::FloorApplied {
+                        node,
+                        floor,
+                        trim: Some(trim),
+                    }));
+                }
+                WalkEvent::TruncateRefused { offset, current } => {
+                    out.push(Output::Observe(Event::TruncateRefused {
+                        node,
+                        offset,
+                        current,
+                    }));
+                }
+            }
+        }
+        self.walk_events = events;
+        if floor_moved || !self.config.journal.rules.retention_off {
+            self.compact(out);
+        }
+    }
+
+    fn compact(&mut self, out: &mut Vec<Output>) {
+        if let Some(compaction) = self.journal.compact() {
+            self.persist(compaction.op, out);
+            out.push(Output::Observe(Event::SegmentsDeleted {
+                node: self.config.id,
+                below: compaction.below,
+                readable_start: compaction.readable_start,
+                retention: compaction.retention,
+            }));
+        }
+    }
+
+    // ---- clients ----
+
+    fn on_client(
+        &mut self,
+        client: ClientId,
+        request_id: RequestId,
+        request: Request,
+        out: &mut Vec<Output>,
+    ) {
+        if let Request::Read { from, max_records } = request {
+            let reply = self.journal.read(from, max_records);
+            out.push(Output::Reply {
+                client,
+                request_id,
+                reply,
+            });
+            return;
+        }
+        if self.role != Role::Leader {
+            let reply = Reply::NotLeader {
+                hint: self.leader_hint,
+            };
+            out.push(Output::Reply {
+                client,
+                request_id,
+                reply,
+            });
+            return;
+        }
+        if self.pending.len() >= self.config.pending_acks_max {
+            return; // dropped unanswered: the client's outcome is unknown, as with a lost message
+        }
+        match self.journal.sequence(self.hard_state.term, request) {
+            Sequenced::Answered(reply) => out.push(Output::Reply {
+                client,
+                request_id,
+                reply,
+            }),
+            Sequenced::Appended { offset, op } => {
+                assert!(!self.pending.contains_key(&offset));
+                self.pending.insert(offset, (client, request_id));
+                self.persist(op, out);
+                let caught_up: Vec<NodeId> = self
+                    .progress
+                    .iter()
+                    .filter(|(_, progress)| progress.next == offset)
+                    .map(|(peer, _)| *peer)
+                    .collect();
+                for peer in caught_up {
+                    self.send_append(peer, out);
+                }
+                self.advance_commit(out);
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! The trim index: one row (offset, floor, headers, fence) per trim record the node holds.
+//!
+//! It is derived like any index: the journal keeps it up to date incrementally as records are
+//! appended, truncated and compacted, and `TrimIndex::scan` rebuilds it from the records alone.
+//! The journal uses it to find the floor-setting trim's headers (the CursorTooOld tag) while that
+//! record is held; with compaction keeping the floor record, it always is.
+
+use crate::record::{Command, Entry, Headers, Offset, Token};
+use std::collections::VecDeque;
+
+/// One trim record, as the index sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrimIndexEntry {
+    /// The offset of the trim record itself.
+    pub offset: Offset,
+    /// The floor it asks for (at most `offset`).
+    pub floor: Offset,
+    pub headers: Headers,
+    pub fence: Option<Token>,
+}
+
+/// The trim rows of the held log, in offset order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrimIndex {
+    rows: VecDeque<TrimIndexEntry>,
+}
+
+impl TrimIndex {
+    /// Rebuilds the index by a scan of held records (what a node does when the index is lost).
+    pub fn scan<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> TrimIndex {
+        let mut index = TrimIndex::default();
+        for entry in entries {
+            index.note_appended(entry);
+        }
+        index
+    }
+
+    /// Records `entry` if it is a trim. Entries arrive in increasing offset order.
+    pub fn note_appended(&mut self, entry: &Entry) {
+        if let Command::Trim {
+            floor,
+            headers,
+            fence,
+        } = &entry.command
+        {
+            if let Some(last) = self.rows.back() {
+                assert!(
+                    last.offset < entry.offset,
+                    "trim index rows must be appended in offset order"
+                );
+            }
+            assert!(
+                *floor <= entry.offset,
+                "a held trim never asks for a floor above its own offset"
+            );
+            self.rows.push_back(TrimIndexEntry {
+                offset: entry.offset,
+                floor: *floor,
+                headers: headers.clone(),
+                fence: *fence,
+            });
+        }
+    }
+
+    /// Forgets every row at or above `from` (a truncated suffix).
+    pub fn truncate_suffix(&mut self, from: Offset) {
+        while self.rows.back().is_some_and(|row| row.offset >= from) {
+            self.rows.pop_back();
+        }
+    }
+
+    /// Forgets every row below `below` (deleted segments, a jump).
+    pub fn drop_below(&mut self, below: Offset) {
+        while self.rows.front().is_some_and(|row| row.offset < below) {
+            self.rows.pop_front();
+        }
+    }
+
+    /// The row of the trim record at `offset`, if held.
+    pub fn get(&self, offset: Offset) -> Option<&TrimIndexEntry> {
+        let position = self
+            .rows
+            .binary_search_by_key(&offset, |row| row.offset)
+            .ok()?;
+        self.rows.get(position)
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &TrimIndexEntry> {
+        self.rows.iter()
+    }
+}
