@@ -20,8 +20,11 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub(crate) mod bounds;
+pub mod file;
 pub mod memory;
+pub mod segment;
 
+pub use file::FileStore;
 pub use memory::MemoryStore;
 
 /// The journal state that deleted records folded to, sealed durably in the same write that drops
@@ -109,7 +112,8 @@ pub trait LogStore {
     fn sync(&mut self) -> Result<(), StoreError>;
 
     /// Reads back what is durable (after a crash, or on open). Must be called once before the
-    /// first `apply` of a freshly opened or crashed store.
+    /// first `apply` of a freshly opened or crashed store. Ops applied but not synced are
+    /// discarded, as a crash that keeps none of them would.
     fn recover(&mut self) -> Result<Recovered, StoreError>;
 
     /// Fault injection: a crash now. The first `keep_unsynced_ops` ops applied since the last sync

@@ -1,0 +1,676 @@
+//! The file-backed store: segment files, a promise file and a sealed-state file in one directory.
+//!
+//! Layout of the directory:
+//! - `seg-<base, 20 digits>.log`: the entries of one segment (`SegmentLayout`), as checksummed
+//!   frames (`codec`), contiguous. After a trim-point jump the first file may start mid-segment.
+//! - `promise`: the `HardState`, one frame, replaced atomically.
+//! - `sealed`: the first held offset and the `SealedState`, one frame, replaced atomically.
+//!
+//! `apply` only checks and queues an op; `sync` carries the queued ops out in order and fsyncs.
+//! Ordering is what makes a crash lose only a suffix of the unsynced ops:
+//! - only the last segment file ever holds unsynced bytes (the previous one is fsynced before a
+//!   new one is written), so a torn frame can only be at the tail of the last file;
+//! - segment data is fsynced before any promise or sealed-state file is replaced;
+//! - atomic replacement is write temp + fsync + rename + fsync directory;
+//! - `Compact`/`TrimmedTo` write the sealed file (with the new first offset) *first*, then delete
+//!   files; recovery finishes an interrupted deletion from the sealed file, so the sealed state and
+//!   the deletion land together or not at all;
+//! - `TruncateSuffix` deletes later files, cuts the file holding `from`, and fsyncs both at once.
+//!
+//! Recovery cuts a torn tail of the last segment (and reports it in `Recovered::tail_cut`) and
+//! refuses anything else that is wrong with `StoreError::Corrupt`, naming the file and the byte.
+
+use super::bounds::Bounds;
+use super::segment::{self, ScanEnd};
+use super::{HardState, LogStore, Recovered, SegmentLayout, StorageOp, StoreError, TailCut};
+use crate::codec::{
+    decode_hard_state, decode_sealed, encode_entry, encode_hard_state, encode_sealed,
+};
+use crate::record::{Entry, Offset};
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+const PROMISE_FILE: &str = "promise";
+const SEALED_FILE: &str = "sealed";
+const TEMP_SUFFIX: &str = ".tmp";
+
+fn io_error(path: &Path, error: std::io::Error) -> StoreError {
+    StoreError::Io {
+        path: path.to_path_buf(),
+        reason: error.to_string(),
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    File::open(dir)
+        .and_then(|handle| handle.sync_all())
+        .map_err(|error| io_error(dir, error))
+}
+
+/// Replaces `dir/name` with `bytes`: write temp, fsync, rename, fsync the directory.
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    let temp = dir.join(format!("{name}{TEMP_SUFFIX}"));
+    let path = dir.join(name);
+    let mut handle = File::create(&temp).map_err(|error| io_error(&temp, error))?;
+    handle
+        .write_all(bytes)
+        .and_then(|()| handle.sync_all())
+        .map_err(|error| io_error(&temp, error))?;
+    drop(handle);
+    fs::rename(&temp, &path).map_err(|error| io_error(&path, error))?;
+    sync_dir(dir)
+}
+
+/// What the store knows about one segment file on disk.
+#[derive(Debug)]
+struct Segment {
+    path: PathBuf,
+    /// Offset of the first entry in the file.
+    first: Offset,
+    /// Byte position of each entry's frame: entry `first + i` starts at `positions[i]`.
+    positions: Vec<u64>,
+    len_bytes: u64,
+}
+
+impl Segment {
+    fn next(&self) -> Offset {
+        self.first + self.positions.len() as u64
+    }
+}
+
+/// What has been written to disk (synced or not): the state `sync` and `crash` act on.
+#[derive(Debug)]
+struct Disk {
+    bounds: Bounds,
+    segments: BTreeMap<Offset, Segment>,
+    /// The open handle of the segment appends go to, and whether it holds unsynced bytes.
+    active: Option<(Offset, File)>,
+    active_dirty: bool,
+    /// A file was created or deleted since the directory was last fsynced.
+    dir_dirty: bool,
+}
+
+impl Disk {
+    fn new() -> Disk {
+        Disk {
+            bounds: Bounds::empty(),
+            segments: BTreeMap::new(),
+            active: None,
+            active_dirty: false,
+            dir_dirty: false,
+        }
+    }
+}
+
+/// The file-backed `LogStore`. See the module docs.
+#[derive(Debug)]
+pub struct FileStore {
+    dir: PathBuf,
+    layout: SegmentLayout,
+    /// The applied view: every op accepted so far.
+    bounds: Bounds,
+    /// Ops accepted since the last sync, carried out by the next `sync`.
+    pending: Vec<StorageOp>,
+    disk: Disk,
+    /// False until `recover` succeeds (on open, after a crash, after a failed sync).
+    recovered: bool,
+    scratch: Vec<u8>,
+}
+
+impl FileStore {
+    /// A store over `dir` (created if missing). Call `recover` before anything else.
+    pub fn open(dir: impl Into<PathBuf>, layout: SegmentLayout) -> Result<FileStore, StoreError> {
+        assert!(layout.records_per_segment > 0);
+        let dir = dir.into();
+        fs::create_dir_all(&dir).map_err(|error| io_error(&dir, error))?;
+        Ok(FileStore {
+            dir,
+            layout,
+            bounds: Bounds::empty(),
+            pending: Vec::new(),
+            disk: Disk::new(),
+            recovered: false,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The directory this store lives in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The path of the segment file whose base is `base`.
+    pub fn segment_path(&self, base: Offset) -> PathBuf {
+        self.dir.join(segment::file_name(base))
+    }
+
+    fn not_recovered() -> StoreError {
+        StoreError::Invalid {
+            reason: "the file store must be recovered first (after open, a crash or a failed sync)"
+                .to_string(),
+        }
+    }
+
+    /// Fsyncs the active segment and the directory if they hold unsynced changes.
+    fn flush(&mut self) -> Result<(), StoreError> {
+        if self.disk.active_dirty {
+            if let Some((base, handle)) = &self.disk.active {
+                let path = self.dir.join(segment::file_name(*base));
+                handle.sync_data().map_err(|error| io_error(&path, error))?;
+            }
+            self.disk.active_dirty = false;
+        }
+        if self.disk.dir_dirty {
+            sync_dir(&self.dir)?;
+            self.disk.dir_dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Makes `base` the active segment (creating its file, starting at `first`, if needed).
+    fn activate(&mut self, base: Offset, first: Offset) -> Result<(), StoreError> {
+        if matches!(&self.disk.active, Some((active, _)) if *active == base) {
+            return Ok(());
+        }
+        // Only one file may hold unsynced bytes: the one being left is made durable first.
+        self.flush()?;
+        self.disk.active = None;
+        let path = self.segment_path(base);
+        let handle = if self.disk.segments.contains_key(&base) {
+            OpenOptions::new().write(true).open(&path)
+        } else {
+            self.disk.dir_dirty = true;
+            self.disk.segments.insert(
+                base,
+                Segment {
+                    path: path.clone(),
+                    first,
+                    positions: Vec::new(),
+                    len_bytes: 0,
+                },
+            );
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+        }
+        .map_err(|error| io_error(&path, error))?;
+        self.disk.active = Some((base, handle));
+        Ok(())
+    }
+
+    /// Writes `bytes` at the end of the active segment.
+    fn write_active(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        let Some((base, handle)) = &mut self.disk.active else {
+            unreachable!("write_active without an active segment");
+        };
+        let segment = self
+            .disk
+            .segments
+            .get_mut(base)
+            .expect("active segment is known");
+        handle
+            .seek(SeekFrom::Start(segment.len_bytes))
+            .and_then(|_| handle.write_all(bytes))
+            .map_err(|error| io_error(&segment.path, error))?;
+        self.disk.active_dirty = true;
+        Ok(())
+    }
+
+    /// Appends `entries` to disk; with `torn = Some(k)`, only the first `k` entries and half of
+    /// the next frame (a crash in the middle of the write).
+    fn write_append(&mut self, entries: &[Entry], torn: Option<usize>) -> Result<(), StoreError> {
+        let whole = torn.map_or(entries.len(), |keep| keep.min(entries.len()));
+        let mut index = 0;
+        while index < whole {
+            let base = self.layout.base_of(entries[index].offset);
+            let group_end = (index..whole)
+                .find(|at| self.layout.base_of(entries[*at].offset) != base)
+                .unwrap_or(whole);
+            self.activate(base, entries[index].offset)?;
+            let mut scratch = std::mem::take(&mut self.scratch);
+            scratch.clear();
+            let mut relative = Vec::with_capacity(group_end - index);
+            for entry in &entries[index..group_end] {
+                relative.push(scratch.len() as u64);
+                encode_entry(entry, &mut scratch);
+            }
+            let written = self.write_active(&scratch);
+            let len = scratch.len() as u64;
+            self.scratch = scratch;
+            written?;
+            let segment = self
+                .disk
+                .segments
+                .get_mut(&base)
+                .expect("active segment is known");
+            assert_eq!(segment.next(), entries[index].offset);
+            let at = segment.len_bytes;
+            segment
+                .positions
+                .extend(relative.iter().map(|position| at + position));
+            segment.len_bytes += len;
+            self.disk.bounds.next = entries[group_end - 1].offset + 1;
+            index = group_end;
+        }
+        if torn.is_some() && whole < entries.len() {
+            let entry = &entries[whole];
+            self.activate(self.layout.base_of(entry.offset), entry.offset)?;
+            let mut frame = Vec::new();
+            encode_entry(entry, &mut frame);
+            self.write_active(&frame[..frame.len() / 2])?;
+        }
+        Ok(())
+    }
+
+    /// Deletes every segment file entirely below `start` (never one holding `start` or above).
+    fn delete_below(&mut self, start: Offset) -> Result<(), StoreError> {
+        let doomed: Vec<Offset> = self
+            .disk
+            .segments
+            .keys()
+            .copied()
+            .filter(|base| self.layout.last_of(*base) < start)
+            .collect();
+        for base in doomed {
+            self.remove_segment(base)?;
+        }
+        Ok(())
+    }
+
+    fn remove_segment(&mut self, base: Offset) -> Result<(), StoreError> {
+        if matches!(&self.disk.active, Some((active, _)) if *active == base) {
+            self.disk.active = None;
+            self.disk.active_dirty = false;
+        }
+        if let Some(segment) = self.disk.segments.remove(&base) {
+            fs::remove_file(&segment.path).map_err(|error| io_error(&segment.path, error))?;
+            self.disk.dir_dirty = true;
+        }
+        Ok(())
+    }
+
+    /// Rewrites the first segment file without its entries below `start` (after a jump into the
+    /// middle of a segment): copy the kept frames to a temp file, fsync, rename, fsync directory.
+    fn drop_front_within(&mut self, start: Offset) -> Result<(), StoreError> {
+        let Some((&base, segment)) = self.disk.segments.iter().next() else {
+            return Ok(());
+        };
+        if segment.first >= start {
+            return Ok(());
+        }
+        if segment.next() <= start {
+            return self.remove_segment(base);
+        }
+        let path = segment.path.clone();
+        let cut = segment.positions[(start - segment.first) as usize];
+        let bytes = fs::read(&path).map_err(|error| io_error(&path, error))?;
+        let kept = bytes
+            .get(cut as usize..segment.len_bytes as usize)
+            .ok_or_else(|| StoreError::Corrupt {
+                path: path.clone(),
+                position: bytes.len() as u64,
+                reason: "the file is shorter than the store wrote it".to_string(),
+            })?;
+        if matches!(&self.disk.active, Some((active, _)) if *active == base) {
+            self.flush()?;
+            self.disk.active = None;
+        }
+        write_atomic(&self.dir, &segment::file_name(base), kept)?;
+        let segment = self
+            .disk
+            .segments
+            .get_mut(&base)
+            .expect("first segment is known");
+        let dropped = (start - segment.first) as usize;
+        segment.positions.drain(..dropped);
+        for position in segment.positions.iter_mut() {
+            *position -= cut;
+        }
+        segment.first = start;
+        segment.len_bytes -= cut;
+        Ok(())
+    }
+
+    /// Carries out one op on disk (no final fsync: `sync` does that).
+    fn write_op(&mut self, op: &StorageOp, torn: Option<usize>) -> Result<(), StoreError> {
+        let after = self.disk.bounds.step(self.layout, op)?;
+        match op {
+            StorageOp::Append(entries) => self.write_append(entries, torn)?,
+            StorageOp::TruncateSuffix { from } => {
+                if *from < self.disk.bounds.next {
+                    self.write_truncate(*from)?;
+                }
+            }
+            StorageOp::HardState(hard_state) => {
+                self.flush()?;
+                write_atomic(&self.dir, PROMISE_FILE, &encode_hard_state(hard_state))?;
+            }
+            StorageOp::Compact { sealed, .. } | StorageOp::TrimmedTo { state: sealed, .. } => {
+                self.flush()?;
+                write_atomic(&self.dir, SEALED_FILE, &encode_sealed(after.start, sealed))?;
+                self.delete_below(after.start)?;
+                self.drop_front_within(after.start)?;
+                self.flush()?;
+            }
+        }
+        self.disk.bounds = after;
+        Ok(())
+    }
+
+    /// Drops every entry at or above `from` and makes the cut durable at once, so that no later
+    /// append can land on disk while a stale suffix survives.
+    fn write_truncate(&mut self, from: Offset) -> Result<(), StoreError> {
+        let later: Vec<Offset> = self
+            .disk
+            .segments
+            .iter()
+            .filter(|(_, segment)| segment.first >= from)
+            .map(|(base, _)| *base)
+            .collect();
+        for base in later.into_iter().rev() {
+            self.remove_segment(base)?;
+        }
+        let holder = self
+            .disk
+            .segments
+            .iter_mut()
+            .find(|(_, segment)| segment.first < from && from < segment.next());
+        if let Some((base, segment)) = holder {
+            let base = *base;
+            let cut = segment.positions[(from - segment.first) as usize];
+            segment.positions.truncate((from - segment.first) as usize);
+            segment.len_bytes = cut;
+            let path = segment.path.clone();
+            if matches!(&self.disk.active, Some((active, _)) if *active == base) {
+                self.disk.active = None;
+                self.disk.active_dirty = false;
+            }
+            let handle = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|error| io_error(&path, error))?;
+            handle
+                .set_len(cut)
+                .and_then(|()| handle.sync_all())
+                .map_err(|error| io_error(&path, error))?;
+        }
+        self.flush()?;
+        self.disk.bounds.next = from;
+        Ok(())
+    }
+
+    /// Reads the directory back; see `LogStore::recover`.
+    fn read_back(&mut self) -> Result<Recovered, StoreError> {
+        self.disk = Disk::new();
+        self.pending.clear();
+        let listing = fs::read_dir(&self.dir).map_err(|error| io_error(&self.dir, error))?;
+        let mut names = Vec::new();
+        for item in listing {
+            let item = item.map_err(|error| io_error(&self.dir, error))?;
+            match item.file_name().into_string() {
+                Ok(name) => names.push(name),
+                // Not ours: the store never writes a name that is not UTF-8.
+                Err(_) => continue,
+            }
+        }
+        names.sort();
+
+        let mut bases = Vec::new();
+        for name in &names {
+            let path = self.dir.join(name);
+            if name.ends_with(TEMP_SUFFIX) {
+                // A replacement that never reached its rename: the old file is still in force.
+                fs::remove_file(&path).map_err(|error| io_error(&path, error))?;
+                self.disk.dir_dirty = true;
+            } else if segment::looks_like_segment(name) {
+                let base = segment::parse_file_name(name).ok_or_else(|| StoreError::Corrupt {
+                    path: path.clone(),
+                    position: 0,
+                    reason: "a segment file name must be seg-<20-digit base offset>.log"
+                        .to_string(),
+                })?;
+                if self.layout.base_of(base) != base {
+                    return Err(StoreError::Corrupt {
+                        path,
+                        position: 0,
+                        reason: format!(
+                            "offset {base} is not a segment base with {} records per segment \
+                             (was the store written with another layout?)",
+                            self.layout.records_per_segment
+                        ),
+                    });
+                }
+                bases.push(base);
+            }
+        }
+
+        let promise_path = self.dir.join(PROMISE_FILE);
+        let hard_state = match read_optional(&promise_path)? {
+            None => HardState::default(),
+            Some(bytes) => decode_hard_state(&bytes).map_err(|error| StoreError::Corrupt {
+                path: promise_path.clone(),
+                position: 0,
+                reason: error.to_string(),
+            })?,
+        };
+        let sealed_path = self.dir.join(SEALED_FILE);
+        let (start, sealed) = match read_optional(&sealed_path)? {
+            None => (1, None),
+            Some(bytes) => {
+                let (start, sealed) =
+                    decode_sealed(&bytes).map_err(|error| StoreError::Corrupt {
+                        path: sealed_path.clone(),
+                        position: 0,
+                        reason: error.to_string(),
+                    })?;
+                (start, Some(sealed))
+            }
+        };
+
+        let mut entries = Vec::new();
+        let mut tail_cut = None;
+        let mut expected: Option<Offset> = None;
+        let last_base = bases.last().copied();
+        for base in bases {
+            let path = self.segment_path(base);
+            if self.layout.last_of(base) < start {
+                // Finishes a compaction or jump that sealed but did not delete yet.
+                fs::remove_file(&path).map_err(|error| io_error(&path, error))?;
+                self.disk.dir_dirty = true;
+                continue;
+            }
+            let bytes = fs::read(&path).map_err(|error| io_error(&path, error))?;
+            let scan = segment::scan(&bytes);
+            let mut good_len = bytes.len() as u64;
+            if let ScanEnd::Bad {
+                position,
+                error,
+                valid_frame_after,
+            } = scan.end
+            {
+                if Some(base) != last_base || valid_frame_after {
+                    return Err(StoreError::Corrupt {
+                        path,
+                        position,
+                        reason: format!(
+                            "{error} (records follow it, or it is not the last segment)"
+                        ),
+                    });
+                }
+                tail_cut = Some(TailCut {
+                    path: path.clone(),
+                    position,
+                    bytes_dropped: bytes.len() as u64 - position,
+                    reason: error.to_string(),
+                });
+                good_len = position;
+            }
+            for (entry, position) in scan.entries.iter().zip(&scan.positions) {
+                let wrong = if entry.offset < base || entry.offset > self.layout.last_of(base) {
+                    Some(format!(
+                        "offset {} does not belong in this segment",
+                        entry.offset
+                    ))
+                } else {
+                    match expected {
+                        Some(expected) if entry.offset != expected => Some(format!(
+                            "offset {} where the log continues at {expected} (missing or \
+                             misplaced records)",
+                            entry.offset
+                        )),
+                        None if entry.offset > start => Some(format!(
+                            "the log starts at {start} but the first record is at {}",
+                            entry.offset
+                        )),
+                        _ => None,
+                    }
+                };
+                if let Some(reason) = wrong {
+                    return Err(StoreError::Corrupt {
+                        path,
+                        position: *position,
+                        reason,
+                    });
+                }
+                expected = Some(entry.offset + 1);
+            }
+            if tail_cut.is_some() {
+                let handle = OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|error| io_error(&path, error))?;
+                handle
+                    .set_len(good_len)
+                    .and_then(|()| handle.sync_all())
+                    .map_err(|error| io_error(&path, error))?;
+            }
+            if scan.entries.is_empty() {
+                // Only a segment created just before a crash is empty; it holds nothing.
+                fs::remove_file(&path).map_err(|error| io_error(&path, error))?;
+                self.disk.dir_dirty = true;
+                continue;
+            }
+            self.disk.segments.insert(
+                base,
+                Segment {
+                    path,
+                    first: scan.entries[0].offset,
+                    positions: scan.positions,
+                    len_bytes: good_len,
+                },
+            );
+            entries.extend(
+                scan.entries
+                    .into_iter()
+                    .filter(|entry| entry.offset >= start),
+            );
+        }
+        let next = expected.unwrap_or(start).max(start);
+        self.disk.bounds = Bounds { start, next };
+        // Finishes a jump into the middle of a segment that sealed but did not rewrite yet.
+        self.drop_front_within(start)?;
+        self.flush()?;
+        assert_eq!(next - start, entries.len() as u64);
+        Ok(Recovered {
+            hard_state,
+            sealed,
+            start,
+            entries,
+            tail_cut,
+        })
+    }
+}
+
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(io_error(path, error)),
+    }
+}
+
+impl LogStore for FileStore {
+    fn apply(&mut self, op: &StorageOp) -> Result<(), StoreError> {
+        if !self.recovered {
+            return Err(FileStore::not_recovered());
+        }
+        self.bounds = self.bounds.step(self.layout, op)?;
+        self.pending.push(op.clone());
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        if !self.recovered {
+            return Err(FileStore::not_recovered());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let mut result = Ok(());
+        for op in &pending {
+            result = self.write_op(op, None);
+            if result.is_err() {
+                break;
+            }
+        }
+        if result.is_ok() {
+            result = self.flush();
+        }
+        if result.is_err() {
+            // What reached the disk is unknown: only a recovery can say.
+            self.recovered = false;
+            self.disk.active = None;
+        } else {
+            assert_eq!(self.disk.bounds, self.bounds);
+        }
+        result
+    }
+
+    fn recover(&mut self) -> Result<Recovered, StoreError> {
+        self.recovered = false;
+        let recovered = self.read_back()?;
+        self.bounds = self.disk.bounds;
+        self.recovered = true;
+        Ok(recovered)
+    }
+
+    fn crash(
+        &mut self,
+        keep_unsynced_ops: usize,
+        keep_entries_of_next: usize,
+    ) -> Result<(), StoreError> {
+        let pending = std::mem::take(&mut self.pending);
+        self.recovered = false;
+        let mut result = Ok(());
+        for (index, op) in pending.iter().enumerate() {
+            if index < keep_unsynced_ops {
+                result = self.write_op(op, None);
+            } else if index == keep_unsynced_ops {
+                if let StorageOp::Append(_) = op {
+                    result = self.write_op(op, Some(keep_entries_of_next));
+                }
+                break;
+            }
+            if result.is_err() {
+                break;
+            }
+        }
+        // Unsynced bytes stay in the page cache, as after a process crash; handles close.
+        self.disk = Disk::new();
+        result
+    }
+
+    fn unsynced_ops(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn start(&self) -> Offset {
+        self.bounds.start
+    }
+
+    fn next(&self) -> Offset {
+        self.bounds.next
+    }
+}
