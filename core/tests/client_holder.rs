@@ -1,0 +1,434 @@
+//! Engine tests of the lease holder (felixd): set up a holder, deliver one reply, assert the exact
+//! request and events that come out. Covers rules 1–4 of DESIGN.md "Clients" and their twins.
+
+use felix_core::api::{InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
+use felix_core::client::{
+    Client, Holder, HolderConfig, HolderOp, HolderStatus, Route, SubmitError,
+};
+use felix_core::history::Event;
+use felix_core::{Headers, Offset, Rules, Twin};
+
+const HOLDER: u32 = 7;
+const BATCH: u32 = 4;
+
+fn config() -> HolderConfig {
+    HolderConfig {
+        read_batch_max: BATCH,
+        ops_max: 4,
+    }
+}
+
+fn write(offset: Offset, epoch: u64) -> ReadRecord {
+    ReadRecord {
+        offset,
+        body: format!("w{offset}").into_bytes(),
+        headers: Headers::with_epoch(epoch),
+    }
+}
+
+fn read(from: Offset) -> Request {
+    Request::Read {
+        from: ReadFrom::Offset(from),
+        max_records: BATCH,
+    }
+}
+
+fn fenced_write(epoch: u64, tail: Offset) -> Request {
+    Request::Append {
+        expected_tail: Some(tail),
+        fence: None,
+        body: Holder::fenced_write_body(epoch),
+        headers: Headers::with_epoch(epoch),
+    }
+}
+
+/// Sends the next request, asserting it is `expected`; returns its id.
+fn expect_request(holder: &mut Holder, expected: Request) -> RequestId {
+    let (id, request) = holder.next_request().expect("a request");
+    assert_eq!(request, expected);
+    assert_eq!(holder.next_request(), None, "at most one request in flight");
+    id
+}
+
+/// A holder of `epoch` that read an empty stream (tail 1) and is about to make its fenced write.
+fn fencing_holder(epoch: u64, rules: Rules) -> Holder {
+    let mut holder = Holder::new(HOLDER, epoch, 1, rules, config());
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 1,
+        },
+    );
+    assert!(step.events.is_empty());
+    assert_eq!(holder.status(), HolderStatus::Fencing);
+    holder
+}
+
+/// A holder of `epoch` whose fenced write landed at 1: serving with tail 2.
+fn serving_holder(epoch: u64, rules: Rules) -> Holder {
+    let mut holder = fencing_holder(epoch, rules);
+    let id = expect_request(&mut holder, fenced_write(epoch, 1));
+    let step = holder.on_reply(id, Reply::Appended { offset: 1, tail: 2 });
+    assert!(step.events.is_empty());
+    assert_eq!(holder.status(), HolderStatus::Serving);
+    holder
+}
+
+/// A new holder reads from its cursor to the tail, in batches, then makes its fenced write
+/// conditional on the tail it read, epoch in the headers.
+#[test]
+fn reads_to_the_tail_then_makes_its_fenced_write() {
+    let mut holder = Holder::new(HOLDER, 3, 1, Rules::default(), config());
+    let id = expect_request(&mut holder, read(1));
+    // A full batch: not at the tail yet.
+    let full = vec![write(1, 1), write(2, 1), write(4, 2), write(5, 2)];
+    let step = holder.on_reply(
+        id,
+        Reply::Records {
+            records: full,
+            next: 6,
+        },
+    );
+    assert!(step.events.is_empty());
+    assert_eq!(holder.status(), HolderStatus::Reading);
+    let id = expect_request(&mut holder, read(6));
+    let step = holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![write(6, 2)],
+            next: 8,
+        },
+    );
+    assert!(step.events.is_empty());
+    assert_eq!(holder.tail(), Some(8));
+    expect_request(&mut holder, fenced_write(3, 8));
+}
+
+/// Rule 1, first half: a holder that reads a write from a newer epoch retires and asks nothing.
+#[test]
+fn retires_on_reading_a_newer_write() {
+    let mut holder = Holder::new(HOLDER, 1, 1, Rules::default(), config());
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![write(1, 2)],
+            next: 2,
+        },
+    );
+    assert_eq!(
+        step.events,
+        vec![Event::HolderRetired {
+            client: HOLDER,
+            epoch: 1,
+            newer_epoch: 2,
+            by_tag: false
+        }]
+    );
+    assert_eq!(
+        holder.status(),
+        HolderStatus::Retired {
+            newer_epoch: 2,
+            by_tag: false
+        }
+    );
+    assert!(holder.is_finished());
+    assert_eq!(holder.next_request(), None);
+    assert_eq!(
+        holder.submit(HolderOp::Write { body: vec![1] }),
+        Err(SubmitError::Retired)
+    );
+}
+
+/// The seed's trace with every rule on: holder 1's fenced write is refused, it re-reads from its
+/// own cursor (1), is refused as too old with a tag naming epoch 2, and retires.
+#[test]
+fn refused_holder_rereads_from_cursor_and_retires_on_the_tag() {
+    let mut holder = fencing_holder(1, Rules::default());
+    let id = expect_request(&mut holder, fenced_write(1, 1));
+    let step = holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
+    assert!(step.events.is_empty());
+    assert_eq!(holder.tail(), None, "the tail never comes from a refusal");
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::CursorTooOld {
+            floor: 2,
+            tag: Some(Headers::with_epoch(2)),
+        },
+    );
+    assert_eq!(
+        step.events,
+        vec![Event::HolderRetired {
+            client: HOLDER,
+            epoch: 1,
+            newer_epoch: 2,
+            by_tag: true
+        }]
+    );
+    assert_eq!(holder.next_request(), None);
+}
+
+/// Untagged / HiddenTrims (the broker sends no tag): the holder reports the gap, resumes at the
+/// floor, finds only a skipped trim and writes after holder 2 — the bug the tag fixes.
+#[test]
+fn untagged_refusal_moves_to_the_floor_and_the_holder_writes_on() {
+    let mut holder = fencing_holder(1, Twin::Untagged.rules());
+    let id = expect_request(&mut holder, fenced_write(1, 1));
+    holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::CursorTooOld {
+            floor: 2,
+            tag: None,
+        },
+    );
+    assert_eq!(
+        step.events,
+        vec![Event::Gap {
+            client: HOLDER,
+            from: 1,
+            to: 2
+        }]
+    );
+    let id = expect_request(&mut holder, read(2));
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 3,
+        },
+    );
+    expect_request(&mut holder, fenced_write(1, 3));
+}
+
+/// A tag with an older or equal epoch is not news: the holder moves to the floor and reads on.
+#[test]
+fn a_tag_from_an_older_epoch_does_not_retire() {
+    let mut holder = Holder::new(HOLDER, 2, 1, Rules::default(), config());
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::CursorTooOld {
+            floor: 5,
+            tag: Some(Headers::with_epoch(1)),
+        },
+    );
+    assert_eq!(
+        step.events,
+        vec![Event::Gap {
+            client: HOLDER,
+            from: 1,
+            to: 5
+        }]
+    );
+    expect_request(&mut holder, read(5));
+}
+
+/// Rule 3's twin (TailFromRefusal): the holder adopts OffsetMismatch.tail and writes straight
+/// after the new holder without reading.
+#[test]
+fn tail_from_refusal_twin_adopts_the_refusals_tail() {
+    let mut holder = fencing_holder(1, Twin::TailFromRefusal.rules());
+    let id = expect_request(&mut holder, fenced_write(1, 1));
+    holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
+    assert_eq!(holder.tail(), Some(3));
+    expect_request(&mut holder, fenced_write(1, 3));
+}
+
+/// Rule 2's twin (ReadFromEarliest): after a refusal the holder re-reads from `Earliest`, which
+/// resolves to the floor and carries no tag; later batches continue from the reply's `next`.
+#[test]
+fn read_from_earliest_twin_rereads_from_earliest() {
+    let mut holder = fencing_holder(1, Twin::ReadFromEarliest.rules());
+    let id = expect_request(&mut holder, fenced_write(1, 1));
+    holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
+    let id = expect_request(
+        &mut holder,
+        Request::Read {
+            from: ReadFrom::Earliest,
+            max_records: BATCH,
+        },
+    );
+    let step = holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 3,
+        },
+    );
+    assert!(step.events.is_empty());
+    expect_request(&mut holder, fenced_write(1, 3));
+}
+
+/// Serving: writes and trims are conditional on the tail; a trim's floor is clamped to the offset
+/// it lands at; acknowledged answers move the tail.
+#[test]
+fn serving_holder_writes_and_trims_under_the_tail_check() {
+    let mut holder = serving_holder(2, Rules::default());
+    holder
+        .submit(HolderOp::Write {
+            body: b"x".to_vec(),
+        })
+        .unwrap();
+    holder.submit(HolderOp::Trim { floor: 100 }).unwrap();
+    let id = expect_request(
+        &mut holder,
+        Request::Append {
+            expected_tail: Some(2),
+            fence: None,
+            body: b"x".to_vec(),
+            headers: Headers::with_epoch(2),
+        },
+    );
+    holder.on_reply(id, Reply::Appended { offset: 2, tail: 3 });
+    let id = expect_request(
+        &mut holder,
+        Request::Trim {
+            expected_tail: Some(3),
+            fence: None,
+            floor: 3,
+            headers: Headers::with_epoch(2),
+        },
+    );
+    holder.on_reply(id, Reply::Appended { offset: 3, tail: 4 });
+    assert_eq!(holder.tail(), Some(4));
+    assert_eq!(holder.cursor(), 4);
+    assert_eq!(holder.ops_waiting(), 0);
+    assert_eq!(holder.next_request(), None, "no work, nothing to ask");
+}
+
+/// Rule 4 (client side): a no-op trim's answer is an acknowledged answer; its tail is taken.
+/// With the broker's check on, it equals the tail the holder expected.
+#[test]
+fn noop_trim_answer_gives_the_tail() {
+    let mut holder = serving_holder(2, Rules::default());
+    holder.submit(HolderOp::Trim { floor: 1 }).unwrap();
+    let id = expect_request(
+        &mut holder,
+        Request::Trim {
+            expected_tail: Some(2),
+            fence: None,
+            floor: 1,
+            headers: Headers::with_epoch(2),
+        },
+    );
+    let step = holder.on_reply(id, Reply::TrimNoop { tail: 2 });
+    assert!(step.events.is_empty());
+    assert_eq!(holder.tail(), Some(2));
+    assert_eq!(holder.ops_waiting(), 0);
+}
+
+/// An unknown outcome of the fenced write forgets the tail; reading its own write back (its own
+/// epoch) tells the holder it landed, and it serves from after it.
+#[test]
+fn unknown_fenced_write_is_learned_by_reading_it_back() {
+    let mut holder = fencing_holder(2, Rules::default());
+    let id = expect_request(&mut holder, fenced_write(2, 1));
+    let step = holder.on_unknown(id);
+    assert!(step.events.is_empty());
+    assert_eq!(holder.status(), HolderStatus::Reading);
+    let id = expect_request(&mut holder, read(1));
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![write(1, 2)],
+            next: 2,
+        },
+    );
+    assert_eq!(holder.status(), HolderStatus::Serving);
+    holder
+        .submit(HolderOp::Write {
+            body: b"y".to_vec(),
+        })
+        .unwrap();
+    expect_request(
+        &mut holder,
+        Request::Append {
+            expected_tail: Some(2),
+            fence: None,
+            body: b"y".to_vec(),
+            headers: Headers::with_epoch(2),
+        },
+    );
+}
+
+/// Routing: NotLeader names the hint, NotHeld asks another node; the same read is asked again.
+#[test]
+fn redirects_are_routed_and_retried() {
+    let mut holder = Holder::new(HOLDER, 1, 1, Rules::default(), config());
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(id, Reply::NotLeader { hint: Some(2) });
+    assert_eq!(step.route, Route::Leader(Some(2)));
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(id, Reply::NotHeld { from: 1 });
+    assert_eq!(step.route, Route::AnotherNode);
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::Invalid(InvalidRequest::ReadPastTail { from: 1, tail: 0 }),
+    );
+    assert_eq!(step.route, Route::AnotherNode);
+    expect_request(&mut holder, read(1));
+}
+
+/// Replies for ids not in flight are ignored and change nothing; a reply of the wrong kind is
+/// handled as an unknown outcome (re-read), never a panic.
+#[test]
+fn stale_and_wrong_replies_are_harmless() {
+    let mut holder = fencing_holder(1, Rules::default());
+    assert!(
+        holder
+            .on_reply(99, Reply::Appended { offset: 1, tail: 2 })
+            .ignored
+    );
+    assert!(holder.on_unknown(99).ignored);
+    let id = expect_request(&mut holder, fenced_write(1, 1));
+    // Records for an append, and an Appended at an offset it did not ask for.
+    let step = holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 1,
+        },
+    );
+    assert!(!step.ignored);
+    assert_eq!(holder.status(), HolderStatus::Reading);
+    let id = expect_request(&mut holder, read(1));
+    // A malformed batch: records out of order.
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![write(3, 1), write(2, 1)],
+            next: 4,
+        },
+    );
+    assert_eq!(holder.status(), HolderStatus::Reading);
+    let id = expect_request(&mut holder, read(1));
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 1,
+        },
+    );
+    let id = expect_request(&mut holder, fenced_write(1, 1));
+    holder.on_reply(id, Reply::Appended { offset: 5, tail: 6 });
+    assert_eq!(holder.status(), HolderStatus::Reading);
+}
+
+/// The operation queue is bounded by `ops_max`.
+#[test]
+fn submit_is_bounded() {
+    let mut holder = serving_holder(1, Rules::default());
+    for _ in 0..4 {
+        holder.submit(HolderOp::Write { body: vec![] }).unwrap();
+    }
+    assert_eq!(
+        holder.submit(HolderOp::Write { body: vec![] }),
+        Err(SubmitError::Full)
+    );
+}
