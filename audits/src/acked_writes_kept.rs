@@ -8,15 +8,17 @@
 //!    the same body and headers, `Trim` -> the same `Trim`, `Fence` -> the same `Fence`. Reported
 //!    once per offset, at the later of the commit and the acknowledgement (catches an ack sent
 //!    before the record was durable on a majority, then lost and overwritten).
-//! 2. *The floor does not pass it.* A node may drop records only below a floor set by a trim it
-//!    has walked. A `FloorApplied { trim: Some(t) }` by a node whose own walk has not reached `t`
-//!    (no `Committed` at `t` by that node yet, any life) is a floor applied past the commit; it is a
-//!    violation when it covers a write acknowledged before it at or above the cluster's floor (the
-//!    highest floor of a committed, non-refused trim so far).
+//! 2. *The floor does not pass it.* A node's floor comes from committed trims (its walk, or a
+//!    peer's sealed state through a jump), so it is never above the *cluster's floor*: the highest
+//!    floor of a first-committed, non-refused trim so far. A node that reports a higher floor
+//!    (`FloorApplied` or `NodeState`) refuses, and may delete, every record below it: a violation
+//!    when a write acknowledged before then lies in between (the floor applied past the commit).
+//!    Reported once per node and acknowledged offset.
 //!
 //! Records below the floor leave storage legitimately; the history keeps their commits, so check 1
 //! holds them to what was acknowledged without needing to know the floor.
-//! Assumes a node reports `Committed` for a trim before the `FloorApplied` it causes.
+//! Assumes `Committed` events are observed (`observe_commits`), and that a node's `Committed` for
+//! a trim comes before the `FloorApplied` and `NodeState` showing its floor.
 
 use crate::log::{refused_trims, trim_floor};
 use crate::{Violation, ACKED_WRITES_KEPT};
@@ -112,26 +114,25 @@ fn records_stay(history: &[Event]) -> Vec<Violation> {
     violations
 }
 
-/// Check 2: no node applies a floor from a trim it has not walked over an acknowledged write.
+/// Check 2: no node holds a floor above the cluster's floor over an acknowledged write.
 fn floor_does_not_pass(history: &[Event]) -> Vec<Violation> {
     let refused = refused_trims(history);
     let mut first_commits: BTreeSet<Offset> = BTreeSet::new();
     let mut cluster_floor: Offset = 0;
-    // Per node, the offsets of the trims its walk reached.
-    let mut walked_trims: BTreeMap<NodeId, BTreeSet<Offset>> = BTreeMap::new();
     // Acknowledged writes so far: offset -> step of the first acknowledgement.
     let mut acked_writes: BTreeMap<Offset, usize> = BTreeMap::new();
+    // (node, offset) already reported, so that repeated samples report a loss once.
+    let mut reported: BTreeSet<(NodeId, Offset)> = BTreeSet::new();
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
-        match event {
-            Event::Committed { node, entry } => {
-                let Some((floor, _)) = trim_floor(&entry.command) else {
-                    continue;
-                };
-                walked_trims.entry(*node).or_default().insert(entry.offset);
-                if first_commits.insert(entry.offset) && !refused.contains(&entry.offset) {
-                    cluster_floor = cluster_floor.max(floor);
+        let (node, floor, source) = match event {
+            Event::Committed { entry, .. } => {
+                if let Some((floor, _)) = trim_floor(&entry.command) {
+                    if first_commits.insert(entry.offset) && !refused.contains(&entry.offset) {
+                        cluster_floor = cluster_floor.max(floor);
+                    }
                 }
+                continue;
             }
             Event::Replied {
                 request: Request::Append { .. },
@@ -139,33 +140,36 @@ fn floor_does_not_pass(history: &[Event]) -> Vec<Violation> {
                 ..
             } => {
                 acked_writes.entry(*offset).or_insert(step);
+                continue;
             }
-            Event::FloorApplied {
-                node,
-                floor,
-                trim: Some(trim),
-            } => {
-                let walked = walked_trims
-                    .get(node)
-                    .is_some_and(|trims| trims.contains(trim));
-                if walked || *floor <= cluster_floor {
-                    continue;
-                }
-                if let Some((offset, ack_step)) = acked_writes.range(cluster_floor..*floor).next() {
-                    violations.push(Violation::new(
-                        ACKED_WRITES_KEPT,
-                        step,
-                        format!(
-                            "node {node} applied floor {floor} from the trim at offset {trim} \
-                             before its walk committed it, dropping the write acknowledged at \
-                             offset {offset} (step {ack_step}) above the cluster's floor \
-                             {cluster_floor}"
-                        ),
-                    ));
-                }
+            Event::FloorApplied { node, floor, trim } => {
+                let source = match trim {
+                    Some(trim) => format!("applied floor {floor} from the trim at offset {trim}"),
+                    None => format!("took floor {floor} from a trim point"),
+                };
+                (*node, *floor, source)
             }
-            _ => {}
+            Event::NodeState { node, floor, .. } => (*node, *floor, format!("holds floor {floor}")),
+            _ => continue,
+        };
+        if floor <= cluster_floor {
+            continue;
         }
+        let Some((offset, ack_step)) = acked_writes
+            .range(cluster_floor..floor)
+            .find(|(offset, _)| !reported.contains(&(node, **offset)))
+        else {
+            continue;
+        };
+        reported.insert((node, *offset));
+        violations.push(Violation::new(
+            ACKED_WRITES_KEPT,
+            step,
+            format!(
+                "node {node} {source}, above the floor {cluster_floor} of the committed trims, \
+                 dropping the write acknowledged at offset {offset} (step {ack_step})"
+            ),
+        ));
     }
     violations
 }
@@ -222,19 +226,23 @@ mod tests {
             .all(|violation| violation.invariant == ACKED_WRITES_KEPT));
     }
 
-    /// A floor applied from a trim the node has not committed, over an acknowledged write above
-    /// the cluster's floor, breaks it; over nothing acknowledged, it is not judged.
+    /// A floor above the committed trims' floor, over an acknowledged write, breaks it once per
+    /// node and offset; over nothing acknowledged, or once the trim is committed, it holds.
     #[test]
     fn floor_past_commit_breaks_it() {
         let history = vec![
             committed(0, write(1, 1, 1)),
             write_acked(1, 1, 1),
             floor_applied(2, 1, 9),
-            floor_applied(0, 2, 2),
+            state(0, 1, true, 2, 1),
+            state(0, 1, true, 2, 1),
+            committed(0, trim(2, 1, 2, 1)),
+            state(1, 1, false, 2, 2),
         ];
         let violations = check(&history);
         assert_eq!(violations.len(), 1, "{violations:?}");
         assert_eq!(violations[0].step, 3);
+        assert!(violations[0].message.contains("node 0 holds floor 2"));
         assert!(violations[0].message.contains("offset 1"));
     }
 }

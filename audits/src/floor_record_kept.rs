@@ -6,18 +6,20 @@
 //!   in the cluster's committed log (first commit of each offset), leaving out trims refused in
 //!   place (`TruncateRefused`). The trim that first reached it is the *floor-setting trim*.
 //!   Deleted trims count: the audit remembers every commit, whatever storage later drops.
-//! - A node's *jump floor* is the highest floor it took without a trim of its own walk
-//!   (`Jumped { point }`, `FloorApplied { trim: None }`); its *sealed floor* is the floor it held
-//!   when it last deleted segments (`SegmentsDeleted` seals the floor in the same write). Both
-//!   survive restarts.
+//! - A node's *highest floor* is the highest floor it reported in its current life
+//!   (`FloorApplied`, `Jumped { point }`, `NodeState`); a crash forgets it, since an unsynced
+//!   compaction or jump may be lost with the process. Its *jump floor* is the part of it taken from
+//!   a TrimmedTo jump (`Jumped`, `FloorApplied { trim: None }`).
 //!
 //! Checks:
-//! 1. At every `NodeState` with `leader: true`, `floor >= max(trim floor up to committed, jump
-//!    floor, sealed floor)`: a leader never serves with a floor lower than its trims set, which is
-//!    what happens when the floor is rebuilt from a trim index that lost the floor-setting trim.
-//!    A floor *above* it is a floor applied past the commit: AckedWritesKept judges that.
-//!    When the floor is exactly the trim floor and the state names a tag, the tag must be the
-//!    floor-setting trim's headers.
+//! 1. At every `NodeState` with `leader: true`, `floor >= max(trim floor up to committed,
+//!    highest floor)`: a leader never serves with a floor lower than its trims set, nor lower than
+//!    it held before in the same life (what happens when the floor is rebuilt from a trim index
+//!    that lost the floor-setting trim). After a restart the node recovers `committed` as its
+//!    sealed base and its floor as the sealed floor, which covers every trim up to that base.
+//!    A floor *above* the trims' is a floor applied past the commit: AckedWritesKept judges that.
+//!    When the floor is exactly the trim floor, above the jump floor, and the state names a tag,
+//!    the tag must be the floor-setting trim's headers.
 //! 2. At every `NodeState` and every non-retention `SegmentsDeleted`, `readable_start <= floor`:
 //!    a node deletes only whole segments entirely below its floor, so the floor-setting trim
 //!    (at or above the floor) is never deleted. Retention deletions (and later states of a node
@@ -69,11 +71,21 @@ impl<'h> TrimFloors<'h> {
 
 #[derive(Default)]
 struct NodeFloors {
-    /// The floor last reported (None after a crash, until reported again).
+    /// The floor last reported in this life (None after a crash, until reported again).
     current: Option<Offset>,
+    /// The highest floor reported in this life.
+    highest: Offset,
+    /// The highest floor taken from a jump in this life.
     jump: Offset,
-    sealed: Offset,
+    /// Whether the node ever deleted by retention (its later states are not judged by check 2).
     ran_retention: bool,
+}
+
+impl NodeFloors {
+    fn report(&mut self, floor: Offset) {
+        self.current = Some(floor);
+        self.highest = self.highest.max(floor);
+    }
 }
 
 /// The violations of FloorRecordKept in `history`.
@@ -85,7 +97,7 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
         match event {
             Event::FloorApplied { node, floor, trim } => {
                 let floors = nodes.entry(*node).or_default();
-                floors.current = Some(*floor);
+                floors.report(*floor);
                 if trim.is_none() {
                     floors.jump = floors.jump.max(*floor);
                 }
@@ -93,9 +105,15 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
             Event::Jumped { node, point, .. } => {
                 let floors = nodes.entry(*node).or_default();
                 floors.jump = floors.jump.max(*point);
-                floors.current = Some(floors.current.unwrap_or(0).max(*point));
+                floors.report(floors.current.unwrap_or(0).max(*point));
             }
-            Event::Crashed { node } => nodes.entry(*node).or_default().current = None,
+            Event::Crashed { node } => {
+                let floors = nodes.entry(*node).or_default();
+                *floors = NodeFloors {
+                    ran_retention: floors.ran_retention,
+                    ..NodeFloors::default()
+                };
+            }
             Event::SegmentsDeleted {
                 node,
                 below,
@@ -108,7 +126,6 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                     continue;
                 }
                 if let Some(floor) = floors.current {
-                    floors.sealed = floors.sealed.max(floor);
                     if *readable_start > floor.max(1) {
                         violations.push(Violation::new(
                             FLOOR_RECORD_KEPT,
@@ -132,7 +149,9 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 ..
             } => {
                 let floors = nodes.entry(*node).or_default();
-                floors.current = Some(*floor);
+                let highest_before = floors.highest;
+                let jump = floors.jump;
+                floors.report(*floor);
                 if !floors.ran_retention && *readable_start > (*floor).max(1) {
                     violations.push(Violation::new(
                         FLOOR_RECORD_KEPT,
@@ -148,14 +167,13 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 }
                 let by_trims = trims.up_to(*committed);
                 let trim_floor = by_trims.map_or(0, |(floor, _, _)| floor);
-                let kept = floors.jump.max(floors.sealed);
-                let expected = trim_floor.max(kept);
+                let expected = trim_floor.max(highest_before);
                 if (*floor).max(1) < expected.max(1) {
                     let source = match by_trims {
-                        Some((_, offset, _)) if trim_floor >= kept => {
+                        Some((_, offset, _)) if trim_floor >= highest_before => {
                             format!("the trim at offset {offset}")
                         }
-                        _ => "its sealed or jumped state".to_string(),
+                        _ => "its own earlier floor in this life".to_string(),
                     };
                     violations.push(Violation::new(
                         FLOOR_RECORD_KEPT,
@@ -168,7 +186,7 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                     continue;
                 }
                 if let (Some((_, offset, headers)), Some(tag)) = (by_trims, floor_tag) {
-                    if *floor == trim_floor && trim_floor > kept && tag != headers {
+                    if *floor == trim_floor && trim_floor > jump && tag != headers {
                         violations.push(Violation::new(
                             FLOOR_RECORD_KEPT,
                             step,
@@ -226,7 +244,7 @@ mod tests {
 
     /// A leader whose floor follows its committed trims (including a lower, no-op trim and one
     /// refused in place), that deletes whole segments below the floor, and that restarts with the
-    /// floor it sealed, holds the invariant.
+    /// floor it sealed and its sealed base as committed index, holds the invariant.
     #[test]
     fn floor_set_by_trims_holds() {
         let history = vec![
@@ -263,12 +281,15 @@ mod tests {
             leader_state(0, 2, 4, Some(1)),
             leader_state(0, 4, 4, Some(1)),
             leader_state(0, 4, 4, Some(2)),
+            // The same life, after a (hypothetical) rebuild that lost the trim at 4.
+            leader_state(0, 2, 3, Some(1)),
         ];
         let violations = check(&history);
         let steps: Vec<usize> = violations.iter().map(|violation| violation.step).collect();
-        assert_eq!(steps, vec![4, 5], "{violations:?}");
+        assert_eq!(steps, vec![4, 5, 7], "{violations:?}");
         assert!(violations[0].message.contains("the trim at offset 4"));
         assert!(violations[1].message.contains("carries tag"));
+        assert!(violations[2].message.contains("its own earlier floor"));
     }
 
     /// A node that deletes the segment holding its floor-setting trim breaks it, at the deletion
