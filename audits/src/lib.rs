@@ -24,6 +24,17 @@
 //! (`Replied` with `Appended`) is a promise an audit holds the cluster to; a refusal is a promise
 //! that nothing was written, and a missing reply promises nothing.
 //!
+//! # What the audits need from the driver
+//!
+//! - `Committed` events on (`BrokerConfig::observe_commits`): the committed log is built from
+//!   them; without them most audits have nothing to judge.
+//! - A node's `Committed` for a trim before the `FloorApplied` it causes, and both before any
+//!   `NodeState` that shows the new floor (the broker's output order; the driver keeps it).
+//! - A `NodeState` of a node after each step that changed it (at least: floors, leadership,
+//!   promises), and one of every live node right before `PhaseChanged { phase: End }`.
+//! - `Requested` for every read sent (NoReadBelowFloor matches replies to them), and `Replied`
+//!   for every reply a client received, in the order received.
+//!
 //! # Cost
 //!
 //! The simulator runs every audit on every seed of a sweep, so each audit is one or two linear
@@ -165,3 +176,71 @@ fn invariant_rank(invariant: &str) -> usize {
 
 #[cfg(test)]
 pub(crate) mod test_support;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::*;
+    use felix_core::rules::Twin;
+
+    /// Every twin names an invariant the audits judge, and the names are distinct.
+    #[test]
+    fn invariants_cover_every_twin() {
+        for twin in Twin::ALL {
+            assert!(INVARIANTS.contains(&twin.invariant()), "{twin}");
+        }
+        let mut names = INVARIANTS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), INVARIANTS.len());
+    }
+
+    /// A clean history gives an empty report; a history breaking two invariants gives both,
+    /// ordered by step, each named.
+    #[test]
+    fn audit_merges_and_orders_violations() {
+        let clean = vec![
+            committed(0, write(1, 1, 1)),
+            write_acked(1, 1, 1),
+            committed(1, write(1, 1, 1)),
+            state(0, 1, true, 0, 1),
+            state(1, 1, false, 0, 1),
+            end(),
+        ];
+        let report = audit(&clean);
+        assert!(report.ok(), "{:?}", report.violations);
+        assert_eq!(report.first(), None);
+
+        let broken = vec![
+            committed(0, write(1, 1, 2)),
+            committed(0, write(2, 1, 1)),
+            committed(1, write(1, 2, 2)),
+            state(0, 1, true, 0, 2),
+            state(1, 1, false, 0, 1),
+            end(),
+        ];
+        let report = audit(&broken);
+        let found: Vec<(usize, &str)> = report
+            .violations
+            .iter()
+            .map(|violation| (violation.step, violation.invariant))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (1, STALE_TRIM_REFUSED),
+                (2, COMMITTED_PREFIX_AGREEMENT),
+                (5, CONVERGENCE),
+            ]
+        );
+        assert!(report.violates(CONVERGENCE));
+        assert!(!report.violates(FOLD_AGREEMENT));
+        assert_eq!(
+            report.first().map(ToString::to_string).as_deref(),
+            Some(
+                "StaleTrimRefused at step 1: committed write at offset 2 from holder epoch 1 \
+                 follows the committed write at offset 1 from newer epoch 2"
+            )
+        );
+    }
+}
