@@ -638,6 +638,7 @@ impl Broker {
         self.leader_hint = Some(from);
         self.election_elapsed_ticks = 0;
         let mut ops = Vec::new();
+        let floor_before = self.journal.floor();
         let result = match self
             .journal
             .append_replicated(prev_offset, prev_term, entries, &mut ops)
@@ -660,6 +661,7 @@ impl Broker {
         for op in ops {
             self.persist(op, out);
         }
+        self.observe_floor_at_append(floor_before, out);
         if let AppendResult::Accepted { matched } = result {
             let committed = leader_committed
                 .min(matched)
@@ -932,6 +934,17 @@ impl Broker {
         }
     }
 
+    /// FloorPastCommit twin: a floor applied when its trim was appended is observed there.
+    fn observe_floor_at_append(&mut self, floor_before: Offset, out: &mut Vec<Output>) {
+        if self.journal.floor() > floor_before {
+            out.push(Output::Observe(Event::FloorApplied {
+                node: self.config.id,
+                floor: self.journal.floor(),
+                trim: self.journal.fold().floor_trim,
+            }));
+        }
+    }
+
     // ---- clients ----
 
     fn on_client(
@@ -964,6 +977,7 @@ impl Broker {
         if self.pending.len() >= self.config.pending_acks_max {
             return; // dropped unanswered: the client's outcome is unknown, as with a lost message
         }
+        let floor_before = self.journal.floor();
         match self.journal.sequence(self.hard_state.term, request) {
             Sequenced::Answered(reply) => out.push(Output::Reply {
                 client,
@@ -974,6 +988,7 @@ impl Broker {
                 assert!(!self.pending.contains_key(&offset));
                 self.pending.insert(offset, (client, request_id));
                 self.persist(op, out);
+                self.observe_floor_at_append(floor_before, out);
                 let caught_up: Vec<NodeId> = self
                     .progress
                     .iter()

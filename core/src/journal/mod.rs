@@ -357,10 +357,13 @@ impl Journal {
     /// Evaluates a client request in order with every other append, against this node's own log
     /// (uncommitted records included). Appends at most one record, stamped with `term`.
     pub fn sequence(&mut self, term: Term, request: Request) -> Sequenced {
-        assert!(
-            term >= self.last_term(),
-            "a leader never sequences below its log's last term"
-        );
+        if self.config.rules.jump_keeps_term {
+            // Under JumpResetsTerm a promise can fall below the log's terms: the audits judge it.
+            assert!(
+                term >= self.last_term(),
+                "a leader never sequences below its log's last term"
+            );
+        }
         let tail = self.tail();
         match request {
             Request::Append {
@@ -504,10 +507,12 @@ impl Journal {
             self.tail(),
             "records are appended contiguously"
         );
-        assert!(
-            entry.term >= self.last_term(),
-            "terms never decrease along the log"
-        );
+        if self.config.rules.jump_keeps_term {
+            assert!(
+                entry.term >= self.last_term(),
+                "terms never decrease along the log"
+            );
+        }
         self.trim_index.note_appended(&entry);
         match &entry.command {
             Command::Fence { new, .. } => self.tail_writer = *new,
@@ -784,6 +789,11 @@ impl Journal {
         let floor_before = self.fold.floor;
         let mut ops = Vec::with_capacity(2);
         let keep_suffix = self.term_at(point - 1) == Some(state.base_term);
+        if !keep_suffix && self.committed >= point - 1 {
+            // This node committed a different record at the point's base: only a twin gets here,
+            // and the audits judge it. Jumping would drop committed records.
+            return Jump::Ignored;
+        }
         let drop_suffix = !keep_suffix && self.last_offset() >= point;
         while self
             .entries
@@ -804,8 +814,12 @@ impl Journal {
             self.fold.floor_tag = state.floor_tag.clone();
             self.fold.floor_trim = state.floor_trim;
         }
-        self.fold.writer = state.writer;
-        self.committed = self.committed.max(point - 1);
+        if self.committed < point - 1 {
+            // The walk resumes after the point from the state the records below it folded to. A
+            // node whose walk already passed the point keeps its own (later) writer.
+            self.fold.writer = state.writer;
+            self.committed = point - 1;
+        }
         self.sealed = SealedState {
             writer: state.writer,
             floor: self.fold.floor,
