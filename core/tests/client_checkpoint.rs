@@ -327,3 +327,20 @@ fn explicit_truncate_is_a_fenced_trim() {
     owner.on_reply(id, Reply::TrimNoop { tail: 2 });
     assert_eq!(owner.next_request(), None);
 }
+
+/// A fence whose outcome was unknown and is asked again is refused naming the owner's own token:
+/// that means the first one landed, and the owner holds the fence.
+#[test]
+fn retried_fence_that_already_landed_is_held() {
+    let mut owner = Owner::new(OWNER, Token(2), Token(1), config());
+    let fence = Request::Fence {
+        new: Token(2),
+        old: Token(1),
+    };
+    let id = expect_request(&mut owner, fence.clone());
+    assert!(owner.on_unknown(id).events.is_empty());
+    let id = expect_request(&mut owner, fence);
+    let step = owner.on_reply(id, Reply::FenceMismatch { current: Token(2) });
+    assert!(step.events.is_empty());
+    assert_eq!(owner.status(), OwnerStatus::Fenced);
+}

@@ -9,180 +9,27 @@
 //! is refused with `CursorTooOld` tagged epoch 2, and retires. With `HiddenTrims` or `Untagged`
 //! (no tag), and with the `ReadFromEarliest` and `TailFromRefusal` twins, holder 1 writes and
 //! trims after holder 2, breaking StaleTrimRefused.
+//!
+//! Two variants of the trace cover the broker-side rules the holder leans on: a stale no-op trim
+//! (rule 4; the `NoopSkip` twin leaks the new tail) and a fenced write deleted by retention with no
+//! trim involved (rule 5; the `Retention` twin). The driver is `client_driver::Cluster`.
 
-use felix_core::api::{ClientId, ReadFrom, Reply, Request, RequestId};
-use felix_core::broker::{Broker, BrokerConfig, Input, Message, Output};
+mod client_driver;
+
+use client_driver::{Cluster, Exchange};
+use felix_core::api::{ClientId, ReadFrom, Reply, Request};
 use felix_core::client::{Client, Holder, HolderConfig, HolderOp, HolderStatus};
 use felix_core::history::Event;
-use felix_core::journal::JournalConfig;
-use felix_core::storage::memory::MemoryStore;
-use felix_core::storage::{LogStore, SegmentLayout};
-use felix_core::{Command, Entry, Headers, NodeId, Offset, Rules, Twin};
-use std::collections::VecDeque;
+use felix_core::{Command, Entry, Headers, Offset, Rules, Twin};
 
-const VOTERS: [NodeId; 3] = [0, 1, 2];
 const HOLDER_1: ClientId = 1;
 const HOLDER_2: ClientId = 2;
-/// Every wait in the driver is bounded: a protocol that does not answer fails the test.
-const DRIVER_STEPS_MAX: usize = 10_000;
 
-/// Three brokers, FIFO message delivery, stores synced after every step. Only the leader ticks,
-/// so no follower ever campaigns: the run is the same every time.
-struct Cluster {
-    brokers: Vec<Broker>,
-    stores: Vec<MemoryStore>,
-    network: VecDeque<(NodeId, NodeId, Message)>,
-    replies: Vec<(ClientId, RequestId, Reply)>,
-    history: Vec<Event>,
-}
-
-impl Cluster {
-    fn new(rules: Rules) -> Cluster {
-        let layout = SegmentLayout::default();
-        let brokers = VOTERS
-            .iter()
-            .map(|id| {
-                let mut config = BrokerConfig::new(*id, VOTERS.to_vec(), Vec::new());
-                config.election_timeout_ticks = if *id == 0 { 1 } else { 1_000_000 };
-                config.journal = JournalConfig {
-                    layout,
-                    rules,
-                    ..JournalConfig::default()
-                };
-                Broker::new(config)
-            })
-            .collect();
-        let stores = VOTERS.iter().map(|_| MemoryStore::new(layout)).collect();
-        let mut cluster = Cluster {
-            brokers,
-            stores,
-            network: VecDeque::new(),
-            replies: Vec::new(),
-            history: Vec::new(),
-        };
-        cluster.input(0, Input::Tick);
-        cluster.settle();
-        assert!(cluster.brokers[0].is_leader(), "node 0 is elected");
-        cluster
+fn holder_config() -> HolderConfig {
+    HolderConfig {
+        read_batch_max: 16,
+        ops_max: 4,
     }
-
-    /// One input to one node; persists are applied and synced before its sends go out.
-    fn input(&mut self, node: NodeId, input: Input) {
-        let outputs = self.brokers[node as usize].step_collect(input);
-        let mut persisted = None;
-        for output in outputs {
-            match output {
-                Output::Persist { id, op } => {
-                    self.stores[node as usize]
-                        .apply(&op)
-                        .expect("in-memory apply");
-                    persisted = Some(id);
-                }
-                Output::Send { to, message } => self.network.push_back((node, to, message)),
-                Output::Reply {
-                    client,
-                    request_id,
-                    reply,
-                } => self.replies.push((client, request_id, reply)),
-                Output::Observe(event) => self.history.push(event),
-            }
-        }
-        if let Some(through) = persisted {
-            self.stores[node as usize].sync().expect("in-memory sync");
-            self.input(node, Input::Persisted { through });
-        }
-    }
-
-    /// Delivers messages until the network is empty.
-    fn settle(&mut self) {
-        for _ in 0..DRIVER_STEPS_MAX {
-            let Some((from, to, message)) = self.network.pop_front() else {
-                return;
-            };
-            self.input(to, Input::Message { from, message });
-        }
-        panic!("the network did not settle");
-    }
-
-    /// Sends `request` to the leader and runs the cluster until it is answered.
-    fn request(&mut self, client: ClientId, request_id: RequestId, request: Request) -> Reply {
-        self.history.push(Event::Requested {
-            client,
-            node: 0,
-            request: request.clone(),
-        });
-        self.input(
-            0,
-            Input::Client {
-                client,
-                request_id,
-                request: request.clone(),
-            },
-        );
-        for _ in 0..DRIVER_STEPS_MAX {
-            let answered = self
-                .replies
-                .iter()
-                .position(|(to, id, _)| *to == client && *id == request_id);
-            if let Some(index) = answered {
-                let (_, _, reply) = self.replies.remove(index);
-                self.history.push(Event::Replied {
-                    client,
-                    node: 0,
-                    request,
-                    reply: reply.clone(),
-                });
-                return reply;
-            }
-            if self.network.is_empty() {
-                self.input(0, Input::Tick);
-            }
-            self.settle();
-        }
-        panic!("request {request_id} of client {client} was never answered");
-    }
-
-    /// Every record the leader's walk committed, from its `Committed` events: its log itself may
-    /// have deleted the segments below a floor by now.
-    fn committed(&self) -> Vec<Entry> {
-        self.history
-            .iter()
-            .filter_map(|event| match event {
-                Event::Committed { node: 0, entry } => Some(entry.clone()),
-                _ => None,
-            })
-            .collect()
-    }
-}
-
-/// One request and its reply, as the trace shows them.
-type Exchange = (Request, Reply);
-
-/// Lets `holder` ask and hear answers until it has nothing more to ask; returns what it asked,
-/// what it heard and the events it emitted.
-fn run_holder(
-    cluster: &mut Cluster,
-    holder: &mut Holder,
-    requests_max: usize,
-) -> (Vec<Exchange>, Vec<Event>) {
-    let mut exchanges = Vec::new();
-    let mut events = Vec::new();
-    for _ in 0..requests_max {
-        let Some((id, request)) = holder.next_request() else {
-            return (exchanges, events);
-        };
-        let reply = cluster.request(holder.client_id(), id, request.clone());
-        let step = holder.on_reply(id, reply.clone());
-        cluster.history.extend(step.events.iter().cloned());
-        events.extend(step.events);
-        exchanges.push((request, reply));
-    }
-    assert_eq!(
-        holder.next_request(),
-        None,
-        "the holder stopped within {requests_max} requests"
-    );
-    (exchanges, events)
 }
 
 fn epoch_of(entry: &Entry) -> Option<u64> {
@@ -237,10 +84,7 @@ fn trim(epoch: u64, tail: Offset) -> Request {
 
 /// Steps 1–3 of the trace; returns the cluster and holder 1, paused after reading to tail 2.
 fn first_three_steps(rules: Rules) -> (Cluster, Holder) {
-    let config = HolderConfig {
-        read_batch_max: 16,
-        ops_max: 4,
-    };
+    let config = holder_config();
     let mut cluster = Cluster::new(rules);
     // Step 1: holder 1 has the lease (epoch 1), reads the stream to its tail, and pauses before
     // writing anything. The lease moves to holder 2; nobody tells holder 1.
@@ -271,7 +115,7 @@ fn first_three_steps(rules: Rules) -> (Cluster, Holder) {
     holder_2
         .submit(HolderOp::Trim { floor: u64::MAX })
         .expect("room for a trim");
-    let (exchanges, events) = run_holder(&mut cluster, &mut holder_2, 8);
+    let (exchanges, events) = cluster.run_client(&mut holder_2, 8);
     assert!(events.is_empty());
     assert_eq!(
         exchanges,
@@ -302,8 +146,8 @@ fn holder_1_wakes_up(rules: Rules) -> (Vec<Exchange>, Vec<Event>, Vec<Entry>) {
     holder_1
         .submit(HolderOp::Trim { floor: u64::MAX })
         .expect("room for a trim");
-    let (exchanges, events) = run_holder(&mut cluster, &mut holder_1, 8);
-    (exchanges, events, cluster.committed())
+    let (exchanges, events) = cluster.run_client(&mut holder_1, 8);
+    (exchanges, events, cluster.committed(0))
 }
 
 /// The committed log a stale holder leaves when it writes (4) and trims (5) after holder 2.
@@ -451,9 +295,200 @@ fn the_trace_is_deterministic() {
         holder_1
             .submit(HolderOp::Trim { floor: u64::MAX })
             .expect("room");
-        run_holder(&mut cluster, &mut holder_1, 8);
+        cluster.run_client(&mut holder_1, 8);
         cluster.history
     };
     assert_eq!(run(Rules::default()), run(Rules::default()));
     assert_ne!(run(Rules::default()), run(Twin::Untagged.rules()));
+}
+
+fn write(epoch: u64, tail: Offset, body: &[u8]) -> Request {
+    Request::Append {
+        expected_tail: Some(tail),
+        fence: None,
+        body: body.to_vec(),
+        headers: Headers::with_epoch(epoch),
+    }
+}
+
+/// A variant of the trace for rule 4: holder 1 fenced at 2 and trimmed to 3 (it is serving, tail
+/// 4), then the lease moves; holder 2 is refused as too old with holder 1's own tag (epoch 1, not
+/// news), reports the gap, and makes its fenced write at 4. Holder 1 wakes with a trim at or below
+/// the floor (a no-op) and a write. Returns holder 1's exchanges, events, and node 0's commits.
+fn noop_trim_variant(rules: Rules) -> (Vec<Exchange>, Vec<Event>, Vec<Entry>) {
+    let mut cluster = Cluster::new(rules);
+    let mut holder_1 = Holder::new(HOLDER_1, 1, 1, rules, holder_config());
+    holder_1.submit(HolderOp::Trim { floor: 3 }).expect("room");
+    let (exchanges, _) = cluster.run_client(&mut holder_1, 8);
+    assert_eq!(
+        exchanges[2],
+        (trim(1, 3), Reply::Appended { offset: 3, tail: 4 })
+    );
+    assert_eq!(holder_1.status(), HolderStatus::Serving);
+    let mut holder_2 = Holder::new(HOLDER_2, 2, 1, rules, holder_config());
+    let (exchanges, events) = cluster.run_client(&mut holder_2, 8);
+    assert_eq!(
+        exchanges[0],
+        (
+            read(1),
+            Reply::CursorTooOld {
+                floor: 3,
+                tag: Some(Headers::with_epoch(1))
+            }
+        )
+    );
+    assert_eq!(
+        events,
+        vec![Event::Gap {
+            client: HOLDER_2,
+            from: 1,
+            to: 3
+        }]
+    );
+    assert_eq!(
+        exchanges[2],
+        (fenced_write(2, 4), Reply::Appended { offset: 4, tail: 5 })
+    );
+    holder_1.submit(HolderOp::Trim { floor: 2 }).expect("room");
+    holder_1
+        .submit(HolderOp::Write {
+            body: b"late".to_vec(),
+        })
+        .expect("room");
+    let (exchanges, events) = cluster.run_client(&mut holder_1, 8);
+    (exchanges, events, cluster.committed(0))
+}
+
+/// Rule 4 on: holder 1's no-op trim is checked against the tail and refused; it re-reads from its
+/// cursor, reads holder 2's fenced write and retires.
+#[test]
+fn noop_trim_checks_the_tail_and_holder_1_retires() {
+    let (exchanges, events, committed) = noop_trim_variant(Rules::default());
+    let mut noop_trim = trim(1, 4);
+    if let Request::Trim { floor, .. } = &mut noop_trim {
+        *floor = 2;
+    }
+    assert_eq!(exchanges[0], (noop_trim, Reply::OffsetMismatch { tail: 5 }));
+    assert_eq!(exchanges[1].0, read(4));
+    assert_eq!(
+        events,
+        vec![Event::HolderRetired {
+            client: HOLDER_1,
+            epoch: 1,
+            newer_epoch: 2,
+            by_tag: false
+        }]
+    );
+    assert_eq!(stale_trim_refused_violation(&committed), None);
+}
+
+/// NoopSkip: the no-op trim answers with the new tail unchecked; holder 1 takes it and writes
+/// after holder 2.
+#[test]
+fn noop_skip_leaks_the_tail_and_holder_1_writes_after_holder_2() {
+    let (exchanges, events, committed) = noop_trim_variant(Twin::NoopSkip.rules());
+    assert_eq!(exchanges[0].1, Reply::TrimNoop { tail: 5 });
+    assert_eq!(
+        exchanges[1],
+        (write(1, 5, b"late"), Reply::Appended { offset: 5, tail: 6 })
+    );
+    assert!(events.is_empty());
+    assert_eq!(stale_trim_refused_violation(&committed), Some((5, 1, 2)));
+}
+
+/// A variant of the trace for rule 5: no trim at all. Holder 2 makes its fenced write at 2, then
+/// leadership moves six times (six noops, 3..=8). With retention on, the segment holding the
+/// fenced write (1..=4) is deleted, so holder 1's re-read from 2 is refused untagged and it writes
+/// after holder 2; with retention off, it reads the fenced write and retires.
+fn retention_variant(rules: Rules) -> (Vec<Exchange>, Vec<Event>, Vec<Entry>) {
+    let (mut cluster, mut holder_1) = {
+        let mut cluster = Cluster::new(rules);
+        let mut holder_1 = Holder::new(HOLDER_1, 1, 1, rules, holder_config());
+        let (exchanges, _) = cluster.run_client(&mut holder_1, 1);
+        assert_eq!(
+            exchanges,
+            vec![(
+                read(1),
+                Reply::Records {
+                    records: vec![],
+                    next: 2
+                }
+            )]
+        );
+        (cluster, holder_1)
+    };
+    let mut holder_2 = Holder::new(HOLDER_2, 2, 1, rules, holder_config());
+    let (exchanges, _) = cluster.run_client(&mut holder_2, 8);
+    assert_eq!(
+        exchanges[1],
+        (fenced_write(2, 2), Reply::Appended { offset: 2, tail: 3 })
+    );
+    for node in [1, 2, 0, 1, 2, 0] {
+        cluster.elect(node);
+    }
+    assert_eq!(cluster.brokers[0].committed(), 8);
+    holder_1
+        .submit(HolderOp::Write {
+            body: b"late".to_vec(),
+        })
+        .expect("room");
+    let (exchanges, events) = cluster.run_client(&mut holder_1, 8);
+    (exchanges, events, cluster.committed(0))
+}
+
+/// Retention off (rule 5): the fenced write is still there to read; holder 1 retires.
+#[test]
+fn retention_off_keeps_the_fenced_write_and_holder_1_retires() {
+    let (exchanges, events, committed) = retention_variant(Rules::default());
+    assert_eq!(
+        exchanges[0],
+        (fenced_write(1, 2), Reply::OffsetMismatch { tail: 9 })
+    );
+    assert_eq!(exchanges[1].0, read(2));
+    assert_eq!(
+        events,
+        vec![Event::HolderRetired {
+            client: HOLDER_1,
+            epoch: 1,
+            newer_epoch: 2,
+            by_tag: false
+        }]
+    );
+    assert_eq!(stale_trim_refused_violation(&committed), None);
+}
+
+/// Retention: the fenced write was deleted with no trim involved; the refusal has no tag to carry
+/// and holder 1 writes after holder 2.
+#[test]
+fn retention_deletes_the_fence_and_holder_1_writes_after_holder_2() {
+    let (exchanges, events, committed) = retention_variant(Twin::Retention.rules());
+    assert_eq!(
+        exchanges[..3],
+        [
+            (fenced_write(1, 2), Reply::OffsetMismatch { tail: 9 }),
+            (
+                read(2),
+                Reply::CursorTooOld {
+                    floor: 5,
+                    tag: None
+                }
+            ),
+            (
+                read(5),
+                Reply::Records {
+                    records: vec![],
+                    next: 9
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        events,
+        vec![Event::Gap {
+            client: HOLDER_1,
+            from: 2,
+            to: 5
+        }]
+    );
+    assert_eq!(stale_trim_refused_violation(&committed), Some((9, 1, 2)));
 }

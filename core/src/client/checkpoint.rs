@@ -542,6 +542,11 @@ impl Client for Owner {
                     self.fenced = true;
                     Step::none()
                 }
+                // Our own fence is in force: an earlier attempt whose outcome was unknown landed.
+                Reply::FenceMismatch { current } if current == self.token => {
+                    self.fenced = true;
+                    Step::none()
+                }
                 Reply::FenceMismatch { current } => self.stop(current),
                 Reply::NotLeader { hint } => Step::route(Route::Leader(hint)),
                 _ => Step::none(),
