@@ -1,0 +1,1063 @@
+//! Broker engine tests: set up a state, take ONE step, assert the exact outputs (openraft style).
+//!
+//! States are built with a tiny synchronous driver (`Net`): every `Persist` is made durable at once
+//! and reported back, every `Send` is delivered in order. The step under test is then taken by hand
+//! with `Broker::step_collect`, and its outputs compared whole.
+
+use felix_core::api::{ClientId, InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
+use felix_core::broker::{AppendResult, Broker, BrokerConfig, Input, Message, Output, Role};
+use felix_core::history::Event;
+use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term, Token};
+use felix_core::rules::{Rules, Twin};
+use felix_core::storage::{HardState, SealedState, SegmentLayout, StorageOp};
+use std::collections::{BTreeMap, VecDeque};
+
+const VOTERS: [NodeId; 3] = [0, 1, 2];
+const REPLICA: NodeId = 3;
+
+fn config(id: NodeId, rules: Rules) -> BrokerConfig {
+    let mut config = BrokerConfig::new(id, VOTERS.to_vec(), vec![REPLICA]);
+    config.election_timeout_ticks = 10 + id as u64 * 5;
+    config.heartbeat_ticks = 2;
+    config.journal.layout = SegmentLayout {
+        records_per_segment: 4,
+    };
+    config.journal.rules = rules;
+    config
+}
+
+/// A synchronous driver: persists are durable at once, messages delivered in order, unless the
+/// destination is cut off.
+struct Net {
+    nodes: BTreeMap<NodeId, Broker>,
+    cut: Vec<NodeId>,
+    replies: Vec<(ClientId, RequestId, Reply)>,
+}
+
+impl Net {
+    fn new(rules: Rules) -> Net {
+        let nodes = (0..4)
+            .map(|id| (id, Broker::new(config(id, rules))))
+            .collect();
+        Net {
+            nodes,
+            cut: Vec::new(),
+            replies: Vec::new(),
+        }
+    }
+
+    fn node(&mut self, id: NodeId) -> &mut Broker {
+        self.nodes.get_mut(&id).expect("a node of the test cluster")
+    }
+
+    /// Feeds `input` to `id` and carries out everything that follows until quiet.
+    fn input(&mut self, id: NodeId, input: Input) {
+        let mut queue: VecDeque<(NodeId, Input)> = VecDeque::from([(id, input)]);
+        while let Some((id, input)) = queue.pop_front() {
+            if self.cut.contains(&id) {
+                continue;
+            }
+            let outputs = self.node(id).step_collect(input);
+            for output in outputs {
+                match output {
+                    Output::Persist { id: persist, .. } => {
+                        let more = self
+                            .node(id)
+                            .step_collect(Input::Persisted { through: persist });
+                        // Persisted only observes or commits; carry those out at once too.
+                        for output in more {
+                            self.carry(id, output, &mut queue);
+                        }
+                    }
+                    other => self.carry(id, other, &mut queue),
+                }
+            }
+        }
+    }
+
+    fn carry(&mut self, from: NodeId, output: Output, queue: &mut VecDeque<(NodeId, Input)>) {
+        match output {
+            Output::Send { to, message } => queue.push_back((to, Input::Message { from, message })),
+            Output::Reply {
+                client,
+                request_id,
+                reply,
+            } => self.replies.push((client, request_id, reply)),
+            Output::Persist { .. } | Output::Observe(_) => {}
+        }
+    }
+
+    /// Node 0 campaigns and wins term 1; the noop commits everywhere.
+    fn elect_zero(&mut self) {
+        for _ in 0..10 {
+            self.input(0, Input::Tick);
+        }
+        assert!(self.node(0).is_leader());
+        self.heartbeat(0);
+    }
+
+    fn heartbeat(&mut self, leader: NodeId) {
+        for _ in 0..2 {
+            self.input(leader, Input::Tick);
+        }
+    }
+
+    fn client(&mut self, node: NodeId, request: Request) {
+        self.input(
+            node,
+            Input::Client {
+                client: 9,
+                request_id: 1,
+                request,
+            },
+        );
+    }
+}
+
+fn write(body: &str) -> Request {
+    Request::Append {
+        expected_tail: None,
+        fence: None,
+        body: body.as_bytes().to_vec(),
+        headers: Headers::default(),
+    }
+}
+
+fn trim_to(floor: Offset, epoch: u64) -> Request {
+    Request::Trim {
+        expected_tail: None,
+        fence: None,
+        floor,
+        headers: Headers::with_epoch(epoch),
+    }
+}
+
+fn append_entries(
+    term: Term,
+    prev: (Offset, Term),
+    entries: Vec<Entry>,
+    committed: Offset,
+) -> Message {
+    Message::AppendEntries {
+        term,
+        prev_offset: prev.0,
+        prev_term: prev.1,
+        entries,
+        committed,
+    }
+}
+
+fn noop(offset: Offset, term: Term) -> Entry {
+    Entry {
+        offset,
+        term,
+        command: Command::Noop,
+    }
+}
+
+fn reply_to(to: NodeId, term: Term, result: AppendResult) -> Output {
+    Output::Send {
+        to,
+        message: Message::AppendReply { term, result },
+    }
+}
+
+/// A cluster whose leader 0 holds 10 writes after its noop and a trim at 12 asking for floor 10,
+/// all committed on 0, 1, 2 and the replica.
+fn trimmed_cluster(rules: Rules) -> Net {
+    let mut net = Net::new(rules);
+    net.elect_zero();
+    for index in 0..10 {
+        net.client(0, write(&format!("w{index}")));
+    }
+    net.client(0, trim_to(10, 2));
+    net.heartbeat(0);
+    net
+}
+
+// ---- elections ----
+
+#[test]
+fn follower_campaigns_at_its_timeout_persisting_its_vote_before_asking() {
+    // Proves the election start: term+1 and self-vote are persisted before the RequestVotes.
+    let mut node = Broker::new(config(0, Rules::default()));
+    for _ in 0..9 {
+        assert_eq!(node.step_collect(Input::Tick), vec![]);
+    }
+    let request = Message::RequestVote {
+        term: 1,
+        last_offset: 0,
+        last_term: 0,
+    };
+    assert_eq!(
+        node.step_collect(Input::Tick),
+        vec![
+            Output::Persist {
+                id: 1,
+                op: StorageOp::HardState(HardState {
+                    term: 1,
+                    vote: Some(0)
+                })
+            },
+            Output::Send {
+                to: 1,
+                message: request.clone()
+            },
+            Output::Send {
+                to: 2,
+                message: request
+            },
+        ]
+    );
+    assert_eq!(node.role(), Role::Candidate);
+    assert_eq!(
+        node.step_collect(Input::Persisted { through: 1 }),
+        vec![Output::Observe(Event::PromiseChanged {
+            node: 0,
+            term: 1,
+            vote: Some(0)
+        })]
+    );
+}
+
+#[test]
+fn candidate_with_a_majority_becomes_leader_and_appends_its_noop() {
+    // Proves election by majority: one granted vote (plus its own) makes a leader of 3 voters,
+    // which observes it, appends a noop for its term and replicates it to voters and replica.
+    let mut node = Broker::new(config(0, Rules::default()));
+    node.step(Input::ElectionTimeout { ticks: 1 }, &mut Vec::new());
+    node.step_collect(Input::Tick);
+    let outputs = node.step_collect(Input::Message {
+        from: 1,
+        message: Message::Vote {
+            term: 1,
+            granted: true,
+        },
+    });
+    let send = |to| Output::Send {
+        to,
+        message: append_entries(1, (0, 0), vec![noop(1, 1)], 0),
+    };
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Observe(Event::BecameLeader { node: 0, term: 1 }),
+            Output::Persist {
+                id: 2,
+                op: StorageOp::Append(vec![noop(1, 1)])
+            },
+            send(1),
+            send(2),
+            send(REPLICA),
+        ]
+    );
+    assert!(node.is_leader());
+}
+
+#[test]
+fn follower_grants_a_vote_after_persisting_it_and_refuses_a_stale_log() {
+    // Proves votes are persisted before they are answered, and the log up-to-date check.
+    let mut node = Broker::new(config(1, Rules::default()));
+    let ask = |term, last_offset, last_term| Input::Message {
+        from: 0,
+        message: Message::RequestVote {
+            term,
+            last_offset,
+            last_term,
+        },
+    };
+    assert_eq!(
+        node.step_collect(ask(1, 0, 0)),
+        vec![
+            Output::Persist {
+                id: 1,
+                op: StorageOp::HardState(HardState {
+                    term: 1,
+                    vote: None
+                })
+            },
+            Output::Persist {
+                id: 2,
+                op: StorageOp::HardState(HardState {
+                    term: 1,
+                    vote: Some(0)
+                })
+            },
+            Output::Send {
+                to: 0,
+                message: Message::Vote {
+                    term: 1,
+                    granted: true
+                }
+            },
+        ]
+    );
+    // Another candidate in the same term is refused: the vote is spent.
+    let other = node.step_collect(Input::Message {
+        from: 2,
+        message: Message::RequestVote {
+            term: 1,
+            last_offset: 5,
+            last_term: 1,
+        },
+    });
+    assert_eq!(
+        other,
+        vec![Output::Send {
+            to: 2,
+            message: Message::Vote {
+                term: 1,
+                granted: false
+            }
+        }]
+    );
+    // A candidate whose log is behind is refused even in a newer term.
+    node.step_collect(Input::Message {
+        from: 0,
+        message: append_entries(1, (0, 0), vec![noop(1, 1)], 0),
+    });
+    assert_eq!(
+        node.step_collect(ask(2, 0, 0)),
+        vec![
+            Output::Persist {
+                id: 4,
+                op: StorageOp::HardState(HardState {
+                    term: 2,
+                    vote: None
+                })
+            },
+            Output::Send {
+                to: 0,
+                message: Message::Vote {
+                    term: 2,
+                    granted: false
+                }
+            },
+        ]
+    );
+}
+
+#[test]
+fn replica_never_votes_and_never_campaigns() {
+    // Proves a non-voting replica stays out of elections.
+    let mut replica = Broker::new(config(REPLICA, Rules::default()));
+    for _ in 0..100 {
+        assert_eq!(replica.step_collect(Input::Tick), vec![]);
+    }
+    let outputs = replica.step_collect(Input::Message {
+        from: 0,
+        message: Message::RequestVote {
+            term: 1,
+            last_offset: 0,
+            last_term: 0,
+        },
+    });
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Persist {
+                id: 1,
+                op: StorageOp::HardState(HardState {
+                    term: 1,
+                    vote: None
+                })
+            },
+            Output::Send {
+                to: 0,
+                message: Message::Vote {
+                    term: 1,
+                    granted: false
+                }
+            },
+        ]
+    );
+    assert_eq!(replica.role(), Role::Replica);
+}
+
+// ---- writes, commit, the deposed leader ----
+
+#[test]
+fn leader_sequences_a_write_and_acks_only_once_committed_on_a_durable_majority() {
+    // Proves the ack rule: no Appended before the leader's own persist is durable AND a follower
+    // acknowledged; then exactly one Committed and one Appended.
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    let leader = net.node(0);
+    let outputs = leader.step_collect(Input::Client {
+        client: 7,
+        request_id: 3,
+        request: write("x"),
+    });
+    let entry = Entry {
+        offset: 2,
+        term: 1,
+        command: Command::Write {
+            body: b"x".to_vec(),
+            headers: Headers::default(),
+        },
+    };
+    let send = |to| Output::Send {
+        to,
+        message: append_entries(1, (1, 1), vec![entry.clone()], 1),
+    };
+    let persist_id = match &outputs[0] {
+        Output::Persist { id, .. } => *id,
+        other => panic!("expected a persist first, got {other:?}"),
+    };
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Persist {
+                id: persist_id,
+                op: StorageOp::Append(vec![entry.clone()])
+            },
+            send(1),
+            send(2),
+            send(REPLICA),
+        ]
+    );
+    // A follower's ack alone does not commit: the leader's own record is not durable yet.
+    let ack = Input::Message {
+        from: 1,
+        message: Message::AppendReply {
+            term: 1,
+            result: AppendResult::Accepted { matched: 2 },
+        },
+    };
+    assert_eq!(leader.step_collect(ack), vec![]);
+    assert_eq!(
+        leader.step_collect(Input::Persisted {
+            through: persist_id
+        }),
+        vec![
+            Output::Observe(Event::Committed { node: 0, entry }),
+            Output::Reply {
+                client: 7,
+                request_id: 3,
+                reply: Reply::Appended { offset: 2, tail: 3 }
+            },
+        ]
+    );
+}
+
+#[test]
+fn ack_before_sync_twin_acks_before_the_leader_is_durable() {
+    // Proves the AckBeforeSync switch matters: with it off, the follower's ack alone commits.
+    let mut net = Net::new(Twin::AckBeforeSync.rules());
+    net.elect_zero();
+    let leader = net.node(0);
+    leader.step_collect(Input::Client {
+        client: 7,
+        request_id: 3,
+        request: write("x"),
+    });
+    let ack = Input::Message {
+        from: 1,
+        message: Message::AppendReply {
+            term: 1,
+            result: AppendResult::Accepted { matched: 2 },
+        },
+    };
+    let outputs = leader.step_collect(ack);
+    assert!(outputs.contains(&Output::Reply {
+        client: 7,
+        request_id: 3,
+        reply: Reply::Appended { offset: 2, tail: 3 }
+    }));
+}
+
+#[test]
+fn follower_acks_only_after_its_persist_in_the_output_order() {
+    // Proves persist-before-send on the follower: the AppendReply follows the Persist (and precedes
+    // it only under AckBeforeSync).
+    for (rules, persist_first) in [
+        (Rules::default(), true),
+        (Twin::AckBeforeSync.rules(), false),
+    ] {
+        let mut node = Broker::new(config(1, rules));
+        let outputs = node.step_collect(Input::Message {
+            from: 0,
+            message: append_entries(0, (0, 0), vec![noop(1, 0)], 0),
+        });
+        let persist = Output::Persist {
+            id: 1,
+            op: StorageOp::Append(vec![noop(1, 0)]),
+        };
+        let reply = reply_to(0, 0, AppendResult::Accepted { matched: 1 });
+        let expected = if persist_first {
+            vec![persist, reply]
+        } else {
+            vec![reply, persist]
+        };
+        assert_eq!(outputs, expected);
+    }
+}
+
+#[test]
+fn deposed_leader_keeps_taking_writes_that_never_commit_or_ack() {
+    // Proves the deposed leader: cut off, it still sequences a write into its own log (no reply),
+    // and on hearing the newer term it steps down with the write unacknowledged.
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    net.cut = vec![0];
+    for _ in 0..15 {
+        net.input(1, Input::Tick);
+    }
+    assert!(net.node(1).is_leader());
+    assert_eq!(net.node(1).term(), 2);
+    net.cut.clear();
+    let old = net.node(0);
+    assert!(old.is_leader());
+    let outputs = old.step_collect(Input::Client {
+        client: 7,
+        request_id: 4,
+        request: write("stale"),
+    });
+    assert!(
+        matches!(&outputs[0], Output::Persist { op: StorageOp::Append(entries), .. } if entries[0].offset == 2 && entries[0].term == 1)
+    );
+    assert!(outputs
+        .iter()
+        .all(|output| !matches!(output, Output::Reply { .. })));
+    // Node 1 (term 2) answers the stale AppendEntries with its term; node 0 steps down.
+    let outputs = old.step_collect(Input::Message {
+        from: 1,
+        message: Message::AppendReply {
+            term: 2,
+            result: AppendResult::Rejected { next: 2 },
+        },
+    });
+    assert_eq!(
+        outputs,
+        vec![Output::Persist {
+            id: 4,
+            op: StorageOp::HardState(HardState {
+                term: 2,
+                vote: None
+            })
+        }]
+    );
+    assert_eq!(old.role(), Role::Follower);
+    assert_eq!(old.committed(), 1);
+}
+
+#[test]
+fn follower_truncates_a_conflicting_uncommitted_suffix() {
+    // Proves log matching: records of an older term are replaced by the leader's.
+    let mut node = Broker::new(config(1, Rules::default()));
+    node.step_collect(Input::Message {
+        from: 0,
+        message: append_entries(1, (0, 0), vec![noop(1, 1), noop(2, 1), noop(3, 1)], 1),
+    });
+    let outputs = node.step_collect(Input::Message {
+        from: 2,
+        message: append_entries(2, (1, 1), vec![noop(2, 2)], 2),
+    });
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Persist {
+                id: 3,
+                op: StorageOp::HardState(HardState {
+                    term: 2,
+                    vote: None
+                })
+            },
+            Output::Persist {
+                id: 4,
+                op: StorageOp::TruncateSuffix { from: 2 }
+            },
+            Output::Persist {
+                id: 5,
+                op: StorageOp::Append(vec![noop(2, 2)])
+            },
+            Output::Observe(Event::Committed {
+                node: 1,
+                entry: noop(2, 2)
+            }),
+            reply_to(2, 2, AppendResult::Accepted { matched: 2 }),
+        ]
+    );
+    assert_eq!(node.tail(), 3);
+}
+
+#[test]
+fn follower_redirects_client_writes_and_serves_reads() {
+    // Proves followers answer NotLeader with the leader they heard from, and serve reads.
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    net.client(0, write("x"));
+    net.heartbeat(0);
+    let follower = net.node(2);
+    assert_eq!(
+        follower.step_collect(Input::Client {
+            client: 7,
+            request_id: 1,
+            request: write("y")
+        }),
+        vec![Output::Reply {
+            client: 7,
+            request_id: 1,
+            reply: Reply::NotLeader { hint: Some(0) }
+        }]
+    );
+    let read = Request::Read {
+        from: ReadFrom::Offset(1),
+        max_records: 10,
+    };
+    let record = ReadRecord {
+        offset: 2,
+        body: b"x".to_vec(),
+        headers: Headers::default(),
+    };
+    assert_eq!(
+        follower.step_collect(Input::Client {
+            client: 7,
+            request_id: 2,
+            request: read
+        }),
+        vec![Output::Reply {
+            client: 7,
+            request_id: 2,
+            reply: Reply::Records {
+                records: vec![record],
+                next: 3
+            }
+        }]
+    );
+}
+
+#[test]
+fn bad_requests_get_typed_answers() {
+    // Proves no client input panics a leader: floor above offset, stale fence, bad headers,
+    // out-of-range reads.
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    let leader = net.node(0);
+    let mut ask = |request| match leader
+        .step_collect(Input::Client {
+            client: 1,
+            request_id: 1,
+            request,
+        })
+        .as_slice()
+    {
+        [Output::Reply { reply, .. }] => reply.clone(),
+        other => panic!("expected one reply, got {other:?}"),
+    };
+    assert_eq!(
+        ask(trim_to(5, 1)),
+        Reply::Invalid(InvalidRequest::FloorAboveOffset {
+            floor: 5,
+            offset: 2
+        })
+    );
+    assert_eq!(
+        ask(Request::Append {
+            expected_tail: None,
+            fence: Some(Token(3)),
+            body: vec![],
+            headers: Headers::default()
+        }),
+        Reply::FenceMismatch { current: Token(0) }
+    );
+    let mut headers = Headers::default();
+    headers.0.insert(String::new(), String::new());
+    assert!(matches!(
+        ask(Request::Append {
+            expected_tail: None,
+            fence: None,
+            body: vec![],
+            headers
+        }),
+        Reply::Invalid(InvalidRequest::MalformedHeaders { .. })
+    ));
+    assert_eq!(
+        ask(Request::Read {
+            from: ReadFrom::Offset(9),
+            max_records: 1
+        }),
+        Reply::Invalid(InvalidRequest::ReadPastTail { from: 9, tail: 2 })
+    );
+    assert_eq!(
+        ask(Request::Fence {
+            new: Token(1),
+            old: Token(2)
+        }),
+        Reply::FenceMismatch { current: Token(0) }
+    );
+}
+
+// ---- floors, compaction, reads below the floor ----
+
+#[test]
+fn follower_applies_the_floor_when_the_commit_reaches_the_trim_and_compacts() {
+    // Proves the lazy floor and compaction on a follower in one step: the AppendEntries that
+    // commits the trim applies its floor, deletes whole segments below it and seals the state.
+    // Node 1 holds the leader's 12 records (noop, 10 writes, the trim) with 11 committed.
+    let mut leader_entries = vec![noop(1, 1)];
+    for index in 0..10u64 {
+        let body = format!("w{index}").into_bytes();
+        leader_entries.push(Entry {
+            offset: index + 2,
+            term: 1,
+            command: Command::Write {
+                body,
+                headers: Headers::default(),
+            },
+        });
+    }
+    let trim = Command::Trim {
+        floor: 10,
+        headers: Headers::with_epoch(2),
+        fence: None,
+    };
+    leader_entries.push(Entry {
+        offset: 12,
+        term: 1,
+        command: trim,
+    });
+    let mut node = Broker::new(config(1, Rules::default()));
+    node.step_collect(Input::Message {
+        from: 0,
+        message: append_entries(1, (0, 0), leader_entries.clone(), 11),
+    });
+    assert_eq!(node.floor(), 1);
+    let outputs = node.step_collect(Input::Message {
+        from: 0,
+        message: append_entries(1, (12, 1), vec![], 12),
+    });
+    let sealed = SealedState {
+        writer: Token(0),
+        floor: 10,
+        floor_tag: Some(Headers::with_epoch(2)),
+        floor_trim: Some(12),
+        base_offset: 8,
+        base_term: 1,
+    };
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Observe(Event::Committed {
+                node: 1,
+                entry: leader_entries[11].clone()
+            }),
+            Output::Observe(Event::FloorApplied {
+                node: 1,
+                floor: 10,
+                trim: Some(12)
+            }),
+            Output::Persist {
+                id: 3,
+                op: StorageOp::Compact { below: 9, sealed }
+            },
+            Output::Observe(Event::SegmentsDeleted {
+                node: 1,
+                below: 9,
+                readable_start: 10,
+                retention: false
+            }),
+            reply_to(0, 1, AppendResult::Accepted { matched: 12 }),
+        ]
+    );
+}
+
+#[test]
+fn read_below_the_floor_on_any_node_is_cursor_too_old_with_the_tag() {
+    // Proves the refusal carries the floor-setting trim's headers on the leader, a follower and the
+    // replica alike.
+    let mut net = trimmed_cluster(Rules::default());
+    for id in [0, 1, REPLICA] {
+        let outputs = net.node(id).step_collect(Input::Client {
+            client: 5,
+            request_id: 1,
+            request: Request::Read {
+                from: ReadFrom::Offset(3),
+                max_records: 5,
+            },
+        });
+        let reply = Reply::CursorTooOld {
+            floor: 10,
+            tag: Some(Headers::with_epoch(2)),
+        };
+        assert_eq!(
+            outputs,
+            vec![Output::Reply {
+                client: 5,
+                request_id: 1,
+                reply
+            }],
+            "node {id}"
+        );
+    }
+}
+
+// ---- the trim-point jump ----
+
+#[test]
+fn leader_answers_a_catch_up_below_its_first_held_offset_with_trimmed_to() {
+    // Proves TrimmedTo is sent (and observed) when a peer needs records the leader deleted.
+    let mut net = stranded_cluster();
+    assert_eq!(net.node(0).first_held(), 9);
+    let state = net.node(0).journal().sealed().clone();
+    let outputs = net.node(0).step_collect(Input::Message {
+        from: 2,
+        message: Message::AppendReply {
+            term: 1,
+            result: AppendResult::Rejected { next: 2 },
+        },
+    });
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Send {
+                to: 2,
+                message: Message::TrimmedTo { point: 9, state }
+            },
+            Output::Observe(Event::TrimmedToSent {
+                node: 0,
+                to: 2,
+                point: 9
+            }),
+        ]
+    );
+}
+
+/// Leader 0 wrote, trimmed (floor 10) and compacted below 9 while voter 2 was cut off after the
+/// noop; voter 2 is still cut off.
+fn stranded_cluster() -> Net {
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    net.cut = vec![2];
+    for index in 0..10 {
+        net.client(0, write(&format!("w{index}")));
+    }
+    net.client(0, trim_to(10, 2));
+    net.heartbeat(0);
+    net.client(0, write("after"));
+    net.heartbeat(0);
+    net
+}
+
+fn jump_state() -> SealedState {
+    SealedState {
+        writer: Token(3),
+        floor: 10,
+        floor_tag: Some(Headers::with_epoch(2)),
+        floor_trim: Some(12),
+        base_offset: 8,
+        base_term: 1,
+    }
+}
+
+/// A follower in term 5 that voted for 2, holding 3 committed records of term 1.
+fn stranded_follower(rules: Rules) -> Broker {
+    let entries = vec![noop(1, 1), noop(2, 1), noop(3, 1)];
+    Broker::recover(
+        config(1, rules),
+        HardState {
+            term: 5,
+            vote: Some(2),
+        },
+        None,
+        1,
+        entries,
+    )
+    .expect("a consistent recovered store")
+}
+
+#[test]
+fn trimmed_to_is_applied_in_one_op_and_never_touches_term_or_vote() {
+    // Proves the jump: one TrimmedTo op, Jumped and FloorApplied observed, replication resumes at
+    // the point, and the promise (term 5, vote 2) is unchanged.
+    let mut node = stranded_follower(Rules::default());
+    let outputs = node.step_collect(Input::Message {
+        from: 0,
+        message: Message::TrimmedTo {
+            point: 9,
+            state: jump_state(),
+        },
+    });
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Persist {
+                id: 1,
+                op: StorageOp::TrimmedTo {
+                    point: 9,
+                    state: jump_state()
+                }
+            },
+            Output::Observe(Event::Jumped {
+                node: 1,
+                point: 9,
+                replica: false
+            }),
+            Output::Observe(Event::FloorApplied {
+                node: 1,
+                floor: 10,
+                trim: None
+            }),
+            reply_to(0, 5, AppendResult::Accepted { matched: 8 }),
+        ]
+    );
+    assert_eq!(
+        node.hard_state(),
+        HardState {
+            term: 5,
+            vote: Some(2)
+        }
+    );
+    assert_eq!(
+        (node.floor(), node.committed(), node.first_held()),
+        (10, 8, 9)
+    );
+}
+
+#[test]
+fn jump_resets_term_twin_overwrites_the_promise() {
+    // Proves the JumpResetsTerm switch matters: with it off the jump persists the sealed term and
+    // no vote, lowering the promise (what TermNeverDecreases catches).
+    let mut node = stranded_follower(Twin::JumpResetsTerm.rules());
+    let outputs = node.step_collect(Input::Message {
+        from: 0,
+        message: Message::TrimmedTo {
+            point: 9,
+            state: jump_state(),
+        },
+    });
+    assert_eq!(
+        outputs[1],
+        Output::Persist {
+            id: 2,
+            op: StorageOp::HardState(HardState {
+                term: 1,
+                vote: None
+            })
+        }
+    );
+    assert_eq!(
+        node.hard_state(),
+        HardState {
+            term: 1,
+            vote: None
+        }
+    );
+}
+
+#[test]
+fn trimmed_to_at_or_below_the_floor_is_ignored() {
+    // Proves a point the node already passed changes nothing and asks again from its tail.
+    let mut node = stranded_follower(Rules::default());
+    node.step_collect(Input::Message {
+        from: 0,
+        message: Message::TrimmedTo {
+            point: 9,
+            state: jump_state(),
+        },
+    });
+    let older = SealedState {
+        floor: 5,
+        floor_trim: Some(6),
+        base_offset: 4,
+        ..jump_state()
+    };
+    let outputs = node.step_collect(Input::Message {
+        from: 0,
+        message: Message::TrimmedTo {
+            point: 5,
+            state: older,
+        },
+    });
+    assert_eq!(
+        outputs,
+        vec![reply_to(0, 5, AppendResult::Rejected { next: 9 })]
+    );
+    assert_eq!((node.floor(), node.first_held()), (10, 9));
+}
+
+#[test]
+fn replica_jumps_too_and_answers_not_held_for_a_range_it_skipped() {
+    // Proves the replica takes the same jump, and that a jumped node answers NotHeld for a range
+    // above its floor it does not hold (a sender whose state names a floor below its point).
+    let mut replica = Broker::new(config(REPLICA, Rules::default()));
+    let state = SealedState {
+        floor: 5,
+        floor_tag: None,
+        floor_trim: None,
+        ..jump_state()
+    };
+    let outputs = replica.step_collect(Input::Message {
+        from: 0,
+        message: Message::TrimmedTo {
+            point: 9,
+            state: state.clone(),
+        },
+    });
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Persist {
+                id: 1,
+                op: StorageOp::TrimmedTo { point: 9, state }
+            },
+            Output::Observe(Event::Jumped {
+                node: REPLICA,
+                point: 9,
+                replica: true
+            }),
+            Output::Observe(Event::FloorApplied {
+                node: REPLICA,
+                floor: 5,
+                trim: None
+            }),
+            reply_to(0, 0, AppendResult::Accepted { matched: 8 }),
+        ]
+    );
+    let read = |from| Input::Client {
+        client: 1,
+        request_id: 1,
+        request: Request::Read {
+            from: ReadFrom::Offset(from),
+            max_records: 5,
+        },
+    };
+    assert_eq!(
+        replica.step_collect(read(6)),
+        vec![Output::Reply {
+            client: 1,
+            request_id: 1,
+            reply: Reply::NotHeld { from: 6 }
+        }]
+    );
+    assert_eq!(
+        replica.step_collect(read(2)),
+        vec![Output::Reply {
+            client: 1,
+            request_id: 1,
+            reply: Reply::CursorTooOld {
+                floor: 5,
+                tag: None
+            }
+        }]
+    );
+}
+
+#[test]
+fn stranded_follower_recovers_by_jumping_through_the_cluster() {
+    // Proves end to end with the test driver: a voter cut off while the cluster trims and compacts
+    // past it comes back, is sent TrimmedTo, jumps, and converges to the leader's committed prefix.
+    let mut net = stranded_cluster();
+    assert_eq!(net.node(0).first_held(), 9);
+    assert_eq!(net.node(2).tail(), 2);
+    net.cut.clear();
+    net.heartbeat(0);
+    net.heartbeat(0);
+    let leader_committed = net.node(0).committed();
+    let node = net.node(2);
+    assert_eq!(node.first_held(), 9);
+    assert_eq!(node.committed(), leader_committed);
+    assert_eq!(node.floor(), 10);
+    assert_eq!(node.floor_tag(), Some(&Headers::with_epoch(2)));
+    assert_eq!(node.term(), 1);
+}
