@@ -7,6 +7,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bench;
 mod check;
 mod exit;
 mod explore;
@@ -23,6 +24,8 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     // One variant per working subcommand; see each module for its arguments.
+    /// Measure throughput (`felix bench store`: append + read on both log stores).
+    Bench(bench::BenchArgs),
     /// Check model configurations with Stateright (exit 1 on a violation).
     Check(check::CheckArgs),
     /// Serve Stateright's Explorer on one model configuration (blocks).
@@ -32,6 +35,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code: u8 = match cli.command {
+        Command::Bench(args) => bench::run(args),
         Command::Check(args) => check::run(args),
         Command::Explore(args) => explore::run(args),
     };
