@@ -511,31 +511,9 @@ impl Owner {
         }
         Step::none()
     }
-}
 
-impl Client for Owner {
-    fn client_id(&self) -> ClientId {
-        self.client
-    }
-
-    fn next_request(&mut self) -> Option<(RequestId, Request)> {
-        if self.is_finished() || self.in_flight.is_some() {
-            return None;
-        }
-        let (pending, request) = self.plan()?;
-        let id = self.ids.take();
-        self.in_flight = Some((id, pending));
-        Some((id, request))
-    }
-
-    fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
-        let Some((in_flight_id, pending)) = self.in_flight else {
-            return Step::ignored();
-        };
-        if in_flight_id != id || self.is_finished() {
-            return Step::ignored();
-        }
-        self.in_flight = None;
+    /// Handles the reply to the request in flight (already taken).
+    fn on_reply_to(&mut self, pending: Pending, reply: Reply) -> Step {
         match pending {
             Pending::Fence => match reply {
                 Reply::Appended { .. } => {
@@ -565,6 +543,43 @@ impl Client for Owner {
             Pending::RunRecord => self.on_run_record(reply),
             Pending::Truncate { explicit } => self.on_truncate(explicit, reply),
         }
+    }
+}
+
+impl Client for Owner {
+    fn client_id(&self) -> ClientId {
+        self.client
+    }
+
+    fn next_request(&mut self) -> Option<(RequestId, Request)> {
+        if self.is_finished() || self.in_flight.is_some() {
+            return None;
+        }
+        let (pending, request) = self.plan()?;
+        let id = self.ids.take();
+        self.in_flight = Some((id, pending));
+        Some((id, request))
+    }
+
+    fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
+        let Some((in_flight_id, pending)) = self.in_flight else {
+            return Step::ignored();
+        };
+        if in_flight_id != id || self.is_finished() {
+            return Step::ignored();
+        }
+        self.in_flight = None;
+        let cursor_before = self.cursor;
+        let step = self.on_reply_to(pending, reply);
+        assert!(
+            self.cursor >= cursor_before,
+            "an owner's cursor never goes back"
+        );
+        assert!(
+            !self.is_finished() || self.ops.is_empty(),
+            "a finished owner has no work"
+        );
+        step
     }
 
     fn on_unknown(&mut self, id: RequestId) -> Step {

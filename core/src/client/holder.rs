@@ -428,6 +428,7 @@ impl Client for Holder {
         if in_flight_id != id || self.retired.is_some() {
             return Step::ignored();
         }
+        let cursor_before = self.cursor;
         let step = match pending {
             Pending::Read { from } => self.on_read(from, reply),
             Pending::FencedWrite { expected_tail }
@@ -436,6 +437,14 @@ impl Client for Holder {
         };
         // `unknown()` already took the request in flight; every other path ends it here.
         self.in_flight = None;
+        assert!(
+            self.cursor >= cursor_before,
+            "a holder's cursor never goes back"
+        );
+        assert!(
+            self.retired.is_none() || self.ops.is_empty(),
+            "a retired holder has no work"
+        );
         step
     }
 
