@@ -11,6 +11,9 @@ mod bench;
 mod check;
 mod exit;
 mod explore;
+mod replay;
+mod sweep;
+mod twins;
 mod twins_model;
 
 /// Felix: deterministic simulation and model checking of a replicated journal.
@@ -30,6 +33,12 @@ enum Command {
     Check(check::CheckArgs),
     /// Serve Stateright's Explorer on one model configuration (blocks).
     Explore(explore::ExploreArgs),
+    /// Run many seeds of the simulator; print every failing seed with its replay command.
+    Sweep(sweep::SweepArgs),
+    /// Rerun one seed of the simulator, explain it, optionally write its trace.
+    Replay(replay::ReplayArgs),
+    /// Hold every twin to the invariant it must break (model and/or simulator).
+    Twins(twins::TwinsArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +47,9 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Check(args) => check::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Twins(args) => twins::run(args),
     };
     ExitCode::from(code)
 }

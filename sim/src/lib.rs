@@ -10,9 +10,162 @@
 //! Entry point: `run(&RunSpec) -> RunReport`.
 
 pub mod clock;
+pub mod disk;
 pub mod knobs;
 pub mod lease;
 pub mod network;
+pub mod node;
 pub mod queue;
 pub mod rng;
 pub mod trace;
+pub mod world;
+
+use felix_core::Twin;
+use knobs::Knobs;
+use queue::Time;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// What to run: one seed, maybe with one rule off.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSpec {
+    pub seed: u64,
+    pub twin: Option<Twin>,
+    /// Keep every trace line (for `--trace`, determinism checks and the failing-run summary).
+    pub keep_trace: bool,
+}
+
+impl RunSpec {
+    pub fn new(seed: u64, twin: Option<Twin>) -> RunSpec {
+        RunSpec {
+            seed,
+            twin,
+            keep_trace: false,
+        }
+    }
+}
+
+/// One broken invariant, as the report names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub invariant: String,
+    pub detail: String,
+    /// The trace step (line number) of the event at which it was detected.
+    pub step: Option<u64>,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub seed: u64,
+    pub twin: Option<Twin>,
+    pub knobs: Knobs,
+    pub trace_hash: u64,
+    /// Trace lines (history and simulator events).
+    pub steps: u64,
+    /// Events the loop processed (deliveries, ticks, syncs, ...).
+    pub events: u64,
+    pub simulated_micros: Time,
+    pub violations: Vec<Finding>,
+    /// The audits' coverage counters and the simulator's fault counters.
+    pub coverage: BTreeMap<String, u64>,
+    pub trace_lines: Option<Vec<String>>,
+}
+
+/// Trace lines shown before a violation in the summary.
+const CONTEXT_LINES: usize = 12;
+
+impl RunReport {
+    /// A human summary: the knobs, the outcome, and for a failure the violation, its step and the
+    /// events leading to it.
+    pub fn summary(&self) -> String {
+        let mut text = String::new();
+        let twin = self
+            .twin
+            .map(|twin| format!(" twin {twin}"))
+            .unwrap_or_default();
+        let _ = writeln!(text, "seed {}{twin}: {}", self.seed, self.knobs.describe());
+        let _ = writeln!(
+            text,
+            "  {} events, {} trace lines, {:.3} s simulated, trace hash {:016x}",
+            self.events,
+            self.steps,
+            self.simulated_micros as f64 / 1e6,
+            self.trace_hash
+        );
+        let coverage: Vec<String> = self
+            .coverage
+            .iter()
+            .map(|(name, count)| format!("{name}={count}"))
+            .collect();
+        let _ = writeln!(text, "  coverage: {}", coverage.join(" "));
+        if self.violations.is_empty() {
+            let _ = writeln!(text, "  ok: every invariant held");
+            return text;
+        }
+        for finding in &self.violations {
+            let step = finding
+                .step
+                .map(|step| format!(" at step {step}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                text,
+                "  VIOLATION {}{step}: {}",
+                finding.invariant, finding.detail
+            );
+        }
+        if let (Some(first), Some(lines)) = (self.violations.first(), &self.trace_lines) {
+            if let Some(step) = first.step {
+                let step = step as usize;
+                let from = step.saturating_sub(CONTEXT_LINES);
+                let _ = writeln!(
+                    text,
+                    "  events leading to {} (steps {from}..={step}):",
+                    first.invariant
+                );
+                for line in lines.iter().take(step + 1).skip(from) {
+                    let _ = writeln!(text, "    {line}");
+                }
+            }
+        }
+        text
+    }
+}
+
+/// Runs one seed to the end and judges it with every audit.
+pub fn run(spec: &RunSpec) -> RunReport {
+    let knobs = Knobs::draw(spec.seed, spec.twin);
+    let world = world::World::new(spec.seed, spec.twin, knobs.clone(), spec.keep_trace);
+    let mut ran = world.run(spec.seed, spec.twin);
+    let report = felix_audits::audit(&ran.recorder.history);
+    let violations = report
+        .violations
+        .iter()
+        .map(|violation| Finding {
+            invariant: violation.invariant.to_string(),
+            detail: violation.message.clone(),
+            step: ran.recorder.history_steps.get(violation.step).copied(),
+        })
+        .collect();
+    let mut coverage: BTreeMap<String, u64> = report
+        .coverage
+        .named()
+        .iter()
+        .map(|(name, count)| (name.to_string(), *count))
+        .collect();
+    for (name, count) in &ran.counters {
+        coverage.insert(name.to_string(), *count);
+    }
+    RunReport {
+        seed: spec.seed,
+        twin: spec.twin,
+        knobs,
+        trace_hash: ran.recorder.hash(),
+        steps: ran.recorder.steps(),
+        events: ran.events,
+        simulated_micros: ran.simulated_micros,
+        violations,
+        coverage,
+        trace_lines: ran.recorder.take_lines(),
+    }
+}

@@ -1,0 +1,114 @@
+//! `felix replay`: rerun one seed and explain it.
+//!
+//! Prints the knobs the seed drew, the trace hash and, for a failing run, the violation, the step
+//! where it happened and the events leading to it. `--trace FILE.jsonl` writes one JSON object per
+//! event; `--check-determinism` runs the seed twice and compares trace hashes, naming the first
+//! differing line when they differ.
+
+use crate::exit;
+use crate::sweep::{parse_twin, replay_command};
+use clap::Args;
+use felix_sim::RunSpec;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `felix replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The seed to rerun.
+    #[arg(long)]
+    pub seed: String,
+    /// The twin the seed was swept with, if any.
+    #[arg(long)]
+    pub twin: Option<String>,
+    /// Write the trace here, one JSON object per line.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Run the seed twice and compare the trace hashes.
+    #[arg(long)]
+    pub check_determinism: bool,
+}
+
+pub fn run(args: ReplayArgs) -> u8 {
+    let Ok(seed) = args.seed.trim().parse::<u64>() else {
+        return exit::bad_input(format!(
+            "--seed {:?}: not a seed (a whole number 0..2^64)",
+            args.seed
+        ));
+    };
+    let twin = match args.twin.as_deref().map(parse_twin).transpose() {
+        Ok(twin) => twin,
+        Err(message) => return exit::bad_input(message),
+    };
+    // Open the trace file before running, so a bad path is reported without waiting for the run.
+    let mut trace_file = match &args.trace {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(file) => Some(std::io::BufWriter::new(file)),
+            Err(error) => {
+                return exit::bad_input(format!(
+                    "--trace {}: cannot write: {error}",
+                    path.display()
+                ))
+            }
+        },
+        None => None,
+    };
+    let mut spec = RunSpec::new(seed, twin);
+    spec.keep_trace = true;
+    let report = felix_sim::run(&spec);
+    print!("{}", report.summary());
+    if let (Some(file), Some(path)) = (&mut trace_file, &args.trace) {
+        let lines = report.trace_lines.as_deref().unwrap_or(&[]);
+        let written = lines
+            .iter()
+            .try_for_each(|line| writeln!(file, "{line}"))
+            .and_then(|()| file.flush());
+        if let Err(error) = written {
+            return exit::bad_input(format!("--trace {}: write failed: {error}", path.display()));
+        }
+        println!("trace: {} lines written to {}", lines.len(), path.display());
+    }
+    let mut code = if report.violations.is_empty() {
+        exit::OK
+    } else {
+        exit::VIOLATION
+    };
+    if args.check_determinism {
+        let again = felix_sim::run(&spec);
+        if again.trace_hash == report.trace_hash {
+            println!(
+                "determinism: same trace hash {:016x} on a second run",
+                again.trace_hash
+            );
+        } else {
+            let first = report.trace_lines.as_deref().unwrap_or(&[]);
+            let second = again.trace_lines.as_deref().unwrap_or(&[]);
+            let differing = first
+                .iter()
+                .zip(second)
+                .position(|(a, b)| a != b)
+                .unwrap_or(first.len().min(second.len()));
+            println!(
+                "determinism: FAILED: trace hashes differ ({:016x} vs {:016x}); first differing line {differing}:",
+                report.trace_hash, again.trace_hash
+            );
+            println!(
+                "  first run:  {}",
+                first
+                    .get(differing)
+                    .map_or("<end of trace>", String::as_str)
+            );
+            println!(
+                "  second run: {}",
+                second
+                    .get(differing)
+                    .map_or("<end of trace>", String::as_str)
+            );
+            code = exit::VIOLATION;
+        }
+    }
+    if code != exit::OK && !report.violations.is_empty() {
+        println!("replay: {}", replay_command(seed, twin));
+    }
+    code
+}

@@ -1,0 +1,334 @@
+//! `felix sweep`: run many seeds of the simulator and report every failing one.
+//!
+//! Each seed is one single-threaded, deterministic run; seeds are spread over `--jobs` OS threads
+//! and their results are printed in seed order, so the output (and the exit code) is the same for
+//! any `--jobs` value. A failing seed is printed with the exact `felix replay` command that
+//! reruns it. Progress goes to stderr, and only when stderr is a terminal.
+
+use crate::exit;
+use clap::Args;
+use felix_core::Twin;
+use felix_sim::{RunReport, RunSpec};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// Arguments of `felix sweep`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Seeds to run, as A..B (B excluded).
+    #[arg(long, default_value = "0..1000")]
+    pub seeds: String,
+    /// Run with this one rule switched off (a twin, e.g. Untagged).
+    #[arg(long)]
+    pub twin: Option<String>,
+    /// Worker threads (default: one per core). Output does not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Run only shard K of N (1 <= K <= N): the seeds at positions K-1, K-1+N, K-1+2N, ...
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// One JSON object per failing seed and a final summary, on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses `A..B` into a non-empty seed range.
+pub fn parse_seed_range(text: &str) -> Result<Range<u64>, String> {
+    let Some((low, high)) = text.split_once("..") else {
+        return Err(format!("--seeds {text:?}: expected A..B, e.g. 0..1000"));
+    };
+    let low: u64 = low
+        .trim()
+        .parse()
+        .map_err(|_| format!("--seeds {text:?}: {low:?} is not a seed (a whole number)"))?;
+    let high: u64 = high
+        .trim()
+        .parse()
+        .map_err(|_| format!("--seeds {text:?}: {high:?} is not a seed (a whole number)"))?;
+    if low >= high {
+        return Err(format!(
+            "--seeds {text:?}: the range is empty (need A < B; B is excluded)"
+        ));
+    }
+    Ok(low..high)
+}
+
+/// Parses `K/N` (1 <= K <= N).
+pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
+    match parsed {
+        Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Ok((k, n)),
+        _ => Err(format!(
+            "--shard {text:?}: expected K/N with 1 <= K <= N, e.g. 1/4"
+        )),
+    }
+}
+
+/// Parses a twin name, with or without the FelixHeadTrim prefix.
+pub fn parse_twin(text: &str) -> Result<Twin, String> {
+    Twin::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = Twin::ALL.iter().map(|twin| twin.name()).collect();
+        format!("unknown twin {text:?}; known twins: {}", names.join(", "))
+    })
+}
+
+/// The `--jobs` value, or one job per core.
+pub fn parse_jobs(jobs: Option<usize>) -> Result<usize, String> {
+    match jobs {
+        Some(0) => Err("--jobs 0: need at least one job".to_string()),
+        Some(jobs) if jobs > 1024 => Err(format!("--jobs {jobs}: at most 1024")),
+        Some(jobs) => Ok(jobs),
+        None => Ok(std::thread::available_parallelism().map_or(1, |cores| cores.get())),
+    }
+}
+
+/// The exact command that replays `seed`.
+pub fn replay_command(seed: u64, twin: Option<Twin>) -> String {
+    match twin {
+        Some(twin) => format!("felix replay --seed {seed} --twin {twin}"),
+        None => format!("felix replay --seed {seed}"),
+    }
+}
+
+/// Runs `seeds` over `jobs` threads and hands each report to `visit` in seed order. `visit`
+/// returns false to stop early: no seed after that one is reported (later seeds already running
+/// finish and are discarded), so the visited prefix is the same for any `jobs`.
+pub fn run_in_order(
+    seeds: &[u64],
+    twin: Option<Twin>,
+    jobs: usize,
+    mut visit: impl FnMut(RunReport) -> bool,
+) {
+    assert!(jobs >= 1);
+    let next = AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (sender, receiver) = mpsc::channel::<(usize, RunReport)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(seeds.len().max(1)) {
+            let sender = sender.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&seed) = seeds.get(index) else { break };
+                let report = felix_sim::run(&RunSpec::new(seed, twin));
+                if sender.send((index, report)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(sender);
+        let mut pending: BTreeMap<usize, RunReport> = BTreeMap::new();
+        let mut expected = 0usize;
+        let mut going = true;
+        for (index, report) in receiver.iter() {
+            if !going {
+                continue;
+            }
+            pending.insert(index, report);
+            while let Some(report) = pending.remove(&expected) {
+                expected += 1;
+                if !visit(report) {
+                    going = false;
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+    });
+}
+
+/// Totals over a sweep.
+#[derive(Default)]
+struct Totals {
+    seeds: u64,
+    failed: u64,
+    events: u64,
+    steps: u64,
+    simulated_micros: u128,
+    coverage: BTreeMap<String, u64>,
+    violations: BTreeMap<String, u64>,
+}
+
+pub fn run(args: SweepArgs) -> u8 {
+    let range = match parse_seed_range(&args.seeds) {
+        Ok(range) => range,
+        Err(message) => return exit::bad_input(message),
+    };
+    let twin = match args.twin.as_deref().map(parse_twin).transpose() {
+        Ok(twin) => twin,
+        Err(message) => return exit::bad_input(message),
+    };
+    let jobs = match parse_jobs(args.jobs) {
+        Ok(jobs) => jobs,
+        Err(message) => return exit::bad_input(message),
+    };
+    let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
+        Ok(shard) => shard.unwrap_or((1, 1)),
+        Err(message) => return exit::bad_input(message),
+    };
+    let count = range.end - range.start;
+    if count > 100_000_000 {
+        return exit::bad_input(format!(
+            "--seeds {}: at most 100000000 seeds per sweep",
+            args.seeds
+        ));
+    }
+    let seeds: Vec<u64> = range
+        .clone()
+        .filter(|seed| (seed - range.start) % shards == shard - 1)
+        .collect();
+    let progress = if std::io::stderr().is_terminal() && !seeds.is_empty() {
+        let bar = indicatif::ProgressBar::new(seeds.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} seeds {per_sec} eta {eta} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let started = Instant::now();
+    let mut totals = Totals::default();
+    run_in_order(&seeds, twin, jobs, |report| {
+        totals.seeds += 1;
+        totals.events += report.events;
+        totals.steps += report.steps;
+        totals.simulated_micros += u128::from(report.simulated_micros);
+        for (name, count) in &report.coverage {
+            *totals.coverage.entry(name.clone()).or_insert(0) += count;
+        }
+        if let Some(finding) = report.violations.first() {
+            totals.failed += 1;
+            *totals
+                .violations
+                .entry(finding.invariant.clone())
+                .or_insert(0) += 1;
+            let replay = replay_command(report.seed, twin);
+            let line = if args.json {
+                json!({
+                    "seed": report.seed,
+                    "twin": twin.map(|twin| twin.name()),
+                    "violation": finding.invariant,
+                    "detail": finding.detail,
+                    "step": finding.step,
+                    "trace_hash": format!("{:016x}", report.trace_hash),
+                    "replay": replay,
+                })
+                .to_string()
+            } else {
+                format!(
+                    "FAIL seed {}: {} ({})\n  replay: {replay}",
+                    report.seed, finding.invariant, finding.detail
+                )
+            };
+            match &progress {
+                Some(bar) => bar.suspend(|| println!("{line}")),
+                None => println!("{line}"),
+            }
+        }
+        if let Some(bar) = &progress {
+            bar.inc(1);
+            if totals.failed > 0 {
+                bar.set_message(format!("{} failed", totals.failed));
+            }
+        }
+        true
+    });
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let wall_micros = (seconds * 1e6).max(1.0);
+    let seeds_per_second = totals.seeds as f64 / seconds.max(1e-9);
+    let events_per_second = totals.events as f64 / seconds.max(1e-9);
+    let simulated_ratio = totals.simulated_micros as f64 / wall_micros;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "seeds": totals.seeds,
+                "failed": totals.failed,
+                "events": totals.events,
+                "trace_lines": totals.steps,
+                "seconds": (seconds * 1000.0).round() / 1000.0,
+                "seeds_per_second": seeds_per_second.round(),
+                "events_per_second": events_per_second.round(),
+                "simulated_to_wall": (simulated_ratio * 10.0).round() / 10.0,
+                "jobs": jobs,
+                "twin": twin.map(|twin| twin.name()),
+                "coverage": totals.coverage,
+                "violations": totals.violations,
+            })
+        );
+    } else {
+        let twin_text = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
+        println!(
+            "sweep {}{twin_text} shard {shard}/{shards}: {} seeds, {} failed, {} events, {} trace lines, {:.2} s",
+            args.seeds, totals.seeds, totals.failed, totals.events, totals.steps, seconds
+        );
+        println!(
+            "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {jobs} jobs"
+        );
+        let coverage: Vec<String> = totals
+            .coverage
+            .iter()
+            .map(|(name, count)| format!("{name}={count}"))
+            .collect();
+        println!("  coverage: {}", coverage.join(" "));
+        if !totals.violations.is_empty() {
+            let violations: Vec<String> = totals
+                .violations
+                .iter()
+                .map(|(name, count)| format!("{name}={count}"))
+                .collect();
+            println!("  violations: {}", violations.join(" "));
+        }
+    }
+    if totals.failed > 0 {
+        exit::VIOLATION
+    } else {
+        exit::OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seed ranges, shards, twins and jobs parse, and every malformed value is a message.
+    #[test]
+    fn arguments_parse_or_explain() {
+        assert_eq!(parse_seed_range("0..1000"), Ok(0..1000));
+        assert_eq!(parse_seed_range(" 5 .. 9"), Ok(5..9));
+        assert!(parse_seed_range("9..5").is_err());
+        assert!(parse_seed_range("5..5").is_err());
+        assert!(parse_seed_range("a..5").is_err());
+        assert!(parse_seed_range("5").is_err());
+        assert!(parse_seed_range("-1..5").is_err());
+        assert_eq!(parse_shard("1/4"), Ok((1, 4)));
+        assert!(parse_shard("0/4").is_err());
+        assert!(parse_shard("5/4").is_err());
+        assert!(parse_shard("1/0").is_err());
+        assert!(parse_shard("x").is_err());
+        assert_eq!(parse_twin("FelixHeadTrimUntagged"), Ok(Twin::Untagged));
+        assert!(parse_twin("Nope").is_err());
+        assert!(parse_jobs(Some(0)).is_err());
+        assert_eq!(parse_jobs(Some(3)), Ok(3));
+        assert_eq!(
+            replay_command(7, Some(Twin::NoopSkip)),
+            "felix replay --seed 7 --twin NoopSkip"
+        );
+    }
+}

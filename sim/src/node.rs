@@ -1,0 +1,71 @@
+//! The simulator's view of a node: the real core `Broker` (a voter or a non-voting replica),
+//! built fresh or recovered from its disk, with the driver's choices (election timeouts drawn
+//! from the node's own stream) made here.
+
+use crate::knobs::Knobs;
+use crate::rng::Stream;
+use felix_core::broker::{Broker, BrokerConfig};
+use felix_core::history::Event;
+use felix_core::journal::JournalConfig;
+use felix_core::storage::{Recovered, SegmentLayout};
+use felix_core::{NodeId, Offset, Rules};
+
+pub use felix_core::broker::Input;
+
+/// A node of the simulated cluster: the real broker.
+pub type Node = Broker;
+
+/// Election timeouts are drawn in this range of ticks (the core has no random source).
+const ELECTION_TIMEOUT_TICKS_MIN: u64 = 10;
+const ELECTION_TIMEOUT_TICKS_MAX: u64 = 20;
+
+fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
+    let voters: Vec<NodeId> = (0..knobs.brokers).collect();
+    let replicas: Vec<NodeId> = (knobs.brokers..knobs.brokers + knobs.replicas).collect();
+    let mut config = BrokerConfig::new(id, voters, replicas);
+    config.election_timeout_ticks = ELECTION_TIMEOUT_TICKS_MIN;
+    config.heartbeat_ticks = 3;
+    config.journal = JournalConfig {
+        layout: SegmentLayout {
+            records_per_segment: knobs.records_per_segment,
+        },
+        rules,
+        ..JournalConfig::default()
+    };
+    config
+}
+
+/// A node with an empty disk.
+pub fn fresh(id: NodeId, knobs: &Knobs, rules: Rules) -> Node {
+    Broker::new(config(id, knobs, rules))
+}
+
+/// A node rebuilt from what its disk recovered. A recovery the core refuses is a bug in the core
+/// or the store (the simulator only ever hands it what the store kept), so it panics loudly.
+pub fn recover(id: NodeId, knobs: &Knobs, rules: Rules, recovered: Recovered) -> Node {
+    let Recovered {
+        hard_state,
+        sealed,
+        start,
+        entries,
+        ..
+    } = recovered;
+    match Broker::recover(config(id, knobs, rules), hard_state, sealed, start, entries) {
+        Ok(node) => node,
+        Err(error) => panic!("node {id} could not recover from its own store: {error:?}"),
+    }
+}
+
+/// The node's next randomized election timeout.
+pub fn election_timeout(stream: &mut Stream) -> u64 {
+    stream.range(ELECTION_TIMEOUT_TICKS_MIN, ELECTION_TIMEOUT_TICKS_MAX)
+}
+
+pub fn committed(node: &Node) -> Offset {
+    node.committed()
+}
+
+/// The node's state as a history event.
+pub fn state_event(node: &Node) -> Event {
+    node.node_state()
+}
