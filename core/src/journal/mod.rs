@@ -178,7 +178,9 @@ impl Journal {
 
     /// Rebuilds a journal from what a store recovered: the sealed base and the held records
     /// starting at `start`. The committed index restarts at the sealed base (it is learned again
-    /// from the leader); the trim index is rebuilt by a scan.
+    /// from the leader), and so does the floor: it starts at the sealed floor and the walk raises
+    /// it again when it reaches the held trims (meanwhile the node is a lagging node like any other:
+    /// the audits forget a node's floor at a restart). The trim index is rebuilt by a scan.
     pub fn recover(
         config: JournalConfig,
         sealed: Option<SealedState>,
