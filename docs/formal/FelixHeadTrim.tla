@@ -134,14 +134,18 @@ MatchLen(l, f) ==
     SetMax({m \in 0..Min(Len(log[l]), Len(log[f])) :
                \A i \in 1..m : log[l][i].t = log[f][i].t})
 
-\* Brokers holding l's record at offset c (same offset, same term).
-Holding(l, c) == {q \in Brokers : Len(log[q]) >= c /\ log[q][c].t = log[l][c].t}
+\* Brokers whose logs (in lg, a value of log) hold l's record at offset c
+\* (same offset, same term).
+Holding(lg, l, c) == {q \in Brokers : Len(lg[q]) >= c /\ lg[q][c].t = lg[l][c].t}
 
-\* Offsets l may commit: records of its own term held by a majority.
-Committable(l) ==
-    {c \in (commit[l] + 1)..Len(log[l]) :
-        /\ log[l][c].t = term[l]
-        /\ 2 * Cardinality(Holding(l, c)) > NumBrokers}
+\* Leader l's commit index once the logs are lg: the highest offset of its own
+\* term that a majority holds (commit by majority in the current term), or
+\* its commit index unchanged.
+CommitIn(lg, l) ==
+    LET c == {x \in (commit[l] + 1)..Len(lg[l]) :
+                 /\ lg[l][x].t = term[l]
+                 /\ 2 * Cardinality(Holding(lg, l, x)) > NumBrokers}
+    IN IF c = {} THEN commit[l] ELSE SetMax(c)
 
 \* The first and last offset of the segment that starts at start[b].
 SegFirst(b) == start[b]
@@ -272,22 +276,27 @@ Read(h, s) ==
     /\ UNCHANGED <<term, leader, log, commit, start, lease,
                    writes, trims, promotions, crashes>>
 
-\* Leader l sends follower f one AppendEntries: the record after their common
-\* prefix (f drops any conflicting suffix) and l's commit index, or only the
-\* commit index when f already holds all of l's log.  f takes l's term and,
-\* if the term is new to it, stops leading.  A follower whose next record l
-\* has deleted cannot catch up here (no TrimmedTo jump in this model).
+\* Leader l sends follower f one AppendEntries and handles its answer in the
+\* same step: f receives the record after their common prefix (dropping any
+\* conflicting suffix) and l's commit index, or only the commit index when f
+\* already holds all of l's log; f takes l's term and, if the term is new to
+\* it, stops leading; then l commits what a majority now holds of its term.
+\* The floor follows each commit (Floor).  A follower whose next record l has
+\* deleted cannot catch up here (no TrimmedTo jump in this model).
 Replicate(l, f) ==
-    LET m == MatchLen(l, f) IN
+    LET m == MatchLen(l, f)
+        sent == m < Len(log[l])
+        newLog == IF sent THEN [log EXCEPT ![f] = Append(SubSeq(log[f], 1, m), log[l][m + 1])]
+                          ELSE log
+        known == IF sent THEN m + 1 ELSE m
+    IN
     /\ leader[l]
     /\ f /= l
     /\ term[f] <= term[l]
-    /\ IF m < Len(log[l])
-          THEN /\ m + 1 >= start[l]
-               /\ log' = [log EXCEPT ![f] = Append(SubSeq(log[f], 1, m), log[l][m + 1])]
-               /\ commit' = [commit EXCEPT ![f] = Max(commit[f], Min(commit[l], m + 1))]
-          ELSE /\ log' = log
-               /\ commit' = [commit EXCEPT ![f] = Max(commit[f], Min(commit[l], m))]
+    /\ sent => m + 1 >= start[l]
+    /\ log' = newLog
+    /\ commit' = [commit EXCEPT ![f] = Max(commit[f], Min(commit[l], known)),
+                                ![l] = CommitIn(newLog, l)]
     /\ term' = [term EXCEPT ![f] = term[l]]
     /\ leader' = [leader EXCEPT ![f] = IF term[f] < term[l] THEN FALSE ELSE leader[f]]
     /\ UNCHANGED <<start, lease, expected, retired, writes, trims, promotions, crashes>>
@@ -300,15 +309,6 @@ StepDown(l, f) ==
     /\ term' = [term EXCEPT ![l] = term[f]]
     /\ leader' = [leader EXCEPT ![l] = FALSE]
     /\ UNCHANGED <<log, commit, start, lease, expected, retired,
-                   writes, trims, promotions, crashes>>
-
-\* Leader l commits the highest offset of its own term that a majority holds
-\* (commit by majority in the current term).  The floor follows (Floor).
-AdvanceCommit(l) ==
-    /\ leader[l]
-    /\ Committable(l) /= {}
-    /\ commit' = [commit EXCEPT ![l] = SetMax(Committable(l))]
-    /\ UNCHANGED <<term, leader, log, start, lease, expected, retired,
                    writes, trims, promotions, crashes>>
 
 \* Broker b deletes its oldest segment.  The rule: only a whole segment
@@ -355,7 +355,6 @@ Next ==
     \/ \E h \in Holders, s \in Brokers : Read(h, s)
     \/ \E l \in Brokers, f \in Brokers : Replicate(l, f)
     \/ \E l \in Brokers, f \in Brokers : StepDown(l, f)
-    \/ \E l \in Brokers : AdvanceCommit(l)
     \/ \E b \in Brokers : Compact(b)
     \/ \E b \in Brokers : Retain(b)
     \/ \E b \in Brokers : Crash(b)
