@@ -27,35 +27,44 @@ use felix_core::history::Event;
 use felix_core::record::{Command, NodeId, Offset};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The record an acknowledged request must have put at its offset.
-fn acknowledged_command(request: &Request) -> Option<Command> {
-    match request {
-        Request::Append { body, headers, .. } => Some(Command::Write {
-            body: body.clone(),
-            headers: headers.clone(),
-        }),
-        Request::Trim {
-            floor,
-            headers,
-            fence,
-            ..
-        } => Some(Command::Trim {
-            floor: *floor,
-            headers: headers.clone(),
-            fence: *fence,
-        }),
-        Request::Fence { new, old } => Some(Command::Fence {
-            new: *new,
-            old: *old,
-        }),
-        Request::Read { .. } => None,
+/// Whether `command` is the record an acknowledged `request` put at its offset (reads put none).
+fn is_acknowledged_record(request: &Request, command: &Command) -> bool {
+    match (request, command) {
+        (
+            Request::Append { body, headers, .. },
+            Command::Write {
+                body: written_body,
+                headers: written_headers,
+            },
+        ) => body == written_body && headers == written_headers,
+        (
+            Request::Trim {
+                floor,
+                headers,
+                fence,
+                ..
+            },
+            Command::Trim {
+                floor: written_floor,
+                headers: written_headers,
+                fence: written_fence,
+            },
+        ) => floor == written_floor && headers == written_headers && fence == written_fence,
+        (
+            Request::Fence { new, old },
+            Command::Fence {
+                new: written_new,
+                old: written_old,
+            },
+        ) => new == written_new && old == written_old,
+        _ => false,
     }
 }
 
-struct Ack {
+struct Ack<'h> {
     step: usize,
     client: ClientId,
-    command: Command,
+    request: &'h Request,
 }
 
 /// The violations of AckedWritesKept in `history`.
@@ -67,7 +76,7 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
 
 /// Check 1: the committed record at an acknowledged offset is the acknowledged one.
 fn records_stay(history: &[Event]) -> Vec<Violation> {
-    let mut acks: BTreeMap<Offset, Vec<Ack>> = BTreeMap::new();
+    let mut acks: BTreeMap<Offset, Vec<Ack<'_>>> = BTreeMap::new();
     for (step, event) in history.iter().enumerate() {
         let Event::Replied {
             client,
@@ -78,11 +87,11 @@ fn records_stay(history: &[Event]) -> Vec<Violation> {
         else {
             continue;
         };
-        if let Some(command) = acknowledged_command(request) {
+        if !matches!(request, Request::Read { .. }) {
             acks.entry(*offset).or_default().push(Ack {
                 step,
                 client: *client,
-                command,
+                request,
             });
         }
     }
@@ -98,7 +107,10 @@ fn records_stay(history: &[Event]) -> Vec<Violation> {
         let Some(offset_acks) = acks.get(&entry.offset) else {
             continue;
         };
-        if let Some(ack) = offset_acks.iter().find(|ack| ack.command != entry.command) {
+        if let Some(ack) = offset_acks
+            .iter()
+            .find(|ack| !is_acknowledged_record(ack.request, &entry.command))
+        {
             reported.insert(entry.offset);
             violations.push(Violation::new(
                 ACKED_WRITES_KEPT,
@@ -106,7 +118,7 @@ fn records_stay(history: &[Event]) -> Vec<Violation> {
                 format!(
                     "client {} was told its {:?} landed at offset {} (step {}), but node {node} \
                      committed {:?} there (step {step})",
-                    ack.client, ack.command, entry.offset, ack.step, entry.command
+                    ack.client, ack.request, entry.offset, ack.step, entry.command
                 ),
             ));
         }

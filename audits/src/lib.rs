@@ -56,6 +56,7 @@ pub mod fold_agreement;
 pub mod log;
 pub mod no_read_below_floor;
 pub mod stale_trim_refused;
+pub mod synthetic;
 pub mod term_never_decreases;
 
 pub use coverage::{coverage, Coverage};
