@@ -97,6 +97,10 @@ impl Default for SegmentLayout {
     }
 }
 
+/// The most ops a store buffers between two syncs; one more is refused with `StoreError::Invalid`
+/// (a driver that never syncs is a bug, and the undo log / pending queue must stay bounded).
+pub const UNSYNCED_OPS_MAX: usize = 1 << 20;
+
 /// The segmented log store: the one durable home of a node's log, promise and sealed state.
 ///
 /// The contract is the one at the top of this module. Offsets: the store holds the contiguous
