@@ -22,7 +22,9 @@
 
 use super::bounds::Bounds;
 use super::segment::{self, ScanEnd};
-use super::{HardState, LogStore, Recovered, SegmentLayout, StorageOp, StoreError, TailCut};
+use super::{
+    HardState, LogStore, Recovered, SegmentLayout, StorageOp, StoreError, TailCut, UNSYNCED_OPS_MAX,
+};
 use crate::codec::{
     decode_hard_state, decode_sealed, encode_entry, encode_hard_state, encode_sealed,
 };
@@ -597,6 +599,11 @@ impl LogStore for FileStore {
     fn apply(&mut self, op: &StorageOp) -> Result<(), StoreError> {
         if !self.recovered {
             return Err(FileStore::not_recovered());
+        }
+        if self.pending.len() >= UNSYNCED_OPS_MAX {
+            return Err(StoreError::Invalid {
+                reason: format!("more than {UNSYNCED_OPS_MAX} ops applied without a sync"),
+            });
         }
         self.bounds = self.bounds.step(self.layout, op)?;
         self.pending.push(op.clone());

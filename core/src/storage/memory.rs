@@ -8,7 +8,10 @@
 //! not there, which is what recovery of a torn tail yields on disk.
 
 use super::bounds::Bounds;
-use super::{HardState, LogStore, Recovered, SealedState, SegmentLayout, StorageOp, StoreError};
+use super::{
+    HardState, LogStore, Recovered, SealedState, SegmentLayout, StorageOp, StoreError,
+    UNSYNCED_OPS_MAX,
+};
 use crate::record::{Entry, Offset};
 use std::collections::VecDeque;
 
@@ -130,6 +133,11 @@ impl LogStore for MemoryStore {
         if self.crashed {
             return Err(StoreError::Invalid {
                 reason: "apply after a crash without recover".to_string(),
+            });
+        }
+        if self.undo.len() >= UNSYNCED_OPS_MAX {
+            return Err(StoreError::Invalid {
+                reason: format!("more than {UNSYNCED_OPS_MAX} ops applied without a sync"),
             });
         }
         let after = self.bounds.step(self.layout, op)?;
