@@ -227,6 +227,27 @@ impl<'a> Payload<'a> {
     }
 }
 
+/// The payload length `encode_entry` gives `entry`, without encoding it (the stores refuse an
+/// entry above `PAYLOAD_BYTES_MAX` before it reaches a file).
+pub fn entry_payload_bytes(entry: &Entry) -> usize {
+    let headers_bytes = |headers: &Headers| {
+        4 + headers
+            .0
+            .iter()
+            .map(|(key, value)| 8 + key.len() + value.len())
+            .sum::<usize>()
+    };
+    let command_bytes = match &entry.command {
+        Command::Write { body, headers } => 4 + body.len() + headers_bytes(headers),
+        Command::Trim { headers, fence, .. } => {
+            8 + headers_bytes(headers) + if fence.is_some() { 9 } else { 1 }
+        }
+        Command::Fence { .. } => 16,
+        Command::Noop => 0,
+    };
+    1 + 8 + 8 + 1 + command_bytes
+}
+
 /// Appends the frame of `entry` to `out`.
 pub fn encode_entry(entry: &Entry, out: &mut Vec<u8>) {
     put_frame(out, |payload| {
@@ -449,13 +470,18 @@ mod tests {
 
     #[test]
     fn entry_round_trip() {
-        // Proves every command kind decodes to exactly what was encoded, frame length included.
+        // Proves every command kind decodes to exactly what was encoded, frame length included, and
+        // that the size computed without encoding is the size encoded.
         for entry in samples() {
             let mut bytes = Vec::new();
             encode_entry(&entry, &mut bytes);
             let (decoded, used) = decode_entry(&bytes).expect("decodes");
             assert_eq!(decoded, entry);
             assert_eq!(used, bytes.len());
+            assert_eq!(
+                entry_payload_bytes(&entry) + FRAME_HEADER_BYTES,
+                bytes.len()
+            );
         }
     }
 

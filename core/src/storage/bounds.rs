@@ -3,6 +3,7 @@
 //! ops and agree on what each op drops.
 
 use super::{SegmentLayout, StorageOp, StoreError};
+use crate::codec::{entry_payload_bytes, PAYLOAD_BYTES_MAX};
 use crate::record::Offset;
 
 /// The store holds the contiguous entries `start .. next` (empty when equal).
@@ -26,6 +27,16 @@ impl Bounds {
         let after = match op {
             StorageOp::Append(entries) => {
                 for (index, entry) in entries.iter().enumerate() {
+                    let payload_bytes = entry_payload_bytes(entry);
+                    if payload_bytes > PAYLOAD_BYTES_MAX {
+                        return Err(StoreError::Invalid {
+                            reason: format!(
+                                "record at offset {} is {payload_bytes} bytes encoded, above the \
+                                 maximum {PAYLOAD_BYTES_MAX}",
+                                entry.offset
+                            ),
+                        });
+                    }
                     let expected = self.next + index as u64;
                     if entry.offset != expected {
                         return Err(StoreError::Invalid {

@@ -15,7 +15,10 @@
 //! - `Compact`/`TrimmedTo` write the sealed file (with the new first offset) *first*, then delete
 //!   files; recovery finishes an interrupted deletion from the sealed file, so the sealed state and
 //!   the deletion land together or not at all;
-//! - `TruncateSuffix` deletes later files, cuts the file holding `from`, and fsyncs both at once.
+//! - `TruncateSuffix` deletes later files (last first), cuts the file holding `from`, and fsyncs
+//!   both at once. A power loss in the middle leaves the log cut somewhere between `from` and the
+//!   old tail: a shorter suffix of records that were being dropped anyway, never a gap. (The
+//!   `crash` hook applies each op whole, so the proptests do not produce that state.)
 //!
 //! Recovery cuts a torn tail of the last segment (and reports it in `Recovered::tail_cut`) and
 //! refuses anything else that is wrong with `StoreError::Corrupt`, naming the file and the byte.

@@ -323,8 +323,8 @@ mod tests {
 
     #[test]
     fn contract_breaking_ops_are_refused_and_change_nothing() {
-        // Proves a gap in an append, a truncation below the start and a compaction past the tail
-        // are typed `Invalid` errors that leave the store as it was.
+        // Proves a gap in an append, a truncation below the start, a compaction past the tail and
+        // a record too large to encode are typed `Invalid` errors that leave the store as it was.
         let mut store = MemoryStore::new(SegmentLayout::default());
         store.recover().expect("fresh");
         store.apply(&append(1..=4, 1)).expect("append");
@@ -343,6 +343,15 @@ mod tests {
             sealed: SealedState::default(),
         });
         assert!(matches!(past, Err(StoreError::Invalid { .. })));
+        let huge = store.apply(&StorageOp::Append(vec![Entry {
+            offset: 5,
+            term: 1,
+            command: Command::Write {
+                body: vec![0; crate::codec::PAYLOAD_BYTES_MAX],
+                headers: Default::default(),
+            },
+        }]));
+        assert!(matches!(huge, Err(StoreError::Invalid { .. })));
         assert_eq!((store.start(), store.next()), (5, 5));
         assert_eq!(store.unsynced_ops(), 2);
     }
