@@ -10,6 +10,7 @@ use crate::exit;
 use crate::sweep::{parse_jobs, replay_command, run_in_order};
 use clap::Args;
 use felix_core::Twin;
+use felix_sim::RunSpec;
 use serde_json::json;
 use std::time::Instant;
 
@@ -44,6 +45,9 @@ pub struct TwinOutcome {
     pub other_first: Option<(u64, String)>,
     /// Seeds run until the expected invariant was caught (or the budget).
     pub seeds_run: u64,
+    /// The first violation of the control run of the catching seed (same knobs, every rule on),
+    /// if any: a twin is only caught by its rule when its control run is clean.
+    pub control_violation: Option<String>,
 }
 
 /// Sweeps seeds 0..budget with `twin`'s rule off until its invariant is caught.
@@ -53,6 +57,7 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
         caught: None,
         other_first: None,
         seeds_run: 0,
+        control_violation: None,
     };
     run_in_order(&seeds, Some(twin), jobs, |report| {
         outcome.seeds_run += 1;
@@ -71,6 +76,15 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
         }
         true
     });
+    if let Some((seed, _)) = outcome.caught {
+        let mut control = RunSpec::new(seed, Some(twin));
+        control.control = true;
+        let report = felix_sim::run(&control);
+        outcome.control_violation = report
+            .violations
+            .first()
+            .map(|finding| finding.invariant.clone());
+    }
     outcome
 }
 
@@ -86,7 +100,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     for twin in Twin::ALL {
         let started = Instant::now();
         let outcome = hunt(twin, args.budget, jobs);
-        let ok = outcome.caught.is_some();
+        let ok = outcome.caught.is_some() && outcome.control_violation.is_none();
         if !ok {
             code = exit::VIOLATION;
         }
@@ -109,11 +123,16 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                     "seed": seed,
                     "other_first": outcome.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant})),
                     "replay": seed.map(|seed| replay_command(seed, Some(twin))),
+                    "control_violation": outcome.control_violation,
                     "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
                 })
             );
         } else {
             let verdict = match (&outcome.caught, &outcome.other_first) {
+                (Some((seed, invariant)), _) if outcome.control_violation.is_some() => format!(
+                    "FAILED: {invariant} caught at seed {seed}, but the same seed with every rule on breaks {} too",
+                    outcome.control_violation.as_deref().unwrap_or("?")
+                ),
                 (Some((seed, invariant)), _) => format!(
                     "ok: {invariant} caught after {} seeds (replay: {})",
                     outcome.seeds_run,

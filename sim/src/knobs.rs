@@ -56,8 +56,10 @@ pub struct Knobs {
     /// The chance that a crash keeps some unsynced ops, and tears the next record.
     pub crash_keeps_per_million: u32,
     pub torn_per_million: u32,
-    /// Gap between two client operations.
+    /// Gap between two client wake-ups.
     pub client_gap_micros: Time,
+    /// Chance that a working writer (holder, owner) submits an operation when it wakes.
+    pub op_per_million: u32,
     /// Chance that a client operation is a trim (or a checkpoint for the paros owner).
     pub trim_per_million: u32,
     /// How long a client waits for a reply before it calls the outcome unknown.
@@ -123,6 +125,7 @@ impl Knobs {
             crash_keeps_per_million: s.range(0, 1_000_000) as u32,
             torn_per_million: s.range(0, 1_000_000) as u32,
             client_gap_micros: s.range(1, 30) * 1_000,
+            op_per_million: [1_000_000, 1_000_000, 500_000, 200_000][s.index(4)],
             trim_per_million: [50_000, 150_000, 300_000][s.index(3)],
             client_timeout_micros: s.range(100, 600) * 1_000,
             safety_micros: s.range(2, 6) * 1_000_000,
@@ -141,7 +144,6 @@ impl Knobs {
             Twin::HiddenTrims
             | Twin::Untagged
             | Twin::NoopSkip
-            | Twin::Retention
             | Twin::ReadFromEarliest
             | Twin::TailFromRefusal
             | Twin::CompactActive => {
@@ -153,6 +155,20 @@ impl Knobs {
                 self.lease_move_told_per_million = 0;
                 self.trim_per_million = self.trim_per_million.max(300_000);
                 self.records_per_segment = self.records_per_segment.min(3);
+            }
+            Twin::Retention => {
+                // Retention must delete the new holder's fenced write while the records above it
+                // are bookkeeping only (leader noops): a quiet new holder and many elections.
+                self.workload = Workload::Felixd {
+                    holders: s.range(2, 3) as u32,
+                };
+                self.weight_lease_move = self.weight_lease_move.max(3) + 3;
+                self.weight_pause = self.weight_pause.max(3) + 3;
+                self.weight_crash = self.weight_crash.max(2) + 2;
+                self.weight_partition = self.weight_partition.max(2) + 2;
+                self.lease_move_told_per_million = 0;
+                self.op_per_million = 50_000;
+                self.records_per_segment = s.range(1, 2);
             }
             Twin::JumpResetsTerm => {
                 self.weight_crash = self.weight_crash.max(3) + 3;
@@ -207,10 +223,11 @@ impl Knobs {
             }
         };
         format!(
-            "brokers={} replicas={} {workload} readers={} segment={} drop={} dup={} delay={}..{}us long={} sync={}..{}us tick={}us lease={}us skew<={}us drift<={}ppm faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} told={} trim={} safety={}us liveness={}us",
+            "brokers={} replicas={} {workload} readers={} ops={} segment={} drop={} dup={} delay={}..{}us long={} sync={}..{}us tick={}us lease={}us skew<={}us drift<={}ppm faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} told={} trim={} safety={}us liveness={}us",
             self.brokers,
             self.replicas,
             self.readers,
+            self.op_per_million,
             self.records_per_segment,
             self.network.drop_per_million,
             self.network.duplicate_per_million,

@@ -20,7 +20,7 @@ pub mod rng;
 pub mod trace;
 pub mod world;
 
-use felix_core::Twin;
+use felix_core::{Rules, Twin};
 use knobs::Knobs;
 use queue::Time;
 use std::collections::BTreeMap;
@@ -33,6 +33,9 @@ pub struct RunSpec {
     pub twin: Option<Twin>,
     /// Keep every trace line (for `--trace`, determinism checks and the failing-run summary).
     pub keep_trace: bool,
+    /// A control run: the knobs `twin` would draw (its bias included), with every rule on. A twin
+    /// whose catching seed also fails its control run was not caught by its own rule.
+    pub control: bool,
 }
 
 impl RunSpec {
@@ -41,6 +44,7 @@ impl RunSpec {
             seed,
             twin,
             keep_trace: false,
+            control: false,
         }
     }
 }
@@ -59,6 +63,8 @@ pub struct Finding {
 pub struct RunReport {
     pub seed: u64,
     pub twin: Option<Twin>,
+    /// A control run (see `RunSpec::control`).
+    pub control: bool,
     pub knobs: Knobs,
     pub trace_hash: u64,
     /// Trace lines (history and simulator events).
@@ -135,8 +141,16 @@ impl RunReport {
 /// Runs one seed to the end and judges it with every audit.
 pub fn run(spec: &RunSpec) -> RunReport {
     let knobs = Knobs::draw(spec.seed, spec.twin);
-    let world = world::World::new(spec.seed, spec.twin, knobs.clone(), spec.keep_trace);
-    let mut ran = world.run(spec.seed, spec.twin);
+    let (rules, label) = match spec.twin {
+        Some(twin) if spec.control => (
+            Rules::default(),
+            Some(format!("{twin} control (every rule on)")),
+        ),
+        Some(twin) => (twin.rules(), Some(twin.name().to_string())),
+        None => (Rules::default(), None),
+    };
+    let world = world::World::new(spec.seed, rules, knobs.clone(), spec.keep_trace);
+    let mut ran = world.run(spec.seed, label);
     let report = felix_audits::audit(&ran.recorder.history);
     let violations = report
         .violations
@@ -159,6 +173,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
     RunReport {
         seed: spec.seed,
         twin: spec.twin,
+        control: spec.control,
         knobs,
         trace_hash: ran.recorder.hash(),
         steps: ran.recorder.steps(),

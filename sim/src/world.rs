@@ -25,7 +25,7 @@ use felix_core::client::{
 };
 use felix_core::history::{Event, Phase};
 use felix_core::storage::SegmentLayout;
-use felix_core::{NodeId, Rules, Token, Twin};
+use felix_core::{NodeId, Rules, Token};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The most events one run may process: a run that needs more is a livelock (a bug).
@@ -174,8 +174,7 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(seed: u64, twin: Option<Twin>, knobs: Knobs, keep_trace: bool) -> World {
-        let rules = twin.map_or_else(Rules::default, Twin::rules);
+    pub fn new(seed: u64, rules: Rules, knobs: Knobs, keep_trace: bool) -> World {
         let mut clocks = Stream::new(seed, Component::Clocks);
         let mut draw_clock = |knobs: &Knobs| Clock {
             skew_micros: clocks.range(0, 2 * knobs.clock_skew_max_micros as u64) as i64
@@ -286,11 +285,12 @@ impl World {
     }
 
     /// Runs the world to the end of the liveness phase.
-    pub fn run(mut self, seed: u64, twin: Option<Twin>) -> Ran {
+    /// `label` names the configuration in the trace (a twin name, or a control run).
+    pub fn run(mut self, seed: u64, label: Option<String>) -> Ran {
         let knobs_json = serde_json::to_string(&self.knobs).unwrap_or_default();
         self.sim(SimEvent::Started {
             seed,
-            twin: twin.map(|twin| twin.name().to_string()),
+            twin: label,
             knobs: knobs_json,
         });
         self.history(Event::PhaseChanged {
@@ -728,6 +728,7 @@ impl World {
         let now = self.now();
         let fence = self.trim_fence();
         let trim_chance = self.knobs.trim_per_million;
+        let op_chance = self.knobs.op_per_million;
         let stale_owner = self.owner_current != Some(client);
         let mut lost_lease = None;
         let slot = &mut self.clients[client];
@@ -745,8 +746,10 @@ impl World {
                         lost_lease = Some(holder.epoch());
                     }
                 }
+                let busy = self.workload.chance(op_chance);
                 if lost_lease.is_none()
                     && working
+                    && busy
                     && holder.status() == HolderStatus::Serving
                     && holder.ops_waiting() < 2
                 {
@@ -766,7 +769,8 @@ impl World {
             }
             Role::Owner { owner: Some(owner) } => {
                 owner.set_trim_limit(fence);
-                if working && owner.status() == OwnerStatus::Fenced {
+                let busy = self.workload.chance(op_chance);
+                if working && busy && owner.status() == OwnerStatus::Fenced {
                     if stale_owner {
                         if self.workload.chance(trim_chance) {
                             let floor = owner.cursor().min(fence.unwrap_or(1)).max(1);
