@@ -7,9 +7,10 @@
 //!   place (`TruncateRefused`). The trim that first reached it is the *floor-setting trim*.
 //!   Deleted trims count: the audit remembers every commit, whatever storage later drops.
 //! - A node's *highest floor* is the highest floor it reported in its current life
-//!   (`FloorApplied`, `Jumped { point }`, `NodeState`); a crash forgets it, since an unsynced
-//!   compaction or jump may be lost with the process. Its *jump floor* is the part of it taken from
-//!   a TrimmedTo jump (`Jumped`, `FloorApplied { trim: None }`).
+//!   (`FloorApplied`, `NodeState`); a crash forgets it, since an unsynced compaction or jump may be
+//!   lost with the process. Its *jump floor* is the part of it taken from a TrimmedTo jump
+//!   (`FloorApplied { trim: None }`). A jump's `point` is not a floor: where a peer deleted past
+//!   its floor (retention), the point is above it.
 //!
 //! Checks:
 //! 1. At every `NodeState` with `leader: true`, `floor >= max(trim floor up to committed,
@@ -22,11 +23,13 @@
 //!    the tag must be the floor-setting trim's headers.
 //! 2. At every `NodeState` and every non-retention `SegmentsDeleted`, `readable_start <= floor`:
 //!    a node deletes only whole segments entirely below its floor, so the floor-setting trim
-//!    (at or above the floor) is never deleted. Retention deletions (and later states of a node
-//!    that ran retention) are left to StaleTrimRefused, the invariant the Retention twin breaks.
+//!    (at or above the floor) is never deleted. Once any node has deleted by retention, this check
+//!    is off for the rest of the run: retention deletes past the floor by design, and a jump to a
+//!    retention-deleted peer's point carries that past the floor to other nodes. Retention's
+//!    danger is judged by StaleTrimRefused, the invariant the Retention twin breaks.
 //!
 //! Assumes `NodeState.committed` is the node's walked prefix, and that a node reports
-//! `FloorApplied`/`Jumped` before the `SegmentsDeleted` that follows from it.
+//! `FloorApplied` before the `SegmentsDeleted` that follows from it.
 
 use crate::log::{refused_trims, trim_floor, CommittedLog};
 use crate::{Violation, FLOOR_RECORD_KEPT};
@@ -77,8 +80,6 @@ struct NodeFloors {
     highest: Offset,
     /// The highest floor taken from a jump in this life.
     jump: Offset,
-    /// Whether the node ever deleted by retention (its later states are not judged by check 2).
-    ran_retention: bool,
 }
 
 impl NodeFloors {
@@ -92,6 +93,7 @@ impl NodeFloors {
 pub fn check(history: &[Event]) -> Vec<Violation> {
     let trims = TrimFloors::from_history(history);
     let mut nodes: BTreeMap<NodeId, NodeFloors> = BTreeMap::new();
+    let mut retention_seen = false;
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
         match event {
@@ -102,17 +104,8 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                     floors.jump = floors.jump.max(*floor);
                 }
             }
-            Event::Jumped { node, point, .. } => {
-                let floors = nodes.entry(*node).or_default();
-                floors.jump = floors.jump.max(*point);
-                floors.report(floors.current.unwrap_or(0).max(*point));
-            }
             Event::Crashed { node } => {
-                let floors = nodes.entry(*node).or_default();
-                *floors = NodeFloors {
-                    ran_retention: floors.ran_retention,
-                    ..NodeFloors::default()
-                };
+                nodes.insert(*node, NodeFloors::default());
             }
             Event::SegmentsDeleted {
                 node,
@@ -120,12 +113,12 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 readable_start,
                 retention,
             } => {
-                let floors = nodes.entry(*node).or_default();
                 if *retention {
-                    floors.ran_retention = true;
+                    retention_seen = true;
                     continue;
                 }
-                if let Some(floor) = floors.current {
+                let floors = nodes.entry(*node).or_default();
+                if let (Some(floor), false) = (floors.current, retention_seen) {
                     if *readable_start > floor.max(1) {
                         violations.push(Violation::new(
                             FLOOR_RECORD_KEPT,
@@ -152,7 +145,7 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 let highest_before = floors.highest;
                 let jump = floors.jump;
                 floors.report(*floor);
-                if !floors.ran_retention && *readable_start > (*floor).max(1) {
+                if !retention_seen && *readable_start > (*floor).max(1) {
                     violations.push(Violation::new(
                         FLOOR_RECORD_KEPT,
                         step,
@@ -293,8 +286,8 @@ mod tests {
     }
 
     /// A node that deletes the segment holding its floor-setting trim breaks it, at the deletion
-    /// and in every later state; a retention deletion is not judged here; a jump that sets the
-    /// floor to the peer's point keeps it.
+    /// and in every later state; a jump that takes a peer's sealed floor keeps it; once retention
+    /// ran, deletions past the floor are not judged here.
     #[test]
     fn deleting_past_the_floor_breaks_it() {
         let history = vec![
@@ -307,6 +300,7 @@ mod tests {
                 point: 7,
                 replica: false,
             },
+            floor_applied(1, 8, None),
             deleted(1, 7, 7, false),
             deleted(2, 9, 9, true),
             serving(2, 0, 9),

@@ -12,8 +12,8 @@
 //! bound, so a retried or dropped request can only make the audit more lenient, never report a
 //! correct read. A reply with no matching request (a duplicate delivery) is not judged.
 //!
-//! A node's floor is what it reported (`FloorApplied`, `Jumped`, `NodeState`) since its last
-//! restart: a crash forgets it until reported again.
+//! A node's floor is what it reported (`FloorApplied`, `NodeState`) since its last restart: a crash
+//! forgets it until reported again.
 
 use crate::{Violation, NO_READ_BELOW_FLOOR};
 use felix_core::api::{ClientId, ReadFrom, Reply, Request};
@@ -44,11 +44,7 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
         match event {
-            Event::FloorApplied { node, floor, .. }
-            | Event::NodeState { node, floor, .. }
-            | Event::Jumped {
-                node, point: floor, ..
-            } => {
+            Event::FloorApplied { node, floor, .. } | Event::NodeState { node, floor, .. } => {
                 let known = node_floors.entry(*node).or_insert(0);
                 *known = (*known).max(*floor);
             }
