@@ -9,7 +9,12 @@
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How often a running search is polled for completion.
+const POLL_INTERVAL: Duration = Duration::from_millis(5);
+/// How often a running search reports progress.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
 use serde::Serialize;
 use stateright::{Checker, HasDiscoveries, Model};
@@ -65,17 +70,54 @@ impl Report {
     }
 }
 
+/// A snapshot of a running search, for progress lines.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Distinct states so far.
+    pub unique_states: usize,
+    /// Depth reached so far.
+    pub max_depth: usize,
+    /// Seconds since the search started.
+    pub seconds: f64,
+}
+
 /// Checks a configuration to completion with `threads` threads, stopping at the first broken
 /// invariant; a violation is then searched again with one thread for its shortest trace.
 pub fn check(config: &'static Config, threads: usize) -> Report {
+    check_with_progress(config, threads, &mut |_| {})
+}
+
+/// `check`, calling `progress` about every `PROGRESS_INTERVAL` while the search runs.
+pub fn check_with_progress(
+    config: &'static Config,
+    threads: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Report {
     assert!(threads >= 1, "a search needs at least one thread");
     let started = Instant::now();
-    let checker = FelixHeadTrim::new(config)
+    let mut checker = FelixHeadTrim::new(config)
         .checker()
         .threads(threads)
         .finish_when(HasDiscoveries::AnyFailures)
-        .spawn_bfs()
-        .join();
+        .spawn_bfs();
+    let handles = checker.handles();
+    let mut last_report = Instant::now();
+    while !handles.iter().all(|handle| handle.is_finished()) {
+        std::thread::sleep(POLL_INTERVAL);
+        if last_report.elapsed() >= PROGRESS_INTERVAL {
+            last_report = Instant::now();
+            progress(Progress {
+                unique_states: checker.unique_state_count(),
+                max_depth: checker.max_depth(),
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    for handle in handles {
+        if let Err(panic) = handle.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
     let seconds = started.elapsed().as_secs_f64();
     let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
     let broken = first_broken_invariant(&discovered);
@@ -100,15 +142,17 @@ pub fn check(config: &'static Config, threads: usize) -> Report {
     report
 }
 
-/// The invariants broken in a twin's run, searched as CI does: breadth-first, one thread, stopping
-/// at the first discovery of the twin's named invariant.
+/// A twin's run, searched as CI does: breadth-first, one thread, stopping at the first discovery
+/// of the twin's named invariant.
 #[derive(Clone, Debug)]
 pub struct TwinRun {
     /// The twin's configuration name.
     pub config: &'static str,
     /// The invariant this twin must break.
     pub expected: &'static str,
-    /// Every `always` property broken before the search stopped, in the model's order.
+    /// The invariants that break first: those whose shortest counterexample is no longer than the
+    /// shortest one of any invariant, in the model's order. TLC with one worker stops at the first
+    /// of them it meets, so a twin is held to being alone in this list.
     pub found: Vec<&'static str>,
     /// Distinct states generated before the search stopped.
     pub unique_states: usize,
@@ -119,13 +163,15 @@ pub struct TwinRun {
 }
 
 impl TwinRun {
-    /// A twin is held to exactly its named invariant: that one broke, and no other did first.
+    /// A twin is held to exactly its named invariant: it breaks, and nothing else breaks as early.
     pub fn ok(&self) -> bool {
         self.found == [self.expected]
     }
 }
 
-/// Runs one twin: one thread, breadth-first, `finish_when(AnyOf({expected}))`.
+/// Runs one twin: one thread, breadth-first, `finish_when(AnyOf({expected}))`; every invariant
+/// discovered on the way is then searched for its shortest counterexample, and only those that
+/// break at the smallest depth are reported as found.
 pub fn run_twin(config: &'static Config) -> TwinRun {
     let expected = config
         .expected_violation()
@@ -139,16 +185,23 @@ pub fn run_twin(config: &'static Config) -> TwinRun {
         .join();
     let seconds = started.elapsed().as_secs_f64();
     let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
-    let found: Vec<&'static str> = properties::INVARIANTS
+    let traces: Vec<(&'static str, Vec<TraceStep>)> = properties::INVARIANTS
         .iter()
         .copied()
         .filter(|name| discovered.contains(name))
+        .map(|name| (name, shortest_counterexample(config, name)))
         .collect();
-    let trace = if found.contains(&expected) {
-        shortest_counterexample(config, expected)
-    } else {
-        Vec::new()
-    };
+    let shortest = traces.iter().map(|(_, trace)| trace.len()).min();
+    let found: Vec<&'static str> = traces
+        .iter()
+        .filter(|(_, trace)| Some(trace.len()) == shortest)
+        .map(|(name, _)| *name)
+        .collect();
+    let trace = traces
+        .into_iter()
+        .find(|(name, _)| *name == expected)
+        .map(|(_, trace)| trace)
+        .unwrap_or_default();
     TwinRun {
         config: config.name,
         expected,
@@ -189,7 +242,8 @@ pub fn shortest_counterexample(config: &'static Config, invariant: &'static str)
             }
         }
     }
-    best.map(trace::steps).unwrap_or_default()
+    best.map(|path| trace::steps(config, path))
+        .unwrap_or_default()
 }
 
 /// The first `always` property (in the model's order) that has a discovery.

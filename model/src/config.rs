@@ -26,7 +26,16 @@ pub struct Switches {
 impl Switches {
     /// The switches that are on, by their TLA+ constant names.
     pub fn names_on(&self) -> Vec<&'static str> {
-        let all = [
+        self.constants()
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    /// Every switch as `(TLA+ constant name, value)`, in the spec's order.
+    pub fn constants(&self) -> [(&'static str, bool); 7] {
+        [
             ("HiddenTrims", self.hidden_trims),
             ("Untagged", self.untagged),
             ("NoopSkip", self.noop_skip),
@@ -34,25 +43,47 @@ impl Switches {
             ("ReadFromEarliest", self.read_from_earliest),
             ("TailFromRefusal", self.tail_from_refusal),
             ("CompactActive", self.compact_active),
-        ];
-        all.iter()
-            .filter(|(_, on)| *on)
-            .map(|(name, _)| *name)
-            .collect()
+        ]
     }
 }
 
-/// The bounds of a configuration (TLA+ CONSTANTS).
+/// The bounds of a configuration (TLA+ CONSTANTS), named as in the spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Bounds {
-    /// Number of lease holders (epochs 1..holders).
+    /// `NumBrokers`: brokers 1..NumBrokers.
+    pub brokers: u8,
+    /// `NumHolders`: lease holders 1..NumHolders; holder h's epoch is h.
     pub holders: u8,
-    /// Writes (fenced writes included) over the whole run.
-    pub writes_max: u8,
-    /// Trims (no-op trims included) over the whole run.
-    pub trims_max: u8,
-    /// Records per segment.
-    pub segment_records: u8,
+    /// `MaxWrites`: writes appended, all holders and brokers together.
+    pub max_writes: u8,
+    /// `MaxTrims`: trims appended plus no-op trims answered.
+    pub max_trims: u8,
+    /// `MaxPromotions`: elections (each appends the new leader's noop).
+    pub max_promotions: u8,
+    /// `MaxCrashes`: leader crash-restarts.
+    pub max_crashes: u8,
+    /// `SegSize`: records per segment.
+    pub seg_size: u8,
+}
+
+impl Bounds {
+    /// `MaxLen == MaxWrites + MaxTrims + MaxPromotions`: every append uses one of them up.
+    pub fn max_len(&self) -> u8 {
+        self.max_writes + self.max_trims + self.max_promotions
+    }
+
+    /// The constants as `(TLA+ name, value)`, in the `.cfg` files' order.
+    pub fn constants(&self) -> [(&'static str, u8); 7] {
+        [
+            ("NumBrokers", self.brokers),
+            ("NumHolders", self.holders),
+            ("MaxWrites", self.max_writes),
+            ("MaxTrims", self.max_trims),
+            ("MaxPromotions", self.max_promotions),
+            ("MaxCrashes", self.max_crashes),
+            ("SegSize", self.seg_size),
+        ]
+    }
 }
 
 /// What a configuration is expected to do.
@@ -110,36 +141,85 @@ const NO_SWITCH: Switches = Switches {
     compact_active: false,
 };
 
+/// `FelixHeadTrim.cfg`: three trims or no-ops, one promotion.
 const MAIN_BOUNDS: Bounds = Bounds {
+    brokers: 3,
     holders: 2,
-    writes_max: 3,
-    trims_max: 3,
-    segment_records: 1,
+    max_writes: 2,
+    max_trims: 3,
+    max_promotions: 1,
+    max_crashes: 0,
+    seg_size: 2,
 };
 
-const MAIN: Config = Config {
-    name: "FelixHeadTrim",
-    base: None,
-    bounds: MAIN_BOUNDS,
-    switches: NO_SWITCH,
-    expectation: Expectation::Pass,
+/// `FelixHeadTrimPromotions.cfg`: two promotions, one trim.
+const PROMOTIONS_BOUNDS: Bounds = Bounds {
+    max_trims: 1,
+    max_promotions: 2,
+    ..MAIN_BOUNDS
 };
 
-const fn twin(name: &'static str, switches: Switches, invariant: &'static str) -> Config {
+/// `FelixHeadTrimCrash.cfg`: a crash, one promotion, one trim.
+const CRASH_BOUNDS: Bounds = Bounds {
+    max_trims: 1,
+    max_crashes: 1,
+    ..MAIN_BOUNDS
+};
+
+/// `FelixHeadTrimFailover.cfg`: two promotions and a crash, no trim, one-record segments.
+const FAILOVER_BOUNDS: Bounds = Bounds {
+    max_trims: 0,
+    max_promotions: 2,
+    max_crashes: 1,
+    seg_size: 1,
+    ..MAIN_BOUNDS
+};
+
+/// `FelixHeadTrimAll.cfg`: everything together, three trims, two promotions and a crash.
+const ALL_BOUNDS: Bounds = Bounds {
+    max_promotions: 2,
+    max_crashes: 1,
+    ..MAIN_BOUNDS
+};
+
+const fn passing(name: &'static str, bounds: Bounds) -> Config {
     Config {
         name,
-        base: Some("FelixHeadTrim"),
-        bounds: MAIN_BOUNDS,
+        base: None,
+        bounds,
+        switches: NO_SWITCH,
+        expectation: Expectation::Pass,
+    }
+}
+
+const fn twin(
+    name: &'static str,
+    base: &Config,
+    switches: Switches,
+    invariant: &'static str,
+) -> Config {
+    Config {
+        name,
+        base: Some(base.name),
+        bounds: base.bounds,
         switches,
         expectation: Expectation::Violates(invariant),
     }
 }
 
-/// Every configuration, passing ones first, then the twins.
-pub static CONFIGS: [Config; 8] = [
+const MAIN: Config = passing("FelixHeadTrim", MAIN_BOUNDS);
+const FAILOVER: Config = passing("FelixHeadTrimFailover", FAILOVER_BOUNDS);
+
+/// Every configuration (one per `.cfg` file), passing ones first, then the twins.
+pub static CONFIGS: [Config; 12] = [
     MAIN,
+    passing("FelixHeadTrimPromotions", PROMOTIONS_BOUNDS),
+    passing("FelixHeadTrimCrash", CRASH_BOUNDS),
+    FAILOVER,
+    passing("FelixHeadTrimAll", ALL_BOUNDS),
     twin(
         "FelixHeadTrimHiddenTrims",
+        &MAIN,
         Switches {
             hidden_trims: true,
             ..NO_SWITCH
@@ -148,6 +228,7 @@ pub static CONFIGS: [Config; 8] = [
     ),
     twin(
         "FelixHeadTrimUntagged",
+        &MAIN,
         Switches {
             untagged: true,
             ..NO_SWITCH
@@ -156,6 +237,7 @@ pub static CONFIGS: [Config; 8] = [
     ),
     twin(
         "FelixHeadTrimNoopSkip",
+        &MAIN,
         Switches {
             noop_skip: true,
             ..NO_SWITCH
@@ -164,6 +246,7 @@ pub static CONFIGS: [Config; 8] = [
     ),
     twin(
         "FelixHeadTrimRetention",
+        &FAILOVER,
         Switches {
             retention: true,
             ..NO_SWITCH
@@ -172,6 +255,7 @@ pub static CONFIGS: [Config; 8] = [
     ),
     twin(
         "FelixHeadTrimReadFromEarliest",
+        &MAIN,
         Switches {
             read_from_earliest: true,
             ..NO_SWITCH
@@ -180,6 +264,7 @@ pub static CONFIGS: [Config; 8] = [
     ),
     twin(
         "FelixHeadTrimTailFromRefusal",
+        &MAIN,
         Switches {
             tail_from_refusal: true,
             ..NO_SWITCH
@@ -188,6 +273,7 @@ pub static CONFIGS: [Config; 8] = [
     ),
     twin(
         "FelixHeadTrimCompactActive",
+        &MAIN,
         Switches {
             compact_active: true,
             ..NO_SWITCH
@@ -199,6 +285,9 @@ pub static CONFIGS: [Config; 8] = [
 /// Looks a configuration up by its full name or its name without the `FelixHeadTrim` prefix
 /// (`Main` also names the main configuration).
 pub fn lookup(name: &str) -> Option<&'static Config> {
+    if name.is_empty() {
+        return None;
+    }
     CONFIGS.iter().find(|config| {
         config.name == name
             || config.name.strip_prefix(PREFIX) == Some(name)

@@ -1,5 +1,13 @@
-//! The FelixHeadTrim state machine. FIRST DRAFT, written from the seed before the TLA+ spec
-//! landed; it is replaced by a one-to-one translation of docs/formal/FelixHeadTrim.tla.
+//! The FelixHeadTrim state machine: a one-to-one translation of `docs/formal/FelixHeadTrim.tla`.
+//!
+//! Same variables (fields of `State`, in the spec's order), same actions with the same parameters
+//! and guards (variants of `Action`, in the order of the spec's `Next`), same initial state, so a
+//! trace here reads as a trace there and TLC's distinct-state count equals Stateright's
+//! unique-state count. Each helper below carries the name of the spec operator it translates.
+//!
+//! Representation: brokers and holders are numbered from 1 as in the spec, stored at index
+//! `number - 1`. A log is a fixed array of `LOG_MAX` slots and a length; slots past the length
+//! are always `Record::EMPTY`, so two states are equal exactly when the spec's states are.
 
 use std::fmt;
 
@@ -8,114 +16,406 @@ use stateright::{Model, Property};
 use crate::config::Config;
 use crate::properties;
 
-/// Kind of a record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Brokers a state can hold (the spec's `NumBrokers` is at most this).
+pub const BROKERS_MAX: usize = 3;
+/// Holders a state can hold (the spec's `NumHolders` is at most this).
+pub const HOLDERS_MAX: usize = 2;
+/// Records a log can hold (the spec's `MaxLen` is at most this).
+pub const LOG_MAX: usize = 8;
+
+/// A record's kind: the spec's `k` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum Kind {
-    /// A holder's write.
+    /// Not a record: an unused slot past the end of a log.
+    Empty,
+    /// `"w"`: a holder's write.
     Write,
-    /// A trim asking for a floor.
+    /// `"t"`: a trim asking for a floor.
     Trim,
+    /// `"n"`: the leader's noop (bookkeeping).
+    Noop,
 }
 
-/// One record of the log.
+/// A record: `[k, h, t, f]` in the spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Record {
-    /// Write or trim.
-    pub kind: Kind,
-    /// The epoch of the holder that wrote it.
-    pub holder: u8,
-    /// For a trim, the floor it asks for.
-    pub floor: u8,
+    /// `k`: write, trim or noop.
+    pub k: Kind,
+    /// `h`: the holder's epoch (0 on a noop).
+    pub h: u8,
+    /// `t`: the term of the leader that sequenced it.
+    pub t: u8,
+    /// `f`: the floor a trim asks for (0 on writes and noops).
+    pub f: u8,
 }
 
-/// The state: one variable per TLA+ variable.
+impl Record {
+    /// The content of an unused slot.
+    pub const EMPTY: Record = Record {
+        k: Kind::Empty,
+        h: 0,
+        t: 0,
+        f: 0,
+    };
+}
+
+impl fmt::Display for Record {
+    /// TLC's rendering: fields in alphabetical order.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let k = match self.k {
+            Kind::Empty => "?",
+            Kind::Write => "w",
+            Kind::Trim => "t",
+            Kind::Noop => "n",
+        };
+        write!(
+            formatter,
+            "[f |-> {}, h |-> {}, k |-> \"{k}\", t |-> {}]",
+            self.f, self.h, self.t
+        )
+    }
+}
+
+impl Record {
+    /// Packs a record into 16 bits: `k` 2 bits, `h` 3 bits, `t` 5 bits, `f` 6 bits.
+    fn pack(self) -> u16 {
+        assert!(
+            self.h < 8 && self.t < 32 && self.f < 64,
+            "record field out of range"
+        );
+        (self.k as u16)
+            | (u16::from(self.h) << 2)
+            | (u16::from(self.t) << 5)
+            | (u16::from(self.f) << 10)
+    }
+
+    /// Unpacks a record packed by `pack`.
+    fn unpack(bits: u16) -> Record {
+        let k = match bits & 0b11 {
+            0 => Kind::Empty,
+            1 => Kind::Write,
+            2 => Kind::Trim,
+            _ => Kind::Noop,
+        };
+        Record {
+            k,
+            h: ((bits >> 2) & 0b111) as u8,
+            t: ((bits >> 5) & 0b1_1111) as u8,
+            f: ((bits >> 10) & 0b11_1111) as u8,
+        }
+    }
+}
+
+/// One broker's log: `log[b]`, deleted records included. Records are packed (`Record::pack`) to
+/// keep states small: the checker holds millions of them in its queue.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Log {
+    len: u8,
+    slots: [u16; LOG_MAX],
+}
+
+impl Log {
+    const EMPTY: Log = Log {
+        len: 0,
+        slots: [0; LOG_MAX],
+    };
+
+    /// `Len(log[b])`.
+    pub fn len(&self) -> u8 {
+        self.len
+    }
+
+    /// `Len(log[b]) = 0`.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `log[b][i]`, offsets from 1.
+    pub fn at(&self, offset: u8) -> Record {
+        assert!(
+            offset >= 1 && offset <= self.len,
+            "offset {offset} outside the log"
+        );
+        Record::unpack(self.slots[usize::from(offset) - 1])
+    }
+
+    /// The term of the record at `offset` (from 1), without unpacking the rest.
+    pub fn term_at(&self, offset: u8) -> u8 {
+        self.at(offset).t
+    }
+
+    /// The records, offsets 1..len.
+    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
+        self.slots[..usize::from(self.len)]
+            .iter()
+            .map(|&bits| Record::unpack(bits))
+    }
+
+    /// `Append(log[b], record)`.
+    fn append(&mut self, record: Record) {
+        assert!(usize::from(self.len) < LOG_MAX, "log capacity exceeded");
+        assert!(record.k != Kind::Empty, "only records are appended");
+        self.slots[usize::from(self.len)] = record.pack();
+        self.len += 1;
+    }
+
+    /// `SubSeq(log[b], 1, m)`: keeps the first `m` records.
+    fn truncate(&mut self, m: u8) {
+        assert!(m <= self.len, "truncate past the end");
+        for slot in &mut self.slots[usize::from(m)..usize::from(self.len)] {
+            *slot = 0;
+        }
+        self.len = m;
+    }
+}
+
+impl fmt::Display for Log {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let records: Vec<String> = self.records().map(|record| record.to_string()).collect();
+        write!(formatter, "<<{}>>", records.join(", "))
+    }
+}
+
+/// The spec's variables, in its order (`vars`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    /// The log, offsets from 1; records below `start` are deleted but kept here as history.
-    pub log: Vec<Record>,
-    /// The floor.
-    pub floor: u8,
-    /// The first retained offset.
-    pub start: u8,
-    /// The current lease epoch.
+    /// `term[b]`: broker b's current term (its promise).
+    pub term: [u8; BROKERS_MAX],
+    /// `leader[b]`: b believes it leads `term[b]` (a deposed leader still does).
+    pub leader: [bool; BROKERS_MAX],
+    /// `log[b]`: b's log, deleted records included (see `start`).
+    pub log: [Log; BROKERS_MAX],
+    /// `commit[b]`: b's committed index.
+    pub commit: [u8; BROKERS_MAX],
+    /// `start[b]`: first offset b still holds.
+    pub start: [u8; BROKERS_MAX],
+    /// `lease`: the epoch (holder) the lease service granted last.
     pub lease: u8,
-    /// Per holder, the last offset it knows of (its tail is `expected + 1`).
-    pub expected: Vec<u8>,
-    /// Per holder, whether it retired.
-    pub retired: Vec<bool>,
-    /// Writes made.
+    /// `expected[h]`: the last offset holder h believes is in the stream.
+    pub expected: [u8; HOLDERS_MAX],
+    /// `retired[h]`: h learnt that a newer holder exists and stopped.
+    pub retired: [bool; HOLDERS_MAX],
+    /// `writes`: writes appended so far.
     pub writes: u8,
-    /// Trims made.
+    /// `trims`: trims appended or answered as no-ops so far.
     pub trims: u8,
+    /// `promotions`: elections so far.
+    pub promotions: u8,
+    /// `crashes`: crashes so far.
+    pub crashes: u8,
+}
+
+/// A broker number (1-based, as in the spec).
+pub type Broker = u8;
+/// A holder number, which is also its epoch (1-based, as in the spec).
+pub type Holder = u8;
+
+fn index(number: u8) -> usize {
+    assert!(number >= 1, "brokers and holders are numbered from 1");
+    usize::from(number) - 1
 }
 
 impl State {
-    /// Every variable rendered in TLA+ notation, in the spec's order.
-    pub fn variables(&self) -> Vec<(&'static str, String)> {
-        let log: Vec<String> = self
-            .log
-            .iter()
-            .map(|r| match r.kind {
-                Kind::Write => format!("[k |-> \"w\", h |-> {}]", r.holder),
-                Kind::Trim => format!("[k |-> \"t\", h |-> {}, f |-> {}]", r.holder, r.floor),
-            })
-            .collect();
-        vec![
-            ("log", format!("<<{}>>", log.join(", "))),
-            ("floor", self.floor.to_string()),
-            ("start", self.start.to_string()),
-            ("lease", self.lease.to_string()),
-            ("expected", tuple(&self.expected)),
-            ("retired", tuple(&self.retired)),
-            ("writes", self.writes.to_string()),
-            ("trims", self.trims.to_string()),
-        ]
+    /// `Len(log[b])`.
+    fn len(&self, b: Broker) -> u8 {
+        self.log[index(b)].len()
     }
 
-    fn tag(&self, model: &FelixHeadTrim) -> u8 {
-        if model.config.switches.untagged || model.config.switches.hidden_trims {
+    /// `LastTerm(b)`: the term of b's last record, 0 for an empty log.
+    pub fn last_term(&self, b: Broker) -> u8 {
+        let log = &self.log[index(b)];
+        if log.is_empty() {
+            0
+        } else {
+            log.at(log.len()).t
+        }
+    }
+
+    /// `UpToDate(b, q)`: b's log is at least as up to date as q's.
+    pub fn up_to_date(&self, b: Broker, q: Broker) -> bool {
+        self.last_term(b) > self.last_term(q)
+            || (self.last_term(b) == self.last_term(q) && self.len(b) >= self.len(q))
+    }
+
+    /// `CommittedTrims(b)`: offsets of b's committed trim records, deleted ones included.
+    fn committed_trims(&self, b: Broker) -> impl Iterator<Item = (u8, Record)> + '_ {
+        let log = &self.log[index(b)];
+        (1..=self.commit[index(b)])
+            .map(move |i| (i, log.at(i)))
+            .filter(|(_, record)| record.k == Kind::Trim)
+    }
+
+    /// `Floor(b)`: the highest floor among b's committed trims, 1 when none.
+    pub fn floor(&self, b: Broker) -> u8 {
+        self.committed_trims(b)
+            .map(|(_, record)| record.f)
+            .fold(1, u8::max)
+    }
+
+    /// `FloorSetter(b)`: the offset of the first committed trim asking for `Floor(b)`, 0 when
+    /// no trim set the floor.
+    pub fn floor_setter(&self, b: Broker) -> u8 {
+        let floor = self.floor(b);
+        if floor == 1 {
             return 0;
         }
-        self.log
-            .iter()
-            .enumerate()
-            .filter(|(i, r)| {
-                *i + 1 >= self.start as usize && r.kind == Kind::Trim && r.floor == self.floor
-            })
-            .map(|(_, r)| r.holder)
-            .next_back()
-            .unwrap_or(0)
+        self.committed_trims(b)
+            .find(|(_, record)| record.f == floor)
+            .map(|(i, _)| i)
+            .unwrap_or_else(|| unreachable!("a floor above 1 is set by a committed trim"))
+    }
+
+    /// `ReadableStart(b)`: the first offset b can serve; below it a read is refused.
+    pub fn readable_start(&self, b: Broker) -> u8 {
+        self.floor(b).max(self.start[index(b)])
+    }
+
+    /// `FloorTag(b)`: the epoch of the floor-setting trim, if b still holds it and the tag is on.
+    pub fn floor_tag(&self, config: &Config, b: Broker) -> u8 {
+        if config.switches.hidden_trims || config.switches.untagged {
+            return 0;
+        }
+        let setter = self.floor_setter(b);
+        if setter == 0 || setter < self.start[index(b)] {
+            return 0;
+        }
+        self.log[index(b)].at(setter).h
+    }
+
+    /// `Active(h)`: h holds, or believes it holds, the lease.
+    pub fn active(&self, h: Holder) -> bool {
+        h <= self.lease && !self.retired[index(h)]
+    }
+
+    /// `MatchLen(l, f)`: the longest prefix on which the logs of l and f agree on terms.
+    pub fn match_len(&self, l: Broker, f: Broker) -> u8 {
+        let leader_log = self.log[index(l)].records();
+        let follower_log = self.log[index(f)].records();
+        leader_log
+            .zip(follower_log)
+            .take_while(|(a, b)| a.t == b.t)
+            .count() as u8
+    }
+
+    /// `CommitIn(lg, l)`: leader l's commit index once the logs are `lg` (this state's `commit`
+    /// and `term`): the highest offset of its own term that a majority of `lg` holds, or its
+    /// commit index unchanged.
+    pub fn commit_in(&self, config: &Config, lg: &[Log; BROKERS_MAX], l: Broker) -> u8 {
+        let brokers = usize::from(config.bounds.brokers);
+        let leader_log = &lg[index(l)];
+        // `Cardinality(Holding(lg, l, c))`: brokers whose log holds l's record at offset c.
+        let holding = |c: u8| {
+            let t = leader_log.term_at(c);
+            (1..=config.bounds.brokers)
+                .filter(|&q| lg[index(q)].len() >= c && lg[index(q)].term_at(c) == t)
+                .count()
+        };
+        ((self.commit[index(l)] + 1)..=leader_log.len())
+            .rev()
+            .find(|&c| leader_log.term_at(c) == self.term[index(l)] && 2 * holding(c) > brokers)
+            .unwrap_or(self.commit[index(l)])
+    }
+
+    /// `SegLast(b)`: last offset of the segment that starts at `start[b]`.
+    fn seg_last(&self, config: &Config, b: Broker) -> u8 {
+        self.start[index(b)] + config.bounds.seg_size - 1
+    }
+
+    /// `newer` in `Read(h, s)`: whether s's committed log, from `Max(from, rs)`, holds a write of
+    /// an epoch newer than h.
+    fn newer_write_visible(&self, h: Holder, s: Broker, from: u8) -> bool {
+        let log = &self.log[index(s)];
+        (from..=self.commit[index(s)]).any(|i| {
+            let record = log.at(i);
+            record.k == Kind::Write && record.h > h
+        })
+    }
+
+    /// Every variable rendered as TLC prints it, in the spec's order.
+    pub fn variables(&self, config: &Config) -> Vec<(&'static str, String)> {
+        let brokers = usize::from(config.bounds.brokers);
+        let holders = usize::from(config.bounds.holders);
+        vec![
+            ("term", tuple(&self.term[..brokers])),
+            ("leader", booleans(&self.leader[..brokers])),
+            ("log", tuple(&self.log[..brokers])),
+            ("commit", tuple(&self.commit[..brokers])),
+            ("start", tuple(&self.start[..brokers])),
+            ("lease", self.lease.to_string()),
+            ("expected", tuple(&self.expected[..holders])),
+            ("retired", booleans(&self.retired[..holders])),
+            ("writes", self.writes.to_string()),
+            ("trims", self.trims.to_string()),
+            ("promotions", self.promotions.to_string()),
+            ("crashes", self.crashes.to_string()),
+        ]
     }
 }
 
 fn tuple<T: fmt::Display>(values: &[T]) -> String {
-    let items: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    let items: Vec<String> = values.iter().map(T::to_string).collect();
     format!("<<{}>>", items.join(", "))
 }
 
-/// The actions.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+fn booleans(values: &[bool]) -> String {
+    let items: Vec<&str> = values
+        .iter()
+        .map(|&value| if value { "TRUE" } else { "FALSE" })
+        .collect();
+    format!("<<{}>>", items.join(", "))
+}
+
+/// The spec's actions with their parameters, in the order of its `Next`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
-    /// The lease moves to the next epoch.
+    /// `MoveLease`.
     MoveLease,
-    /// Holder reads.
-    Read(u8),
-    /// Holder writes.
-    Write(u8),
-    /// Holder trims to a floor.
-    Trim(u8, u8),
-    /// Delete records below the floor.
-    Compact,
+    /// `Promote(b, Q)`; `Q` as a bit set (bit `q - 1` for broker q).
+    Promote(Broker, u8),
+    /// `Write(h, s)`.
+    Write(Holder, Broker),
+    /// `TrimAppend(h, s, fl)`.
+    TrimAppend(Holder, Broker, u8),
+    /// `TrimNoop(h, s)`.
+    TrimNoop(Holder, Broker),
+    /// `Refused(h, s)`.
+    Refused(Holder, Broker),
+    /// `Read(h, s)`.
+    Read(Holder, Broker),
+    /// `Replicate(l, f)`.
+    Replicate(Broker, Broker),
+    /// `StepDown(l, f)`.
+    StepDown(Broker, Broker),
+    /// `Compact(b)`.
+    Compact(Broker),
+    /// `Retain(b)`.
+    Retain(Broker),
+    /// `Crash(b)`.
+    Crash(Broker),
 }
 
 impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Action::MoveLease => write!(f, "MoveLease"),
-            Action::Read(h) => write!(f, "Read({h})"),
-            Action::Write(h) => write!(f, "Write({h})"),
-            Action::Trim(h, fl) => write!(f, "Trim({h}, {fl})"),
-            Action::Compact => write!(f, "Compact"),
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Action::MoveLease => write!(formatter, "MoveLease"),
+            Action::Promote(b, q) => {
+                let members: Vec<String> = (1..=8u8)
+                    .filter(|m| q & (1 << (m - 1)) != 0)
+                    .map(|m| m.to_string())
+                    .collect();
+                write!(formatter, "Promote({b}, {{{}}})", members.join(", "))
+            }
+            Action::Write(h, s) => write!(formatter, "Write({h}, {s})"),
+            Action::TrimAppend(h, s, fl) => write!(formatter, "TrimAppend({h}, {s}, {fl})"),
+            Action::TrimNoop(h, s) => write!(formatter, "TrimNoop({h}, {s})"),
+            Action::Refused(h, s) => write!(formatter, "Refused({h}, {s})"),
+            Action::Read(h, s) => write!(formatter, "Read({h}, {s})"),
+            Action::Replicate(l, f) => write!(formatter, "Replicate({l}, {f})"),
+            Action::StepDown(l, f) => write!(formatter, "StepDown({l}, {f})"),
+            Action::Compact(b) => write!(formatter, "Compact({b})"),
+            Action::Retain(b) => write!(formatter, "Retain({b})"),
+            Action::Crash(b) => write!(formatter, "Crash({b})"),
         }
     }
 }
@@ -123,14 +423,194 @@ impl fmt::Display for Action {
 /// The model of one configuration.
 #[derive(Clone, Debug)]
 pub struct FelixHeadTrim {
-    /// The configuration.
+    /// The configuration: constants and switches.
     pub config: &'static Config,
 }
 
 impl FelixHeadTrim {
     /// The model of a configuration.
     pub fn new(config: &'static Config) -> Self {
+        let bounds = &config.bounds;
+        assert!(bounds.brokers >= 1 && usize::from(bounds.brokers) <= BROKERS_MAX);
+        assert!(bounds.holders >= 1 && usize::from(bounds.holders) <= HOLDERS_MAX);
+        assert!(
+            usize::from(bounds.max_len()) <= LOG_MAX,
+            "MaxLen exceeds LOG_MAX"
+        );
+        assert!(bounds.seg_size >= 1);
         FelixHeadTrim { config }
+    }
+
+    /// `MaxLen`.
+    fn max_len(&self) -> u8 {
+        self.config.bounds.max_len()
+    }
+
+    /// Whether `action`'s guard holds in `state` (the conjuncts that do not prime a variable).
+    pub fn enabled(&self, state: &State, action: Action) -> bool {
+        let bounds = &self.config.bounds;
+        let switches = &self.config.switches;
+        match action {
+            Action::MoveLease => state.lease < bounds.holders,
+            Action::Promote(b, q) => {
+                let members = q.count_ones() as usize;
+                state.promotions < bounds.max_promotions
+                    && !state.leader[index(b)]
+                    && q & (1 << (b - 1)) != 0
+                    && 2 * members > usize::from(bounds.brokers)
+                    && self.members(q).all(|member| state.up_to_date(b, member))
+            }
+            Action::Write(h, s) => {
+                state.active(h)
+                    && state.writes < bounds.max_writes
+                    && state.leader[index(s)]
+                    && state.expected[index(h)] == state.len(s)
+            }
+            Action::TrimAppend(h, s, fl) => {
+                state.active(h)
+                    && state.trims < bounds.max_trims
+                    && state.leader[index(s)]
+                    && state.expected[index(h)] == state.len(s)
+                    && fl > state.floor(s)
+                    && fl <= state.expected[index(h)] + 1
+            }
+            Action::TrimNoop(h, s) => {
+                state.active(h)
+                    && state.trims < bounds.max_trims
+                    && state.leader[index(s)]
+                    && (switches.noop_skip || state.expected[index(h)] == state.len(s))
+            }
+            Action::Refused(h, s) => {
+                switches.tail_from_refusal
+                    && state.active(h)
+                    && state.leader[index(s)]
+                    && state.expected[index(h)] != state.len(s)
+            }
+            Action::Read(h, s) => state.active(h) && state.leader[index(s)],
+            Action::Replicate(l, f) => {
+                let m = state.match_len(l, f);
+                state.leader[index(l)]
+                    && f != l
+                    && state.term[index(f)] <= state.term[index(l)]
+                    && (m >= state.len(l) || m + 1 >= state.start[index(l)])
+            }
+            Action::StepDown(l, f) => {
+                state.leader[index(l)] && state.term[index(f)] > state.term[index(l)]
+            }
+            Action::Compact(b) => {
+                let first = state.start[index(b)];
+                let last = state.seg_last(self.config, b);
+                if switches.compact_active {
+                    first < state.floor(b) && last <= state.commit[index(b)]
+                } else {
+                    last < state.floor(b)
+                }
+            }
+            Action::Retain(b) => {
+                switches.retention && state.seg_last(self.config, b) <= state.commit[index(b)]
+            }
+            Action::Crash(b) => state.crashes < bounds.max_crashes && state.leader[index(b)],
+        }
+    }
+
+    /// The brokers of a bit set.
+    fn members(&self, q: u8) -> impl Iterator<Item = Broker> {
+        (1..=self.config.bounds.brokers).filter(move |m| q & (1 << (m - 1)) != 0)
+    }
+
+    /// The state after `action` (whose guard holds): the primed variables.
+    fn apply(&self, state: &State, action: Action) -> State {
+        let mut next = state.clone();
+        match action {
+            Action::MoveLease => next.lease = state.lease + 1,
+            Action::Promote(b, q) => {
+                let new_term = self
+                    .members(q)
+                    .map(|member| state.term[index(member)])
+                    .max()
+                    .unwrap_or_else(|| unreachable!("a promoting majority is not empty"))
+                    + 1;
+                for member in self.members(q) {
+                    next.term[index(member)] = new_term;
+                    next.leader[index(member)] = member == b;
+                }
+                next.log[index(b)].append(Record {
+                    k: Kind::Noop,
+                    h: 0,
+                    t: new_term,
+                    f: 0,
+                });
+                next.promotions = state.promotions + 1;
+            }
+            Action::Write(h, s) => {
+                next.log[index(s)].append(Record {
+                    k: Kind::Write,
+                    h,
+                    t: state.term[index(s)],
+                    f: 0,
+                });
+                next.writes = state.writes + 1;
+            }
+            Action::TrimAppend(h, s, fl) => {
+                next.log[index(s)].append(Record {
+                    k: Kind::Trim,
+                    h,
+                    t: state.term[index(s)],
+                    f: fl,
+                });
+                next.trims = state.trims + 1;
+            }
+            Action::TrimNoop(h, s) => {
+                next.expected[index(h)] = state.len(s);
+                next.trims = state.trims + 1;
+            }
+            Action::Refused(h, s) => {
+                next.expected[index(h)] = state.len(s);
+            }
+            Action::Read(h, s) => {
+                let from = state.expected[index(h)] + 1;
+                let rs = state.readable_start(s);
+                let too_old = from < rs;
+                let newer = state.newer_write_visible(h, s, from.max(rs));
+                let tagged = too_old
+                    && !self.config.switches.read_from_earliest
+                    && state.floor_tag(self.config, s) > h;
+                if tagged || newer {
+                    next.retired[index(h)] = true;
+                } else {
+                    next.expected[index(h)] = state.commit[index(s)];
+                }
+            }
+            Action::Replicate(l, f) => {
+                let m = state.match_len(l, f);
+                let sent = m < state.len(l);
+                if sent {
+                    let record = state.log[index(l)].at(m + 1);
+                    next.log[index(f)].truncate(m);
+                    next.log[index(f)].append(record);
+                }
+                let known = if sent { m + 1 } else { m };
+                next.commit[index(f)] =
+                    state.commit[index(f)].max(state.commit[index(l)].min(known));
+                next.commit[index(l)] = state.commit_in(self.config, &next.log, l);
+                next.term[index(f)] = state.term[index(l)];
+                if state.term[index(f)] < state.term[index(l)] {
+                    next.leader[index(f)] = false;
+                }
+            }
+            Action::StepDown(l, f) => {
+                next.term[index(l)] = state.term[index(f)];
+                next.leader[index(l)] = false;
+            }
+            Action::Compact(b) | Action::Retain(b) => {
+                next.start[index(b)] = state.seg_last(self.config, b) + 1;
+            }
+            Action::Crash(b) => {
+                next.leader[index(b)] = false;
+                next.crashes = state.crashes + 1;
+            }
+        }
+        next
     }
 }
 
@@ -138,115 +618,105 @@ impl Model for FelixHeadTrim {
     type State = State;
     type Action = Action;
 
+    /// `Init`: broker 1 leads term 1, every log is empty, holder 1 has the lease.
     fn init_states(&self) -> Vec<State> {
-        let holders = self.config.bounds.holders as usize;
+        let mut leader = [false; BROKERS_MAX];
+        leader[0] = true;
+        let mut term = [0; BROKERS_MAX];
+        let mut start = [0; BROKERS_MAX];
+        for b in 0..usize::from(self.config.bounds.brokers) {
+            term[b] = 1;
+            start[b] = 1;
+        }
         vec![State {
-            log: Vec::new(),
-            floor: 1,
-            start: 1,
+            term,
+            leader,
+            log: [Log::EMPTY; BROKERS_MAX],
+            commit: [0; BROKERS_MAX],
+            start,
             lease: 1,
-            expected: vec![0; holders],
-            retired: vec![false; holders],
+            expected: [0; HOLDERS_MAX],
+            retired: [false; HOLDERS_MAX],
             writes: 0,
             trims: 0,
+            promotions: 0,
+            crashes: 0,
         }]
     }
 
+    /// `Next`: every action whose guard holds, in the order of the spec's disjunction, each
+    /// parameter ranging over its set in increasing order.
     fn actions(&self, state: &State, actions: &mut Vec<Action>) {
-        if state.lease < self.config.bounds.holders {
-            actions.push(Action::MoveLease);
+        let brokers = self.config.bounds.brokers;
+        let holders = self.config.bounds.holders;
+        let mut push = |action: Action| {
+            if self.enabled(state, action) {
+                actions.push(action);
+            }
+        };
+        push(Action::MoveLease);
+        for b in 1..=brokers {
+            for q in 1..(1u8 << brokers) {
+                push(Action::Promote(b, q));
+            }
         }
-        for h in 1..=self.config.bounds.holders {
-            if state.retired[h as usize - 1] || h > state.lease {
-                continue;
+        for h in 1..=holders {
+            for s in 1..=brokers {
+                push(Action::Write(h, s));
             }
-            actions.push(Action::Read(h));
-            if state.writes < self.config.bounds.writes_max {
-                actions.push(Action::Write(h));
-            }
-            if state.trims < self.config.bounds.trims_max {
-                for f in 1..=(state.log.len() as u8 + 1) {
-                    actions.push(Action::Trim(h, f));
+        }
+        for h in 1..=holders {
+            for s in 1..=brokers {
+                for fl in 1..=(self.max_len() + 1) {
+                    push(Action::TrimAppend(h, s, fl));
                 }
             }
         }
-        actions.push(Action::Compact);
+        for h in 1..=holders {
+            for s in 1..=brokers {
+                push(Action::TrimNoop(h, s));
+            }
+        }
+        for h in 1..=holders {
+            for s in 1..=brokers {
+                push(Action::Refused(h, s));
+            }
+        }
+        for h in 1..=holders {
+            for s in 1..=brokers {
+                push(Action::Read(h, s));
+            }
+        }
+        for l in 1..=brokers {
+            for f in 1..=brokers {
+                push(Action::Replicate(l, f));
+            }
+        }
+        for l in 1..=brokers {
+            for f in 1..=brokers {
+                push(Action::StepDown(l, f));
+            }
+        }
+        for b in 1..=brokers {
+            push(Action::Compact(b));
+        }
+        for b in 1..=brokers {
+            push(Action::Retain(b));
+        }
+        for b in 1..=brokers {
+            push(Action::Crash(b));
+        }
     }
 
-    fn next_state(&self, s: &State, action: Action) -> Option<State> {
-        let mut n = s.clone();
-        let len = s.log.len() as u8;
-        match action {
-            Action::MoveLease => n.lease += 1,
-            Action::Read(h) => {
-                let i = h as usize - 1;
-                let from = if self.config.switches.read_from_earliest {
-                    s.floor
-                } else {
-                    s.expected[i] + 1
-                };
-                let too_old = from < s.floor;
-                let start = from.max(s.floor);
-                let newer =
-                    s.log.iter().enumerate().any(|(j, r)| {
-                        j + 1 >= start as usize && r.holder > h && r.kind == Kind::Write
-                    });
-                if (too_old && s.tag(self) > h) || newer {
-                    n.retired[i] = true;
-                } else {
-                    n.expected[i] = len;
-                }
-            }
-            Action::Write(h) => {
-                let i = h as usize - 1;
-                n.writes += 1;
-                if s.expected[i] == len {
-                    n.log.push(Record {
-                        kind: Kind::Write,
-                        holder: h,
-                        floor: 0,
-                    });
-                    n.expected[i] = len + 1;
-                } else if self.config.switches.tail_from_refusal {
-                    n.expected[i] = len;
-                }
-            }
-            Action::Trim(h, f) => {
-                let i = h as usize - 1;
-                n.trims += 1;
-                let noop = f <= s.floor;
-                if noop && self.config.switches.noop_skip {
-                    n.expected[i] = len;
-                } else if s.expected[i] == len {
-                    if noop {
-                        n.expected[i] = len;
-                    } else {
-                        n.log.push(Record {
-                            kind: Kind::Trim,
-                            holder: h,
-                            floor: f,
-                        });
-                        n.expected[i] = len + 1;
-                        n.floor = f;
-                    }
-                }
-            }
-            Action::Compact => {
-                let limit = if self.config.switches.compact_active {
-                    len + 1
-                } else {
-                    s.floor
-                };
-                if limit <= s.start {
-                    return None;
-                }
-                n.start = limit;
-            }
-        }
-        if n == *s {
+    fn next_state(&self, state: &State, action: Action) -> Option<State> {
+        if !self.enabled(state, action) {
             return None;
         }
-        Some(n)
+        Some(self.apply(state, action))
+    }
+
+    fn format_action(&self, action: &Action) -> String {
+        action.to_string()
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

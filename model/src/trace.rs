@@ -7,6 +7,7 @@
 use serde::Serialize;
 use stateright::Path;
 
+use crate::config::Config;
 use crate::spec::{Action, State};
 
 /// One step of a trace: the action taken (`Init` for the first state) and every variable whose
@@ -20,13 +21,13 @@ pub struct TraceStep {
 }
 
 /// Builds the steps of a path: `Init` with every variable, then each action with what it changed.
-pub fn steps(path: Path<State, Action>) -> Vec<TraceStep> {
+pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
     let pairs = path.into_vec();
     let mut steps = Vec::with_capacity(pairs.len());
     let mut previous: Option<Vec<(&'static str, String)>> = None;
     let mut pending_action: Option<Action> = None;
     for (state, action) in pairs {
-        let variables = state.variables();
+        let variables = state.variables(config);
         let step = match (&previous, &pending_action) {
             (None, _) => TraceStep {
                 action: "Init".to_string(),

@@ -1,0 +1,54 @@
+//! Property names: unique, and the lists the runner reports from match the model's properties.
+
+use std::collections::BTreeSet;
+
+use felix_model::config;
+use felix_model::properties::{self, INVARIANTS, SOMETIMES};
+use felix_model::spec::FelixHeadTrim;
+use stateright::{Expectation, Model};
+
+#[test]
+fn property_names_are_unique() {
+    // Proves no two properties share a name (Stateright does not check this for a raw Model, and a
+    // duplicate would let one property's discovery stand for another's).
+    let names: Vec<&str> = properties::all().iter().map(|p| p.name).collect();
+    let unique: BTreeSet<&str> = names.iter().copied().collect();
+    assert_eq!(
+        unique.len(),
+        names.len(),
+        "duplicate property names in {names:?}"
+    );
+}
+
+#[test]
+fn invariant_and_sometimes_lists_match_the_properties() {
+    // Proves the runner's lists (used to name what broke) are exactly the model's `always` and
+    // `sometimes` properties, in the model's order, for every configuration.
+    for config in config::CONFIGS.iter() {
+        let model = FelixHeadTrim::new(config);
+        let always: Vec<&str> = model
+            .properties()
+            .iter()
+            .filter(|p| p.expectation == Expectation::Always)
+            .map(|p| p.name)
+            .collect();
+        let sometimes: Vec<&str> = model
+            .properties()
+            .iter()
+            .filter(|p| p.expectation == Expectation::Sometimes)
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(always, INVARIANTS, "{}", config.name);
+        assert_eq!(sometimes, SOMETIMES, "{}", config.name);
+    }
+}
+
+#[test]
+fn the_twins_name_the_two_safety_invariants() {
+    // Proves every twin names one of the model's invariants, and both invariants have a twin.
+    let expected: BTreeSet<&str> = config::twins()
+        .filter_map(|twin| twin.expected_violation())
+        .collect();
+    let invariants: BTreeSet<&str> = INVARIANTS.iter().copied().collect();
+    assert_eq!(expected, invariants);
+}

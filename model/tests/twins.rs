@@ -1,0 +1,40 @@
+//! Canaries: every twin must break exactly its named invariant (and keep breaking it).
+
+use felix_model::check;
+use felix_model::config;
+
+#[test]
+fn every_twin_breaks_exactly_its_named_invariant() {
+    // Proves each twin, searched as CI does (breadth-first, one thread, stop at the first discovery
+    // of its invariant), breaks its named invariant and no other, with a non-empty trace that ends
+    // in a state breaking it.
+    for twin in config::twins() {
+        let run = check::run_twin(twin);
+        assert!(
+            run.ok(),
+            "{} must break exactly {}, found {:?}",
+            twin.name,
+            run.expected,
+            run.found
+        );
+        assert!(
+            run.trace.len() >= 2,
+            "{}: the trace has at least one step",
+            twin.name
+        );
+        assert_eq!(run.trace[0].action, "Init");
+    }
+}
+
+#[test]
+fn a_passing_configuration_is_not_a_twin() {
+    // Proves the passing configurations are exactly those with no switch on.
+    for config in config::CONFIGS.iter() {
+        assert_eq!(
+            config.expected_violation().is_none(),
+            config.switches.names_on().is_empty(),
+            "{}",
+            config.name
+        );
+    }
+}
