@@ -4,9 +4,10 @@
 
 use felix_audits::synthetic::correct_history;
 use felix_audits::*;
+use felix_core::api::{ReadFrom, ReadRecord};
 use felix_core::api::{Reply, Request};
 use felix_core::history::{Event, Phase};
-use felix_core::record::{Command, Entry};
+use felix_core::record::{Command, Entry, Headers};
 use proptest::prelude::*;
 
 /// The index of the final `PhaseChanged { End }` marker.
@@ -135,5 +136,96 @@ proptest! {
             entry: Entry { offset, term: 99, command: Command::Noop },
         });
         prop_assert!(audit(&history).violates(CONVERGENCE));
+    }
+
+    /// A write from an epoch older than a committed write's, committed after it, is caught by
+    /// StaleTrimRefused.
+    #[test]
+    fn a_stale_write_is_caught(seed in any::<u64>()) {
+        let mut history = correct_history(seed, 300);
+        let tail = history
+            .iter()
+            .filter_map(|event| match event {
+                Event::Committed { entry, .. } => Some(entry.offset),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let wrote = history.iter().any(|event| matches!(
+            event,
+            Event::Committed { entry: Entry { command: Command::Write { .. }, .. }, .. }
+        ));
+        prop_assume!(wrote);
+        history.push(Event::Committed {
+            node: 0,
+            entry: Entry {
+                offset: tail,
+                term: 99,
+                command: Command::Write { body: vec![0], headers: Headers::with_epoch(0) },
+            },
+        });
+        prop_assert!(audit(&history).violates(STALE_TRIM_REFUSED));
+    }
+
+    /// A leader reporting a floor below the one its committed trims set is caught by
+    /// FloorRecordKept.
+    #[test]
+    fn a_lost_floor_is_caught(seed in any::<u64>()) {
+        let mut history = correct_history(seed, 300);
+        let (committed, floor) = history
+            .iter()
+            .filter_map(|event| match event {
+                Event::Committed { entry, .. } => match entry.command {
+                    Command::Trim { floor, .. } => Some((entry.offset, floor)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .max_by_key(|(_, floor)| *floor)
+            .unwrap_or((0, 0));
+        prop_assume!(floor > 1);
+        history.push(Event::NodeState {
+            node: 0,
+            term: 99,
+            vote: None,
+            leader: true,
+            floor: floor - 1,
+            committed,
+            readable_start: 1,
+            floor_tag: None,
+        });
+        prop_assert!(audit(&history).violates(FLOOR_RECORD_KEPT));
+    }
+
+    /// A node serving a record below the floor it applied from an acknowledged trim is caught by
+    /// NoReadBelowFloor.
+    #[test]
+    fn a_read_below_the_floor_is_caught(seed in any::<u64>()) {
+        let mut history = correct_history(seed, 300);
+        let request = Request::Read { from: ReadFrom::Offset(1), max_records: 1 };
+        let served = ReadRecord { offset: 1, body: vec![0], headers: Headers::default() };
+        history.extend([
+            Event::Replied {
+                client: 7,
+                node: 1,
+                request: Request::Trim {
+                    expected_tail: None,
+                    fence: None,
+                    floor: 2,
+                    headers: Headers::default(),
+                },
+                reply: Reply::Appended { offset: 1_000_000, tail: 1_000_001 },
+            },
+            Event::FloorApplied { node: 1, floor: 2, trim: Some(1_000_000) },
+            Event::Requested { client: 7, node: 1, request: request.clone() },
+            Event::Replied {
+                client: 7,
+                node: 1,
+                request,
+                reply: Reply::Records { records: vec![served], next: 2 },
+            },
+        ]);
+        prop_assert!(audit(&history).violates(NO_READ_BELOW_FLOOR));
     }
 }
