@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Runs TLC on the FelixHeadTrim configurations in docs/formal/ and holds each one to the outcome
+# pinned in docs/formal/README.md ("A trim is a record", table "Configurations"):
+#   - a passing configuration must end with TLC exit 0 AND exactly the pinned distinct-state count;
+#   - a twin must end with TLC exit 12 (invariant violated) AND the violated invariant, read from
+#     TLC's -tool output (message 2110, or 2107 for an initial state), must be the expected one.
+#     Twins run with one worker, so the counterexample is a shortest one; it is printed.
+#     Exit 0 ("the twin no longer fails"), parse errors (150/151) and evaluation errors (75-77)
+#     never count as expected.
+#   - a twin's .cfg must differ from its base configuration's .cfg in exactly one line.
+#
+# Usage: scripts/check_tla.sh [NAME...]    (no NAME: every configuration in the table)
+#   A NAME may drop the FelixHeadTrim prefix: scripts/check_tla.sh HiddenTrims
+# Environment:
+#   TLA2TOOLS_JAR   path to tla2tools.jar (required; Java 11 or later on PATH)
+#   TLC_WORKERS     workers for passing configurations (default: auto); twins always use 1
+#   TLC_JAVA_OPTS   JVM options (default: -XX:+UseParallelGC)
+# Exit: 0 everything as expected; 1 some configuration not as expected; 2 bad usage or a broken
+#       table; 3 the TLA+ checks did not run (no TLC found).
+# Needs only bash, java, coreutils, grep, sed and awk.
+set -uo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+formal="$root/docs/formal"
+spec="FelixHeadTrim"
+readme="$formal/README.md"
+
+did_not_run() {
+    echo "==================================================================" >&2
+    echo "TLA+ checks did not run: $1" >&2
+    echo "Set TLA2TOOLS_JAR to a tla2tools.jar (Java 11 or later) to run them." >&2
+    echo "==================================================================" >&2
+    exit 3
+}
+
+if [[ -z "${TLA2TOOLS_JAR:-}" ]]; then
+    did_not_run "TLA2TOOLS_JAR is not set."
+fi
+if [[ ! -f "$TLA2TOOLS_JAR" ]]; then
+    did_not_run "TLA2TOOLS_JAR=$TLA2TOOLS_JAR is not a file."
+fi
+if ! command -v java >/dev/null 2>&1; then
+    did_not_run "no java on PATH."
+fi
+java_major="$(java -version 2>&1 | awk -F'"' '/version/ { split($2, v, "."); if (v[1] == "1") print v[2]; else print v[1]; exit }')"
+if [[ ! "$java_major" =~ ^[0-9]+$ ]] || (( java_major < 11 )); then
+    did_not_run "java is version '${java_major:-unknown}', TLC needs 11 or later."
+fi
+# `tlc2.TLC -h` exits 1 even when it works: look for the JVM's own complaint instead.
+if java -cp "$TLA2TOOLS_JAR" tlc2.TLC -h 2>&1 | grep -qE 'Could not find or load main class|ClassNotFoundException|Invalid or corrupt jarfile'; then
+    did_not_run "$TLA2TOOLS_JAR does not hold tlc2.TLC."
+fi
+
+workers="${TLC_WORKERS:-auto}"
+read -r -a java_opts <<<"${TLC_JAVA_OPTS:--XX:+UseParallelGC}"
+
+# The configuration table: rows "| `Name` | base | expected | distinct states | ...".
+# expected is "pass" or an invariant name; base is "-" or the base configuration's name.
+table_row() {
+    awk -F'|' -v name="$1" '
+        /^## Configurations/ { in_table = 1; next }
+        in_table && /^## / { in_table = 0 }
+        in_table && /^\|/ {
+            cell = $2; gsub(/[ `]/, "", cell)
+            if (cell == name) {
+                base = $3; gsub(/[ `]/, "", base)
+                expected = $4; gsub(/[ `]/, "", expected)
+                states = $5; gsub(/[ ,`]/, "", states)
+                print base, expected, states
+                exit
+            }
+        }' "$readme"
+}
+
+table_names() {
+    awk -F'|' '
+        /^## Configurations/ { in_table = 1; next }
+        in_table && /^## / { in_table = 0 }
+        in_table && /^\|/ {
+            cell = $2; gsub(/[ `]/, "", cell)
+            if (cell ~ /^FelixHeadTrim[A-Za-z0-9]*$/) print cell
+        }' "$readme"
+}
+
+# Whether two files differ in exactly one line (same number of lines).
+differ_in_one_line() {
+    awk 'NR == FNR { a[FNR] = $0; n = FNR; next }
+         { m = FNR; if (!(FNR in a) || a[FNR] != $0) d++ }
+         END { exit !(n == m && d == 1) }' "$1" "$2"
+}
+
+if [[ ! -f "$readme" ]]; then
+    echo "check_tla: $readme is missing" >&2
+    exit 2
+fi
+
+names=()
+if (( $# == 0 )); then
+    while read -r n; do names+=("$n"); done < <(table_names)
+else
+    for arg in "$@"; do
+        n="${arg%.cfg}"
+        n="${n##*/}"
+        [[ "$n" == "$spec"* ]] || n="$spec$n"
+        names+=("$n")
+    done
+fi
+if (( ${#names[@]} == 0 )); then
+    echo "check_tla: no configuration found in the table of $readme" >&2
+    exit 2
+fi
+
+for n in "${names[@]}"; do
+    if [[ ! -f "$formal/$n.cfg" ]]; then
+        echo "check_tla: unknown configuration '$n' (no docs/formal/$n.cfg)" >&2
+        exit 2
+    fi
+    if [[ -z "$(table_row "$n")" ]]; then
+        echo "check_tla: '$n' has no row in the Configurations table of docs/formal/README.md" >&2
+        exit 2
+    fi
+done
+
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/check_tla.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+
+summary=()
+failures=0
+
+for n in "${names[@]}"; do
+    read -r base expected pinned <<<"$(table_row "$n")"
+    out="$scratch/$n.out"
+    problem=""
+    if [[ "$expected" == "pass" ]]; then
+        w="$workers"
+        if [[ ! "$pinned" =~ ^[0-9]+$ ]]; then
+            problem="no distinct-state count pinned in README.md"
+        fi
+    else
+        w=1
+        if [[ "$base" == "-" || ! -f "$formal/$base.cfg" ]]; then
+            problem="twin without a base configuration"
+        elif ! differ_in_one_line "$formal/$base.cfg" "$formal/$n.cfg"; then
+            problem="$n.cfg does not differ from $base.cfg in exactly one line"
+        fi
+    fi
+
+    echo "== $n: expect $expected (workers $w)"
+    started=$(date +%s)
+    (cd "$formal" && java "${java_opts[@]}" -cp "$TLA2TOOLS_JAR" tlc2.TLC -tool \
+        -workers "$w" -noGenerateSpecTE -metadir "$scratch/meta-$n" \
+        -config "$n.cfg" "$spec.tla") >"$out" 2>&1
+    code=$?
+    seconds=$(( $(date +%s) - started ))
+
+    # The violated invariant (2110 behaviour, 2107 initial state) and the final statistics (2199).
+    found="$(awk '/@!@!@STARTMSG (2110|2107):/ { grab = 1; next }
+                  grab { if (match($0, /Invariant [A-Za-z0-9_]+ is violated/)) {
+                             s = substr($0, RSTART + 10, RLENGTH - 10); sub(/ is violated/, "", s)
+                             print s; exit } }' "$out")"
+    states="$(awk '/@!@!@STARTMSG 2199:/ { grab = 1; next }
+                   grab { if (match($0, /[0-9]+ distinct states found/)) {
+                              s = substr($0, RSTART, RLENGTH); sub(/ distinct.*/, "", s); print s; exit } }' "$out")"
+    errors="$(grep -oE '@!@!@STARTMSG (150|151|75|76|77|1000|2103|2147|2148):' "$out" | head -1)"
+
+    if [[ -z "$problem" ]]; then
+        if [[ "$expected" == "pass" ]]; then
+            if (( code != 0 )); then
+                problem="TLC exit $code${found:+ (violated $found)}, expected 0"
+            elif [[ "$states" != "$pinned" ]]; then
+                problem="distinct states ${states:-?}, README pins $pinned"
+            fi
+        else
+            if (( code == 0 )); then
+                problem="the twin no longer fails (TLC exit 0)"
+            elif (( code != 12 )); then
+                problem="TLC exit $code (not an invariant violation)${errors:+, ${errors#@!@!@STARTMSG }}"
+            elif [[ "$found" != "$expected" ]]; then
+                problem="violated ${found:-nothing parsed}, expected $expected"
+            fi
+        fi
+    fi
+
+    if [[ "$expected" != "pass" && -n "$found" ]]; then
+        echo "-- counterexample ($n violates $found):"
+        # The trace without the -tool markers: from the violation message to the end of the trace.
+        awk '/@!@!@STARTMSG (2110|2107):/ { on = 1 }
+             on && /@!@!@STARTMSG (2201|2200|2199|2186|2194):/ { exit }
+             on && !/^@!@!@/ { print }' "$out"
+    fi
+    if [[ -n "$problem" ]]; then
+        failures=$((failures + 1))
+        verdict="NOT AS EXPECTED: $problem"
+        echo "-- $n: $verdict; last lines of TLC's output:"
+        grep -v '^@!@!@' "$out" | tail -n 25
+    else
+        verdict="ok"
+    fi
+    summary+=("$(printf '%-34s %-18s %-18s %12s %7ss  %s' "$n" "$expected" \
+        "${found:-pass}" "${states:--}" "$seconds" "$verdict")")
+done
+
+echo
+printf '%-34s %-18s %-18s %12s %8s  %s\n' configuration expected found "distinct" time verdict
+for line in "${summary[@]}"; do echo "$line"; done
+if (( failures > 0 )); then
+    echo "check_tla: $failures configuration(s) not as expected"
+    exit 1
+fi
+echo "check_tla: every configuration as expected"
+exit 0
