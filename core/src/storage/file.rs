@@ -125,9 +125,14 @@ pub struct FileStore {
 }
 
 impl FileStore {
-    /// A store over `dir` (created if missing). Call `recover` before anything else.
+    /// A store over `dir` (created if missing). Call `recover` before anything else. Dropping the
+    /// store without a `sync` loses the ops applied since the last one, as a crash would.
     pub fn open(dir: impl Into<PathBuf>, layout: SegmentLayout) -> Result<FileStore, StoreError> {
-        assert!(layout.records_per_segment > 0);
+        if layout.records_per_segment == 0 {
+            return Err(StoreError::Invalid {
+                reason: "a segment must hold at least one record".to_string(),
+            });
+        }
         let dir = dir.into();
         fs::create_dir_all(&dir).map_err(|error| io_error(&dir, error))?;
         Ok(FileStore {
