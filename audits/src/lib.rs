@@ -45,7 +45,8 @@
 //!
 //! `audit(&history) -> Report` runs every invariant and the coverage counters; `INVARIANTS` lists
 //! the invariant names (the same names as in TLA+, Stateright, twins and docs); each module's
-//! `check` is public for callers that want one invariant.
+//! `check` is public for callers that want one invariant. `synthetic::correct_history` draws
+//! correct histories from a trivial reference cluster (property tests, `examples/audit_bench.rs`).
 
 pub mod acked_writes_kept;
 pub mod committed_prefix_agreement;
