@@ -866,7 +866,7 @@ impl Broker {
         events.clear();
         self.journal.commit_to(committed, &mut events);
         let mut floor_moved = false;
-        for event in &events {
+        for (index, event) in events.iter().enumerate() {
             match *event {
                 WalkEvent::Committed { offset } => {
                     if self.config.observe_commits {
@@ -877,7 +877,8 @@ impl Broker {
                             }));
                         }
                     }
-                    let refused = events.iter().find_map(|other| match other {
+                    // The walk reports a refusal right after the record it refused.
+                    let refused = events.get(index + 1).and_then(|other| match other {
                         WalkEvent::TruncateRefused {
                             offset: refused,
                             current,

@@ -95,7 +95,8 @@ pub enum WalkEvent {
     Committed { offset: Offset },
     /// The floor rose to `floor`, set by the trim at `trim`.
     FloorApplied { floor: Offset, trim: Offset },
-    /// The committed trim at `offset` carried a stale fence and was refused in place.
+    /// The committed trim at `offset` carried a stale fence and was refused in place (reported
+    /// right after that offset's `Committed`).
     TruncateRefused { offset: Offset, current: Token },
 }
 
@@ -288,8 +289,9 @@ impl Journal {
 
     /// Held records from `from` (clamped to the held range), at most `count_max`.
     pub fn entries_from(&self, from: Offset, count_max: usize) -> impl Iterator<Item = &Entry> {
-        let skip = from.saturating_sub(self.first_held()) as usize;
-        self.entries.iter().skip(skip).take(count_max)
+        let start = (from.saturating_sub(self.first_held()) as usize).min(self.entries.len());
+        let end = start.saturating_add(count_max).min(self.entries.len());
+        self.entries.range(start..end)
     }
 
     /// Every held record.
