@@ -4,6 +4,10 @@
 //! (by any client, including the same client after a restore): a different digest is a
 //! violation, reported once per offset. A folder that restored from a checkpoint and folds on
 //! from its `End` must reach the digests the clients that folded the whole prefix reached.
+//!
+//! A folder that already held the whole prefix compares a checkpoint run with its own state
+//! (`CheckpointCompared`) instead of restoring from it: a checkpoint whose digest differs from
+//! that folder's is the same disagreement seen earlier, and is a violation too.
 
 use crate::{Violation, FOLD_AGREEMENT};
 use felix_core::api::ClientId;
@@ -18,6 +22,26 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
     let mut reported: BTreeSet<Offset> = BTreeSet::new();
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
+        if let Event::CheckpointCompared {
+            client,
+            begin,
+            end,
+            digest,
+            checkpoint_digest,
+        } = event
+        {
+            if digest != checkpoint_digest {
+                violations.push(Violation::new(
+                    FOLD_AGREEMENT,
+                    step,
+                    format!(
+                        "client {client} holds the whole prefix and folded it to {digest:#x}, but \
+                         the checkpoint run {begin}..={end} says {checkpoint_digest:#x}"
+                    ),
+                ));
+            }
+            continue;
+        }
         let Event::Folded {
             client,
             offset,
@@ -52,6 +76,24 @@ mod tests {
             offset,
             digest,
         }
+    }
+
+    /// A folder whose own state differs from the checkpoint it compared breaks it; an equal one
+    /// does not.
+    #[test]
+    fn checkpoint_compared_with_a_different_state_breaks_it() {
+        let compared = |digest, checkpoint_digest| Event::CheckpointCompared {
+            client: 1,
+            begin: 5,
+            end: 7,
+            digest,
+            checkpoint_digest,
+        };
+        assert_eq!(check(&[compared(3, 3)]), vec![]);
+        let violations = check(&[folded(1, 1, 10), compared(3, 4)]);
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].step, 1);
+        assert_eq!(violations[0].invariant, FOLD_AGREEMENT);
     }
 
     /// Clients folding the same offsets to the same digests, in any order, agree.
