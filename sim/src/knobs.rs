@@ -37,6 +37,9 @@ pub struct Knobs {
     pub tick_micros: Time,
     /// Lease duration on the lease service's clock.
     pub lease_micros: Time,
+    /// How often (on its own clock) a holder renews its lease; it learns it lost the lease only
+    /// from a failed renewal.
+    pub renew_micros: Time,
     pub clock_skew_max_micros: i64,
     pub clock_drift_max_ppm: i64,
     /// Mean gap between two faults in the safety phase.
@@ -62,6 +65,9 @@ pub struct Knobs {
     pub op_per_million: u32,
     /// Chance that a client operation is a trim (or a checkpoint for the paros owner).
     pub trim_per_million: u32,
+    /// A holder's trim asks for a floor this many offsets (drawn in the range) below its tail.
+    pub trim_lag_min: u64,
+    pub trim_lag_max: u64,
     /// How long a client waits for a reply before it calls the outcome unknown.
     pub client_timeout_micros: Time,
     /// Length of the safety phase (faults on).
@@ -100,6 +106,8 @@ impl Knobs {
         let sync_min_micros = s.range(50, 500);
         let sync_max_micros = sync_min_micros + s.range(0, 5_000);
         let tick_micros = s.range(5, 20) * 1_000;
+        let lease_micros = s.range(100, 500) * 1_000;
+        let renew_micros = lease_micros * s.range(1, 3) / 4;
         let mut knobs = Knobs {
             brokers,
             replicas,
@@ -110,7 +118,8 @@ impl Knobs {
             sync_min_micros,
             sync_max_micros,
             tick_micros,
-            lease_micros: s.range(100, 500) * 1_000,
+            lease_micros,
+            renew_micros,
             clock_skew_max_micros: s.range(0, 50) as i64 * 1_000,
             clock_drift_max_ppm: [0, 1_000, 50_000, 200_000][s.index(4)],
             fault_gap_micros: s.range(50, 400) * 1_000,
@@ -127,6 +136,8 @@ impl Knobs {
             client_gap_micros: s.range(1, 30) * 1_000,
             op_per_million: [1_000_000, 1_000_000, 500_000, 200_000][s.index(4)],
             trim_per_million: [50_000, 150_000, 300_000][s.index(3)],
+            trim_lag_min: 0,
+            trim_lag_max: s.range(1, 6),
             client_timeout_micros: s.range(100, 600) * 1_000,
             safety_micros: s.range(2, 6) * 1_000_000,
             liveness_micros: 10_000_000,
@@ -153,21 +164,27 @@ impl Knobs {
                 self.weight_lease_move = self.weight_lease_move.max(3) + 3;
                 self.weight_pause = self.weight_pause.max(2) + 2;
                 self.lease_move_told_per_million = 0;
+                self.renew_micros = self.lease_micros * 3 / 4;
                 self.trim_per_million = self.trim_per_million.max(300_000);
                 self.records_per_segment = self.records_per_segment.min(3);
             }
             Twin::Retention => {
-                // Retention must delete the new holder's fenced write while the records above it
-                // are bookkeeping only (leader noops): a quiet new holder and many elections.
+                // Retention must delete the new holder's fenced write while every record above it
+                // is bookkeeping (its trims, leader noops): a holder that mostly trims, small
+                // segments, and a stale holder frozen with work queued.
                 self.workload = Workload::Felixd {
                     holders: s.range(2, 3) as u32,
                 };
                 self.weight_lease_move = self.weight_lease_move.max(3) + 3;
                 self.weight_pause = self.weight_pause.max(3) + 3;
-                self.weight_crash = self.weight_crash.max(2) + 2;
-                self.weight_partition = self.weight_partition.max(2) + 2;
                 self.lease_move_told_per_million = 0;
-                self.op_per_million = 50_000;
+                self.renew_micros = self.lease_micros * 3 / 4;
+                self.op_per_million = 1_000_000;
+                self.trim_per_million = 850_000;
+                // Floors well below the tail: retention, not the trims, decides where reads
+                // start, so a refusal carries no tag.
+                self.trim_lag_min = 3;
+                self.trim_lag_max = 8;
                 self.records_per_segment = s.range(1, 2);
             }
             Twin::JumpResetsTerm => {
@@ -186,12 +203,25 @@ impl Knobs {
                 self.lease_move_told_per_million = 0;
                 self.trim_per_million = self.trim_per_million.max(300_000);
             }
-            Twin::FloorPastCommit | Twin::AckBeforeSync => {
+            Twin::FloorPastCommit => {
                 self.weight_crash = self.weight_crash.max(3) + 3;
                 self.weight_partition = self.weight_partition.max(2) + 2;
                 self.crash_keeps_per_million = 0;
                 self.sync_max_micros = self.sync_max_micros.max(self.sync_min_micros + 20_000);
                 self.trim_per_million = self.trim_per_million.max(300_000);
+            }
+            Twin::AckBeforeSync => {
+                // An acknowledgement that outruns the sync is lost only if a crash lands inside
+                // the sync window and the rest of the cluster moves on without the record: slow
+                // syncs, a busy writer, frequent crashes and partitions.
+                self.weight_crash = self.weight_crash.max(4) + 4;
+                self.weight_partition = self.weight_partition.max(2) + 2;
+                self.fault_gap_micros = s.range(20, 80) * 1_000;
+                self.crash_keeps_per_million = 0;
+                self.sync_min_micros = s.range(5, 15) * 1_000;
+                self.sync_max_micros = self.sync_min_micros + s.range(10, 40) * 1_000;
+                self.op_per_million = 1_000_000;
+                self.client_gap_micros = s.range(1, 5) * 1_000;
             }
         }
     }

@@ -17,6 +17,7 @@ pub mod network;
 pub mod node;
 pub mod queue;
 pub mod rng;
+pub mod script;
 pub mod trace;
 pub mod world;
 
@@ -138,8 +139,46 @@ impl RunReport {
     }
 }
 
-/// Runs one seed to the end and judges it with every audit.
+/// The name reported for a run that hit the event budget (a livelock).
+pub const EVENT_BUDGET: &str = "EventBudget";
+/// The name reported for a run in which the core (or the simulator) panicked: an assert fired.
+pub const PANIC: &str = "Panic";
+
+/// Runs one seed to the end and judges it with every audit. A panic inside the run (a core
+/// assert, a simulator bug) is caught and reported as a `Panic` finding of that seed, so one bad
+/// seed never takes a sweep down.
 pub fn run(spec: &RunSpec) -> RunReport {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_unguarded(spec)));
+    match outcome {
+        Ok(report) => report,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|text| text.to_string()))
+                .unwrap_or_else(|| "a panic with no message".to_string());
+            RunReport {
+                seed: spec.seed,
+                twin: spec.twin,
+                control: spec.control,
+                knobs: Knobs::draw(spec.seed, spec.twin),
+                trace_hash: 0,
+                steps: 0,
+                events: 0,
+                simulated_micros: 0,
+                violations: vec![Finding {
+                    invariant: PANIC.to_string(),
+                    detail: message,
+                    step: None,
+                }],
+                coverage: BTreeMap::new(),
+                trace_lines: None,
+            }
+        }
+    }
+}
+
+fn run_unguarded(spec: &RunSpec) -> RunReport {
     let knobs = Knobs::draw(spec.seed, spec.twin);
     let (rules, label) = match spec.twin {
         Some(twin) if spec.control => (
@@ -160,7 +199,18 @@ pub fn run(spec: &RunSpec) -> RunReport {
             detail: violation.message.clone(),
             step: ran.recorder.history_steps.get(violation.step).copied(),
         })
-        .collect();
+        .collect::<Vec<Finding>>();
+    let mut violations = violations;
+    if ran.exhausted {
+        violations.push(Finding {
+            invariant: EVENT_BUDGET.to_string(),
+            detail: format!(
+                "the run processed {} events without finishing (a livelock)",
+                world::EVENTS_MAX
+            ),
+            step: Some(ran.recorder.steps().saturating_sub(1)),
+        });
+    }
     let mut coverage: BTreeMap<String, u64> = report
         .coverage
         .named()

@@ -29,7 +29,7 @@ use felix_core::{NodeId, Rules, Token};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The most events one run may process: a run that needs more is a livelock (a bug).
-const EVENTS_MAX: u64 = 5_000_000;
+pub const EVENTS_MAX: u64 = 5_000_000;
 /// The most events pending at once.
 const PENDING_MAX: usize = 1_000_000;
 /// Messages a node may hold back waiting for a sync.
@@ -66,6 +66,11 @@ enum Ev {
         client: usize,
         id: RequestId,
         generation: u64,
+    },
+    /// The lease service's answer to a holder's renewal of `epoch`.
+    RenewReply {
+        client: usize,
+        epoch: u64,
     },
     ClientJoin {
         client: usize,
@@ -148,6 +153,8 @@ pub struct Ran {
     pub events: u64,
     pub simulated_micros: Time,
     pub counters: SimCounters,
+    /// The run hit `EVENTS_MAX` and was cut short.
+    pub exhausted: bool,
 }
 
 pub struct World {
@@ -171,6 +178,9 @@ pub struct World {
     finished: bool,
     /// The committed index of every node at the previous settle check, when they agreed.
     settle_last: Option<Vec<Option<u64>>>,
+    exhausted: bool,
+    /// The highest offset any node has reported committed.
+    cluster_committed: u64,
 }
 
 impl World {
@@ -262,6 +272,8 @@ impl World {
             counters: SimCounters::new(),
             finished: false,
             settle_last: None,
+            exhausted: false,
+            cluster_committed: 0,
             knobs,
         }
     }
@@ -275,6 +287,9 @@ impl World {
     }
 
     fn history(&mut self, event: Event) {
+        if let Event::Committed { entry, .. } = &event {
+            self.cluster_committed = self.cluster_committed.max(entry.offset);
+        }
         let now = self.now();
         self.recorder.history(now, event);
     }
@@ -326,10 +341,15 @@ impl World {
         );
         while let Some((_, event)) = self.queue.pop() {
             self.events += 1;
-            assert!(
-                self.events <= EVENTS_MAX,
-                "run exceeded {EVENTS_MAX} events (EVENTS_MAX): a livelock"
-            );
+            if self.events > EVENTS_MAX {
+                // A livelock (a storm of messages or timers): stop and say so. The run is not
+                // judged for liveness (no End marker); the report names the exhausted budget.
+                self.exhausted = true;
+                self.sim(SimEvent::Finished {
+                    reason: format!("event budget of {EVENTS_MAX} exhausted"),
+                });
+                break;
+            }
             self.handle(event);
             if self.finished {
                 break;
@@ -341,6 +361,7 @@ impl World {
             events: self.events,
             simulated_micros,
             counters: self.counters,
+            exhausted: self.exhausted,
         }
     }
 
@@ -359,6 +380,7 @@ impl World {
                 self.clients[client].joined = true;
                 self.client_wake(client);
             }
+            Ev::RenewReply { client, epoch } => self.renew_reply(client, epoch),
             Ev::Fault => self.fault(),
             Ev::RepairPartitions => {
                 if self.phase == Phase::Safety {
@@ -661,17 +683,29 @@ impl World {
         let grant = self.lease.grant(slot.id, now);
         let local_now = slot.clock.local(now);
         let holder = Holder::new(slot.id, grant.epoch, 1, self.rules, HolderConfig::default());
-        let renew_at_local = local_now + self.lease.duration_micros() / 3;
+        let renew_at_local = local_now + self.knobs.renew_micros;
         let id = slot.id;
-        self.clients[client].role = Role::Felixd {
-            holder: Some(holder),
-            renew_at_local,
-        };
+        self.set_role(
+            client,
+            Role::Felixd {
+                holder: Some(holder),
+                renew_at_local,
+            },
+        );
         self.count("leases_granted");
         self.history(Event::LeaseGranted {
             client: id,
             epoch: grant.epoch,
         });
+    }
+
+    /// Replaces a client's state machine. The old one's request in flight is abandoned: its outcome
+    /// stays unknown, and a late reply to it must not reach the new state machine (request ids
+    /// restart with every state machine).
+    fn set_role(&mut self, client: usize, role: Role) {
+        let slot = &mut self.clients[client];
+        slot.role = role;
+        slot.in_flight = None;
     }
 
     /// The next paros owner takes the writer fence, replacing the token it believes in force.
@@ -686,6 +720,8 @@ impl World {
             OwnerConfig::default(),
         );
         slot.role = Role::Owner { owner: Some(owner) };
+        // A new client state machine: the old one's request in flight is abandoned (unknown).
+        slot.in_flight = None;
         let id = slot.id;
         self.owner_current = Some(client);
         self.count("fences_taken");
@@ -730,32 +766,31 @@ impl World {
         let trim_chance = self.knobs.trim_per_million;
         let op_chance = self.knobs.op_per_million;
         let stale_owner = self.owner_current != Some(client);
-        let mut lost_lease = None;
+        let mut renew = None;
         let slot = &mut self.clients[client];
         let local_now = slot.clock.local(now);
-        let slot_id = slot.id;
         match &mut slot.role {
             Role::Felixd {
                 holder: Some(holder),
                 renew_at_local,
             } => {
                 if local_now >= *renew_at_local {
-                    if self.lease.renew(slot_id, holder.epoch(), now) {
-                        *renew_at_local = local_now + self.lease.duration_micros() / 3;
-                    } else {
-                        lost_lease = Some(holder.epoch());
-                    }
+                    // Renewal is a round trip to the lease service: the holder keeps working
+                    // until the answer comes back (and a pause stretches that).
+                    *renew_at_local = Time::MAX;
+                    renew = Some(holder.epoch());
                 }
                 let busy = self.workload.chance(op_chance);
-                if lost_lease.is_none()
-                    && working
+                if working
                     && busy
                     && holder.status() == HolderStatus::Serving
                     && holder.ops_waiting() < 2
                 {
                     let op = if self.workload.chance(trim_chance) {
                         let known = holder.tail().unwrap_or(1);
-                        let back = self.workload.range(0, 4);
+                        let back = self
+                            .workload
+                            .range(self.knobs.trim_lag_min, self.knobs.trim_lag_max);
                         HolderOp::Trim {
                             floor: known.saturating_sub(back).max(1),
                         }
@@ -787,15 +822,48 @@ impl World {
             }
             _ => {}
         }
-        if let Some(epoch) = lost_lease {
-            self.clients[client].role = Role::Felixd {
-                holder: None,
-                renew_at_local: 0,
-            };
-            self.count("holders_told_by_renewal");
-            let _ = epoch;
+        if let Some(epoch) = renew {
+            let delay = self.workload.range(
+                self.knobs.network.delay_min_micros,
+                self.knobs.network.delay_max_micros,
+            ) * 2;
+            self.queue
+                .push_after(delay, Ev::RenewReply { client, epoch });
         }
         self.try_send(client);
+    }
+
+    fn renew_reply(&mut self, client: usize, epoch: u64) {
+        let now = self.now();
+        let slot = &mut self.clients[client];
+        if slot.paused {
+            slot.stash.push(Ev::RenewReply { client, epoch });
+            return;
+        }
+        let local_now = slot.clock.local(now);
+        let id = slot.id;
+        let Role::Felixd {
+            holder: Some(holder),
+            renew_at_local,
+        } = &mut slot.role
+        else {
+            return;
+        };
+        if holder.epoch() != epoch {
+            return;
+        }
+        if self.lease.renew(id, epoch, now) {
+            *renew_at_local = local_now + self.knobs.renew_micros;
+        } else {
+            self.set_role(
+                client,
+                Role::Felixd {
+                    holder: None,
+                    renew_at_local: 0,
+                },
+            );
+            self.count("holders_told_by_renewal");
+        }
     }
 
     /// The client as the `Client` trait, if it has one now.
@@ -841,7 +909,12 @@ impl World {
         self.transmit(
             Address::Client(client_id),
             Address::Node(node),
-            Payload::Request { id, request },
+            // On the wire the request id is the slot's send generation: unique across the state
+            // machines a client slot goes through, so a late reply never reaches the wrong one.
+            Payload::Request {
+                id: generation,
+                request,
+            },
         );
         self.queue.push_after(
             self.knobs.client_timeout_micros,
@@ -853,20 +926,20 @@ impl World {
         );
     }
 
-    fn client_reply(&mut self, client: usize, node: NodeId, id: RequestId, reply: Reply) {
+    fn client_reply(&mut self, client: usize, node: NodeId, wire: RequestId, reply: Reply) {
         let slot = &mut self.clients[client];
         if slot.paused {
             slot.stash.push(Ev::Deliver {
                 from: Address::Node(node),
                 to: Address::Client(slot.id),
-                payload: Payload::Reply { id, reply },
+                payload: Payload::Reply { id: wire, reply },
             });
             return;
         }
         let matches = slot
             .in_flight
             .as_ref()
-            .is_some_and(|flight| flight.id == id && flight.node == node);
+            .is_some_and(|flight| flight.generation == wire && flight.node == node);
         if !matches {
             self.count("late_replies");
             return;
@@ -874,6 +947,7 @@ impl World {
         let Some(flight) = slot.in_flight.take() else {
             return;
         };
+        let id = flight.id;
         let client_id = slot.id;
         let reads = matches!(slot.role, Role::Reader(_) | Role::Folder(_));
         let step = match World::client_mut(&mut slot.role) {
@@ -1025,10 +1099,13 @@ impl World {
     fn move_lease(&mut self, from: Option<usize>, to: usize, told: bool) {
         if told {
             if let Some(from) = from {
-                self.clients[from].role = Role::Felixd {
-                    holder: None,
-                    renew_at_local: 0,
-                };
+                self.set_role(
+                    from,
+                    Role::Felixd {
+                        holder: None,
+                        renew_at_local: 0,
+                    },
+                );
             }
         }
         self.grant_lease(to);
@@ -1049,7 +1126,7 @@ impl World {
     fn move_owner(&mut self, from: Option<usize>, to: usize, told: bool) {
         if told {
             if let Some(from) = from {
-                self.clients[from].role = Role::Owner { owner: None };
+                self.set_role(from, Role::Owner { owner: None });
             }
         }
         self.take_fence(to);
@@ -1269,9 +1346,11 @@ impl World {
             .iter()
             .map(|slot| slot.node.as_ref().map(node::committed))
             .collect();
-        let agreed = committed
-            .iter()
-            .all(|value| value.is_some() && *value == committed[0]);
+        // Every node up, all at one committed index, and that index is the cluster's: a node that
+        // just restarted has relearned nothing yet (committed 0), which is not convergence.
+        let agreed = committed.iter().all(|value| {
+            value.is_some() && *value == committed[0] && *value >= Some(self.cluster_committed)
+        });
         if agreed && self.settle_last.as_ref() == Some(&committed) {
             self.end("converged");
             return;

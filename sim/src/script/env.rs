@@ -1,0 +1,858 @@
+//! The scripted environment: the real core's brokers, replicas and clients, moved one verb at a
+//! time.
+//!
+//! Nothing moves unless a verb moves it. Every message (broker to broker, client to broker,
+//! broker to client) waits in one FIFO network queue until `deliver` or `stabilize` carries it;
+//! every storage op a broker persists waits in its in-memory store, unsynced, until `sync` or
+//! `stabilize` completes it, and every send or reply that followed an unsynced persist is held
+//! back until then (persist before send, ack after durable: `felix_core::broker` io.rs). There is
+//! no clock, no random source and no thread: the same script gives the same trace, byte for byte.
+//!
+//! The environment records the run's history (`felix_core::history::Event`) exactly as the
+//! audits expect it (felix-audits' lib doc, "What the audits need from the driver"): node
+//! events in output order, a `NodeState` after every step that changed it, `Requested` and
+//! `Replied` for every client exchange, `LeaseGranted`, the clients' own events, crashes and
+//! restarts.
+
+use super::describe;
+use felix_core::api::{ClientId, Reply, Request, RequestId};
+use felix_core::broker::{Broker, BrokerConfig, Input, Message, Output, PersistId};
+use felix_core::client::{
+    Client, Folder, Holder, HolderConfig, Owner, OwnerConfig, Reader, Route, Step,
+};
+use felix_core::history::Event;
+use felix_core::journal::JournalConfig;
+use felix_core::storage::{LogStore, MemoryStore, SegmentLayout};
+use felix_core::{NodeId, Rules};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// A voter campaigns after this many ticks without a leader. Nobody ticks unless a verb says so.
+pub const ELECTION_TIMEOUT_TICKS: u64 = 10;
+/// A leader sends heartbeats every this many ticks.
+pub const HEARTBEAT_TICKS: u64 = 3;
+/// `max_records` of every client read: small enough that traces stay short.
+pub const READ_BATCH_MAX: u32 = 16;
+/// The most rounds (deliver everything, then sync everything) one `stabilize` may take.
+pub const STABILIZE_ROUNDS_MAX: usize = 1_000;
+/// The most messages the network may hold: a script that floods it is a bug in the script.
+pub const NETWORK_PACKETS_MAX: usize = 100_000;
+/// The most reads one `read ... all` or `fold` may send.
+pub const READS_MAX: u32 = 64;
+
+/// Who sends or receives a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Addr {
+    Node(NodeId),
+    Client(ClientId),
+}
+
+/// What a packet carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Payload {
+    Message(Message),
+    Request {
+        request_id: RequestId,
+        request: Request,
+    },
+    Reply {
+        request_id: RequestId,
+        reply: Reply,
+    },
+}
+
+/// One message in the network queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub from: Addr,
+    pub to: Addr,
+    pub payload: Payload,
+}
+
+/// One broker or replica and its disk.
+pub struct NodeSlot {
+    pub config: BrokerConfig,
+    /// `None` while crashed.
+    pub broker: Option<Broker>,
+    pub store: MemoryStore,
+    /// The last persist id applied to the store and not yet synced.
+    pub unsynced_through: Option<PersistId>,
+    /// Sends and replies that followed an unsynced persist: released by the next sync.
+    pub held: Vec<Packet>,
+    pub paused: bool,
+}
+
+/// Which client state machine a slot runs.
+pub enum ClientKind {
+    Holder(Holder),
+    Owner(Owner),
+    Reader(Reader),
+    Folder(Folder),
+}
+
+impl ClientKind {
+    pub fn client(&mut self) -> &mut dyn Client {
+        match self {
+            ClientKind::Holder(holder) => holder,
+            ClientKind::Owner(owner) => owner,
+            ClientKind::Reader(reader) => reader,
+            ClientKind::Folder(folder) => folder,
+        }
+    }
+
+    /// Readers and folders read only when a verb asks; holders and owners drive themselves.
+    pub fn is_passive(&self) -> bool {
+        matches!(self, ClientKind::Reader(_) | ClientKind::Folder(_))
+    }
+}
+
+/// One client and the driver's bookkeeping for it.
+pub struct ClientSlot {
+    pub name: String,
+    pub id: ClientId,
+    pub kind: ClientKind,
+    /// A paused client processes replies but sends nothing until resumed.
+    pub paused: bool,
+    /// Passive clients: reads still to send.
+    pub reads_wanted: u32,
+    /// Passive clients: stop reading once a read reaches the tail.
+    pub until_tail: bool,
+    /// Requests go here when set (`via=`).
+    pub pinned: Option<NodeId>,
+    /// Where the next request goes, from the last reply's `Route`.
+    pub next_target: Option<NodeId>,
+    /// The request in flight: its id, the node it went to, the request.
+    pub in_flight: Option<(RequestId, NodeId, Request)>,
+}
+
+/// Lines a verb prints. `Committed` events of one node at consecutive offsets are coalesced.
+#[derive(Default)]
+pub struct Trace {
+    lines: Vec<TraceLine>,
+    /// Also print every broker-to-broker message delivered and every sync.
+    pub verbose: bool,
+}
+
+enum TraceLine {
+    Text(String),
+    Committed { node: NodeId, from: u64, to: u64 },
+}
+
+impl Trace {
+    pub fn new(verbose: bool) -> Trace {
+        Trace {
+            lines: Vec::new(),
+            verbose,
+        }
+    }
+
+    pub fn line(&mut self, text: String) {
+        self.lines.push(TraceLine::Text(text));
+    }
+
+    fn committed(&mut self, node: NodeId, offset: u64) {
+        if let Some(TraceLine::Committed { node: last, to, .. }) = self.lines.last_mut() {
+            if *last == node && *to + 1 == offset {
+                *to = offset;
+                return;
+            }
+        }
+        self.lines.push(TraceLine::Committed {
+            node,
+            from: offset,
+            to: offset,
+        });
+    }
+
+    pub fn render(self) -> Vec<String> {
+        self.lines
+            .into_iter()
+            .map(|line| match line {
+                TraceLine::Text(text) => text,
+                TraceLine::Committed { node, from, to } if from == to => {
+                    format!("{}: committed {from}", describe::node(node))
+                }
+                TraceLine::Committed { node, from, to } => {
+                    format!("{}: committed {from}..{to}", describe::node(node))
+                }
+            })
+            .collect()
+    }
+}
+
+/// A failure of the environment itself (a store refusing an op the core asked for): printed as
+/// the verb's output so that the scenario shows it, never a panic.
+pub type EnvResult<T> = Result<T, String>;
+
+/// The scripted world.
+pub struct Env {
+    /// Rules of the cluster in place.
+    pub rules: Rules,
+    /// Rules the next `cluster` will use (`twin` sets them).
+    pub next_rules: Rules,
+    pub layout: SegmentLayout,
+    pub retention_segments_max: u64,
+    pub nodes: Vec<NodeSlot>,
+    pub network: VecDeque<Packet>,
+    /// Cut links between nodes (both directions are listed).
+    pub cut: BTreeSet<(NodeId, NodeId)>,
+    pub clients: Vec<ClientSlot>,
+    pub names: BTreeMap<String, ClientId>,
+    /// The last lease epoch granted.
+    pub epoch: u64,
+    pub history: Vec<Event>,
+    last_state: BTreeMap<NodeId, Event>,
+}
+
+impl Default for Env {
+    fn default() -> Env {
+        Env::new()
+    }
+}
+
+impl Env {
+    /// An environment with no cluster yet and every rule on.
+    pub fn new() -> Env {
+        Env {
+            rules: Rules::default(),
+            next_rules: Rules::default(),
+            layout: SegmentLayout::default(),
+            retention_segments_max: JournalConfig::default().retention_segments_max,
+            nodes: Vec::new(),
+            network: VecDeque::new(),
+            cut: BTreeSet::new(),
+            clients: Vec::new(),
+            names: BTreeMap::new(),
+            epoch: 0,
+            history: Vec::new(),
+            last_state: BTreeMap::new(),
+        }
+    }
+
+    /// Replaces everything with a fresh cluster of `brokers` voters and `replicas` replicas.
+    pub fn build(
+        &mut self,
+        brokers: u32,
+        replicas: u32,
+        rules: Rules,
+        layout: SegmentLayout,
+        retention_segments_max: u64,
+    ) {
+        assert!(brokers > 0);
+        let next_rules = self.next_rules;
+        *self = Env::new();
+        self.next_rules = next_rules;
+        self.rules = rules;
+        self.layout = layout;
+        self.retention_segments_max = retention_segments_max;
+        let voters: Vec<NodeId> = (0..brokers).collect();
+        let replica_ids: Vec<NodeId> = (brokers..brokers + replicas).collect();
+        for id in 0..brokers + replicas {
+            let mut config = BrokerConfig::new(id, voters.clone(), replica_ids.clone());
+            config.election_timeout_ticks = ELECTION_TIMEOUT_TICKS;
+            config.heartbeat_ticks = HEARTBEAT_TICKS;
+            config.journal = JournalConfig {
+                layout,
+                rules,
+                retention_segments_max,
+                ..JournalConfig::default()
+            };
+            self.nodes.push(NodeSlot {
+                broker: Some(Broker::new(config.clone())),
+                config,
+                store: MemoryStore::new(layout),
+                unsynced_through: None,
+                held: Vec::new(),
+                paused: false,
+            });
+        }
+    }
+
+    pub fn has_cluster(&self) -> bool {
+        !self.nodes.is_empty()
+    }
+
+    /// The node clients send to by default: the live leader of the highest term, else node 0.
+    pub fn leader(&self) -> NodeId {
+        let mut best: Option<(u64, NodeId)> = None;
+        for slot in &self.nodes {
+            if let Some(broker) = &slot.broker {
+                if broker.is_leader() && best.is_none_or(|(term, _)| broker.term() > term) {
+                    best = Some((broker.term(), broker.id()));
+                }
+            }
+        }
+        best.map(|(_, id)| id).unwrap_or(0)
+    }
+
+    pub fn client_name(&self, id: ClientId) -> String {
+        self.clients
+            .get(id as usize)
+            .map(|slot| slot.name.clone())
+            .unwrap_or_else(|| format!("client{id}"))
+    }
+
+    pub fn addr_name(&self, addr: Addr) -> String {
+        match addr {
+            Addr::Node(id) => describe::node(id),
+            Addr::Client(id) => self.client_name(id),
+        }
+    }
+
+    // ---- history ----
+
+    fn observe(&mut self, event: Event, trace: &mut Trace) {
+        match &event {
+            Event::Committed { node, entry } => trace.committed(*node, entry.offset),
+            Event::NodeState { .. } => {}
+            other => {
+                if let Some(line) = describe::node_event(other) {
+                    trace.line(line);
+                }
+            }
+        }
+        self.history.push(event);
+    }
+
+    /// Records a `NodeState` of `id` when it differs from the last one recorded.
+    fn sample(&mut self, id: NodeId) {
+        let Some(broker) = self.nodes[id as usize].broker.as_ref() else {
+            return;
+        };
+        let state = broker.node_state();
+        if self.last_state.get(&id) != Some(&state) {
+            self.last_state.insert(id, state.clone());
+            self.history.push(state);
+        }
+    }
+
+    /// A client event, rendered and recorded.
+    fn client_event(&mut self, event: Event, trace: &mut Trace) {
+        trace.line(self.describe_client_event(&event));
+        self.history.push(event);
+    }
+
+    pub fn describe_client_event(&self, event: &Event) -> String {
+        match event {
+            Event::HolderRetired {
+                client,
+                epoch,
+                newer_epoch,
+                by_tag,
+            } => {
+                let where_ = if *by_tag {
+                    "in a CursorTooOld tag"
+                } else {
+                    "in a write it read"
+                };
+                format!(
+                    "{}: retired (epoch {epoch} saw epoch {newer_epoch} {where_})",
+                    self.client_name(*client)
+                )
+            }
+            Event::Gap { client, from, to } => format!(
+                "{}: gap {from}..{to} reported, cursor moves to {to}",
+                self.client_name(*client)
+            ),
+            Event::Folded {
+                client,
+                offset,
+                digest,
+            } => format!(
+                "{}: folded {offset} -> {digest:016x}",
+                self.client_name(*client)
+            ),
+            Event::CheckpointRestored { client, begin, end } => format!(
+                "{}: restored from checkpoint run {begin}..{end}",
+                self.client_name(*client)
+            ),
+            Event::CheckpointCompared {
+                client,
+                begin,
+                end,
+                digest,
+                checkpoint_digest,
+            } => {
+                let verdict = if digest == checkpoint_digest {
+                    "agrees".to_string()
+                } else {
+                    format!("DISAGREES (own {digest:016x}, checkpoint {checkpoint_digest:016x})")
+                };
+                format!(
+                    "{}: compared checkpoint run {begin}..{end}: {verdict}, fold resets on it",
+                    self.client_name(*client)
+                )
+            }
+            Event::CheckpointWritten { client, begin, end } => format!(
+                "{}: checkpoint run {begin}..{end} written (End acknowledged)",
+                self.client_name(*client)
+            ),
+            Event::OwnerStopped {
+                client,
+                token,
+                current,
+            } => format!(
+                "{}: stopped (token {}, fence in force {})",
+                self.client_name(*client),
+                token.0,
+                current.0
+            ),
+            Event::LeaseGranted { client, epoch } => {
+                format!(
+                    "{}: lease granted, epoch {epoch}",
+                    self.client_name(*client)
+                )
+            }
+            other => format!("{other:?}"),
+        }
+    }
+
+    // ---- nodes ----
+
+    /// One input to one node, its outputs carried out in order. A crashed node takes nothing.
+    pub fn step_node(&mut self, id: NodeId, input: Input, trace: &mut Trace) -> EnvResult<()> {
+        let Some(broker) = self.nodes[id as usize].broker.as_mut() else {
+            return Ok(());
+        };
+        let outputs = broker.step_collect(input);
+        for output in outputs {
+            match output {
+                Output::Persist { id: persist, op } => {
+                    let slot = &mut self.nodes[id as usize];
+                    slot.store.apply(&op).map_err(|error| {
+                        format!("{}: store refused an op: {error}", describe::node(id))
+                    })?;
+                    slot.unsynced_through = Some(persist);
+                }
+                Output::Send { to, message } => {
+                    let packet = Packet {
+                        from: Addr::Node(id),
+                        to: Addr::Node(to),
+                        payload: Payload::Message(message),
+                    };
+                    self.emit(id, packet, trace)?;
+                }
+                Output::Reply {
+                    client,
+                    request_id,
+                    reply,
+                } => {
+                    let packet = Packet {
+                        from: Addr::Node(id),
+                        to: Addr::Client(client),
+                        payload: Payload::Reply { request_id, reply },
+                    };
+                    self.emit(id, packet, trace)?;
+                }
+                Output::Observe(event) => self.observe(event, trace),
+            }
+        }
+        self.sample(id);
+        Ok(())
+    }
+
+    /// A send or reply of node `id`: held while a persist before it is unsynced.
+    fn emit(&mut self, id: NodeId, packet: Packet, trace: &mut Trace) -> EnvResult<()> {
+        let slot = &mut self.nodes[id as usize];
+        if slot.unsynced_through.is_some() {
+            slot.held.push(packet);
+            return Ok(());
+        }
+        self.send(packet, trace)
+    }
+
+    /// Puts a packet on the network, unless a partition cuts its link.
+    fn send(&mut self, packet: Packet, trace: &mut Trace) -> EnvResult<()> {
+        if let (Addr::Node(from), Addr::Node(to)) = (packet.from, packet.to) {
+            if self.cut.contains(&(from, to)) {
+                if trace.verbose {
+                    trace.line(format!(
+                        "{} -> {}: lost to the partition",
+                        describe::node(from),
+                        describe::node(to)
+                    ));
+                }
+                return Ok(());
+            }
+        }
+        if self.network.len() >= NETWORK_PACKETS_MAX {
+            return Err(format!(
+                "the network holds NETWORK_PACKETS_MAX={NETWORK_PACKETS_MAX} packets"
+            ));
+        }
+        self.network.push_back(packet);
+        Ok(())
+    }
+
+    /// Completes node `id`'s storage: syncs, tells the broker, releases what was held.
+    /// Returns false when there was nothing to sync (or the node is down or paused).
+    pub fn sync_node(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<bool> {
+        let slot = &mut self.nodes[id as usize];
+        if slot.broker.is_none() || slot.paused {
+            return Ok(false);
+        }
+        let Some(through) = slot.unsynced_through.take() else {
+            return Ok(false);
+        };
+        slot.store
+            .sync()
+            .map_err(|error| format!("{}: sync failed: {error}", describe::node(id)))?;
+        let held = std::mem::take(&mut slot.held);
+        if trace.verbose {
+            trace.line(format!(
+                "{}: synced through op {through}",
+                describe::node(id)
+            ));
+        }
+        for packet in held {
+            self.send(packet, trace)?;
+        }
+        self.step_node(id, Input::Persisted { through }, trace)?;
+        Ok(true)
+    }
+
+    /// Whether `packet` can be delivered now (a paused node takes nothing; it stays queued).
+    fn deliverable(&self, packet: &Packet) -> bool {
+        match packet.to {
+            Addr::Node(id) => !self.nodes[id as usize].paused,
+            Addr::Client(_) => true,
+        }
+    }
+
+    /// Delivers one packet: to a node as an input, to a client as a reply. A packet to a crashed
+    /// node, or on a link cut since it was sent, is lost.
+    fn deliver_packet(&mut self, packet: Packet, trace: &mut Trace) -> EnvResult<()> {
+        let lost_link = match (packet.from, packet.to) {
+            (Addr::Node(from), Addr::Node(to)) => self.cut.contains(&(from, to)),
+            _ => false,
+        };
+        let down = matches!(packet.to, Addr::Node(id) if self.nodes[id as usize].broker.is_none());
+        if lost_link || down {
+            if trace.verbose || !matches!(packet.payload, Payload::Message(_)) {
+                let why = if down { "is down" } else { "is cut off" };
+                trace.line(format!(
+                    "{} -> {}: lost ({} {why})",
+                    self.addr_name(packet.from),
+                    self.addr_name(packet.to),
+                    self.addr_name(packet.to)
+                ));
+            }
+            return Ok(());
+        }
+        match (packet.to, packet.payload) {
+            (Addr::Node(to), Payload::Message(message)) => {
+                let Addr::Node(from) = packet.from else {
+                    return Ok(());
+                };
+                if trace.verbose {
+                    trace.line(format!(
+                        "{} -> {}: {}",
+                        describe::node(from),
+                        describe::node(to),
+                        describe::message(&message)
+                    ));
+                }
+                self.step_node(to, Input::Message { from, message }, trace)
+            }
+            (
+                Addr::Node(to),
+                Payload::Request {
+                    request_id,
+                    request,
+                },
+            ) => {
+                let Addr::Client(client) = packet.from else {
+                    return Ok(());
+                };
+                let input = Input::Client {
+                    client,
+                    request_id,
+                    request,
+                };
+                self.step_node(to, input, trace)
+            }
+            (Addr::Client(client), Payload::Reply { request_id, reply }) => {
+                let Addr::Node(from) = packet.from else {
+                    return Ok(());
+                };
+                self.client_reply(client, from, request_id, reply, trace)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Delivers, in queue order, up to `count_max` of the packets queued now that match `filter`
+    /// and can be delivered; packets sent meanwhile wait for the next call. Returns how many.
+    pub fn deliver(
+        &mut self,
+        filter: &dyn Fn(&Packet) -> bool,
+        count_max: usize,
+        trace: &mut Trace,
+    ) -> EnvResult<usize> {
+        let queued: Vec<Packet> = self.network.drain(..).collect();
+        let mut kept = Vec::new();
+        let mut delivered = 0;
+        let mut queued = queued.into_iter();
+        for packet in queued.by_ref() {
+            if delivered < count_max && filter(&packet) && self.deliverable(&packet) {
+                delivered += 1;
+                self.deliver_packet(packet, trace)?;
+            } else {
+                kept.push(packet);
+            }
+        }
+        // Packets sent during delivery go after the ones that were already waiting.
+        let sent: Vec<Packet> = self.network.drain(..).collect();
+        self.network.extend(kept);
+        self.network.extend(sent);
+        Ok(delivered)
+    }
+
+    /// Drops up to `count_max` queued packets matching `filter`. Returns how many.
+    pub fn drop_packets(
+        &mut self,
+        filter: &dyn Fn(&Packet) -> bool,
+        count_max: usize,
+    ) -> Vec<Packet> {
+        let mut dropped = Vec::new();
+        let mut kept = VecDeque::new();
+        for packet in self.network.drain(..) {
+            if dropped.len() < count_max && filter(&packet) {
+                dropped.push(packet);
+            } else {
+                kept.push_back(packet);
+            }
+        }
+        self.network = kept;
+        dropped
+    }
+
+    /// Delivers and syncs until nothing moves. Returns the rounds taken, or an error past
+    /// `STABILIZE_ROUNDS_MAX`.
+    pub fn stabilize(&mut self, trace: &mut Trace) -> EnvResult<usize> {
+        for round in 0..STABILIZE_ROUNDS_MAX {
+            let delivered = self.deliver(&|_| true, usize::MAX, trace)?;
+            let mut synced = false;
+            for id in 0..self.nodes.len() as NodeId {
+                synced |= self.sync_node(id, trace)?;
+            }
+            if delivered == 0 && !synced {
+                return Ok(round);
+            }
+        }
+        Err(format!(
+            "stabilize did not quiesce within STABILIZE_ROUNDS_MAX={STABILIZE_ROUNDS_MAX} rounds"
+        ))
+    }
+
+    /// A crash: the node loses every unsynced op and whatever it held back.
+    pub fn crash(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<usize> {
+        let slot = &mut self.nodes[id as usize];
+        let lost = slot.store.unsynced_ops();
+        slot.store
+            .crash(0, 0)
+            .map_err(|error| format!("{}: crash failed: {error}", describe::node(id)))?;
+        slot.broker = None;
+        slot.unsynced_through = None;
+        slot.held.clear();
+        self.last_state.remove(&id);
+        self.observe(Event::Crashed { node: id }, trace);
+        Ok(lost)
+    }
+
+    /// A restart from what the disk kept.
+    pub fn restart(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<()> {
+        let slot = &mut self.nodes[id as usize];
+        let recovered = slot
+            .store
+            .recover()
+            .map_err(|error| format!("{}: recovery failed: {error}", describe::node(id)))?;
+        let broker = Broker::recover(
+            slot.config.clone(),
+            recovered.hard_state,
+            recovered.sealed,
+            recovered.start,
+            recovered.entries,
+        )
+        .map_err(|error| {
+            format!(
+                "{}: the core refused its store: {error:?}",
+                describe::node(id)
+            )
+        })?;
+        slot.broker = Some(broker);
+        self.observe(Event::Restarted { node: id }, trace);
+        self.sample(id);
+        Ok(())
+    }
+
+    // ---- clients ----
+
+    /// Adds a client; its id is its index.
+    pub fn add_client(&mut self, name: &str, kind: ClientKind, pinned: Option<NodeId>) -> ClientId {
+        let id = self.clients.len() as ClientId;
+        self.names.insert(name.to_string(), id);
+        self.clients.push(ClientSlot {
+            name: name.to_string(),
+            id,
+            kind,
+            paused: false,
+            reads_wanted: 0,
+            until_tail: false,
+            pinned,
+            next_target: None,
+            in_flight: None,
+        });
+        id
+    }
+
+    pub fn holder(&self, client: ClientId, epoch: u64) -> Holder {
+        let config = HolderConfig {
+            read_batch_max: READ_BATCH_MAX,
+            ops_max: 16,
+        };
+        Holder::new(client, epoch, 1, self.rules, config)
+    }
+
+    pub fn owner_config() -> OwnerConfig {
+        OwnerConfig {
+            read_batch_max: READ_BATCH_MAX,
+            ..OwnerConfig::default()
+        }
+    }
+
+    /// Grants the next lease epoch to `client` (recorded as `LeaseGranted`).
+    pub fn grant_lease(&mut self, client: ClientId, trace: &mut Trace) -> u64 {
+        self.epoch += 1;
+        let epoch = self.epoch;
+        self.client_event(Event::LeaseGranted { client, epoch }, trace);
+        epoch
+    }
+
+    /// Sends the client's next request if it has one and may send.
+    pub fn pump(&mut self, client: ClientId, trace: &mut Trace) -> EnvResult<()> {
+        let leader = self.leader();
+        let slot = &mut self.clients[client as usize];
+        if slot.paused || slot.in_flight.is_some() {
+            return Ok(());
+        }
+        let passive = slot.kind.is_passive();
+        if passive && slot.reads_wanted == 0 {
+            return Ok(());
+        }
+        let Some((request_id, request)) = slot.kind.client().next_request() else {
+            return Ok(());
+        };
+        if passive {
+            slot.reads_wanted -= 1;
+        }
+        let target = slot.next_target.take().or(slot.pinned).unwrap_or(leader);
+        slot.in_flight = Some((request_id, target, request.clone()));
+        trace.line(format!(
+            "{} -> {}: {}",
+            slot.name,
+            describe::node(target),
+            describe::request(&request)
+        ));
+        self.history.push(Event::Requested {
+            client,
+            node: target,
+            request: request.clone(),
+        });
+        let packet = Packet {
+            from: Addr::Client(client),
+            to: Addr::Node(target),
+            payload: Payload::Request {
+                request_id,
+                request,
+            },
+        };
+        self.send(packet, trace)
+    }
+
+    fn client_reply(
+        &mut self,
+        client: ClientId,
+        from: NodeId,
+        request_id: RequestId,
+        reply: Reply,
+        trace: &mut Trace,
+    ) -> EnvResult<()> {
+        let name = self.client_name(client);
+        let slot = &mut self.clients[client as usize];
+        let in_flight = slot.in_flight.clone();
+        let Some((id, _, request)) = in_flight.filter(|(id, _, _)| *id == request_id) else {
+            trace.line(format!(
+                "{} -> {name}: {} (ignored: not the request in flight)",
+                describe::node(from),
+                describe::reply(&reply)
+            ));
+            return Ok(());
+        };
+        trace.line(format!(
+            "{} -> {name}: {}",
+            describe::node(from),
+            describe::reply(&reply)
+        ));
+        self.history.push(Event::Replied {
+            client,
+            node: from,
+            request,
+            reply: reply.clone(),
+        });
+        if slot.until_tail {
+            if let Reply::Records { records, .. } = &reply {
+                if records.len() < READ_BATCH_MAX as usize {
+                    slot.reads_wanted = 0;
+                    slot.until_tail = false;
+                }
+            }
+        }
+        let step = slot.kind.client().on_reply(id, reply);
+        slot.in_flight = None;
+        self.apply_step(client, from, step, trace);
+        self.pump(client, trace)
+    }
+
+    /// The driver gave up waiting for `client`'s request: its outcome is unknown.
+    pub fn time_out(&mut self, client: ClientId, trace: &mut Trace) -> EnvResult<bool> {
+        let slot = &mut self.clients[client as usize];
+        let Some((id, node, _)) = slot.in_flight.take() else {
+            return Ok(false);
+        };
+        let step = slot.kind.client().on_unknown(id);
+        self.apply_step(client, node, step, trace);
+        self.pump(client, trace)?;
+        Ok(true)
+    }
+
+    fn apply_step(&mut self, client: ClientId, from: NodeId, step: Step, trace: &mut Trace) {
+        let Step {
+            events,
+            delivered,
+            route,
+            ..
+        } = step;
+        if !delivered.is_empty() {
+            let listed: Vec<String> = delivered.iter().map(describe::read_record).collect();
+            trace.line(format!(
+                "{}: delivered {}",
+                self.client_name(client),
+                listed.join(", ")
+            ));
+        }
+        for event in events {
+            self.client_event(event, trace);
+        }
+        let next = match route {
+            Route::Any => None,
+            Route::Leader(hint) => hint,
+            Route::AnotherNode => {
+                let count = self.nodes.len() as NodeId;
+                (1..count)
+                    .map(|step| (from + step) % count)
+                    .find(|id| self.nodes[*id as usize].broker.is_some())
+            }
+        };
+        self.clients[client as usize].next_target = next;
+    }
+}

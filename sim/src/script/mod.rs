@@ -1,0 +1,266 @@
+//! Scripted scenarios: a step-by-step driver of the real core, run from datadriven golden files.
+//!
+//! A scenario file (`scenarios/**/*.txt`, format in `parse`) opens with prose saying what it
+//! proves, then blocks of `verb args`, `----` and the expected output. The runner executes every
+//! block against one environment (`env::Env`: real brokers, replicas and clients, explicit
+//! message queues, explicit storage completion, no clock, no randomness) and compares what each
+//! verb printed (`verbs`, rendered by `describe`) with the expectation. `felix scenario` and
+//! `sim/tests/scenarios.rs` run every file; `--rewrite` writes the actual outputs back.
+//!
+//! Failures never mix: a bad file (unreadable, unknown verb, bad argument, missing `----`) is a
+//! `parse::ScriptError` naming the file and line; a mismatch is a `FileOutcome` with a diff.
+
+pub mod describe;
+pub mod env;
+pub mod parse;
+pub mod verbs;
+
+use env::Env;
+use parse::{Script, ScriptError};
+use std::path::{Path, PathBuf};
+
+/// One block after it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockOutcome {
+    pub line: usize,
+    pub command: String,
+    pub expected: Vec<String>,
+    pub actual: Vec<String>,
+}
+
+impl BlockOutcome {
+    pub fn matches(&self) -> bool {
+        self.expected == self.actual
+    }
+}
+
+/// One scenario file after it ran.
+#[derive(Clone, Debug)]
+pub struct FileOutcome {
+    pub script: Script,
+    pub blocks: Vec<BlockOutcome>,
+}
+
+impl FileOutcome {
+    /// True when every block printed what its expectation says.
+    pub fn passed(&self) -> bool {
+        self.blocks.iter().all(BlockOutcome::matches)
+    }
+
+    /// A unified-ish diff of every mismatching block: `-` expected, `+` actual.
+    pub fn diff(&self) -> String {
+        let mut text = String::new();
+        for block in self.blocks.iter().filter(|block| !block.matches()) {
+            text.push_str(&format!(
+                "{}:{}: {}\n--- expected\n+++ actual\n",
+                self.script.path, block.line, block.command
+            ));
+            for line in diff_lines(&block.expected, &block.actual) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
+        text
+    }
+
+    /// The file's text with every expectation replaced by what actually ran.
+    pub fn rewritten(&self) -> String {
+        let actual: Vec<Vec<String>> = self
+            .blocks
+            .iter()
+            .map(|block| block.actual.clone())
+            .collect();
+        parse::rewrite(&self.script, &actual)
+    }
+}
+
+/// A line diff by longest common subsequence (scenario blocks are short).
+pub fn diff_lines(expected: &[String], actual: &[String]) -> Vec<String> {
+    let rows = expected.len();
+    let columns = actual.len();
+    let mut common = vec![vec![0usize; columns + 1]; rows + 1];
+    for row in (0..rows).rev() {
+        for column in (0..columns).rev() {
+            common[row][column] = if expected[row] == actual[column] {
+                common[row + 1][column + 1] + 1
+            } else {
+                common[row + 1][column].max(common[row][column + 1])
+            };
+        }
+    }
+    let (mut row, mut column) = (0, 0);
+    let mut lines = Vec::new();
+    while row < rows || column < columns {
+        if row < rows && column < columns && expected[row] == actual[column] {
+            lines.push(format!(" {}", expected[row]));
+            row += 1;
+            column += 1;
+        } else if column < columns
+            && (row == rows || common[row][column + 1] >= common[row + 1][column])
+        {
+            lines.push(format!("+{}", actual[column]));
+            column += 1;
+        } else {
+            lines.push(format!("-{}", expected[row]));
+            row += 1;
+        }
+    }
+    lines
+}
+
+/// Runs the scenario `text`, read from `path` (used in messages only).
+pub fn run_text(path: &str, text: &str) -> Result<FileOutcome, ScriptError> {
+    let names = verbs::verb_names();
+    let script = parse::parse(path, text, &names)?;
+    let mut env = Env::new();
+    let mut blocks = Vec::with_capacity(script.blocks.len());
+    for block in &script.blocks {
+        let error = |message: String| ScriptError {
+            path: path.to_string(),
+            line: block.line,
+            message,
+        };
+        let handler = verbs::VERBS
+            .iter()
+            .find(|(name, _)| *name == block.verb)
+            .map(|(_, handler)| *handler)
+            .ok_or_else(|| error(format!("unknown verb `{}`", block.verb)))?;
+        let args = verbs::Args::new(&block.verb, &block.args).map_err(error)?;
+        let mut actual: Vec<String> = handler(&mut env, &args)
+            .map_err(error)?
+            .into_iter()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| line.trim_end().to_string())
+            .collect();
+        if actual.is_empty() {
+            actual.push("ok".to_string());
+        }
+        blocks.push(BlockOutcome {
+            line: block.line,
+            command: block.command.clone(),
+            expected: block.expected.clone(),
+            actual,
+        });
+    }
+    Ok(FileOutcome { script, blocks })
+}
+
+/// Reads and runs one scenario file.
+pub fn run_file(path: &Path) -> Result<FileOutcome, ScriptError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|error| ScriptError {
+        path: shown.clone(),
+        line: 0,
+        message: format!("cannot read the scenario: {error}"),
+    })?;
+    run_text(&shown, &text)
+}
+
+/// Every `*.txt` under `paths` (a file is taken as is, a directory is walked), sorted.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScriptError> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut files)?;
+        } else if path.is_file() {
+            files.push(path.clone());
+        } else {
+            return Err(ScriptError {
+                path: path.display().to_string(),
+                line: 0,
+                message: "no such file or directory".to_string(),
+            });
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+fn walk(directory: &Path, files: &mut Vec<PathBuf>) -> Result<(), ScriptError> {
+    let unreadable = |error: std::io::Error| ScriptError {
+        path: directory.display().to_string(),
+        line: 0,
+        message: format!("cannot list the directory: {error}"),
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(directory)
+        .map_err(unreadable)?
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<Result<_, _>>()
+        .map_err(unreadable)?;
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            walk(&entry, files)?;
+        } else if entry
+            .extension()
+            .is_some_and(|extension| extension == "txt")
+        {
+            files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bad argument is reported at the block's file and line, after the blocks before it ran.
+    #[test]
+    fn bad_argument_names_file_and_line() {
+        let text = "Prose.\n\ncluster brokers=3\n----\nx\n\ntick n9\n----\nok\n";
+        let error = run_text("bad.txt", text).expect_err("n9 does not exist");
+        assert_eq!(error.line, 7);
+        assert_eq!(
+            error.to_string(),
+            "bad.txt:7: bad argument: no node `n9` (this cluster has n0..n2)"
+        );
+        let error = run_text("bad.txt", "cluster brokers=many\n----\nx\n").expect_err("number");
+        assert_eq!(
+            error.to_string(),
+            "bad.txt:1: bad argument: `brokers` must be a number, got `many`"
+        );
+        let error = run_text("bad.txt", "cluster color=red\n----\nx\n").expect_err("key");
+        assert!(error
+            .to_string()
+            .starts_with("bad.txt:1: bad argument: `cluster` takes no `color=`"));
+    }
+
+    /// An unreadable path is an error naming it, never a panic.
+    #[test]
+    fn unreadable_path_is_an_error() {
+        let error = run_file(Path::new("/nonexistent/felix/scenario.txt")).expect_err("missing");
+        assert_eq!(error.line, 0);
+        assert!(error
+            .to_string()
+            .starts_with("/nonexistent/felix/scenario.txt: cannot read"));
+        let error = collect(&[PathBuf::from("/nonexistent/felix")]).expect_err("missing");
+        assert!(error.to_string().contains("no such file or directory"));
+    }
+
+    /// A mismatch is reported with a diff naming the block, and rewriting fixes it.
+    #[test]
+    fn mismatch_diff_and_rewrite() {
+        let text = "Prose.\n\ncluster brokers=1\n----\nwrong\n\naudit\n----\nok\n";
+        let outcome = run_text("m.txt", text).expect("runs");
+        assert!(!outcome.passed());
+        let diff = outcome.diff();
+        assert!(
+            diff.starts_with(
+                "m.txt:3: cluster brokers=1\n--- expected\n+++ actual\n-wrong\n+1 brokers (n0)"
+            ),
+            "{diff}"
+        );
+        let again = run_text("m.txt", &outcome.rewritten()).expect("runs");
+        assert!(again.passed(), "{}", again.diff());
+    }
+
+    /// The line diff keeps common lines and marks the others.
+    #[test]
+    fn diff_lines_marks_changes() {
+        let expected: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let actual: Vec<String> = ["a", "x", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(diff_lines(&expected, &actual), vec![" a", "+x", "-b", " c"]);
+    }
+}

@@ -1,0 +1,272 @@
+//! The scenario file format: datadriven golden files in the style of etcd-io/raft's
+//! `testdata/*.txt`.
+//!
+//! ```text
+//! Prose saying what the scenario proves: every line before the first command.
+//!
+//! # a comment between blocks
+//! verb arg key=value
+//! ----
+//! expected output, one or more lines
+//! ending at a blank line (or the end of the file)
+//! ```
+//!
+//! A command is one line immediately followed by a `----` line. Lines before the first command
+//! are prose; after it, blank lines and `#` comments may sit between blocks, and any other line
+//! is a command that lost its `----` (an error). Arguments are words separated by spaces:
+//! `key=value` or a bare value. Errors name the file and the line, and never panic.
+
+use std::fmt;
+
+/// One argument of a command: `key=value`, or a bare `value` (`key` is None).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arg {
+    pub key: Option<String>,
+    pub value: String,
+}
+
+/// One `command / ---- / expected output` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// 1-based line of the command.
+    pub line: usize,
+    /// The command line as written (trimmed).
+    pub command: String,
+    pub verb: String,
+    pub args: Vec<Arg>,
+    pub expected: Vec<String>,
+    /// 0-based index of the first expected line in the file; the expectation spans
+    /// `expected_start .. expected_start + expected.len()`.
+    pub expected_start: usize,
+}
+
+/// A parsed scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Script {
+    pub path: String,
+    /// The file's lines, as read (for `--rewrite`).
+    pub lines: Vec<String>,
+    pub blocks: Vec<Block>,
+}
+
+/// A bad scenario file: where, and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptError {
+    pub path: String,
+    /// 1-based line; 0 when the file as a whole is the problem (unreadable).
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(formatter, "{}: {}", self.path, self.message)
+        } else {
+            write!(formatter, "{}:{}: {}", self.path, self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// The line that separates a command from its expected output.
+pub const SEPARATOR: &str = "----";
+
+/// Parses `text` (the contents of `path`); `verbs` are the known verbs.
+pub fn parse(path: &str, text: &str, verbs: &[&str]) -> Result<Script, ScriptError> {
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let error = |line: usize, message: String| ScriptError {
+        path: path.to_string(),
+        line,
+        message,
+    };
+    let mut blocks = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index].trim();
+        if line.is_empty() || line.starts_with('#') {
+            index += 1;
+            continue;
+        }
+        if line == SEPARATOR {
+            return Err(error(
+                index + 1,
+                "a `----` line with no command line right above it".to_string(),
+            ));
+        }
+        let separated = lines
+            .get(index + 1)
+            .is_some_and(|next| next.trim() == SEPARATOR);
+        if !separated {
+            if blocks.is_empty() {
+                index += 1; // prose at the top
+                continue;
+            }
+            return Err(error(
+                index + 1,
+                format!(
+                    "missing `----` after `{line}` (a command line is followed by a `----` line, then its expected output)"
+                ),
+            ));
+        }
+        let mut words = line.split_whitespace();
+        let verb = words.next().unwrap_or_default().to_string();
+        if !verbs.contains(&verb.as_str()) {
+            return Err(error(
+                index + 1,
+                format!("unknown verb `{verb}` (known: {})", verbs.join(", ")),
+            ));
+        }
+        let mut args = Vec::new();
+        for word in words {
+            args.push(parse_arg(word).map_err(|message| error(index + 1, message))?);
+        }
+        let expected_start = index + 2;
+        let mut end = expected_start;
+        while end < lines.len() && !lines[end].trim().is_empty() {
+            end += 1;
+        }
+        blocks.push(Block {
+            line: index + 1,
+            command: line.to_string(),
+            verb,
+            args,
+            expected: lines[expected_start..end].to_vec(),
+            expected_start,
+        });
+        index = end;
+    }
+    Ok(Script {
+        path: path.to_string(),
+        lines,
+        blocks,
+    })
+}
+
+fn parse_arg(word: &str) -> Result<Arg, String> {
+    match word.split_once('=') {
+        None => Ok(Arg {
+            key: None,
+            value: word.to_string(),
+        }),
+        Some((key, value)) if !key.is_empty() && !value.is_empty() => Ok(Arg {
+            key: Some(key.to_string()),
+            value: value.to_string(),
+        }),
+        Some(_) => Err(format!(
+            "bad argument `{word}`: write key=value with both sides non-empty"
+        )),
+    }
+}
+
+/// The file with every block's expected output replaced by `actual` (one Vec per block).
+pub fn rewrite(script: &Script, actual: &[Vec<String>]) -> String {
+    assert_eq!(script.blocks.len(), actual.len());
+    let mut text = String::new();
+    let mut index = 0;
+    for (block, output) in script.blocks.iter().zip(actual) {
+        while index < block.expected_start.min(script.lines.len()) {
+            text.push_str(&script.lines[index]);
+            text.push('\n');
+            index += 1;
+        }
+        for line in output {
+            text.push_str(line);
+            text.push('\n');
+        }
+        index = index.max(block.expected_start + block.expected.len());
+    }
+    while index < script.lines.len() {
+        text.push_str(&script.lines[index]);
+        text.push('\n');
+        index += 1;
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VERBS: [&str; 2] = ["tick", "audit"];
+
+    /// Prose, comments, blocks and arguments parse into the blocks the runner needs.
+    #[test]
+    fn parses_prose_blocks_and_arguments() {
+        let text = "Prose line one.\nProse two.\n\ntick n0 count=3\n----\nout a\nout b\n\n# c\naudit\n----\nok\n";
+        let script = parse("s.txt", text, &VERBS).expect("parses");
+        assert_eq!(script.blocks.len(), 2);
+        let first = &script.blocks[0];
+        assert_eq!(first.line, 4);
+        assert_eq!(first.verb, "tick");
+        assert_eq!(
+            first.args,
+            vec![
+                Arg {
+                    key: None,
+                    value: "n0".to_string()
+                },
+                Arg {
+                    key: Some("count".to_string()),
+                    value: "3".to_string()
+                }
+            ]
+        );
+        assert_eq!(first.expected, vec!["out a", "out b"]);
+        assert_eq!(script.blocks[1].line, 10);
+        assert_eq!(script.blocks[1].expected, vec!["ok"]);
+    }
+
+    /// An unknown verb is reported at its file and line.
+    #[test]
+    fn unknown_verb_names_file_and_line() {
+        let text = "prose\n\ntick n0\n----\nok\n\nfly n0\n----\nok\n";
+        let error = parse("dir/x.txt", text, &VERBS).expect_err("unknown verb");
+        assert_eq!(error.line, 7);
+        assert!(
+            error
+                .to_string()
+                .starts_with("dir/x.txt:7: unknown verb `fly`"),
+            "{error}"
+        );
+    }
+
+    /// A command line without its `----` (after the first block) is reported at its line.
+    #[test]
+    fn missing_separator_names_file_and_line() {
+        let text = "prose\n\ntick n0\n----\nok\n\naudit\nok\n";
+        let error = parse("y.txt", text, &VERBS).expect_err("missing separator");
+        assert_eq!(
+            error.to_string(),
+            "y.txt:7: missing `----` after `audit` (a command line is followed by a `----` line, then its expected output)"
+        );
+    }
+
+    /// A stray separator and an empty key or value are errors with a line, not panics.
+    #[test]
+    fn stray_separator_and_bad_argument_are_errors() {
+        let error = parse("z.txt", "----\n", &VERBS).expect_err("stray");
+        assert_eq!(error.line, 1);
+        let error = parse("z.txt", "tick n0 count=\n----\nok\n", &VERBS).expect_err("bad arg");
+        assert_eq!(
+            error.to_string(),
+            "z.txt:1: bad argument `count=`: write key=value with both sides non-empty"
+        );
+    }
+
+    /// Rewriting replaces only the expected outputs, keeping prose, comments and commands, and
+    /// handles a separator on the last line.
+    #[test]
+    fn rewrite_replaces_only_expectations() {
+        let text = "Prose.\n\ntick n0\n----\nold\nold2\n\n# keep\naudit\n----";
+        let script = parse("r.txt", text, &VERBS).expect("parses");
+        let rewritten = rewrite(&script, &[vec!["new".to_string()], vec!["ok".to_string()]]);
+        assert_eq!(
+            rewritten,
+            "Prose.\n\ntick n0\n----\nnew\n\n# keep\naudit\n----\nok\n"
+        );
+        let again = parse("r.txt", &rewritten, &VERBS).expect("parses again");
+        assert_eq!(again.blocks[1].expected, vec!["ok"]);
+    }
+}
