@@ -507,6 +507,7 @@ impl Broker {
             term: self.hard_state.term,
         }));
         let op = self.journal.append_noop(self.hard_state.term);
+        assert_eq!(self.journal.last_term(), self.hard_state.term);
         self.persist(op, out);
         self.broadcast_append(out);
         self.advance_commit(out);
@@ -716,6 +717,7 @@ impl Broker {
             return; // only a leader sends these; a leader never jumps
         }
         let current = self.hard_state.term;
+        let promise_before = self.hard_state;
         self.election_elapsed_ticks = 0;
         let floor_before = self.journal.floor();
         let base_term = state.base_term;
@@ -758,6 +760,14 @@ impl Broker {
                         trim: None,
                     }));
                 }
+                if self.config.journal.rules.jump_keeps_term {
+                    assert_eq!(
+                        self.hard_state, promise_before,
+                        "a jump never touches the promise"
+                    );
+                }
+                assert!(self.journal.committed() >= point - 1);
+                assert!(self.journal.first_held() == point);
                 let result = AppendResult::Accepted { matched: point - 1 };
                 let term = self.hard_state.term;
                 out.push(Output::Send {
