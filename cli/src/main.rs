@@ -12,6 +12,7 @@ mod check;
 mod exit;
 mod explore;
 mod replay;
+mod scenario;
 mod sweep;
 mod twins;
 mod twins_model;
@@ -37,6 +38,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Rerun one seed of the simulator, explain it, optionally write its trace.
     Replay(replay::ReplayArgs),
+    /// Run scripted scenarios (datadriven golden files); --rewrite updates expectations.
+    Scenario(scenario::ScenarioArgs),
     /// Hold every twin to the invariant it must break (model and/or simulator).
     Twins(twins::TwinsArgs),
 }
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Command::Explore(args) => explore::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Scenario(args) => scenario::run(args),
         Command::Twins(args) => twins::run(args),
     };
     ExitCode::from(code)
