@@ -563,6 +563,14 @@ impl Env {
                 let Addr::Client(client) = packet.from else {
                     return Ok(());
                 };
+                if trace.verbose {
+                    trace.line(format!(
+                        "{} -> {}: {} arrives",
+                        self.client_name(client),
+                        describe::node(to),
+                        describe::request(&request)
+                    ));
+                }
                 let input = Input::Client {
                     client,
                     request_id,
