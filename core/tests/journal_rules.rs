@@ -831,4 +831,31 @@ fn recovery_rebuilds_the_floor_tag_writer_and_trim_index() {
     assert_eq!(recovered.committed(), 8);
     assert_eq!(read(&recovered, 2), read(&journal, 2));
     assert!(Journal::recover(*journal.config(), None, 3, vec![]).is_err());
+    // A store that hands back records out of term order is reported, not trusted.
+    let backwards = vec![
+        Entry {
+            offset: 1,
+            term: 2,
+            command: Command::Noop,
+        },
+        Entry {
+            offset: 2,
+            term: 1,
+            command: Command::Noop,
+        },
+    ];
+    assert!(Journal::recover(*journal.config(), None, 1, backwards).is_err());
+    let gap = vec![
+        Entry {
+            offset: 1,
+            term: 1,
+            command: Command::Noop,
+        },
+        Entry {
+            offset: 3,
+            term: 1,
+            command: Command::Noop,
+        },
+    ];
+    assert!(Journal::recover(*journal.config(), None, 1, gap).is_err());
 }

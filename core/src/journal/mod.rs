@@ -226,6 +226,16 @@ impl Journal {
                     ),
                 });
             }
+            if entry.term < journal.last_term() && config.rules.jump_keeps_term {
+                return Err(RecoverError {
+                    reason: format!(
+                        "record at {} has term {} below the term {} before it",
+                        entry.offset,
+                        entry.term,
+                        journal.last_term()
+                    ),
+                });
+            }
             if let Command::Trim { floor, .. } = &entry.command {
                 if *floor > entry.offset {
                     return Err(RecoverError {
