@@ -157,6 +157,9 @@ struct Totals {
     simulated_micros: u128,
     coverage: BTreeMap<String, u64>,
     violations: BTreeMap<String, u64>,
+    /// FNV-1a over every seed's trace hash in seed order: one number for the whole sweep, the
+    /// same for any `--jobs`.
+    sweep_hash: u64,
 }
 
 pub fn run(args: SweepArgs) -> u8 {
@@ -200,11 +203,16 @@ pub fn run(args: SweepArgs) -> u8 {
         None
     };
     let started = Instant::now();
-    let mut totals = Totals::default();
+    let mut totals = Totals {
+        sweep_hash: felix_sim::trace::FNV_OFFSET,
+        ..Totals::default()
+    };
     run_in_order(&seeds, twin, jobs, |report| {
         totals.seeds += 1;
         totals.events += report.events;
         totals.steps += report.steps;
+        totals.sweep_hash =
+            felix_sim::trace::fnv1a(totals.sweep_hash, &report.trace_hash.to_le_bytes());
         totals.simulated_micros += u128::from(report.simulated_micros);
         for (name, count) in &report.coverage {
             *totals.coverage.entry(name.clone()).or_insert(0) += count;
@@ -262,6 +270,7 @@ pub fn run(args: SweepArgs) -> u8 {
                 "failed": totals.failed,
                 "events": totals.events,
                 "trace_lines": totals.steps,
+                "sweep_hash": format!("{:016x}", totals.sweep_hash),
                 "seconds": (seconds * 1000.0).round() / 1000.0,
                 "seeds_per_second": seeds_per_second.round(),
                 "events_per_second": events_per_second.round(),
@@ -280,6 +289,10 @@ pub fn run(args: SweepArgs) -> u8 {
         );
         println!(
             "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {jobs} jobs"
+        );
+        println!(
+            "  sweep hash {:016x} (every seed's trace hash, in seed order)",
+            totals.sweep_hash
         );
         let coverage: Vec<String> = totals
             .coverage

@@ -73,7 +73,7 @@ pub struct TraceLine {
     pub event: TraceEvent,
 }
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// FNV-1a, 64 bits: deterministic across processes, platforms and Rust versions.
