@@ -122,6 +122,11 @@ pub struct ClientSlot {
     pub next_target: Option<NodeId>,
     /// The request in flight: its id, the node it went to, the request.
     pub in_flight: Option<(RequestId, NodeId, Request)>,
+    /// The client process crashed: it never sends again and replies to it are lost.
+    pub down: bool,
+    /// Crash the client right after its checkpoint run's `End` is acknowledged (before the
+    /// truncate goes out).
+    pub crash_after_end: bool,
 }
 
 /// Lines a verb prints. `Committed` events of one node at consecutive offsets are coalesced.
@@ -709,6 +714,8 @@ impl Env {
             pinned,
             next_target: None,
             in_flight: None,
+            down: false,
+            crash_after_end: false,
         });
         id
     }
@@ -740,7 +747,7 @@ impl Env {
     pub fn pump(&mut self, client: ClientId, trace: &mut Trace) -> EnvResult<()> {
         let leader = self.leader();
         let slot = &mut self.clients[client as usize];
-        if slot.paused || slot.in_flight.is_some() {
+        if slot.paused || slot.down || slot.in_flight.is_some() {
             return Ok(());
         }
         let passive = slot.kind.is_passive();
@@ -787,6 +794,14 @@ impl Env {
     ) -> EnvResult<()> {
         let name = self.client_name(client);
         let slot = &mut self.clients[client as usize];
+        if slot.down {
+            trace.line(format!(
+                "{} -> {name}: {} (lost: {name} is down)",
+                describe::node(from),
+                describe::reply(&reply)
+            ));
+            return Ok(());
+        }
         let in_flight = slot.in_flight.clone();
         let Some((id, _, request)) = in_flight.filter(|(id, _, _)| *id == request_id) else {
             trace.line(format!(
@@ -821,6 +836,14 @@ impl Env {
         self.pump(client, trace)
     }
 
+    /// The client process crashes: it sends nothing more, and replies to it are lost.
+    pub fn crash_client(&mut self, client: ClientId, trace: &mut Trace) {
+        let slot = &mut self.clients[client as usize];
+        slot.down = true;
+        slot.in_flight = None;
+        trace.line(format!("{}: crashed", slot.name));
+    }
+
     /// The driver gave up waiting for `client`'s request: its outcome is unknown.
     pub fn time_out(&mut self, client: ClientId, trace: &mut Trace) -> EnvResult<bool> {
         let slot = &mut self.clients[client as usize];
@@ -849,7 +872,12 @@ impl Env {
             ));
         }
         for event in events {
+            let written = matches!(event, Event::CheckpointWritten { .. });
             self.client_event(event, trace);
+            let slot = &mut self.clients[client as usize];
+            if written && slot.crash_after_end {
+                self.crash_client(client, trace);
+            }
         }
         let next = match route {
             Route::Any => None,

@@ -562,16 +562,21 @@ fn fold(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     start_reads(env, args, id, READS_MAX, true)
 }
 
-/// `checkpoint <owner> [crash-after=<records>]`
+/// `checkpoint <owner> [crash-after=<records>|end]`
 ///
 /// The owner reads to the tail, writes its fold as a checkpoint run (Begin, Chunks, End) there,
 /// then truncates to the run's start. With `crash-after=K` the owner crashes once K records of
-/// the run are acknowledged (K <= chunks + 1 leaves a run with no End).
+/// the run are acknowledged (K <= chunks + 1 leaves a run with no End); with `crash-after=end`
+/// it crashes right after End is acknowledged, before its truncate goes out (a mid-log run).
 fn checkpoint(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     args.only(&["crash-after"], 1)?;
     let id = client_arg(env, args.positional(0, "an owner")?)?;
-    let crash_after = args.number("crash-after")?;
+    let (crash_after, crash_after_end) = match args.text("crash-after") {
+        Some("end") => (None, true),
+        _ => (args.number("crash-after")?, false),
+    };
     let name = env.clients[id as usize].name.clone();
+    env.clients[id as usize].crash_after_end |= crash_after_end;
     let ClientKind::Owner(owner) = &mut env.clients[id as usize].kind else {
         return Err(format!("bad argument: `{name}` is not an owner"));
     };
@@ -723,13 +728,23 @@ fn heal(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     Ok(vec!["healed: every link restored".to_string()])
 }
 
-/// `crash <node>`
+/// `crash <node|client>`
 ///
-/// The node crashes: it loses every storage op not yet synced and every send it held back; its
-/// disk keeps what was synced. Messages to it are lost until `restart`.
+/// A node crashes: it loses every storage op not yet synced and every send it held back; its
+/// disk keeps what was synced. Messages to it are lost until `restart`. A client crashes for
+/// good: it sends nothing more and replies to it are lost (its requests may still land).
 fn crash(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     args.only(&[], 1)?;
-    let id = node_arg(env, args.positional(0, "a node")?)?;
+    need_cluster(env)?;
+    let name = args.positional(0, "a node or client")?;
+    let id = match addr_arg(env, name)? {
+        Addr::Node(id) => id,
+        Addr::Client(client) => {
+            let mut trace = Trace::new(false);
+            env.crash_client(client, &mut trace);
+            return Ok(trace.render());
+        }
+    };
     if env.nodes[id as usize].broker.is_none() {
         return Ok(vec![format!("{} is already down", describe::node(id))]);
     }
@@ -1081,6 +1096,9 @@ pub fn describe_client(env: &Env, id: u32) -> String {
     }
     if slot.paused {
         text.push_str(", paused");
+    }
+    if slot.down {
+        text.push_str(", crashed");
     }
     text
 }
