@@ -208,14 +208,8 @@ impl World {
             recovered.hard_state.term >= known,
             "a durable promise survives a crash"
         );
-        node.broker = Broker::recover(
-            config(id, self.rules),
-            recovered.hard_state,
-            recovered.sealed,
-            recovered.start,
-            recovered.entries,
-        )
-        .map_err(|error| TestCaseError::fail(error.to_string()))?;
+        node.broker = Broker::from_recovered(config(id, self.rules), recovered)
+            .map_err(|error| TestCaseError::fail(error.to_string()))?;
         node.outbox.clear();
         node.applied_through = 0;
         node.synced_through = 0;

@@ -37,7 +37,7 @@ use crate::api::{ClientId, Reply, Request, RequestId};
 use crate::history::Event;
 use crate::journal::{Journal, JournalConfig, Jump, RecoverError, Sequenced, WalkEvent};
 use crate::record::{Entry, Headers, NodeId, Offset, Term, Token};
-use crate::storage::{HardState, SealedState, StorageOp};
+use crate::storage::{HardState, Recovered, SealedState, StorageOp};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// How a broker is set up. The driver chooses every number (including the random election
@@ -159,6 +159,22 @@ impl Broker {
     ) -> Result<Broker, RecoverError> {
         let journal = Journal::recover(config.journal, sealed, start, entries)?;
         Ok(Broker::assemble(config, journal, hard_state))
+    }
+
+    /// `Broker::recover` from a `LogStore::recover` result as a whole (its `tail_cut` is the
+    /// driver's to log).
+    pub fn from_recovered(
+        config: BrokerConfig,
+        recovered: Recovered,
+    ) -> Result<Broker, RecoverError> {
+        let Recovered {
+            hard_state,
+            sealed,
+            start,
+            entries,
+            ..
+        } = recovered;
+        Broker::recover(config, hard_state, sealed, start, entries)
     }
 
     fn assemble(config: BrokerConfig, journal: Journal, hard_state: HardState) -> Broker {
