@@ -96,7 +96,7 @@ pub fn diff_lines(expected: &[String], actual: &[String]) -> Vec<String> {
             row += 1;
             column += 1;
         } else if column < columns
-            && (row == rows || common[row][column + 1] >= common[row + 1][column])
+            && (row == rows || common[row][column + 1] > common[row + 1][column])
         {
             lines.push(format!("+{}", actual[column]));
             column += 1;
@@ -261,6 +261,6 @@ mod tests {
     fn diff_lines_marks_changes() {
         let expected: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
         let actual: Vec<String> = ["a", "x", "c"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(diff_lines(&expected, &actual), vec![" a", "+x", "-b", " c"]);
+        assert_eq!(diff_lines(&expected, &actual), vec![" a", "-b", "+x", " c"]);
     }
 }
