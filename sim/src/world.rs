@@ -25,7 +25,7 @@ use felix_core::client::{
 };
 use felix_core::history::{Event, Phase};
 use felix_core::storage::SegmentLayout;
-use felix_core::{NodeId, Rules, Token};
+use felix_core::{Command, NodeId, Rules, Token};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The most events one run may process: a run that needs more is a livelock (a bug).
@@ -46,10 +46,11 @@ enum Payload {
 /// One scheduled event.
 #[derive(Clone, Debug)]
 enum Ev {
+    /// Boxed so that every event stays small: the heap moves events on every push and pop.
     Deliver {
         from: Address,
         to: Address,
-        payload: Payload,
+        payload: Box<Payload>,
     },
     Tick {
         node: usize,
@@ -181,6 +182,8 @@ pub struct World {
     exhausted: bool,
     /// The highest offset any node has reported committed.
     cluster_committed: u64,
+    /// The newest writer token of a committed fence record.
+    fence_committed: u64,
 }
 
 impl World {
@@ -274,6 +277,7 @@ impl World {
             settle_last: None,
             exhausted: false,
             cluster_committed: 0,
+            fence_committed: 0,
             knobs,
         }
     }
@@ -289,6 +293,9 @@ impl World {
     fn history(&mut self, event: Event) {
         if let Event::Committed { entry, .. } = &event {
             self.cluster_committed = self.cluster_committed.max(entry.offset);
+            if let Command::Fence { new, .. } = entry.command {
+                self.fence_committed = self.fence_committed.max(new.0);
+            }
         }
         let now = self.now();
         self.recorder.history(now, event);
@@ -367,7 +374,7 @@ impl World {
 
     fn handle(&mut self, event: Ev) {
         match event {
-            Ev::Deliver { from, to, payload } => self.deliver(from, to, payload),
+            Ev::Deliver { from, to, payload } => self.deliver(from, to, *payload),
             Ev::Tick { node, incarnation } => self.tick(node, incarnation),
             Ev::SyncDone { node, incarnation } => self.sync_done(node, incarnation),
             Ev::ClientWake { client } => self.client_wake(client),
@@ -595,7 +602,7 @@ impl World {
                 Ev::Deliver {
                     from,
                     to,
-                    payload: payload.clone(),
+                    payload: Box::new(payload.clone()),
                 },
             );
         }
@@ -710,7 +717,10 @@ impl World {
 
     /// The next paros owner takes the writer fence, replacing the token it believes in force.
     fn take_fence(&mut self, client: usize) {
-        let old = self.owner_token;
+        // The new owner replaces the token it finds in force, as a real owner learns it by
+        // reading the journal: the last committed fence (not the last one granted, which may
+        // never have landed).
+        let old = self.fence_committed;
         self.owner_token += 1;
         let slot = &mut self.clients[client];
         let owner = Owner::new(
@@ -932,7 +942,7 @@ impl World {
             slot.stash.push(Ev::Deliver {
                 from: Address::Node(node),
                 to: Address::Client(slot.id),
-                payload: Payload::Reply { id: wire, reply },
+                payload: Box::new(Payload::Reply { id: wire, reply }),
             });
             return;
         }
