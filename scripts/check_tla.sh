@@ -9,7 +9,7 @@
 #     never count as expected.
 #   - a twin's .cfg must differ from its base configuration's .cfg in exactly one line.
 #
-# Usage: scripts/check_tla.sh [NAME...]    (no NAME: every configuration in the table)
+# Usage: scripts/check_tla.sh [NAME...]    (no NAME: every configuration of "## Configurations")
 #   A NAME may drop the FelixHeadTrim prefix: scripts/check_tla.sh HiddenTrims
 # Environment:
 #   TLA2TOOLS_JAR   path to tla2tools.jar (required; Java 11 or later on PATH)
@@ -54,8 +54,10 @@ fi
 workers="${TLC_WORKERS:-auto}"
 read -r -a java_opts <<<"${TLC_JAVA_OPTS:--XX:+UseParallelGC}"
 
-# The configuration table: rows "| `Name` | base | expected | distinct states | ...".
+# The configuration tables: rows "| `Name` | base | expected | distinct states | ...".
 # expected is "pass" or an invariant name; base is "-" or the base configuration's name.
+# A run without names takes the rows of "## Configurations"; a name is also looked up in the
+# other "## Configurations ..." sections (configurations too large for the default run).
 table_row() {
     awk -F'|' -v name="$1" '
         /^## Configurations/ { in_table = 1; next }
@@ -74,7 +76,7 @@ table_row() {
 
 table_names() {
     awk -F'|' '
-        /^## Configurations/ { in_table = 1; next }
+        /^## Configurations[[:space:]]*$/ { in_table = 1; next }
         in_table && /^## / { in_table = 0 }
         in_table && /^\|/ {
             cell = $2; gsub(/[ `]/, "", cell)
@@ -196,13 +198,21 @@ for n in "${names[@]}"; do
     else
         verdict="ok"
     fi
+    if [[ -n "$found" ]]; then
+        shown="$found"
+    elif (( code == 0 )); then
+        shown="pass"
+    else
+        shown="TLC exit $code"
+    fi
     summary+=("$(printf '%-34s %-18s %-18s %12s %7ss  %s' "$n" "$expected" \
-        "${found:-pass}" "${states:--}" "$seconds" "$verdict")")
+        "$shown" "${states:--}" "$seconds" "$verdict")")
 done
 
 echo
-printf '%-34s %-18s %-18s %12s %8s  %s\n' configuration expected found "distinct" time verdict
+printf '%-34s %-18s %-18s %12s %8s  %s\n' configuration expected found "distinct*" time verdict
 for line in "${summary[@]}"; do echo "$line"; done
+echo "(* distinct states TLC found; for a twin, those explored until the violation)"
 if (( failures > 0 )); then
     echo "check_tla: $failures configuration(s) not as expected"
     exit 1

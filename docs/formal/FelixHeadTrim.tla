@@ -32,7 +32,7 @@ CONSTANTS
     NumBrokers,       \* brokers 1..NumBrokers (3)
     NumHolders,       \* lease holders 1..NumHolders; holder h's epoch is h (2)
     MaxWrites,        \* writes appended, all holders and brokers together
-    MaxTrims,         \* trims appended plus no-op trims answered
+    MaxTrims,         \* trims appended (a no-op trim needs one left but uses none up)
     MaxPromotions,    \* elections (each appends the new leader's noop)
     MaxCrashes,       \* leader crash-restarts
     SegSize,          \* records per segment; segment k holds (k-1)*SegSize+1 .. k*SegSize
@@ -74,7 +74,7 @@ VARIABLES
     expected,    \* expected[h]: the last offset holder h believes is in the stream (its tail)
     retired,     \* retired[h]: h learnt that a newer holder exists and stopped
     writes,      \* writes appended so far
-    trims,       \* trims appended or answered as no-ops so far
+    trims,       \* trims appended so far
     promotions,  \* elections so far
     crashes      \* crashes so far
 
@@ -230,16 +230,17 @@ TrimAppend(h, s, fl) ==
 
 \* Holder h asks broker s for a floor at or below s's floor: a no-op.  Nothing
 \* is written, but the tail is still checked (unless NoopSkip), and the answer
-\* names s's tail, which the holder takes as its own.
+\* names s's tail, which the holder takes as its own.  A no-op uses up no
+\* trim (it needs one left to be asked): with the check on it changes nothing,
+\* and counting it would only tell states apart by the counter.
 TrimNoop(h, s) ==
     /\ Active(h)
     /\ trims < MaxTrims
     /\ leader[s]
     /\ NoopSkip \/ expected[h] = Len(log[s])
     /\ expected' = [expected EXCEPT ![h] = Len(log[s])]
-    /\ trims' = trims + 1
     /\ UNCHANGED <<term, leader, log, commit, start, lease, retired,
-                   writes, promotions, crashes>>
+                   writes, trims, promotions, crashes>>
 
 \* TailFromRefusal only: a write or trim of h refused by s with OffsetMismatch
 \* names s's tail, and h adopts it.  With the rule on, a refusal changes
@@ -258,8 +259,10 @@ Refused(h, s) ==
 \* CursorTooOld carrying the floor tag, and the holder resumes at the floor
 \* (ReadFromEarliest: it re-reads from earliest instead, which resolves to the
 \* floor and is never refused, so it never sees the tag).  A tag of a newer
-\* epoch, or a committed write of a newer epoch, retires the holder; otherwise
-\* the holder takes s's committed index as its tail.  Readers skip trims.
+\* epoch, or a committed write of a newer epoch, retires the holder (its tail
+\* is reset to 0: a retired holder never uses it, and keeping it would only
+\* tell states apart); otherwise the holder takes s's committed index as its
+\* tail.  Readers skip trims.
 Read(h, s) ==
     /\ Active(h)
     /\ leader[s]
@@ -270,7 +273,7 @@ Read(h, s) ==
                         log[s][i].k = "w" /\ log[s][i].h > h}
        IN IF (tooOld /\ ~ReadFromEarliest /\ FloorTag(s) > h) \/ newer /= {}
              THEN /\ retired' = [retired EXCEPT ![h] = TRUE]
-                  /\ UNCHANGED expected
+                  /\ expected' = [expected EXCEPT ![h] = 0]
              ELSE /\ expected' = [expected EXCEPT ![h] = commit[s]]
                   /\ UNCHANGED retired
     /\ UNCHANGED <<term, leader, log, commit, start, lease,
