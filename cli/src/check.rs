@@ -4,6 +4,8 @@
 //! A violation prints the shortest counterexample, one line per step: the action, then the
 //! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
 
+use std::io::IsTerminal;
+
 use clap::Args;
 use felix_model::check::{self, Outcome, Report};
 use felix_model::config::{self, Config};
@@ -23,6 +25,10 @@ pub struct CheckArgs {
     /// Print one JSON object per configuration on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print a progress line on stderr every few seconds (default: only when stderr is a
+    /// terminal).
+    #[arg(long)]
+    pub progress: bool,
 }
 
 /// Runs `felix check`.
@@ -38,9 +44,22 @@ pub fn run(args: CheckArgs) -> u8 {
             .map(|n| n.get())
             .unwrap_or(1),
     };
+    let show_progress = args.progress || std::io::stderr().is_terminal();
     let mut code = exit::OK;
     for config in configs {
-        let report = check::check(config, threads);
+        let mut progress = |snapshot: check::Progress| {
+            if show_progress {
+                eprintln!(
+                    "felix check {}: {} unique states, depth {}, {:.0} s, {:.0} states/s",
+                    config.name,
+                    snapshot.unique_states,
+                    snapshot.max_depth,
+                    snapshot.seconds,
+                    snapshot.unique_states as f64 / snapshot.seconds.max(0.001),
+                );
+            }
+        };
+        let report = check::check_with_progress(config, threads, &mut progress);
         if args.json {
             println!("{}", report_json(&report));
         } else {

@@ -178,7 +178,7 @@ impl fmt::Display for Log {
 }
 
 /// The spec's variables, in its order (`vars`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     /// `term[b]`: broker b's current term (its promise).
     pub term: [u8; BROKERS_MAX],
@@ -204,6 +204,43 @@ pub struct State {
     pub promotions: u8,
     /// `crashes`: crashes so far.
     pub crashes: u8,
+}
+
+/// Hashes every field (so it agrees with the derived `Eq`) as one byte string: the checker
+/// fingerprints every generated state, and one `write` is much cheaper than one per field.
+impl std::hash::Hash for State {
+    fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
+        const BYTES: usize = BROKERS_MAX * (5 + 2 * LOG_MAX) + HOLDERS_MAX * 2 + 5;
+        let mut bytes = [0u8; BYTES];
+        let mut at = 0;
+        let mut put = |byte: u8| {
+            bytes[at] = byte;
+            at += 1;
+        };
+        for b in 0..BROKERS_MAX {
+            put(self.term[b]);
+            put(u8::from(self.leader[b]));
+            put(self.commit[b]);
+            put(self.start[b]);
+            put(self.log[b].len);
+            for slot in self.log[b].slots {
+                let [low, high] = slot.to_le_bytes();
+                put(low);
+                put(high);
+            }
+        }
+        put(self.lease);
+        for h in 0..HOLDERS_MAX {
+            put(self.expected[h]);
+            put(u8::from(self.retired[h]));
+        }
+        put(self.writes);
+        put(self.trims);
+        put(self.promotions);
+        put(self.crashes);
+        assert_eq!(at, BYTES, "every byte of the state is hashed");
+        hasher.write(&bytes);
+    }
 }
 
 /// A broker number (1-based, as in the spec).
@@ -333,37 +370,56 @@ impl State {
     }
 
     /// Every variable rendered as TLC prints it, in the spec's order.
-    pub fn variables(&self, config: &Config) -> Vec<(&'static str, String)> {
+    pub fn variables(&self, config: &Config) -> Vec<(&'static str, Rendered)> {
         let brokers = usize::from(config.bounds.brokers);
         let holders = usize::from(config.bounds.holders);
         vec![
-            ("term", tuple(&self.term[..brokers])),
+            ("term", function(&self.term[..brokers])),
             ("leader", booleans(&self.leader[..brokers])),
-            ("log", tuple(&self.log[..brokers])),
-            ("commit", tuple(&self.commit[..brokers])),
-            ("start", tuple(&self.start[..brokers])),
-            ("lease", self.lease.to_string()),
-            ("expected", tuple(&self.expected[..holders])),
+            ("log", function(&self.log[..brokers])),
+            ("commit", function(&self.commit[..brokers])),
+            ("start", function(&self.start[..brokers])),
+            ("lease", Rendered::Scalar(self.lease.to_string())),
+            ("expected", function(&self.expected[..holders])),
             ("retired", booleans(&self.retired[..holders])),
-            ("writes", self.writes.to_string()),
-            ("trims", self.trims.to_string()),
-            ("promotions", self.promotions.to_string()),
-            ("crashes", self.crashes.to_string()),
+            ("writes", Rendered::Scalar(self.writes.to_string())),
+            ("trims", Rendered::Scalar(self.trims.to_string())),
+            ("promotions", Rendered::Scalar(self.promotions.to_string())),
+            ("crashes", Rendered::Scalar(self.crashes.to_string())),
         ]
     }
 }
 
-fn tuple<T: fmt::Display>(values: &[T]) -> String {
-    let items: Vec<String> = values.iter().map(T::to_string).collect();
-    format!("<<{}>>", items.join(", "))
+/// A variable's value as TLC prints it: a scalar, or a function over 1..n (printed as a tuple),
+/// kept per component so a trace can name only the components a step changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rendered {
+    /// A number or a boolean.
+    Scalar(String),
+    /// `f[1], f[2], ...`.
+    Function(Vec<String>),
 }
 
-fn booleans(values: &[bool]) -> String {
-    let items: Vec<&str> = values
-        .iter()
-        .map(|&value| if value { "TRUE" } else { "FALSE" })
-        .collect();
-    format!("<<{}>>", items.join(", "))
+impl fmt::Display for Rendered {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rendered::Scalar(value) => write!(formatter, "{value}"),
+            Rendered::Function(values) => write!(formatter, "<<{}>>", values.join(", ")),
+        }
+    }
+}
+
+fn function<T: fmt::Display>(values: &[T]) -> Rendered {
+    Rendered::Function(values.iter().map(T::to_string).collect())
+}
+
+fn booleans(values: &[bool]) -> Rendered {
+    Rendered::Function(
+        values
+            .iter()
+            .map(|&value| if value { "TRUE" } else { "FALSE" }.to_string())
+            .collect(),
+    )
 }
 
 /// The spec's actions with their parameters, in the order of its `Next`.
@@ -647,52 +703,69 @@ impl Model for FelixHeadTrim {
     /// `Next`: every action whose guard holds, in the order of the spec's disjunction, each
     /// parameter ranging over its set in increasing order.
     fn actions(&self, state: &State, actions: &mut Vec<Action>) {
-        let brokers = self.config.bounds.brokers;
-        let holders = self.config.bounds.holders;
+        // Every candidate goes through `enabled`, so the set is exactly the spec's. The `if`s
+        // around the loops only skip candidates a guard conjunct already rules out (a bound
+        // reached, a switch off, a broker that does not lead), to keep this hot path short.
+        let bounds = &self.config.bounds;
+        let switches = &self.config.switches;
+        let brokers = bounds.brokers;
+        let holders = bounds.holders;
+        let is_leader = |b: Broker| state.leader[index(b)];
         let mut push = |action: Action| {
             if self.enabled(state, action) {
                 actions.push(action);
             }
         };
         push(Action::MoveLease);
-        for b in 1..=brokers {
-            for q in 1..(1u8 << brokers) {
-                push(Action::Promote(b, q));
+        if state.promotions < bounds.max_promotions {
+            for b in (1..=brokers).filter(|&b| !is_leader(b)) {
+                for q in 1..(1u8 << brokers) {
+                    push(Action::Promote(b, q));
+                }
             }
         }
-        for h in 1..=holders {
-            for s in 1..=brokers {
-                push(Action::Write(h, s));
+        if state.writes < bounds.max_writes {
+            for h in 1..=holders {
+                for s in (1..=brokers).filter(|&s| is_leader(s)) {
+                    push(Action::Write(h, s));
+                }
             }
         }
-        for h in 1..=holders {
-            for s in 1..=brokers {
-                for fl in 1..=(self.max_len() + 1) {
-                    push(Action::TrimAppend(h, s, fl));
+        if state.trims < bounds.max_trims {
+            for h in 1..=holders {
+                for s in (1..=brokers).filter(|&s| is_leader(s)) {
+                    // `fl > Floor(s)` and `fl <= expected[h] + 1` bound the range.
+                    let low = state.floor(s) + 1;
+                    let high = state.expected[index(h)] + 1;
+                    for fl in low..=high.min(self.max_len() + 1) {
+                        push(Action::TrimAppend(h, s, fl));
+                    }
+                }
+            }
+            for h in 1..=holders {
+                for s in (1..=brokers).filter(|&s| is_leader(s)) {
+                    push(Action::TrimNoop(h, s));
+                }
+            }
+        }
+        if switches.tail_from_refusal {
+            for h in 1..=holders {
+                for s in (1..=brokers).filter(|&s| is_leader(s)) {
+                    push(Action::Refused(h, s));
                 }
             }
         }
         for h in 1..=holders {
-            for s in 1..=brokers {
-                push(Action::TrimNoop(h, s));
-            }
-        }
-        for h in 1..=holders {
-            for s in 1..=brokers {
-                push(Action::Refused(h, s));
-            }
-        }
-        for h in 1..=holders {
-            for s in 1..=brokers {
+            for s in (1..=brokers).filter(|&s| is_leader(s)) {
                 push(Action::Read(h, s));
             }
         }
-        for l in 1..=brokers {
+        for l in (1..=brokers).filter(|&l| is_leader(l)) {
             for f in 1..=brokers {
                 push(Action::Replicate(l, f));
             }
         }
-        for l in 1..=brokers {
+        for l in (1..=brokers).filter(|&l| is_leader(l)) {
             for f in 1..=brokers {
                 push(Action::StepDown(l, f));
             }
@@ -700,11 +773,15 @@ impl Model for FelixHeadTrim {
         for b in 1..=brokers {
             push(Action::Compact(b));
         }
-        for b in 1..=brokers {
-            push(Action::Retain(b));
+        if switches.retention {
+            for b in 1..=brokers {
+                push(Action::Retain(b));
+            }
         }
-        for b in 1..=brokers {
-            push(Action::Crash(b));
+        if state.crashes < bounds.max_crashes {
+            for b in (1..=brokers).filter(|&b| is_leader(b)) {
+                push(Action::Crash(b));
+            }
         }
     }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 use stateright::Path;
 
 use crate::config::Config;
-use crate::spec::{Action, State};
+use crate::spec::{Action, Rendered, State};
 
 /// One step of a trace: the action taken (`Init` for the first state) and every variable whose
 /// value it changed, rendered in TLA+ notation.
@@ -16,7 +16,8 @@ use crate::spec::{Action, State};
 pub struct TraceStep {
     /// The action, as in the spec: `Name(arguments)`, or `Init`.
     pub action: String,
-    /// `(variable, new value)` for every variable the action changed, in the spec's order.
+    /// `(variable, new value)` for every variable the action changed, in the spec's order; for
+    /// a function-valued variable, one entry per changed component (`log[2]`).
     pub changed: Vec<(String, String)>,
 }
 
@@ -24,7 +25,7 @@ pub struct TraceStep {
 pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
     let pairs = path.into_vec();
     let mut steps = Vec::with_capacity(pairs.len());
-    let mut previous: Option<Vec<(&'static str, String)>> = None;
+    let mut previous: Option<Vec<(&'static str, Rendered)>> = None;
     let mut pending_action: Option<Action> = None;
     for (state, action) in pairs {
         let variables = state.variables(config);
@@ -33,7 +34,7 @@ pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
                 action: "Init".to_string(),
                 changed: variables
                     .iter()
-                    .map(|(name, value)| (name.to_string(), value.clone()))
+                    .map(|(name, value)| (name.to_string(), value.to_string()))
                     .collect(),
             },
             (Some(before), Some(taken)) => TraceStep {
@@ -49,22 +50,32 @@ pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
     steps
 }
 
-/// The variables whose rendered value differs between two states, in the spec's order.
+/// The variables (or, for functions, the components) whose rendered value differs between two
+/// states, in the spec's order.
 fn changed_variables(
-    before: &[(&'static str, String)],
-    after: &[(&'static str, String)],
+    before: &[(&'static str, Rendered)],
+    after: &[(&'static str, Rendered)],
 ) -> Vec<(String, String)> {
     assert_eq!(
         before.len(),
         after.len(),
         "a state always renders every variable"
     );
-    before
-        .iter()
-        .zip(after)
-        .filter(|((_, old), (_, new))| old != new)
-        .map(|(_, (name, new))| (name.to_string(), new.clone()))
-        .collect()
+    let mut changed = Vec::new();
+    for ((name, old), (_, new)) in before.iter().zip(after) {
+        match (old, new) {
+            (Rendered::Function(old), Rendered::Function(new)) if old.len() == new.len() => {
+                for (index, (old, new)) in old.iter().zip(new).enumerate() {
+                    if old != new {
+                        changed.push((format!("{name}[{}]", index + 1), new.clone()));
+                    }
+                }
+            }
+            _ if old != new => changed.push((name.to_string(), new.to_string())),
+            _ => {}
+        }
+    }
+    changed
 }
 
 /// Renders a trace for a terminal: one numbered line per step, the action, then `var' = value`

@@ -1,0 +1,71 @@
+//! `felix check` and `felix explore` as a user runs them: exit codes, text and JSON output.
+
+use std::process::Command;
+
+fn felix(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
+        .args(args)
+        .output()
+        .expect("the felix binary runs");
+    (
+        output.status.code().expect("felix exits with a code"),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_unknown_configuration_is_bad_input_and_lists_the_names() {
+    // Proves an unknown name exits 2 with the list of valid names and no panic.
+    let (code, stdout, stderr) = felix(&["check", "NoSuchConfig"]);
+    assert_eq!(code, 2, "stdout: {stdout}\nstderr: {stderr}");
+    assert!(stderr.contains("FelixHeadTrimHiddenTrims"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let (code, _, stderr) = felix(&["explore", "NoSuchConfig"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn zero_threads_is_bad_input() {
+    // Proves `--threads 0` is refused with exit 2 rather than hanging or panicking.
+    let (code, _, stderr) = felix(&["check", "HiddenTrims", "--threads", "0"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn a_twin_exits_1_with_its_shortest_counterexample() {
+    // Proves a violated configuration exits 1 and prints the broken invariant and a numbered trace
+    // starting at Init; the prefix may be dropped from the name.
+    let (code, stdout, stderr) = felix(&["check", "HiddenTrims", "--threads", "1"]);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    assert!(
+        stdout.contains("FelixHeadTrimHiddenTrims: VIOLATED StaleTrimRefused"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("shortest counterexample"), "{stdout}");
+    assert!(stdout.contains("  0. Init: "), "{stdout}");
+    assert!(stdout.contains("  1. "), "{stdout}");
+}
+
+#[test]
+fn json_output_has_the_documented_fields() {
+    // Proves `--json` prints one object per configuration with DESIGN.md's fields, the trace as a
+    // list of steps whose first step is Init.
+    let (code, stdout, stderr) = felix(&["check", "--json", "CompactActive", "HiddenTrims"]);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    let first: serde_json::Value = serde_json::from_str(lines[0]).expect("valid JSON");
+    assert_eq!(first["config"], "FelixHeadTrimCompactActive");
+    assert_eq!(first["outcome"], "violated");
+    assert_eq!(first["invariant"], "FloorRecordKept");
+    assert!(first["unique_states"].as_u64().is_some_and(|n| n > 0));
+    assert!(first["max_depth"].as_u64().is_some_and(|n| n > 0));
+    assert!(first["seconds"].as_f64().is_some());
+    let trace = first["trace"].as_array().expect("trace is a list");
+    assert_eq!(trace[0]["action"], "Init");
+    assert!(trace.len() >= 2);
+    let second: serde_json::Value = serde_json::from_str(lines[1]).expect("valid JSON");
+    assert_eq!(second["config"], "FelixHeadTrimHiddenTrims");
+    assert_eq!(second["invariant"], "StaleTrimRefused");
+}
