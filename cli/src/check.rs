@@ -61,15 +61,24 @@ pub fn run(args: CheckArgs) -> u8 {
         };
         let report = check::check_with_progress(config, threads, &mut progress);
         if args.json {
-            println!("{}", report_json(&report));
+            out(&format!("{}\n", report_json(&report)));
         } else {
-            print!("{}", report_text(&report, threads));
+            out(&report_text(&report, threads));
         }
         if report.outcome == Outcome::Violated {
             code = exit::VIOLATION;
         }
     }
     code
+}
+
+/// Writes to stdout; a closed pipe (`felix check | head`) is not an error worth a panic, so
+/// write errors are ignored and the exit code still says what the checks found.
+pub fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
 }
 
 /// Resolves names to configurations; an unknown name is bad input and lists the valid names.

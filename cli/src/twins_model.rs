@@ -8,12 +8,11 @@ use felix_model::check;
 use felix_model::config;
 use serde_json::json;
 
+use crate::check::out;
 use crate::exit;
 
 /// Runs every model twin, prints one line per twin (a JSON object per twin with `json`), and
 /// returns 0 only if every twin broke exactly its named invariant, else 1.
-// Called from cli/src/twins.rs (`felix twins --model`); allowed unused until that is wired.
-#[allow(dead_code)]
 pub fn run(json: bool) -> u8 {
     let mut code = exit::OK;
     for twin in config::twins() {
@@ -24,8 +23,8 @@ pub fn run(json: bool) -> u8 {
             run.found.join("+")
         };
         if json {
-            println!(
-                "{}",
+            out(&format!(
+                "{}\n",
                 json!({
                     "twin": twin.short_name(),
                     "layer": "model",
@@ -34,11 +33,11 @@ pub fn run(json: bool) -> u8 {
                     "ok": run.ok(),
                     "seeds_to_detect": null,
                 })
-            );
+            ));
         } else {
             let steps = run.trace.len().saturating_sub(1);
-            println!(
-                "model  {:<17} expected {:<16} found {:<16} {}  ({} steps, {} states, {:.3} s)",
+            out(&format!(
+                "model  {:<17} expected {:<16} found {:<16} {}  ({} steps, {} states, {:.3} s)\n",
                 twin.short_name(),
                 run.expected,
                 found,
@@ -46,7 +45,7 @@ pub fn run(json: bool) -> u8 {
                 steps,
                 run.unique_states,
                 run.seconds,
-            );
+            ));
         }
         if !run.ok() {
             code = exit::VIOLATION;
