@@ -201,13 +201,10 @@ fn run_unguarded(spec: &RunSpec) -> RunReport {
         })
         .collect::<Vec<Finding>>();
     let mut violations = violations;
-    if ran.exhausted {
+    if let Some(reason) = ran.exhausted.take() {
         violations.push(Finding {
             invariant: EVENT_BUDGET.to_string(),
-            detail: format!(
-                "the run processed {} events without finishing (a livelock)",
-                world::EVENTS_MAX
-            ),
+            detail: reason,
             step: Some(ran.recorder.steps().saturating_sub(1)),
         });
     }

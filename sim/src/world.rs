@@ -155,7 +155,8 @@ pub struct Ran {
     pub simulated_micros: Time,
     pub counters: SimCounters,
     /// The run hit `EVENTS_MAX` and was cut short.
-    pub exhausted: bool,
+    /// Why the run was cut short by a budget (a livelock or a storm), if it was.
+    pub exhausted: Option<String>,
 }
 
 pub struct World {
@@ -179,7 +180,7 @@ pub struct World {
     finished: bool,
     /// The committed index of every node at the previous settle check, when they agreed.
     settle_last: Option<Vec<Option<u64>>>,
-    exhausted: bool,
+    exhausted: Option<String>,
     /// The highest offset any node has reported committed.
     cluster_committed: u64,
     /// The newest writer token of a committed fence record.
@@ -275,10 +276,21 @@ impl World {
             counters: SimCounters::new(),
             finished: false,
             settle_last: None,
-            exhausted: false,
+            exhausted: None,
             cluster_committed: 0,
             fence_committed: 0,
             knobs,
+        }
+    }
+
+    /// Cuts the run short: a budget ran out (a livelock or a storm). The run is not judged for
+    /// liveness (no End marker); the report names the budget and the trace shows the storm.
+    fn exhaust(&mut self, reason: String) {
+        if self.exhausted.is_none() {
+            self.sim(SimEvent::Finished {
+                reason: reason.clone(),
+            });
+            self.exhausted = Some(reason);
         }
     }
 
@@ -349,16 +361,15 @@ impl World {
         while let Some((_, event)) = self.queue.pop() {
             self.events += 1;
             if self.events > EVENTS_MAX {
-                // A livelock (a storm of messages or timers): stop and say so. The run is not
-                // judged for liveness (no End marker); the report names the exhausted budget.
-                self.exhausted = true;
-                self.sim(SimEvent::Finished {
-                    reason: format!("event budget of {EVENTS_MAX} exhausted"),
-                });
+                self.exhaust(format!(
+                    "the run processed {EVENTS_MAX} events without finishing (EVENTS_MAX): a livelock"
+                ));
+            }
+            if self.exhausted.is_some() {
                 break;
             }
             self.handle(event);
-            if self.finished {
+            if self.finished || self.exhausted.is_some() {
                 break;
             }
         }
@@ -523,11 +534,14 @@ impl World {
         let slot = &mut self.nodes[index];
         let durable = slot.durable_through;
         if persist_before_send && slot.persist_last > durable {
-            assert!(
-                slot.held.len() < HELD_MAX,
-                "node {} holds {HELD_MAX} messages (HELD_MAX)",
-                slot.id
-            );
+            if slot.held.len() >= HELD_MAX {
+                let reason = format!(
+                    "node {} holds {HELD_MAX} messages waiting for one sync (HELD_MAX): a message storm",
+                    slot.id
+                );
+                self.exhaust(reason);
+                return;
+            }
             slot.held.push_back(Held {
                 barrier: slot.persist_last,
                 to,
