@@ -36,6 +36,11 @@ pub const READ_BATCH_MAX: u32 = 16;
 pub const STABILIZE_ROUNDS_MAX: usize = 1_000;
 /// The most messages the network may hold: a script that floods it is a bug in the script.
 pub const NETWORK_PACKETS_MAX: usize = 100_000;
+/// Operations a holder may have queued (writes and trims not yet answered).
+pub const HOLDER_OPS_MAX: usize = 16;
+/// Storage ops a node may have applied and not synced: past this, the script must `sync`
+/// (the broker's own bound is far higher; this keeps a script from reaching it).
+pub const UNSYNCED_OPS_MAX: usize = 4_096;
 /// The most reads one `read ... all` or `fold` may send.
 pub const READS_MAX: u32 = 64;
 
@@ -415,7 +420,14 @@ impl Env {
 
     /// One input to one node, its outputs carried out in order. A crashed node takes nothing.
     pub fn step_node(&mut self, id: NodeId, input: Input, trace: &mut Trace) -> EnvResult<()> {
-        let Some(broker) = self.nodes[id as usize].broker.as_mut() else {
+        let slot = &mut self.nodes[id as usize];
+        if slot.store.unsynced_ops() >= UNSYNCED_OPS_MAX {
+            return Err(format!(
+                "{} has UNSYNCED_OPS_MAX={UNSYNCED_OPS_MAX} storage ops unsynced: `sync` it",
+                describe::node(id)
+            ));
+        }
+        let Some(broker) = slot.broker.as_mut() else {
             return Ok(());
         };
         let outputs = broker.step_collect(input);
@@ -720,14 +732,6 @@ impl Env {
         id
     }
 
-    pub fn holder(&self, client: ClientId, epoch: u64) -> Holder {
-        let config = HolderConfig {
-            read_batch_max: READ_BATCH_MAX,
-            ops_max: 16,
-        };
-        Holder::new(client, epoch, 1, self.rules, config)
-    }
-
     pub fn owner_config() -> OwnerConfig {
         OwnerConfig {
             read_batch_max: READ_BATCH_MAX,
@@ -735,12 +739,26 @@ impl Env {
         }
     }
 
-    /// Grants the next lease epoch to `client` (recorded as `LeaseGranted`).
-    pub fn grant_lease(&mut self, client: ClientId, trace: &mut Trace) -> u64 {
+    /// The lease service grants the next epoch to a new holder `name` (recorded as
+    /// `LeaseGranted`); nobody tells the previous holder.
+    pub fn lease_holder(
+        &mut self,
+        name: &str,
+        pinned: Option<NodeId>,
+        trace: &mut Trace,
+    ) -> ClientId {
         self.epoch += 1;
         let epoch = self.epoch;
+        let client = self.clients.len() as ClientId;
+        let config = HolderConfig {
+            read_batch_max: READ_BATCH_MAX,
+            ops_max: HOLDER_OPS_MAX,
+        };
+        let holder = Holder::new(client, epoch, 1, self.rules, config);
+        let id = self.add_client(name, ClientKind::Holder(holder), pinned);
+        assert_eq!(id, client);
         self.client_event(Event::LeaseGranted { client, epoch }, trace);
-        epoch
+        id
     }
 
     /// Sends the client's next request if it has one and may send.

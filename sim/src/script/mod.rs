@@ -114,7 +114,17 @@ pub fn run_text(path: &str, text: &str) -> Result<FileOutcome, ScriptError> {
     let script = parse::parse(path, text, &names)?;
     let mut env = Env::new();
     let mut blocks = Vec::with_capacity(script.blocks.len());
+    let mut panicked = false;
     for block in &script.blocks {
+        if panicked {
+            blocks.push(BlockOutcome {
+                line: block.line,
+                command: block.command.clone(),
+                expected: block.expected.clone(),
+                actual: vec!["not run: an earlier block panicked".to_string()],
+            });
+            continue;
+        }
         let error = |message: String| ScriptError {
             path: path.to_string(),
             line: block.line,
@@ -126,8 +136,18 @@ pub fn run_text(path: &str, text: &str) -> Result<FileOutcome, ScriptError> {
             .map(|(_, handler)| *handler)
             .ok_or_else(|| error(format!("unknown verb `{}`", block.verb)))?;
         let args = verbs::Args::new(&block.verb, &block.args).map_err(error)?;
-        let mut actual: Vec<String> = handler(&mut env, &args)
-            .map_err(error)?
+        // A panic is a bug in the core (or here), never the script's fault: it becomes this
+        // block's output, so the run reports a mismatch naming the block instead of aborting.
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&mut env, &args)));
+        let lines = match outcome {
+            Ok(result) => result.map_err(error)?,
+            Err(payload) => {
+                panicked = true;
+                vec![format!("panic: {}", panic_message(payload.as_ref()))]
+            }
+        };
+        let mut actual: Vec<String> = lines
             .into_iter()
             .filter(|line| !line.trim().is_empty())
             .map(|line| line.trim_end().to_string())
@@ -143,6 +163,16 @@ pub fn run_text(path: &str, text: &str) -> Result<FileOutcome, ScriptError> {
         });
     }
     Ok(FileOutcome { script, blocks })
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        text.to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "(no message)".to_string()
+    }
 }
 
 /// Reads and runs one scenario file.

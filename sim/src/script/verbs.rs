@@ -193,10 +193,10 @@ fn new_client_name(env: &Env, args: &Args) -> Result<String, String> {
         .next()
         .is_some_and(|first| first.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    if !valid
-        || node_arg(env, name).is_ok()
-        || name.starts_with('n') && name[1..].parse::<u32>().is_ok()
-    {
+    let node_like = name
+        .strip_prefix('n')
+        .is_some_and(|digits| digits.parse::<u32>().is_ok());
+    if !valid || node_like {
         return Err(format!(
             "bad argument: `{name}` is not a client name (letters, digits, '-'; not a node name)"
         ));
@@ -376,12 +376,7 @@ fn lease(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     let name = new_client_name(env, args)?;
     let via = via_arg(env, args)?;
     let mut trace = Trace::new(false);
-    let client = env.clients.len() as u32;
-    let placeholder = ClientKind::Reader(Reader::new(client, 1, 1));
-    let id = env.add_client(&name, placeholder, via);
-    let epoch = env.grant_lease(id, &mut trace);
-    let holder = env.holder(id, epoch);
-    env.clients[id as usize].kind = ClientKind::Holder(holder);
+    let id = env.lease_holder(&name, via, &mut trace);
     let result = env.pump(id, &mut trace);
     Ok(finish(trace, result))
 }
