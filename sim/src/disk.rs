@@ -118,3 +118,78 @@ impl Disk {
         &self.store
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Component;
+    use felix_core::record::{Command, Entry};
+
+    fn append(offset: u64) -> StorageOp {
+        StorageOp::Append(vec![Entry {
+            offset,
+            term: 1,
+            command: Command::Noop,
+        }])
+    }
+
+    /// What a sync covered survives a crash; what came after it is lost when the draw keeps
+    /// nothing; a sync starts only when something is pending and never twice at once.
+    #[test]
+    fn crash_keeps_synced_and_loses_unsynced() {
+        let mut disk = Disk::new(SegmentLayout {
+            records_per_segment: 2,
+        });
+        let mut stream = Stream::new(1, Component::Disk);
+        assert!(!disk.start_sync(), "nothing to sync yet");
+        assert_eq!(disk.apply(&append(1)), Ok(1));
+        assert!(disk.start_sync());
+        assert!(!disk.start_sync(), "one sync at a time");
+        assert_eq!(disk.finish_sync(), Ok(()));
+        assert_eq!(disk.synced(), 1);
+        assert_eq!(disk.apply(&append(2)), Ok(2));
+        assert_eq!(disk.apply(&append(3)), Ok(3));
+        let loss = disk.crash(&mut stream, 0, 0).unwrap_or(CrashLoss {
+            unsynced: 0,
+            kept: 9,
+            torn: true,
+        });
+        assert_eq!(
+            loss,
+            CrashLoss {
+                unsynced: 2,
+                kept: 0,
+                torn: false
+            }
+        );
+        let recovered = disk.recover().map(|recovered| recovered.entries.len());
+        assert_eq!(recovered, Ok(1));
+        assert_eq!((disk.applied(), disk.synced()), (0, 0));
+    }
+
+    /// With keeping certain, a crash keeps a drawn prefix of the unsynced ops, never more.
+    #[test]
+    fn crash_may_keep_a_prefix() {
+        for seed in 0..20 {
+            let mut disk = Disk::new(SegmentLayout {
+                records_per_segment: 2,
+            });
+            let mut stream = Stream::new(seed, Component::Disk);
+            for offset in 1..=4 {
+                assert!(disk.apply(&append(offset)).is_ok());
+            }
+            let loss = disk.crash(&mut stream, 1_000_000, 0).unwrap_or(CrashLoss {
+                unsynced: 0,
+                kept: 9,
+                torn: true,
+            });
+            assert_eq!(loss.unsynced, 4);
+            assert!(loss.kept <= 4);
+            let held = disk
+                .recover()
+                .map(|recovered| recovered.entries.len())
+                .unwrap_or(99);
+            assert_eq!(held, loss.kept, "seed {seed}");
+        }
+    }
+}
