@@ -25,6 +25,10 @@ pub struct CheckArgs {
     /// Print one JSON object per configuration on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Search one state per orbit under permutations of the brokers: sound, faster, but the
+    /// unique-state count is then not comparable with TLC's.
+    #[arg(long)]
+    pub symmetry: bool,
     /// Print a progress line on stderr every few seconds (default: only when stderr is a
     /// terminal).
     #[arg(long)]
@@ -59,7 +63,7 @@ pub fn run(args: CheckArgs) -> u8 {
                 );
             }
         };
-        let report = check::check_with_progress(config, threads, &mut progress);
+        let report = check::check_with_progress(config, threads, args.symmetry, &mut progress);
         if args.json {
             out(&format!("{}\n", report_json(&report)));
         } else {
@@ -110,10 +114,15 @@ fn report_text(report: &Report, threads: usize) -> String {
         _ => "pass".to_string(),
     };
     text.push_str(&format!(
-        "{}: {outcome}: {} unique states ({} total), depth {}, {:.2} s, {:.0} states/s, {} \
+        "{}: {outcome}: {} unique states{} ({} total), depth {}, {:.2} s, {:.0} states/s, {} \
          thread(s)\n",
         report.config,
         report.unique_states,
+        if report.broker_symmetry {
+            " up to broker symmetry"
+        } else {
+            ""
+        },
         report.total_states,
         report.max_depth,
         report.seconds,
@@ -161,6 +170,7 @@ pub fn report_json(report: &Report) -> serde_json::Value {
         .collect();
     json!({
         "config": report.config,
+        "broker_symmetry": report.broker_symmetry,
         "outcome": report.outcome,
         "invariant": report.invariant,
         "unique_states": report.unique_states,

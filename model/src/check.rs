@@ -39,6 +39,8 @@ pub enum Outcome {
 pub struct Report {
     /// The configuration's full name, as its `.cfg` file.
     pub config: &'static str,
+    /// Whether states were searched up to broker permutations (counts then differ from TLC's).
+    pub broker_symmetry: bool,
     /// Pass or violated.
     pub outcome: Outcome,
     /// The violated invariant, if any.
@@ -84,18 +86,27 @@ pub struct Progress {
 /// Checks a configuration to completion with `threads` threads, stopping at the first broken
 /// invariant; a violation is then searched again with one thread for its shortest trace.
 pub fn check(config: &'static Config, threads: usize) -> Report {
-    check_with_progress(config, threads, &mut |_| {})
+    check_with_progress(config, threads, false, &mut |_| {})
 }
 
-/// `check`, calling `progress` about every `PROGRESS_INTERVAL` while the search runs.
+/// `check`, calling `progress` about every `PROGRESS_INTERVAL` while the search runs. With
+/// `broker_symmetry`, one state per orbit under broker permutations is searched
+/// (`FelixHeadTrim::with_broker_symmetry`: sound, but the count is not TLC's); a violation's
+/// trace is still searched without it, so it names the real brokers.
 pub fn check_with_progress(
     config: &'static Config,
     threads: usize,
+    broker_symmetry: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Report {
     assert!(threads >= 1, "a search needs at least one thread");
+    let model = if broker_symmetry {
+        FelixHeadTrim::with_broker_symmetry(config)
+    } else {
+        FelixHeadTrim::new(config)
+    };
     let started = Instant::now();
-    let mut checker = FelixHeadTrim::new(config)
+    let mut checker = model
         .checker()
         .threads(threads)
         .finish_when(HasDiscoveries::AnyFailures)
@@ -124,6 +135,7 @@ pub fn check_with_progress(
     let (sometimes_reached, sometimes_missed) = sometimes_split(&discovered);
     let mut report = Report {
         config: config.name,
+        broker_symmetry,
         outcome: Outcome::Pass,
         invariant: None,
         unique_states: checker.unique_state_count(),
