@@ -152,11 +152,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
     match outcome {
         Ok(report) => report,
         Err(payload) => {
-            let message = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|text| text.to_string()))
-                .unwrap_or_else(|| "a panic with no message".to_string());
+            let message = world::panic_message(payload.as_ref());
             RunReport {
                 seed: spec.seed,
                 twin: spec.twin,
@@ -201,6 +197,17 @@ fn run_unguarded(spec: &RunSpec) -> RunReport {
         })
         .collect::<Vec<Finding>>();
     let mut violations = violations;
+    if let Some(message) = ran.panicked.take() {
+        // First: the audits judged a history cut short by the panic, which is the news.
+        violations.insert(
+            0,
+            Finding {
+                invariant: PANIC.to_string(),
+                detail: message,
+                step: Some(ran.recorder.steps().saturating_sub(1)),
+            },
+        );
+    }
     if let Some(reason) = ran.exhausted.take() {
         violations.push(Finding {
             invariant: EVENT_BUDGET.to_string(),

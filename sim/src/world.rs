@@ -157,6 +157,8 @@ pub struct Ran {
     /// The run hit `EVENTS_MAX` and was cut short.
     /// Why the run was cut short by a budget (a livelock or a storm), if it was.
     pub exhausted: Option<String>,
+    /// The message of a panic that ended the run, if one did.
+    pub panicked: Option<String>,
 }
 
 pub struct World {
@@ -181,6 +183,7 @@ pub struct World {
     /// The committed index of every node at the previous settle check, when they agreed.
     settle_last: Option<Vec<Option<u64>>>,
     exhausted: Option<String>,
+    panicked: Option<String>,
     /// The highest offset any node has reported committed.
     cluster_committed: u64,
     /// The newest writer token of a committed fence record.
@@ -277,6 +280,7 @@ impl World {
             finished: false,
             settle_last: None,
             exhausted: None,
+            panicked: None,
             cluster_committed: 0,
             fence_committed: 0,
             knobs,
@@ -368,7 +372,18 @@ impl World {
             if self.exhausted.is_some() {
                 break;
             }
-            self.handle(event);
+            // A panic is an assert of the core (or the simulator) firing: a bug found. Catch it
+            // here, so the trace up to that event survives for the replay.
+            let handled =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(event)));
+            if let Err(payload) = handled {
+                let message = panic_message(payload.as_ref());
+                self.sim(SimEvent::Finished {
+                    reason: format!("panic: {message}"),
+                });
+                self.panicked = Some(message);
+                break;
+            }
             if self.finished || self.exhausted.is_some() {
                 break;
             }
@@ -380,6 +395,7 @@ impl World {
             simulated_micros,
             counters: self.counters,
             exhausted: self.exhausted,
+            panicked: self.panicked,
         }
     }
 
@@ -1400,4 +1416,13 @@ impl World {
         });
         self.finished = true;
     }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|text| text.to_string()))
+        .unwrap_or_else(|| "a panic with no message".to_string())
 }
