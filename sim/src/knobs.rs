@@ -82,10 +82,12 @@ impl Knobs {
         let mut stream = Stream::new(seed, Component::Knobs);
         let s = &mut stream;
         let brokers = if s.chance(200_000) { 5 } else { 3 };
-        let replicas = s.range(0, 2) as u32;
+        // The defaults (1 replica, 2 holders) are the most likely draws; the others keep the
+        // swarm honest.
+        let replicas = [0, 1, 1, 1, 2][s.index(5)];
         let workload = if s.chance(550_000) {
             Workload::Felixd {
-                holders: s.range(2, 3) as u32,
+                holders: [2, 2, 2, 3][s.index(4)],
             }
         } else {
             Workload::Paros {
@@ -152,12 +154,22 @@ impl Knobs {
     /// Pushes the draw towards what `twin` needs to show its bug.
     fn bias(&mut self, twin: Twin, s: &mut Stream) {
         match twin {
-            Twin::HiddenTrims
-            | Twin::Untagged
-            | Twin::NoopSkip
-            | Twin::ReadFromEarliest
-            | Twin::TailFromRefusal
-            | Twin::CompactActive => {
+            Twin::HiddenTrims | Twin::Untagged | Twin::ReadFromEarliest => {
+                // The trim that hides the fence: the new holder trims up to its own records right
+                // after its fenced write, while the old holder is frozen below the new floor.
+                self.workload = Workload::Felixd {
+                    holders: s.range(2, 3) as u32,
+                };
+                self.weight_lease_move = self.weight_lease_move.max(3) + 3;
+                self.weight_pause = self.weight_pause.max(3) + 3;
+                self.lease_move_told_per_million = 0;
+                self.renew_micros = self.lease_micros * 3 / 4;
+                self.trim_per_million = 700_000;
+                self.trim_lag_min = 0;
+                self.trim_lag_max = 1;
+                self.records_per_segment = self.records_per_segment.min(3);
+            }
+            Twin::NoopSkip | Twin::TailFromRefusal | Twin::CompactActive => {
                 self.workload = Workload::Felixd {
                     holders: s.range(2, 3) as u32,
                 };
@@ -173,7 +185,7 @@ impl Knobs {
                 // is bookkeeping (its trims, leader noops): a holder that mostly trims, small
                 // segments, and a stale holder frozen with work queued.
                 self.workload = Workload::Felixd {
-                    holders: s.range(2, 3) as u32,
+                    holders: [2, 2, 2, 3][s.index(4)],
                 };
                 self.weight_lease_move = self.weight_lease_move.max(3) + 3;
                 self.weight_pause = self.weight_pause.max(3) + 3;
