@@ -6,7 +6,7 @@
 //! differing line when they differ.
 
 use crate::exit;
-use crate::sweep::{parse_twin, replay_command};
+use crate::sweep::{emit, parse_twin, replay_command};
 use clap::Args;
 use felix_sim::RunSpec;
 use std::io::Write;
@@ -56,7 +56,7 @@ pub fn run(args: ReplayArgs) -> u8 {
     let mut spec = RunSpec::new(seed, twin);
     spec.keep_trace = true;
     let report = felix_sim::run(&spec);
-    print!("{}", report.summary());
+    emit(report.summary().trim_end());
     if let (Some(file), Some(path)) = (&mut trace_file, &args.trace) {
         let lines = report.trace_lines.as_deref().unwrap_or(&[]);
         let written = lines
@@ -66,7 +66,11 @@ pub fn run(args: ReplayArgs) -> u8 {
         if let Err(error) = written {
             return exit::bad_input(format!("--trace {}: write failed: {error}", path.display()));
         }
-        println!("trace: {} lines written to {}", lines.len(), path.display());
+        emit(&format!(
+            "trace: {} lines written to {}",
+            lines.len(),
+            path.display()
+        ));
     }
     let mut code = if report.violations.is_empty() {
         exit::OK
@@ -76,10 +80,10 @@ pub fn run(args: ReplayArgs) -> u8 {
     if args.check_determinism {
         let again = felix_sim::run(&spec);
         if again.trace_hash == report.trace_hash {
-            println!(
+            emit(&format!(
                 "determinism: same trace hash {:016x} on a second run",
                 again.trace_hash
-            );
+            ));
         } else {
             let first = report.trace_lines.as_deref().unwrap_or(&[]);
             let second = again.trace_lines.as_deref().unwrap_or(&[]);
@@ -88,27 +92,27 @@ pub fn run(args: ReplayArgs) -> u8 {
                 .zip(second)
                 .position(|(a, b)| a != b)
                 .unwrap_or(first.len().min(second.len()));
-            println!(
+            emit(&format!(
                 "determinism: FAILED: trace hashes differ ({:016x} vs {:016x}); first differing line {differing}:",
                 report.trace_hash, again.trace_hash
-            );
-            println!(
+            ));
+            emit(&format!(
                 "  first run:  {}",
                 first
                     .get(differing)
                     .map_or("<end of trace>", String::as_str)
-            );
-            println!(
+            ));
+            emit(&format!(
                 "  second run: {}",
                 second
                     .get(differing)
                     .map_or("<end of trace>", String::as_str)
-            );
+            ));
             code = exit::VIOLATION;
         }
     }
     if code != exit::OK && !report.violations.is_empty() {
-        println!("replay: {}", replay_command(seed, twin));
+        emit(&format!("replay: {}", replay_command(seed, twin)));
     }
     code
 }

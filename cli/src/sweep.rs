@@ -37,6 +37,19 @@ pub struct SweepArgs {
     pub json: bool,
 }
 
+/// Prints one line on stdout. A closed stdout (`felix sweep | head`) ends the command quietly
+/// with exit code 2 (an environment error), never a panic.
+pub fn emit(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = writeln!(stdout, "{line}") {
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("felix: error: cannot write to stdout: {error}");
+        }
+        std::process::exit(i32::from(exit::BAD_INPUT));
+    }
+}
+
 /// Parses `A..B` into a non-empty seed range.
 pub fn parse_seed_range(text: &str) -> Result<Range<u64>, String> {
     let Some((low, high)) = text.split_once("..") else {
@@ -242,8 +255,8 @@ pub fn run(args: SweepArgs) -> u8 {
                 )
             };
             match &progress {
-                Some(bar) => bar.suspend(|| println!("{line}")),
-                None => println!("{line}"),
+                Some(bar) => bar.suspend(|| emit(&format!("{line}"))),
+                None => emit(&format!("{line}")),
             }
         }
         if let Some(bar) = &progress {
@@ -263,7 +276,7 @@ pub fn run(args: SweepArgs) -> u8 {
     let events_per_second = totals.events as f64 / seconds.max(1e-9);
     let simulated_ratio = totals.simulated_micros as f64 / wall_micros;
     if args.json {
-        println!(
+        emit(&format!(
             "{}",
             json!({
                 "seeds": totals.seeds,
@@ -280,33 +293,33 @@ pub fn run(args: SweepArgs) -> u8 {
                 "coverage": totals.coverage,
                 "violations": totals.violations,
             })
-        );
+        ));
     } else {
         let twin_text = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
-        println!(
+        emit(&format!(
             "sweep {}{twin_text} shard {shard}/{shards}: {} seeds, {} failed, {} events, {} trace lines, {:.2} s",
             args.seeds, totals.seeds, totals.failed, totals.events, totals.steps, seconds
-        );
-        println!(
+        ));
+        emit(&format!(
             "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {jobs} jobs"
-        );
-        println!(
+        ));
+        emit(&format!(
             "  sweep hash {:016x} (every seed's trace hash, in seed order)",
             totals.sweep_hash
-        );
+        ));
         let coverage: Vec<String> = totals
             .coverage
             .iter()
             .map(|(name, count)| format!("{name}={count}"))
             .collect();
-        println!("  coverage: {}", coverage.join(" "));
+        emit(&format!("  coverage: {}", coverage.join(" ")));
         if !totals.violations.is_empty() {
             let violations: Vec<String> = totals
                 .violations
                 .iter()
                 .map(|(name, count)| format!("{name}={count}"))
                 .collect();
-            println!("  violations: {}", violations.join(" "));
+            emit(&format!("  violations: {}", violations.join(" ")));
         }
     }
     if totals.failed > 0 {

@@ -7,7 +7,7 @@
 //! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
 
 use crate::exit;
-use crate::sweep::{parse_jobs, replay_command, run_in_order};
+use crate::sweep::{emit, parse_jobs, replay_command, run_in_order};
 use clap::Args;
 use felix_core::Twin;
 use felix_sim::RunSpec;
@@ -111,7 +111,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             .map(|(_, invariant)| invariant.clone());
         let seed = outcome.caught.as_ref().map(|(seed, _)| *seed);
         if args.json {
-            println!(
+            emit(&format!(
                 "{}",
                 json!({
                     "twin": twin.name(),
@@ -126,7 +126,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                     "control_violation": outcome.control_violation,
                     "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
                 })
-            );
+            ));
         } else {
             let verdict = match (&outcome.caught, &outcome.other_first) {
                 (Some((seed, invariant)), _) if outcome.control_violation.is_some() => format!(
@@ -145,16 +145,16 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 ),
                 (None, None) => format!("FAILED: nothing caught in {} seeds", outcome.seeds_run),
             };
-            println!(
+            emit(&format!(
                 "sim   {:<18} expects {:<18} {verdict}",
                 twin.name(),
                 twin.invariant()
-            );
+            ));
             if let (Some(_), Some((seed, invariant))) = (&outcome.caught, &outcome.other_first) {
-                println!(
+                emit(&format!(
                     "      {:<18} note: broke {invariant} first (seed {seed})",
                     ""
-                );
+                ));
             }
         }
     }
