@@ -255,8 +255,8 @@ pub fn run(args: SweepArgs) -> u8 {
                 )
             };
             match &progress {
-                Some(bar) => bar.suspend(|| emit(&format!("{line}"))),
-                None => emit(&format!("{line}")),
+                Some(bar) => bar.suspend(|| emit(&line)),
+                None => emit(&line),
             }
         }
         if let Some(bar) = &progress {
