@@ -29,6 +29,11 @@ pub struct CheckArgs {
     /// unique-state count is then not comparable with TLC's.
     #[arg(long)]
     pub symmetry: bool,
+    /// Use the lean search (64-bit fingerprints and two BFS levels in memory, no paths) instead
+    /// of Stateright's checker: same model and counts, for configurations too big for the
+    /// latter's memory.
+    #[arg(long)]
+    pub compact: bool,
     /// Print a progress line on stderr every few seconds (default: only when stderr is a
     /// terminal).
     #[arg(long)]
@@ -63,7 +68,11 @@ pub fn run(args: CheckArgs) -> u8 {
                 );
             }
         };
-        let report = check::check_with_progress(config, threads, args.symmetry, &mut progress);
+        let report = if args.compact {
+            check::check_compact(config, threads, args.symmetry, &mut progress)
+        } else {
+            check::check_with_progress(config, threads, args.symmetry, &mut progress)
+        };
         if args.json {
             out(&format!("{}\n", report_json(&report)));
         } else {

@@ -6,6 +6,7 @@
 //! never imports `felix-core`: it checks the design, the simulator checks the code.
 
 pub mod check;
+pub mod compact;
 pub mod config;
 pub mod properties;
 pub mod spec;
