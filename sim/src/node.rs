@@ -8,7 +8,7 @@ use felix_core::broker::{Broker, BrokerConfig};
 use felix_core::history::Event;
 use felix_core::journal::JournalConfig;
 use felix_core::storage::{Recovered, SegmentLayout};
-use felix_core::{NodeId, Offset, Rules};
+use felix_core::{Headers, NodeId, Offset, Rules, Term};
 
 pub use felix_core::broker::Input;
 
@@ -63,6 +63,19 @@ pub fn election_timeout(stream: &mut Stream) -> u64 {
 
 pub fn committed(node: &Node) -> Offset {
     node.committed()
+}
+
+/// What a `NodeState` sample shows, except the committed index (which moves on nearly every
+/// step; the audits read it from `Committed` events): a change here is worth a sample.
+pub fn state_key(node: &Node) -> (Term, Option<NodeId>, bool, Offset, Offset, Option<Headers>) {
+    (
+        node.term(),
+        node.vote(),
+        node.is_leader(),
+        node.floor(),
+        node.readable_start(),
+        node.floor_tag().cloned(),
+    )
 }
 
 /// The node's state as a history event.

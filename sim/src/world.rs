@@ -465,6 +465,11 @@ impl World {
             },
         );
         self.step_node(index, node::Input::ElectionTimeout { ticks: timeout });
+        // The state the node starts from (fresh, or what it recovered from its disk).
+        if let Some(node) = self.nodes[index].node.as_ref() {
+            let event = node::state_event(node);
+            self.history(event);
+        }
     }
 
     fn tick(&mut self, index: usize, incarnation: u64) {
@@ -488,6 +493,7 @@ impl World {
         let Some(node) = self.nodes[index].node.as_mut() else {
             return;
         };
+        let state_before = node::state_key(node);
         let outputs = node.step_collect(input);
         // Persist before send, always: the AckBeforeSync twin is the broker's (it emits its
         // acknowledgement ahead of the persist), not the driver's.
@@ -535,6 +541,14 @@ impl World {
                     );
                 }
                 Output::Observe(event) => self.history(event),
+            }
+        }
+        // The audits judge floors, leadership and promises from sampled states: record one after
+        // every step that changed them, after the step's own events.
+        if let Some(node) = self.nodes[index].node.as_ref() {
+            if node::state_key(node) != state_before {
+                let event = node::state_event(node);
+                self.history(event);
             }
         }
     }
