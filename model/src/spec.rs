@@ -198,7 +198,7 @@ pub struct State {
     pub retired: [bool; HOLDERS_MAX],
     /// `writes`: writes appended so far.
     pub writes: u8,
-    /// `trims`: trims appended or answered as no-ops so far.
+    /// `trims`: trims appended so far (a no-op trim needs one left but uses none up).
     pub trims: u8,
     /// `promotions`: elections so far.
     pub promotions: u8,
@@ -673,8 +673,8 @@ impl FelixHeadTrim {
                 next.trims = state.trims + 1;
             }
             Action::TrimNoop(h, s) => {
+                // A no-op needs a trim left but uses none up (spec change e5a4592).
                 next.expected[index(h)] = state.len(s);
-                next.trims = state.trims + 1;
             }
             Action::Refused(h, s) => {
                 next.expected[index(h)] = state.len(s);
@@ -689,6 +689,8 @@ impl FelixHeadTrim {
                     && state.floor_tag(self.config, s) > h;
                 if tagged || newer {
                     next.retired[index(h)] = true;
+                    // A retired holder never uses its tail again (spec change e5a4592).
+                    next.expected[index(h)] = 0;
                 } else {
                     next.expected[index(h)] = state.commit[index(s)];
                 }
