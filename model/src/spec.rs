@@ -109,7 +109,7 @@ impl Record {
 
 /// One broker's log: `log[b]`, deleted records included. Records are packed (`Record::pack`) to
 /// keep states small: the checker holds millions of them in its queue.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Log {
     len: u8,
     slots: [u16; LOG_MAX],
@@ -167,6 +167,13 @@ impl Log {
             *slot = 0;
         }
         self.len = m;
+    }
+}
+
+/// The records, unpacked (the Explorer shows states through `Debug`).
+impl fmt::Debug for Log {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.debug_list().entries(self.records()).finish()
     }
 }
 
