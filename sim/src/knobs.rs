@@ -65,6 +65,8 @@ pub struct Knobs {
     pub op_per_million: u32,
     /// Chance that a client operation is a trim (or a checkpoint for the paros owner).
     pub trim_per_million: u32,
+    /// Chance that a paros owner's checkpoint is one it dies inside (a run with no `End`).
+    pub owner_crash_per_million: u32,
     /// A holder's trim asks for a floor this many offsets (drawn in the range) below its tail.
     pub trim_lag_min: u64,
     pub trim_lag_max: u64,
@@ -138,6 +140,7 @@ impl Knobs {
             client_gap_micros: s.range(1, 30) * 1_000,
             op_per_million: [1_000_000, 1_000_000, 500_000, 200_000][s.index(4)],
             trim_per_million: [50_000, 150_000, 300_000][s.index(3)],
+            owner_crash_per_million: [0, 50_000, 200_000][s.index(3)],
             trim_lag_min: 0,
             trim_lag_max: s.range(1, 6),
             client_timeout_micros: s.range(100, 600) * 1_000,

@@ -821,6 +821,8 @@ impl World {
         let op_chance = self.knobs.op_per_million;
         let stale_owner = self.owner_current != Some(client);
         let mut renew = None;
+        let mut owner_crashes = 0;
+        let owner_crash_chance = self.knobs.owner_crash_per_million;
         let slot = &mut self.clients[client];
         let local_now = slot.clock.local(now);
         match &mut slot.role {
@@ -866,6 +868,13 @@ impl World {
                             let _ = owner.submit(OwnerOp::Truncate { floor });
                         }
                     } else if self.workload.chance(trim_chance) {
+                        // Now and then the owner dies inside its run: a run with no `End`, which
+                        // no folder may restore. The lease service then hands the fence on.
+                        if self.workload.chance(owner_crash_chance) {
+                            let records = self.workload.range(1, 3) as usize;
+                            owner.crash_inside_run(records);
+                            owner_crashes += 1;
+                        }
                         let _ = owner.submit(OwnerOp::Checkpoint);
                     } else {
                         let body =
@@ -875,6 +884,9 @@ impl World {
                 }
             }
             _ => {}
+        }
+        if owner_crashes > 0 {
+            self.count("owner_crashes_inside_run");
         }
         if let Some(epoch) = renew {
             let delay = self.workload.range(
