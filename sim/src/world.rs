@@ -29,11 +29,11 @@ use felix_core::{Command, NodeId, Rules, Token};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The most events one run may process: a run that needs more is a livelock (a bug).
-pub const EVENTS_MAX: u64 = 5_000_000;
+pub const EVENTS_MAX: u64 = 1_000_000;
 /// The most events pending at once.
 const PENDING_MAX: usize = 1_000_000;
 /// Messages a node may hold back waiting for a sync.
-const HELD_MAX: usize = 100_000;
+const HELD_MAX: usize = 20_000;
 
 /// What travels on the network.
 #[derive(Clone, Debug)]
