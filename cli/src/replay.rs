@@ -27,6 +27,10 @@ pub struct ReplayArgs {
     /// Run the seed twice and compare the trace hashes.
     #[arg(long)]
     pub check_determinism: bool,
+    /// With --twin: the twin's knobs (its bias included) with every rule on, the control run
+    /// that `felix twins --sim` checks for each catching seed.
+    #[arg(long)]
+    pub control: bool,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -53,8 +57,14 @@ pub fn run(args: ReplayArgs) -> u8 {
         },
         None => None,
     };
+    if args.control && twin.is_none() {
+        return exit::bad_input(
+            "--control needs --twin: it reruns a twin's seed with every rule on",
+        );
+    }
     let mut spec = RunSpec::new(seed, twin);
     spec.keep_trace = true;
+    spec.control = args.control;
     let report = felix_sim::run(&spec);
     emit(report.summary().trim_end());
     if let (Some(file), Some(path)) = (&mut trace_file, &args.trace) {

@@ -42,6 +42,7 @@ fn bad_input_exits_2_with_a_message() {
             "/nonexistent-dir/felix/trace.jsonl",
         ],
         &["replay"],
+        &["replay", "--seed", "1", "--control"],
         &["twins", "--sim", "--budget", "0"],
     ];
     for args in cases {

@@ -87,9 +87,14 @@ impl RunReport {
     /// events leading to it.
     pub fn summary(&self) -> String {
         let mut text = String::new();
+        let control = if self.control {
+            " (control: every rule on)"
+        } else {
+            ""
+        };
         let twin = self
             .twin
-            .map(|twin| format!(" twin {twin}"))
+            .map(|twin| format!(" twin {twin}{control}"))
             .unwrap_or_default();
         let _ = writeln!(text, "seed {}{twin}: {}", self.seed, self.knobs.describe());
         let _ = writeln!(
