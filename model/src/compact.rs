@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::time::Instant;
 
-use stateright::{Expectation, Model};
+use stateright::{Expectation, Model, Property};
 
 use crate::check::Progress;
 use crate::spec::{FelixHeadTrim, State};
@@ -97,14 +97,19 @@ type Visited = HashSet<u64, BuildHasherDefault<Identity>>;
 /// States of a level expanded together before their successors are deduplicated.
 const BATCH_STATES_MAX: usize = 1 << 17;
 
-/// The successors of a slice of states, and the invariants any of them breaks.
+/// The shard (one per thread) that owns a fingerprint in the visited set.
+fn shard(print: u64, shards: usize) -> usize {
+    ((u128::from(print) * shards as u128) >> 64) as usize
+}
+
+/// The successors of a slice of states, bucketed by the shard that owns their fingerprint.
 struct Expansion {
-    successors: Vec<(u64, State)>,
+    buckets: Vec<Vec<(u64, State)>>,
     generated: usize,
 }
 
-fn expand(model: &FelixHeadTrim, states: &[State]) -> Expansion {
-    let mut successors = Vec::new();
+fn expand(model: &FelixHeadTrim, states: &[State], shards: usize) -> Expansion {
+    let mut buckets: Vec<Vec<(u64, State)>> = (0..shards).map(|_| Vec::new()).collect();
     let mut actions = Vec::new();
     let mut generated = 0;
     for state in states {
@@ -112,18 +117,86 @@ fn expand(model: &FelixHeadTrim, states: &[State]) -> Expansion {
         for action in actions.drain(..) {
             if let Some(next) = model.next_state(state, action) {
                 generated += 1;
-                successors.push((fingerprint(&next), next));
+                let print = fingerprint(&next);
+                buckets[shard(print, shards)].push((print, next));
             }
         }
     }
-    Expansion {
-        successors,
-        generated,
+    Expansion { buckets, generated }
+}
+
+/// What one shard found among the successors it owns.
+struct Admission {
+    fresh: Vec<State>,
+    sometimes_reached: Vec<&'static str>,
+    violated: Option<&'static str>,
+}
+
+/// Inserts a shard's successors into its part of the visited set, checking the properties on
+/// every state seen for the first time.
+fn admit(
+    model: &FelixHeadTrim,
+    properties: &[Property<FelixHeadTrim>],
+    visited: &mut Visited,
+    buckets: Vec<Vec<(u64, State)>>,
+    sometimes_known: &[&'static str],
+) -> Admission {
+    let mut admission = Admission {
+        fresh: Vec::new(),
+        sometimes_reached: Vec::new(),
+        violated: None,
+    };
+    for bucket in buckets {
+        for (print, state) in bucket {
+            if visited.insert(print) {
+                check(
+                    model,
+                    properties,
+                    &state,
+                    sometimes_known,
+                    &mut admission.sometimes_reached,
+                    &mut admission.violated,
+                );
+                admission.fresh.push(state);
+            }
+        }
+    }
+    admission
+}
+
+/// Evaluates every property on a state first seen: the first broken invariant is kept, and
+/// `sometimes` properties not yet known are recorded when reached.
+fn check(
+    model: &FelixHeadTrim,
+    properties: &[Property<FelixHeadTrim>],
+    state: &State,
+    sometimes_known: &[&'static str],
+    sometimes_reached: &mut Vec<&'static str>,
+    violated: &mut Option<&'static str>,
+) {
+    for property in properties {
+        match property.expectation {
+            Expectation::Always => {
+                if violated.is_none() && !(property.condition)(model, state) {
+                    *violated = Some(property.name);
+                }
+            }
+            Expectation::Sometimes => {
+                if !sometimes_known.contains(&property.name)
+                    && !sometimes_reached.contains(&property.name)
+                    && (property.condition)(model, state)
+                {
+                    sometimes_reached.push(property.name);
+                }
+            }
+            Expectation::Eventually => unreachable!("the model has no eventually property"),
+        }
     }
 }
 
 /// Searches `model` breadth-first to completion (or to the end of the level where an invariant
-/// first breaks), expanding each level on `threads` threads.
+/// first breaks) on `threads` threads: each batch of a level is expanded in parallel, then each
+/// thread deduplicates the successors whose fingerprints its shard of the visited set owns.
 pub fn search(
     model: &FelixHeadTrim,
     threads: usize,
@@ -134,36 +207,22 @@ pub fn search(
     let properties = model.properties();
     let mut sometimes_reached: Vec<&'static str> = Vec::new();
     let mut violated: Option<&'static str> = None;
-    let mut visited = Visited::default();
+    let mut visited: Vec<Visited> = (0..threads).map(|_| Visited::default()).collect();
     let mut level: Vec<State> = Vec::new();
     let mut total_states = 0;
-    let check = |state: &State,
-                 sometimes_reached: &mut Vec<&'static str>,
-                 violated: &mut Option<&'static str>| {
-        for property in &properties {
-            match property.expectation {
-                Expectation::Always => {
-                    if violated.is_none() && !(property.condition)(model, state) {
-                        *violated = Some(property.name);
-                    }
-                }
-                Expectation::Sometimes => {
-                    if !sometimes_reached.contains(&property.name)
-                        && (property.condition)(model, state)
-                    {
-                        sometimes_reached.push(property.name);
-                    }
-                }
-                Expectation::Eventually => {
-                    unreachable!("the model has no eventually property")
-                }
-            }
-        }
-    };
     for state in model.init_states() {
         total_states += 1;
-        if visited.insert(fingerprint(&state)) {
-            check(&state, &mut sometimes_reached, &mut violated);
+        let print = fingerprint(&state);
+        if visited[shard(print, threads)].insert(print) {
+            let known = sometimes_reached.clone();
+            check(
+                model,
+                &properties,
+                &state,
+                &known,
+                &mut sometimes_reached,
+                &mut violated,
+            );
             level.push(state);
         }
     }
@@ -178,29 +237,47 @@ pub fn search(
             let expansions: Vec<Expansion> = std::thread::scope(|scope| {
                 let handles: Vec<_> = batch
                     .chunks(chunk)
-                    .map(|states| scope.spawn(move || expand(model, states)))
+                    .map(|states| scope.spawn(move || expand(model, states, threads)))
                     .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| match handle.join() {
-                        Ok(expansion) => expansion,
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    })
-                    .collect()
+                handles.into_iter().map(join).collect()
             });
+            // Hand each shard the buckets it owns, in worker order.
+            let mut per_shard: Vec<Vec<Vec<(u64, State)>>> =
+                (0..threads).map(|_| Vec::new()).collect();
             for expansion in expansions {
                 total_states += expansion.generated;
-                for (print, state) in expansion.successors {
-                    if visited.insert(print) {
-                        check(&state, &mut sometimes_reached, &mut violated);
-                        next_level.push(state);
+                for (owner, bucket) in expansion.buckets.into_iter().enumerate() {
+                    per_shard[owner].push(bucket);
+                }
+            }
+            let known = sometimes_reached.clone();
+            let properties = &properties;
+            let known = &known;
+            let admissions: Vec<Admission> = std::thread::scope(|scope| {
+                let handles: Vec<_> = visited
+                    .iter_mut()
+                    .zip(per_shard)
+                    .map(|(part, buckets)| {
+                        scope.spawn(move || admit(model, properties, part, buckets, known))
+                    })
+                    .collect();
+                handles.into_iter().map(join).collect()
+            });
+            for admission in admissions {
+                next_level.extend(admission.fresh);
+                for name in admission.sometimes_reached {
+                    if !sometimes_reached.contains(&name) {
+                        sometimes_reached.push(name);
                     }
+                }
+                if violated.is_none() {
+                    violated = admission.violated;
                 }
             }
             if last_report.elapsed() >= crate::check::PROGRESS_INTERVAL {
                 last_report = Instant::now();
                 progress(Progress {
-                    unique_states: visited.len(),
+                    unique_states: visited.iter().map(HashSet::len).sum(),
                     max_depth: max_depth + 1,
                     seconds: started.elapsed().as_secs_f64(),
                 });
@@ -214,11 +291,19 @@ pub fn search(
     let order: Vec<&'static str> = properties.iter().map(|p| p.name).collect();
     sometimes_reached.sort_by_key(|name| order.iter().position(|n| n == name));
     CompactReport {
-        unique_states: visited.len(),
+        unique_states: visited.iter().map(HashSet::len).sum(),
         total_states,
         max_depth,
         violated,
         sometimes_reached,
         seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Joins a scoped worker, passing its panic on.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    match handle.join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
