@@ -69,3 +69,34 @@ fn json_output_has_the_documented_fields() {
     assert_eq!(second["config"], "FelixHeadTrimHiddenTrims");
     assert_eq!(second["invariant"], "StaleTrimRefused");
 }
+
+#[test]
+fn twins_model_holds_every_twin_to_its_invariant() {
+    // Proves `felix twins --model --json` prints one object per model twin with the documented
+    // fields, every twin breaking exactly its named invariant, and exits 0.
+    let (code, stdout, stderr) = felix(&["twins", "--model", "--json"]);
+    assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("valid JSON"))
+        .collect();
+    let twins: Vec<&str> = lines.iter().filter_map(|l| l["twin"].as_str()).collect();
+    assert_eq!(
+        twins,
+        [
+            "HiddenTrims",
+            "Untagged",
+            "NoopSkip",
+            "Retention",
+            "ReadFromEarliest",
+            "TailFromRefusal",
+            "CompactActive"
+        ]
+    );
+    for line in &lines {
+        assert_eq!(line["layer"], "model");
+        assert_eq!(line["ok"], true, "{line}");
+        assert_eq!(line["found"], line["expected"], "{line}");
+        assert!(line["seeds_to_detect"].is_null());
+    }
+}
