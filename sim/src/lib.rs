@@ -11,6 +11,7 @@
 
 pub mod clock;
 pub mod disk;
+pub mod explain;
 pub mod knobs;
 pub mod lease;
 pub mod network;
@@ -80,7 +81,9 @@ pub struct RunReport {
 }
 
 /// Trace lines shown before a violation in the summary.
-const CONTEXT_LINES: usize = 12;
+const CONTEXT_LINES: usize = 24;
+/// Violations listed in the summary (the first is the one explained).
+const VIOLATIONS_SHOWN_MAX: usize = 6;
 
 impl RunReport {
     /// A human summary: the knobs, the outcome, and for a failure the violation, its step and the
@@ -115,7 +118,7 @@ impl RunReport {
             let _ = writeln!(text, "  ok: every invariant held");
             return text;
         }
-        for finding in &self.violations {
+        for finding in self.violations.iter().take(VIOLATIONS_SHOWN_MAX) {
             let step = finding
                 .step
                 .map(|step| format!(" at step {step}"))
@@ -124,6 +127,13 @@ impl RunReport {
                 text,
                 "  VIOLATION {}{step}: {}",
                 finding.invariant, finding.detail
+            );
+        }
+        if self.violations.len() > VIOLATIONS_SHOWN_MAX {
+            let _ = writeln!(
+                text,
+                "  ... and {} more violations",
+                self.violations.len() - VIOLATIONS_SHOWN_MAX
             );
         }
         if let (Some(first), Some(lines)) = (self.violations.first(), &self.trace_lines) {
@@ -136,7 +146,7 @@ impl RunReport {
                     first.invariant
                 );
                 for line in lines.iter().take(step + 1).skip(from) {
-                    let _ = writeln!(text, "    {line}");
+                    let _ = writeln!(text, "  {}", explain::json_line(line));
                 }
             }
         }

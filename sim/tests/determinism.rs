@@ -121,5 +121,5 @@ fn failing_summary_names_violation_and_context() {
     );
     assert!(summary.contains("events leading to"), "{summary}");
     let step = first.step.unwrap_or(u64::MAX);
-    assert!(summary.contains(&format!("\"step\":{step},")), "{summary}");
+    assert!(summary.contains(&format!("\n  {step:>6}  ")), "{summary}");
 }
