@@ -35,6 +35,10 @@ pub struct SweepArgs {
     /// One JSON object per failing seed and a final summary, on stdout.
     #[arg(long)]
     pub json: bool,
+    /// With --twin: run each seed with the twin's knobs but every rule on (control runs). A
+    /// failure here is a bug the twin's bias found, not the twin.
+    #[arg(long)]
+    pub control: bool,
 }
 
 /// Prints one line on stdout. A closed stdout (`felix sweep | head`) ends the command quietly
@@ -104,9 +108,15 @@ pub fn parse_jobs(jobs: Option<usize>) -> Result<usize, String> {
 
 /// The exact command that replays `seed`.
 pub fn replay_command(seed: u64, twin: Option<Twin>) -> String {
-    match twin {
-        Some(twin) => format!("felix replay --seed {seed} --twin {twin}"),
-        None => format!("felix replay --seed {seed}"),
+    replay_command_for(seed, twin, false)
+}
+
+/// The exact command that replays `seed`, as a control run when `control`.
+pub fn replay_command_for(seed: u64, twin: Option<Twin>, control: bool) -> String {
+    match (twin, control) {
+        (Some(twin), true) => format!("felix replay --seed {seed} --twin {twin} --control"),
+        (Some(twin), false) => format!("felix replay --seed {seed} --twin {twin}"),
+        (None, _) => format!("felix replay --seed {seed}"),
     }
 }
 
@@ -116,6 +126,7 @@ pub fn replay_command(seed: u64, twin: Option<Twin>) -> String {
 pub fn run_in_order(
     seeds: &[u64],
     twin: Option<Twin>,
+    control: bool,
     jobs: usize,
     mut visit: impl FnMut(RunReport) -> bool,
 ) {
@@ -133,7 +144,9 @@ pub fn run_in_order(
                 }
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&seed) = seeds.get(index) else { break };
-                let report = felix_sim::run(&RunSpec::new(seed, twin));
+                let mut spec = RunSpec::new(seed, twin);
+                spec.control = control;
+                let report = felix_sim::run(&spec);
                 if sender.send((index, report)).is_err() {
                     break;
                 }
@@ -188,6 +201,11 @@ pub fn run(args: SweepArgs) -> u8 {
         Ok(jobs) => jobs,
         Err(message) => return exit::bad_input(message),
     };
+    if args.control && twin.is_none() {
+        return exit::bad_input(
+            "--control needs --twin: it runs a twin's knobs with every rule on",
+        );
+    }
     let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
         Ok(shard) => shard.unwrap_or((1, 1)),
         Err(message) => return exit::bad_input(message),
@@ -220,7 +238,7 @@ pub fn run(args: SweepArgs) -> u8 {
         sweep_hash: felix_sim::trace::FNV_OFFSET,
         ..Totals::default()
     };
-    run_in_order(&seeds, twin, jobs, |report| {
+    run_in_order(&seeds, twin, args.control, jobs, |report| {
         totals.seeds += 1;
         totals.events += report.events;
         totals.steps += report.steps;
@@ -236,7 +254,7 @@ pub fn run(args: SweepArgs) -> u8 {
                 .violations
                 .entry(finding.invariant.clone())
                 .or_insert(0) += 1;
-            let replay = replay_command(report.seed, twin);
+            let replay = replay_command_for(report.seed, twin, args.control);
             let line = if args.json {
                 json!({
                     "seed": report.seed,

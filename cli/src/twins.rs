@@ -59,7 +59,7 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
         seeds_run: 0,
         control_violation: None,
     };
-    run_in_order(&seeds, Some(twin), jobs, |report| {
+    run_in_order(&seeds, Some(twin), false, jobs, |report| {
         outcome.seeds_run += 1;
         if report
             .violations

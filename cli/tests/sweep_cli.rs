@@ -32,6 +32,7 @@ fn bad_input_exits_2_with_a_message() {
         &["sweep", "--shard", "banana"],
         &["sweep", "--jobs", "0"],
         &["sweep", "--jobs", "many"],
+        &["sweep", "--control"],
         &["replay", "--seed", "abc"],
         &["replay", "--seed", "1", "--twin", "Nope"],
         &[
