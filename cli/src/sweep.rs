@@ -120,11 +120,42 @@ pub fn replay_command_for(seed: u64, twin: Option<Twin>, control: bool) -> Strin
     }
 }
 
+/// The seeds of a sweep, computed on demand (a sweep of a hundred million seeds needs no list):
+/// `count` seeds from `start`, `step` apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seeds {
+    pub start: u64,
+    pub step: u64,
+    pub count: u64,
+}
+
+impl Seeds {
+    /// Every seed of `range` at positions `shard - 1`, `shard - 1 + shards`, ... (1 <= shard <= shards).
+    pub fn sharded(range: &Range<u64>, shard: u64, shards: u64) -> Seeds {
+        assert!(shards >= 1 && (1..=shards).contains(&shard));
+        let start = range.start.saturating_add(shard - 1);
+        let count = if start >= range.end {
+            0
+        } else {
+            (range.end - start).div_ceil(shards)
+        };
+        Seeds {
+            start,
+            step: shards,
+            count,
+        }
+    }
+
+    pub fn get(&self, index: u64) -> Option<u64> {
+        (index < self.count).then(|| self.start + index * self.step)
+    }
+}
+
 /// Runs `seeds` over `jobs` threads and hands each report to `visit` in seed order. `visit`
 /// returns false to stop early: no seed after that one is reported (later seeds already running
 /// finish and are discarded), so the visited prefix is the same for any `jobs`.
 pub fn run_in_order(
-    seeds: &[u64],
+    seeds: Seeds,
     twin: Option<Twin>,
     control: bool,
     jobs: usize,
@@ -135,7 +166,7 @@ pub fn run_in_order(
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (sender, receiver) = mpsc::channel::<(usize, RunReport)>();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.min(seeds.len().max(1)) {
+        for _ in 0..(jobs as u64).min(seeds.count.max(1)) {
             let sender = sender.clone();
             let (next, stop) = (&next, &stop);
             scope.spawn(move || loop {
@@ -143,7 +174,9 @@ pub fn run_in_order(
                     break;
                 }
                 let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&seed) = seeds.get(index) else { break };
+                let Some(seed) = seeds.get(index as u64) else {
+                    break;
+                };
                 let mut spec = RunSpec::new(seed, twin);
                 spec.control = control;
                 let report = felix_sim::run(&spec);
@@ -210,19 +243,9 @@ pub fn run(args: SweepArgs) -> u8 {
         Ok(shard) => shard.unwrap_or((1, 1)),
         Err(message) => return exit::bad_input(message),
     };
-    let count = range.end - range.start;
-    if count > 100_000_000 {
-        return exit::bad_input(format!(
-            "--seeds {}: at most 100000000 seeds per sweep",
-            args.seeds
-        ));
-    }
-    let seeds: Vec<u64> = range
-        .clone()
-        .filter(|seed| (seed - range.start) % shards == shard - 1)
-        .collect();
-    let progress = if std::io::stderr().is_terminal() && !seeds.is_empty() {
-        let bar = indicatif::ProgressBar::new(seeds.len() as u64);
+    let seeds = Seeds::sharded(&range, shard, shards);
+    let progress = if std::io::stderr().is_terminal() && seeds.count > 0 {
+        let bar = indicatif::ProgressBar::new(seeds.count);
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:40} {pos}/{len} seeds {per_sec} eta {eta} {msg}",
@@ -238,7 +261,7 @@ pub fn run(args: SweepArgs) -> u8 {
         sweep_hash: felix_sim::trace::FNV_OFFSET,
         ..Totals::default()
     };
-    run_in_order(&seeds, twin, args.control, jobs, |report| {
+    run_in_order(seeds, twin, args.control, jobs, |report| {
         totals.seeds += 1;
         totals.events += report.events;
         totals.steps += report.steps;
@@ -370,6 +393,11 @@ mod tests {
         assert!(parse_twin("Nope").is_err());
         assert!(parse_jobs(Some(0)).is_err());
         assert_eq!(parse_jobs(Some(3)), Ok(3));
+        let seeds = Seeds::sharded(&(10..20), 2, 3);
+        let listed: Vec<u64> = (0..5).filter_map(|index| seeds.get(index)).collect();
+        assert_eq!(listed, vec![11, 14, 17]);
+        assert_eq!(Seeds::sharded(&(10..11), 2, 3).count, 0);
+        assert_eq!(Seeds::sharded(&(0..1000), 1, 1).count, 1000);
         assert_eq!(
             replay_command(7, Some(Twin::NoopSkip)),
             "felix replay --seed 7 --twin NoopSkip"

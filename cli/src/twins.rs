@@ -7,7 +7,7 @@
 //! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
 
 use crate::exit;
-use crate::sweep::{emit, parse_jobs, replay_command, run_in_order};
+use crate::sweep::{emit, parse_jobs, replay_command, run_in_order, Seeds};
 use clap::Args;
 use felix_core::Twin;
 use felix_sim::RunSpec;
@@ -52,14 +52,18 @@ pub struct TwinOutcome {
 
 /// Sweeps seeds 0..budget with `twin`'s rule off until its invariant is caught.
 pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
-    let seeds: Vec<u64> = (0..budget).collect();
+    let seeds = Seeds {
+        start: 0,
+        step: 1,
+        count: budget,
+    };
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
         seeds_run: 0,
         control_violation: None,
     };
-    run_in_order(&seeds, Some(twin), false, jobs, |report| {
+    run_in_order(seeds, Some(twin), false, jobs, |report| {
         outcome.seeds_run += 1;
         if report
             .violations
