@@ -96,3 +96,20 @@ fn the_compact_search_counts_exactly_what_stateright_counts() {
         assert!(compact.trace.len() >= 2, "{}", twin.name);
     }
 }
+
+#[test]
+fn promotions_count_is_pinned() {
+    // Proves FelixHeadTrimPromotions passes with its pinned counts (Stateright's checker gives the
+    // same figures, measured with `felix check Promotions`; the lean search is used here to keep
+    // `cargo test --release` short).
+    let config = config::lookup("Promotions").expect("registered");
+    let report = check::check_compact(config, 2, false, &mut |_| {});
+    assert_eq!(report.outcome, Outcome::Pass);
+    assert_eq!(report.unique_states, 4_743_876);
+    assert_eq!(report.total_states, 25_827_866);
+    assert!(
+        report.sometimes_missed.is_empty(),
+        "{:?}",
+        report.sometimes_missed
+    );
+}
