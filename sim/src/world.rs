@@ -6,6 +6,28 @@
 //! waits until a sync covers it (persist before send); `Observe` events go to the history. The
 //! safety phase injects faults drawn by the seed; then everything heals and the liveness phase
 //! must converge before its deadline.
+//!
+//! Clients are the core's own state machines, one per client slot at a time:
+//! - felixd processes get a new `Holder` with every lease grant. A holder renews on its own
+//!   (skewed, drifting) clock with a round trip to the lease service, and learns that it lost the
+//!   lease only from a failed renewal, so a frozen or slow holder keeps writing with a stale epoch
+//!   until the tail fence stops it. Lease moves are faults (told or not) or expiries on the
+//!   service's clock (a frozen holder is never told).
+//! - paros owners take the writer fence in turn (`Fence { new, old }`, `old` the last committed
+//!   fence), fold, checkpoint and truncate; every truncate is clamped below the cursor of every
+//!   client still folding (the shared trim fence). A stale owner (the fence moved on) is the one
+//!   that sends arbitrary truncates: refused in place, unless `UnfencedTruncate`.
+//! - readers and folders read on their own schedule; some folders join late and must restore.
+//!
+//! Faults (safety phase): message drop, duplication, long delays (reordering), partitions
+//! (isolate a node, split, one-way cut, cut a client off), clogging, node crash and restart with
+//! the disk model, client pauses, lease moves without telling. A livelock or message storm ends the
+//! run with a budget finding instead of hanging.
+//!
+//! Simplifications, on purpose: the lease service is an oracle reached by a round trip that is
+//! never lost; a sync makes everything applied before its completion durable (the store's sync
+//! has no "up to" argument), which loses a little less on a crash than a real fsync would; brokers
+//! never pause (a clog stands in for it).
 
 use crate::clock::Clock;
 use crate::disk::Disk;
