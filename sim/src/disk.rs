@@ -2,13 +2,17 @@
 //!
 //! The broker returns `Persist` ops; the world applies them here in order (buffered in the
 //! store), starts a sync that completes after a drawn latency, and holds every message that
-//! followed a persist until a sync covering it completes (persist before send). A crash keeps
-//! what was synced and, by the draw, maybe a prefix of the unsynced ops and a torn last append;
-//! `recover` reads back what survived.
+//! followed a persist until a sync covering it completes (persist before send). A sync covers
+//! exactly the ops applied before it started: ops that arrive while it is in flight wait here and
+//! reach the store (and the next sync) when it completes, as writes issued after an fsync are not
+//! covered by it. A crash keeps what was synced and, by the draw, maybe a prefix of the unsynced
+//! ops in the store and a torn last append; ops still waiting here are lost. `recover` reads back
+//! what survived.
 
 use crate::queue::Time;
 use crate::rng::Stream;
 use felix_core::storage::{LogStore, MemoryStore, Recovered, SegmentLayout, StorageOp, StoreError};
+use std::collections::VecDeque;
 
 /// What a crash did to the unsynced ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +30,8 @@ pub struct Disk {
     synced: u64,
     /// The op number the sync in flight covers, if any.
     syncing: Option<u64>,
+    /// Ops applied while a sync was in flight, not yet handed to the store.
+    waiting: VecDeque<StorageOp>,
 }
 
 impl Disk {
@@ -35,12 +41,18 @@ impl Disk {
             applied: 0,
             synced: 0,
             syncing: None,
+            waiting: VecDeque::new(),
         }
     }
 
     /// Applies one op (buffered). Returns its number; it is durable once `synced() >= number`.
+    /// While a sync is in flight the op waits and reaches the store when the sync completes.
     pub fn apply(&mut self, op: &StorageOp) -> Result<u64, StoreError> {
-        self.store.apply(op)?;
+        if self.syncing.is_some() {
+            self.waiting.push_back(op.clone());
+        } else {
+            self.store.apply(op)?;
+        }
         self.applied += 1;
         Ok(self.applied)
     }
@@ -55,15 +67,19 @@ impl Disk {
         true
     }
 
-    /// The sync in flight completed: everything applied so far is durable.
+    /// The sync in flight completed: every op applied before it started is durable. The ops that
+    /// waited meanwhile go to the store now (unsynced).
     pub fn finish_sync(&mut self) -> Result<(), StoreError> {
-        assert!(
-            self.syncing.is_some(),
-            "a sync completed that was never started"
-        );
+        let Some(covered) = self.syncing.take() else {
+            panic!("a sync completed that was never started");
+        };
         self.store.sync()?;
-        self.syncing = None;
-        self.synced = self.applied;
+        assert!(covered >= self.synced);
+        self.synced = covered;
+        while let Some(op) = self.waiting.pop_front() {
+            self.store.apply(&op)?;
+        }
+        assert_eq!(self.store.unsynced_ops() as u64, self.applied - self.synced);
         Ok(())
     }
 
@@ -88,13 +104,16 @@ impl Disk {
         keep_per_million: u32,
         torn_per_million: u32,
     ) -> Result<CrashLoss, StoreError> {
-        let unsynced = self.store.unsynced_ops();
-        let kept = if unsynced > 0 && stream.chance(keep_per_million) {
-            stream.index(unsynced + 1)
+        let lost_waiting = self.waiting.len();
+        self.waiting.clear();
+        let in_store = self.store.unsynced_ops();
+        let unsynced = in_store + lost_waiting;
+        let kept = if in_store > 0 && stream.chance(keep_per_million) {
+            stream.index(in_store + 1)
         } else {
             0
         };
-        let torn = kept < unsynced && stream.chance(torn_per_million);
+        let torn = kept < in_store && stream.chance(torn_per_million);
         let keep_entries_of_next = if torn { stream.index(4) } else { 0 };
         self.store.crash(kept, keep_entries_of_next)?;
         self.syncing = None;
@@ -165,6 +184,40 @@ mod tests {
         let recovered = disk.recover().map(|recovered| recovered.entries.len());
         assert_eq!(recovered, Ok(1));
         assert_eq!((disk.applied(), disk.synced()), (0, 0));
+    }
+
+    /// An op applied while a sync is in flight is not covered by it, and a crash before the next
+    /// sync loses it.
+    #[test]
+    fn a_sync_covers_only_what_came_before_it() {
+        let mut disk = Disk::new(SegmentLayout {
+            records_per_segment: 2,
+        });
+        let mut stream = Stream::new(2, Component::Disk);
+        assert_eq!(disk.apply(&append(1)), Ok(1));
+        assert!(disk.start_sync());
+        assert_eq!(disk.apply(&append(2)), Ok(2));
+        assert_eq!(disk.finish_sync(), Ok(()));
+        assert_eq!(disk.synced(), 1);
+        assert!(disk.start_sync(), "the op that waited needs its own sync");
+        assert_eq!(disk.apply(&append(3)), Ok(3));
+        let loss = disk.crash(&mut stream, 1_000_000, 0);
+        assert!(
+            matches!(
+                loss,
+                Ok(CrashLoss {
+                    unsynced: 2,
+                    kept: 0..=1,
+                    ..
+                })
+            ),
+            "{loss:?}"
+        );
+        let held = disk
+            .recover()
+            .map(|recovered| recovered.entries.len())
+            .unwrap_or(99);
+        assert!((1..=2).contains(&held), "{held}");
     }
 
     /// With keeping certain, a crash keeps a drawn prefix of the unsynced ops, never more.

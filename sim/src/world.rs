@@ -25,9 +25,7 @@
 //! run with a budget finding instead of hanging.
 //!
 //! Simplifications, on purpose: the lease service is an oracle reached by a round trip that is
-//! never lost; a sync makes everything applied before its completion durable (the store's sync
-//! has no "up to" argument), which loses a little less on a crash than a real fsync would; brokers
-//! never pause (a clog stands in for it).
+//! never lost; brokers never pause (a clog stands in for it).
 
 use crate::clock::Clock;
 use crate::disk::Disk;
@@ -525,11 +523,14 @@ impl World {
                 Output::Persist { id, op } => {
                     let slot = &mut self.nodes[index];
                     assert!(id > slot.persist_last, "persist ids must increase");
-                    if let Err(error) = slot.disk.apply(&op) {
-                        panic!(
+                    match slot.disk.apply(&op) {
+                        // The disk numbers ops as the broker does (from 1 per incarnation), so a
+                        // sync's coverage is a persist id.
+                        Ok(number) => assert_eq!(number, id, "persist ids are contiguous from 1"),
+                        Err(error) => panic!(
                             "node {} refused its own storage op {op:?}: {error}",
                             slot.id
-                        );
+                        ),
                     }
                     slot.persist_last = id;
                     self.start_sync(index);
@@ -631,9 +632,8 @@ impl World {
         if let Err(error) = slot.disk.finish_sync() {
             panic!("node {} sync failed: {error}", slot.id);
         }
-        // The store's sync makes every op applied so far durable, not only those the sync was
-        // started for.
-        let through = slot.persist_last;
+        // Exactly the ops applied before the sync started are durable now.
+        let through = slot.disk.synced();
         slot.durable_through = through;
         let from = Address::Node(slot.id);
         let mut released = Vec::new();
