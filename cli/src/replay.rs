@@ -66,7 +66,8 @@ pub fn run(args: ReplayArgs) -> u8 {
     spec.keep_trace = true;
     spec.control = args.control;
     let report = felix_sim::run(&spec);
-    emit(report.summary().trim_end());
+    // The trace file first: a reader that closes stdout early (`| head`) must not cost the file.
+    let mut trace_note = None;
     if let (Some(file), Some(path)) = (&mut trace_file, &args.trace) {
         let lines = report.trace_lines.as_deref().unwrap_or(&[]);
         let written = lines
@@ -76,11 +77,15 @@ pub fn run(args: ReplayArgs) -> u8 {
         if let Err(error) = written {
             return exit::bad_input(format!("--trace {}: write failed: {error}", path.display()));
         }
-        emit(&format!(
+        trace_note = Some(format!(
             "trace: {} lines written to {}",
             lines.len(),
             path.display()
         ));
+    }
+    emit(report.summary().trim_end());
+    if let Some(note) = trace_note {
+        emit(&note);
     }
     let mut code = if report.violations.is_empty() {
         exit::OK

@@ -150,6 +150,13 @@ impl Knobs {
         if let Some(twin) = twin {
             knobs.bias(twin, s);
         }
+        // An election needs two durable round trips (the candidate's vote, the voter's): with a
+        // timeout shorter than that, candidates time each other out forever (seen with 48 ms
+        // syncs and 5 ms ticks). Operators size election timeouts to their disks; so do we: the
+        // shortest timeout (`node::ELECTION_TIMEOUT_TICKS_MIN` ticks) spans four of them.
+        let round_trip = knobs.sync_max_micros + knobs.network.delay_max_micros;
+        let tick_floor = (4 * round_trip).div_ceil(crate::node::ELECTION_TIMEOUT_TICKS_MIN);
+        knobs.tick_micros = knobs.tick_micros.max(tick_floor);
         knobs.check();
         knobs
     }
@@ -302,6 +309,25 @@ impl Knobs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every draw, biased or not, leaves the shortest election timeout four durable round trips
+    /// long, so elections can finish once the faults heal.
+    #[test]
+    fn election_timeouts_outlast_durable_round_trips() {
+        let twins = std::iter::once(None).chain(Twin::ALL.into_iter().map(Some));
+        for twin in twins {
+            for seed in 0..200 {
+                let knobs = Knobs::draw(seed, twin);
+                let round_trip = knobs.sync_max_micros + knobs.network.delay_max_micros;
+                let timeout = knobs.tick_micros * crate::node::ELECTION_TIMEOUT_TICKS_MIN;
+                assert!(
+                    timeout >= 4 * round_trip,
+                    "{twin:?} seed {seed}: {}",
+                    knobs.describe()
+                );
+            }
+        }
+    }
 
     /// A seed always draws the same knobs, different seeds draw different worlds, and a twin's
     /// bias gives it the workload it needs.

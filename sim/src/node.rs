@@ -16,7 +16,7 @@ pub use felix_core::broker::Input;
 pub type Node = Broker;
 
 /// Election timeouts are drawn in this range of ticks (the core has no random source).
-const ELECTION_TIMEOUT_TICKS_MIN: u64 = 10;
+pub const ELECTION_TIMEOUT_TICKS_MIN: u64 = 10;
 const ELECTION_TIMEOUT_TICKS_MAX: u64 = 20;
 
 fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
