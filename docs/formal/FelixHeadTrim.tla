@@ -213,8 +213,10 @@ Write(h, s) ==
     /\ UNCHANGED <<term, leader, commit, start, lease, expected, retired,
                    trims, promotions, crashes>>
 
-\* Holder h asks broker s for floor fl, above s's floor (not a no-op), at most
-\* the trim record's own offset (expected[h] + 1 once the tail check passes).
+\* Holder h asks broker s for floor fl, above s's floor (not a no-op), equal to
+\* the trim record's own offset (expected[h] + 1 once the tail check passes):
+\* the most a trim may ask for, everything before the record.  A lower floor
+\* would only leave more records readable, so the model does not branch on it.
 \* The trim record is appended under the same tail check as a write.
 TrimAppend(h, s, fl) ==
     /\ Active(h)
@@ -222,7 +224,7 @@ TrimAppend(h, s, fl) ==
     /\ leader[s]
     /\ expected[h] = Len(log[s])
     /\ fl > Floor(s)
-    /\ fl <= expected[h] + 1
+    /\ fl = expected[h] + 1
     /\ log' = [log EXCEPT ![s] = Append(@, [k |-> "t", h |-> h, t |-> term[s], f |-> fl])]
     /\ trims' = trims + 1
     /\ UNCHANGED <<term, leader, commit, start, lease, expected, retired,
@@ -281,25 +283,26 @@ Read(h, s) ==
 
 \* Leader l sends follower f one AppendEntries and handles its answer in the
 \* same step: f receives the record after their common prefix (dropping any
-\* conflicting suffix) and l's commit index, or only the commit index when f
-\* already holds all of l's log; f takes l's term and, if the term is new to
-\* it, stops leading; then l commits what a majority now holds of its term.
-\* The floor follows each commit (Floor).  A follower whose next record l has
-\* deleted cannot catch up here (no TrimmedTo jump in this model).
+\* conflicting suffix), or nothing when it already holds all of l's log; f
+\* takes l's term and, if the term is new to it, stops leading; then l commits
+\* what a majority now holds of its term.  The floor follows each commit
+\* (Floor).  A broker's commit index moves only while it leads: followers do
+\* not track it, since nothing reads from a follower or deletes on one here,
+\* and a new leader starts from the index it had (Raft's commit index is
+\* volatile).  A follower whose next record l has deleted cannot catch up here
+\* (no TrimmedTo jump in this model).
 Replicate(l, f) ==
     LET m == MatchLen(l, f)
         sent == m < Len(log[l])
         newLog == IF sent THEN [log EXCEPT ![f] = Append(SubSeq(log[f], 1, m), log[l][m + 1])]
                           ELSE log
-        known == IF sent THEN m + 1 ELSE m
     IN
     /\ leader[l]
     /\ f /= l
     /\ term[f] <= term[l]
     /\ sent => m + 1 >= start[l]
     /\ log' = newLog
-    /\ commit' = [commit EXCEPT ![f] = Max(commit[f], Min(commit[l], known)),
-                                ![l] = CommitIn(newLog, l)]
+    /\ commit' = [commit EXCEPT ![l] = CommitIn(newLog, l)]
     /\ term' = [term EXCEPT ![f] = term[l]]
     /\ leader' = [leader EXCEPT ![f] = IF term[f] < term[l] THEN FALSE ELSE leader[f]]
     /\ UNCHANGED <<start, lease, expected, retired, writes, trims, promotions, crashes>>
@@ -314,11 +317,14 @@ StepDown(l, f) ==
     /\ UNCHANGED <<log, commit, start, lease, expected, retired,
                    writes, trims, promotions, crashes>>
 
-\* Broker b deletes its oldest segment.  The rule: only a whole segment
-\* entirely below the floor (so never the active one, nor the one holding the
-\* floor-setting trim, which sits at or above the floor).  CompactActive: any
-\* committed segment that starts below the floor.
+\* Leader b deletes its oldest segment (the serving leader's storage is the one
+\* readers and followers depend on; followers keep their logs whole here).
+\* The rule: only a whole segment entirely below the floor (so never the
+\* active one, nor the one holding the floor-setting trim, which sits at or
+\* above the floor).  CompactActive: any committed segment that starts below
+\* the floor.
 Compact(b) ==
+    /\ leader[b]
     /\ IF CompactActive
           THEN /\ SegFirst(b) < Floor(b)
                /\ SegLast(b) <= commit[b]
@@ -327,10 +333,11 @@ Compact(b) ==
     /\ UNCHANGED <<term, leader, log, commit, lease, expected, retired,
                    writes, trims, promotions, crashes>>
 
-\* Retention only: broker b deletes its oldest committed segment, whatever the
+\* Retention only: leader b deletes its oldest committed segment, whatever the
 \* floor and the trims say.
 Retain(b) ==
     /\ Retention
+    /\ leader[b]
     /\ SegLast(b) <= commit[b]
     /\ start' = [start EXCEPT ![b] = SegLast(b) + 1]
     /\ UNCHANGED <<term, leader, log, commit, lease, expected, retired,
