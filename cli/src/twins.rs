@@ -132,31 +132,27 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 })
             ));
         } else {
-            let verdict = match (&outcome.caught, &outcome.other_first) {
-                (Some((seed, invariant)), _) if outcome.control_violation.is_some() => format!(
-                    "FAILED: {invariant} caught at seed {seed}, but the same seed with every rule on breaks {} too",
-                    outcome.control_violation.as_deref().unwrap_or("?")
-                ),
-                (Some((seed, invariant)), _) => format!(
-                    "ok: {invariant} caught after {} seeds (replay: {})",
+            let found_text = found.as_deref().unwrap_or("nothing");
+            let verdict = match (&outcome.caught, &outcome.control_violation) {
+                (Some((seed, _)), Some(control)) => {
+                    format!("FAILED (seed {seed} with every rule on breaks {control} too)")
+                }
+                (Some((seed, _)), None) => format!(
+                    "ok  ({} seeds; {})",
                     outcome.seeds_run,
                     replay_command(*seed, Some(twin))
                 ),
-                (None, Some((seed, invariant))) => format!(
-                    "FAILED: {} not caught in {} seeds; broke {invariant} instead (seed {seed})",
-                    twin.invariant(),
-                    outcome.seeds_run
-                ),
-                (None, None) => format!("FAILED: nothing caught in {} seeds", outcome.seeds_run),
+                (None, _) => format!("FAILED (not caught in {} seeds)", outcome.seeds_run),
             };
             emit(&format!(
-                "sim   {:<18} expects {:<18} {verdict}",
+                "sim    {:<17} expected {:<18} found {:<18} {verdict}",
                 twin.name(),
-                twin.invariant()
+                twin.invariant(),
+                found_text
             ));
-            if let (Some(_), Some((seed, invariant))) = (&outcome.caught, &outcome.other_first) {
+            if let Some((seed, invariant)) = &outcome.other_first {
                 emit(&format!(
-                    "      {:<18} note: broke {invariant} first (seed {seed})",
+                    "       {:<17} note: seed {seed} broke {invariant} first",
                     ""
                 ));
             }
