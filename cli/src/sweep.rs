@@ -23,7 +23,8 @@ pub struct SweepArgs {
     /// Seeds to run, as A..B (B excluded).
     #[arg(long, default_value = "0..1000")]
     pub seeds: String,
-    /// Run with this one rule switched off (a twin, e.g. Untagged).
+    /// Run with this one rule switched off (a twin, e.g. Untagged); each seed's knobs are then
+    /// biased towards what that twin needs (more lease moves, pauses, trims, crashes).
     #[arg(long)]
     pub twin: Option<String>,
     /// Worker threads (default: one per core). Output does not depend on it.
