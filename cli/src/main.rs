@@ -19,7 +19,12 @@ mod twins_model;
 
 /// Felix: deterministic simulation and model checking of a replicated journal.
 #[derive(Parser, Debug)]
-#[command(name = "felix", version, about, long_about = None)]
+#[command(
+    name = "felix",
+    version,
+    about = "Felix: deterministic simulation and model checking of a replicated journal",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
