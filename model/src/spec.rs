@@ -591,7 +591,7 @@ impl FelixHeadTrim {
                     && state.leader[index(s)]
                     && state.expected[index(h)] == state.len(s)
                     && fl > state.floor(s)
-                    && fl <= state.expected[index(h)] + 1
+                    && fl == state.expected[index(h)] + 1
             }
             Action::TrimNoop(h, s) => {
                 state.active(h)
@@ -617,6 +617,9 @@ impl FelixHeadTrim {
                 state.leader[index(l)] && state.term[index(f)] > state.term[index(l)]
             }
             Action::Compact(b) => {
+                if !state.leader[index(b)] {
+                    return false;
+                }
                 let first = state.start[index(b)];
                 let last = state.seg_last(self.config, b);
                 if switches.compact_active {
@@ -626,7 +629,9 @@ impl FelixHeadTrim {
                 }
             }
             Action::Retain(b) => {
-                switches.retention && state.seg_last(self.config, b) <= state.commit[index(b)]
+                switches.retention
+                    && state.leader[index(b)]
+                    && state.seg_last(self.config, b) <= state.commit[index(b)]
             }
             Action::Crash(b) => state.crashes < bounds.max_crashes && state.leader[index(b)],
         }
@@ -710,9 +715,8 @@ impl FelixHeadTrim {
                     next.log[index(f)].truncate(m);
                     next.log[index(f)].append(record);
                 }
-                let known = if sent { m + 1 } else { m };
-                next.commit[index(f)] =
-                    state.commit[index(f)].max(state.commit[index(l)].min(known));
+                // A broker's commit moves only while it leads (the spec's Replicate changes
+                // commit[l] only): followers do not track it.
                 next.commit[index(l)] = state.commit_in(self.config, &next.log, l);
                 next.term[index(f)] = state.term[index(l)];
                 if state.term[index(f)] < state.term[index(l)] {
@@ -799,10 +803,9 @@ impl Model for FelixHeadTrim {
         if state.trims < bounds.max_trims {
             for h in 1..=holders {
                 for s in (1..=brokers).filter(|&s| is_leader(s)) {
-                    // `fl > Floor(s)` and `fl <= expected[h] + 1` bound the range.
-                    let low = state.floor(s) + 1;
-                    let high = state.expected[index(h)] + 1;
-                    for fl in low..=high.min(self.max_len() + 1) {
+                    // `fl = expected[h] + 1` (the trim record's own offset), above `Floor(s)`.
+                    let fl = state.expected[index(h)] + 1;
+                    if fl > state.floor(s) && fl <= self.max_len() + 1 {
                         push(Action::TrimAppend(h, s, fl));
                     }
                 }

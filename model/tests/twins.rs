@@ -29,7 +29,7 @@ fn every_twin_breaks_exactly_its_named_invariant() {
 #[test]
 fn every_twin_trace_is_as_short_as_tlcs() {
     // Proves each twin's shortest counterexample has exactly as many steps as the one TLC prints
-    // with one worker for the same .cfg (measured with the spec at commits 0ab7c3c and e5a4592): the two
+    // with one worker for the same .cfg (measured with the spec at commits 0ab7c3c, e5a4592 and 183ea60): the two
     // checkers agree on the depth at which each invariant first breaks.
     let tlc_steps = [
         ("HiddenTrims", 9),
