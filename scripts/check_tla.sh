@@ -54,15 +54,18 @@ fi
 workers="${TLC_WORKERS:-auto}"
 read -r -a java_opts <<<"${TLC_JAVA_OPTS:--XX:+UseParallelGC}"
 
-# The configuration tables: rows "| `Name` | base | expected | distinct states | ...".
+# The configuration tables (the first table after each "## Configurations..." heading):
+# rows "| `Name` | base | expected | distinct states | ...".
 # expected is "pass" or an invariant name; base is "-" or the base configuration's name.
 # A run without names takes the rows of "## Configurations"; a name is also looked up in the
 # other "## Configurations ..." sections (configurations too large for the default run).
 table_row() {
     awk -F'|' -v name="$1" '
-        /^## Configurations/ { in_table = 1; next }
+        /^## Configurations/ { in_table = 1; seen = 0; next }
         in_table && /^## / { in_table = 0 }
+        in_table && seen && !/^\|/ { in_table = 0 }
         in_table && /^\|/ {
+            seen = 1
             cell = $2; gsub(/[ `]/, "", cell)
             if (cell == name) {
                 base = $3; gsub(/[ `]/, "", base)
@@ -76,9 +79,11 @@ table_row() {
 
 table_names() {
     awk -F'|' '
-        /^## Configurations[[:space:]]*$/ { in_table = 1; next }
+        /^## Configurations[[:space:]]*$/ { in_table = 1; seen = 0; next }
         in_table && /^## / { in_table = 0 }
+        in_table && seen && !/^\|/ { in_table = 0 }
         in_table && /^\|/ {
+            seen = 1
             cell = $2; gsub(/[ `]/, "", cell)
             if (cell ~ /^FelixHeadTrim[A-Za-z0-9]*$/) print cell
         }' "$readme"
