@@ -47,7 +47,8 @@ if [[ ! "$java_major" =~ ^[0-9]+$ ]] || (( java_major < 11 )); then
     did_not_run "java is version '${java_major:-unknown}', TLC needs 11 or later."
 fi
 # `tlc2.TLC -h` exits 1 even when it works: look for the JVM's own complaint instead.
-if java -cp "$TLA2TOOLS_JAR" tlc2.TLC -h 2>&1 | grep -qE 'Could not find or load main class|ClassNotFoundException|Invalid or corrupt jarfile'; then
+tlc_help="$(java -cp "$TLA2TOOLS_JAR" tlc2.TLC -h 2>&1)"
+if grep -qE 'Could not find or load main class|ClassNotFoundException|Invalid or corrupt jarfile' <<<"$tlc_help"; then
     did_not_run "$TLA2TOOLS_JAR does not hold tlc2.TLC."
 fi
 
