@@ -21,9 +21,9 @@
 //! was not at the owner's checkpoint, the `UnfencedTruncate` twin).
 
 use super::checkpoint::{decode_state, RunRecord};
-use super::reader::{interpret, ReadOutcome};
-use super::{Client, RequestIds, Step};
-use crate::api::{ClientId, ReadFrom, ReadRecord, Reply, Request, RequestId};
+use super::reader::Reader;
+use super::{Client, Step};
+use crate::api::{ClientId, ReadRecord, Reply, Request, RequestId};
 use crate::history::Event;
 use crate::record::Offset;
 
@@ -206,34 +206,26 @@ impl FoldCore {
     }
 }
 
-/// A reader that folds.
+/// A reader that folds: a `Reader` for the cursor, the reads and the gaps, plus the fold of
+/// every write it delivers.
 #[derive(Clone, Debug)]
 pub struct Folder {
-    client: ClientId,
-    cursor: Offset,
-    read_batch_max: u32,
+    reader: Reader,
     core: FoldCore,
-    in_flight: Option<RequestId>,
-    ids: RequestIds,
 }
 
 impl Folder {
     /// A folder from the start of the journal. `chunks_max` bounds the chunks of a run it accepts.
     pub fn new(client: ClientId, read_batch_max: u32, chunks_max: usize) -> Folder {
-        assert!(read_batch_max > 0);
         Folder {
-            client,
-            cursor: 1,
-            read_batch_max,
+            reader: Reader::new(client, 1, read_batch_max),
             core: FoldCore::new(client, chunks_max),
-            in_flight: None,
-            ids: RequestIds::new(),
         }
     }
 
     /// The next offset this folder will read from (every write below it is folded).
     pub fn cursor(&self) -> Offset {
-        self.cursor
+        self.reader.cursor()
     }
 
     /// The folded state; `None` while the folder waits to restore from a checkpoint.
@@ -244,66 +236,35 @@ impl Folder {
 
 impl Client for Folder {
     fn client_id(&self) -> ClientId {
-        self.client
+        self.reader.client_id()
     }
 
     fn next_request(&mut self) -> Option<(RequestId, Request)> {
-        if self.in_flight.is_some() {
-            return None;
-        }
-        let id = self.ids.take();
-        self.in_flight = Some(id);
-        let request = Request::Read {
-            from: ReadFrom::Offset(self.cursor),
-            max_records: self.read_batch_max,
-        };
-        Some((id, request))
+        self.reader.next_request()
     }
 
     fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
-        if self.in_flight != Some(id) {
-            return Step::ignored();
+        let mut step = self.reader.on_reply(id, reply);
+        // A gap loses the base of the fold: it must restore from a checkpoint at the floor.
+        if step
+            .events
+            .iter()
+            .any(|event| matches!(event, Event::Gap { .. }))
+        {
+            self.core.lose_base();
         }
-        self.in_flight = None;
-        match interpret(self.cursor, reply) {
-            ReadOutcome::Records { records, next } => {
-                let mut events = Vec::new();
-                for record in &records {
-                    events.extend(self.core.ingest(record));
-                }
-                assert!(next >= self.cursor);
-                self.cursor = next;
-                Step {
-                    events,
-                    delivered: records,
-                    ..Step::default()
-                }
-            }
-            ReadOutcome::Gap { from, to } => {
-                assert!(to > self.cursor);
-                self.cursor = to;
-                self.core.lose_base();
-                Step::events(vec![Event::Gap {
-                    client: self.client,
-                    from,
-                    to,
-                }])
-            }
-            ReadOutcome::Elsewhere(route) => Step::route(route),
-            ReadOutcome::Bad => Step::none(),
+        for record in &step.delivered {
+            step.events.extend(self.core.ingest(record));
         }
+        step
     }
 
     fn on_unknown(&mut self, id: RequestId) -> Step {
-        if self.in_flight != Some(id) {
-            return Step::ignored();
-        }
-        self.in_flight = None;
-        Step::none()
+        self.reader.on_unknown(id)
     }
 
     fn in_flight(&self) -> Option<RequestId> {
-        self.in_flight
+        self.reader.in_flight()
     }
 
     fn is_finished(&self) -> bool {
