@@ -1161,21 +1161,25 @@ impl World {
         }
     }
 
-    /// Another felixd process that is not paused (or any other, or `current` itself).
+    /// Another felixd process than `current` that is not paused, drawn from the fault stream.
     fn pick_felixd(&mut self, current: Option<usize>) -> Option<usize> {
-        let candidates: Vec<usize> = (0..self.clients.len())
-            .filter(|&index| matches!(self.clients[index].role, Role::Felixd { .. }))
-            .filter(|&index| Some(index) != current && !self.clients[index].paused)
-            .collect();
-        if candidates.is_empty() {
-            return None;
-        }
-        Some(candidates[self.fault_stream.index(candidates.len())])
+        self.pick_client(current, |role| matches!(role, Role::Felixd { .. }))
     }
 
+    /// Another checkpoint owner than `current` that is not paused, drawn from the fault stream.
     fn pick_owner(&mut self, current: Option<usize>) -> Option<usize> {
+        self.pick_client(current, |role| matches!(role, Role::Owner { .. }))
+    }
+
+    /// A client other than `current`, not paused, whose role `wanted` accepts; one draw from the
+    /// fault stream when there is a candidate, none otherwise.
+    fn pick_client(
+        &mut self,
+        current: Option<usize>,
+        wanted: impl Fn(&Role) -> bool,
+    ) -> Option<usize> {
         let candidates: Vec<usize> = (0..self.clients.len())
-            .filter(|&index| matches!(self.clients[index].role, Role::Owner { .. }))
+            .filter(|&index| wanted(&self.clients[index].role))
             .filter(|&index| Some(index) != current && !self.clients[index].paused)
             .collect();
         if candidates.is_empty() {
