@@ -633,16 +633,7 @@ impl Broker {
         let current = self.hard_state.term;
         if term < current {
             // A stale leader: tell it the newer term (this is how a deposed leader learns).
-            let result = AppendResult::Rejected {
-                next: self.journal.tail(),
-            };
-            out.push(Output::Send {
-                to: from,
-                message: Message::AppendReply {
-                    term: current,
-                    result,
-                },
-            });
+            self.reject_append(from, out);
             return;
         }
         assert_eq!(term, current);
@@ -722,6 +713,20 @@ impl Broker {
         }
     }
 
+    /// Answers `from` that this node cannot take what it sent: its current term, and the tail
+    /// to resume from.
+    fn reject_append(&self, from: NodeId, out: &mut Vec<Output>) {
+        out.push(Output::Send {
+            to: from,
+            message: Message::AppendReply {
+                term: self.hard_state.term,
+                result: AppendResult::Rejected {
+                    next: self.journal.tail(),
+                },
+            },
+        });
+    }
+
     fn on_trimmed_to(
         &mut self,
         from: NodeId,
@@ -732,24 +737,12 @@ impl Broker {
         if self.role == Role::Leader {
             return; // only a leader sends these; a leader never jumps
         }
-        let current = self.hard_state.term;
         let promise_before = self.hard_state;
         self.election_elapsed_ticks = 0;
         let floor_before = self.journal.floor();
         let base_term = state.base_term;
         match self.journal.jump(point, state) {
-            Jump::Ignored => {
-                let result = AppendResult::Rejected {
-                    next: self.journal.tail(),
-                };
-                out.push(Output::Send {
-                    to: from,
-                    message: Message::AppendReply {
-                        term: current,
-                        result,
-                    },
-                });
-            }
+            Jump::Ignored => self.reject_append(from, out),
             Jump::Jumped { ops, .. } => {
                 for op in ops {
                     self.persist(op, out);
