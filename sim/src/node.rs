@@ -43,14 +43,7 @@ pub fn fresh(id: NodeId, knobs: &Knobs, rules: Rules) -> Node {
 /// A node rebuilt from what its disk recovered. A recovery the core refuses is a bug in the core
 /// or the store (the simulator only ever hands it what the store kept), so it panics loudly.
 pub fn recover(id: NodeId, knobs: &Knobs, rules: Rules, recovered: Recovered) -> Node {
-    let Recovered {
-        hard_state,
-        sealed,
-        start,
-        entries,
-        ..
-    } = recovered;
-    match Broker::recover(config(id, knobs, rules), hard_state, sealed, start, entries) {
+    match Broker::from_recovered(config(id, knobs, rules), recovered) {
         Ok(node) => node,
         Err(error) => panic!("node {id} could not recover from its own store: {error:?}"),
     }

@@ -691,14 +691,7 @@ impl Env {
             .store
             .recover()
             .map_err(|error| format!("{}: recovery failed: {error}", describe::node(id)))?;
-        let broker = Broker::recover(
-            slot.config.clone(),
-            recovered.hard_state,
-            recovered.sealed,
-            recovered.start,
-            recovered.entries,
-        )
-        .map_err(|error| {
+        let broker = Broker::from_recovered(slot.config.clone(), recovered).map_err(|error| {
             format!(
                 "{}: the core refused its store: {error:?}",
                 describe::node(id)
