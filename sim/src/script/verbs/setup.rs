@@ -1,0 +1,202 @@
+//! Verbs that set up a run: the cluster, the rules, elections, ticks, and the clients.
+
+use super::*;
+
+/// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1]`
+///
+/// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
+/// n0.. and `replicas` non-voting replicas after them, segments of `segment` records, retention
+/// keeping `retention` segments (only under the Retention twin). Without `twin=`, the rules set
+/// by the last `twin` verb (default: every rule on). Nobody is leader until `campaign`.
+pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&["brokers", "replicas", "twin", "segment", "retention"], 0)?;
+    let brokers = args.number("brokers")?.unwrap_or(3);
+    let replicas = args.number("replicas")?.unwrap_or(0);
+    if brokers == 0 || brokers > u64::from(BROKERS_MAX) {
+        return Err(format!("bad argument: brokers must be 1..={BROKERS_MAX}"));
+    }
+    if replicas > u64::from(REPLICAS_MAX) {
+        return Err(format!("bad argument: replicas must be 0..={REPLICAS_MAX}"));
+    }
+    let rules = match args.text("twin") {
+        Some(name) => twin_arg(name)?.map(Twin::rules).unwrap_or_default(),
+        None => env.next_rules,
+    };
+    let segment = args.number("segment")?.unwrap_or(4);
+    if segment == 0 {
+        return Err("bad argument: segment must be at least 1".to_string());
+    }
+    let retention = args.number("retention")?.unwrap_or(1);
+    let layout = SegmentLayout {
+        records_per_segment: segment,
+    };
+    env.build(brokers as u32, replicas as u32, rules, layout, retention);
+    let voters: Vec<String> = (0..brokers as u32).map(describe::node).collect();
+    let mut line = format!("{brokers} brokers ({})", voters.join(" "));
+    if replicas > 0 {
+        let names: Vec<String> = (brokers as u32..(brokers + replicas) as u32)
+            .map(describe::node)
+            .collect();
+        line.push_str(&format!(", {replicas} replicas ({})", names.join(" ")));
+    }
+    line.push_str(&format!(", segments of {segment} records"));
+    Ok(vec![line, rules_line(rules)])
+}
+
+/// `twin <Name>|none`
+///
+/// Switches one rule off (`none`: every rule on) for every `cluster` that follows without its own
+/// `twin=`. Rules are fixed when a cluster is built, as a broker's config is.
+pub(super) fn twin(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&[], 1)?;
+    let twin = twin_arg(args.positional(0, "a twin name or none")?)?;
+    env.next_rules = twin.map(Twin::rules).unwrap_or_default();
+    Ok(vec![format!(
+        "next cluster: {}",
+        rules_line(env.next_rules)
+    )])
+}
+
+/// `campaign <node>`
+///
+/// Ticks a voter until its election timeout fires and it campaigns (a single voter wins at once).
+/// Its vote request goes out once its promise is synced (`sync` or `stabilize`).
+pub(super) fn campaign(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&[], 1)?;
+    let id = node_arg(env, args.positional(0, "a node")?)?;
+    let mut trace = Trace::new(false);
+    let Some(broker) = env.nodes[id as usize].broker.as_ref() else {
+        return Ok(vec![format!("{} is down", describe::node(id))]);
+    };
+    if !matches!(broker.role(), Role::Follower | Role::Candidate) {
+        return Ok(vec![format!(
+            "{} cannot campaign ({:?})",
+            describe::node(id),
+            broker.role()
+        )]);
+    }
+    let term_before = broker.term();
+    let mut result = Ok(());
+    for _ in 0..=super::super::env::ELECTION_TIMEOUT_TICKS {
+        result = env.step_node(id, felix_core::broker::Input::Tick, &mut trace);
+        let moved = env.nodes[id as usize]
+            .broker
+            .as_ref()
+            .is_none_or(|broker| broker.term() > term_before);
+        if result.is_err() || moved {
+            break;
+        }
+    }
+    if let Some(broker) = env.nodes[id as usize].broker.as_ref() {
+        trace.line(format!(
+            "{}: campaigns in term {}",
+            describe::node(id),
+            broker.term()
+        ));
+    }
+    Ok(finish(trace, result))
+}
+
+/// `tick <node> [count]`
+///
+/// Gives a node `count` ticks (default 1): a leader heartbeats every 3, a follower campaigns after
+/// 10 without a leader. Outputs go where they go (held until synced, then queued).
+pub(super) fn tick(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&[], 2)?;
+    let id = node_arg(env, args.positional(0, "a node")?)?;
+    let count = match args.positional.get(1) {
+        Some(value) => parse_number("count", value)?,
+        None => 1,
+    };
+    if count == 0 || count > TICKS_MAX {
+        return Err(format!("bad argument: count must be 1..={TICKS_MAX}"));
+    }
+    let slot = &env.nodes[id as usize];
+    if slot.broker.is_none() || slot.paused {
+        return Ok(vec![format!(
+            "{} is down or paused: no tick",
+            describe::node(id)
+        )]);
+    }
+    let mut trace = Trace::new(false);
+    let mut result = Ok(());
+    for _ in 0..count {
+        result = env.step_node(id, felix_core::broker::Input::Tick, &mut trace);
+        if result.is_err() {
+            break;
+        }
+    }
+    let mut lines = finish(trace, result);
+    if lines.is_empty() {
+        lines.push(format!("{}: ticked {count}", describe::node(id)));
+    }
+    Ok(lines)
+}
+
+/// `lease <holder> [via=<node>]`
+///
+/// The lease service grants the next epoch to a new holder named `<holder>` (it moves the lease:
+/// nobody tells the previous holder). The holder starts reading the stream from offset 1.
+pub(super) fn lease(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&["via"], 1)?;
+    let name = new_client_name(env, args)?;
+    let via = via_arg(env, args)?;
+    let mut trace = Trace::new(false);
+    let id = env.lease_holder(&name, via, &mut trace);
+    let result = env.pump(id, &mut trace);
+    Ok(finish(trace, result))
+}
+
+/// `owner <name> token=<T> [old=<O>] [via=<node>]`
+///
+/// A checkpoint owner taking the writer fence with token `T`, replacing `O` (default 0, a fresh
+/// journal). It sends its fence record at once.
+pub(super) fn owner(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&["token", "old", "via"], 1)?;
+    let name = new_client_name(env, args)?;
+    let token = args
+        .number("token")?
+        .ok_or("bad argument: `owner` needs token=<T>")?;
+    let old = args.number("old")?.unwrap_or(0);
+    if token == old {
+        return Err("bad argument: token must differ from old".to_string());
+    }
+    let via = via_arg(env, args)?;
+    let client = env.clients.len() as u32;
+    let owner = Owner::new(client, Token(token), Token(old), Env::owner_config());
+    let id = env.add_client(&name, ClientKind::Owner(owner), via);
+    let mut trace = Trace::new(false);
+    let result = env.pump(id, &mut trace);
+    Ok(finish(trace, result))
+}
+
+/// `reader <name> [from=<offset>] [via=<node>]`
+///
+/// A plain reader with its cursor at `from` (default 1). It reads only when `read` asks.
+pub(super) fn reader(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&["from", "via"], 1)?;
+    let name = new_client_name(env, args)?;
+    let from = args.number("from")?.unwrap_or(1).max(1);
+    let via = via_arg(env, args)?;
+    let client = env.clients.len() as u32;
+    let reader = Reader::new(client, from, super::super::env::READ_BATCH_MAX);
+    env.add_client(&name, ClientKind::Reader(reader), via);
+    Ok(vec![format!("{name}: reader at cursor {from}")])
+}
+
+/// `folder <name> [via=<node>]`
+///
+/// A folder from the start of the journal. It reads only when `fold` or `read` asks.
+pub(super) fn folder(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&["via"], 1)?;
+    let name = new_client_name(env, args)?;
+    let via = via_arg(env, args)?;
+    let client = env.clients.len() as u32;
+    let folder = Folder::new(
+        client,
+        super::super::env::READ_BATCH_MAX,
+        Env::owner_config().chunks_max,
+    );
+    env.add_client(&name, ClientKind::Folder(folder), via);
+    Ok(vec![format!("{name}: folder at cursor 1")])
+}

@@ -1,0 +1,374 @@
+//! The clients of the seeded world: the workload, lease grants and renewals, the writer fence,
+//! one request in flight per client, replies and timeouts.
+
+use super::*;
+
+impl World {
+    pub(super) fn start_workload(&mut self) {
+        for index in 0..self.clients.len() {
+            let target = self.workload.index(self.knobs.brokers as usize);
+            self.clients[index].target = target;
+        }
+        match self.knobs.workload {
+            Workload::Felixd { .. } => self.grant_lease(0),
+            Workload::Paros { .. } => self.take_fence(0),
+        }
+    }
+
+    /// The lease service grants the felixd lease to `client`, which builds a new holder.
+    pub(super) fn grant_lease(&mut self, client: usize) {
+        let now = self.now();
+        let slot = &self.clients[client];
+        let grant = self.lease.grant(slot.id, now);
+        let local_now = slot.clock.local(now);
+        let holder = Holder::new(slot.id, grant.epoch, 1, self.rules, HolderConfig::default());
+        let renew_at_local = local_now + self.knobs.renew_micros;
+        let id = slot.id;
+        self.set_role(
+            client,
+            Role::Felixd {
+                holder: Some(holder),
+                renew_at_local,
+            },
+        );
+        self.count("leases_granted");
+        self.history(Event::LeaseGranted {
+            client: id,
+            epoch: grant.epoch,
+        });
+    }
+
+    /// Replaces a client's state machine. The old one's request in flight is abandoned: its outcome
+    /// stays unknown, and a late reply to it must not reach the new state machine (request ids
+    /// restart with every state machine).
+    pub(super) fn set_role(&mut self, client: usize, role: Role) {
+        let slot = &mut self.clients[client];
+        slot.role = role;
+        slot.in_flight = None;
+    }
+
+    /// The next paros owner takes the writer fence, replacing the token it believes in force.
+    pub(super) fn take_fence(&mut self, client: usize) {
+        // The new owner replaces the token it finds in force, as a real owner learns it by
+        // reading the journal: the last committed fence (not the last one granted, which may
+        // never have landed).
+        let old = self.fence_committed;
+        self.owner_token += 1;
+        let slot = &mut self.clients[client];
+        let owner = Owner::new(
+            slot.id,
+            Token(self.owner_token),
+            Token(old),
+            OwnerConfig::default(),
+        );
+        slot.role = Role::Owner { owner: Some(owner) };
+        // A new client state machine: the old one's request in flight is abandoned (unknown).
+        slot.in_flight = None;
+        let id = slot.id;
+        self.owner_current = Some(client);
+        self.count("fences_taken");
+        self.history(Event::LeaseGranted {
+            client: id,
+            epoch: self.owner_token,
+        });
+    }
+
+    /// The lowest cursor of every joined client still folding: no truncate may pass it.
+    pub(super) fn trim_fence(&self) -> Option<u64> {
+        self.clients
+            .iter()
+            .filter(|slot| slot.joined)
+            .filter_map(|slot| match &slot.role {
+                Role::Folder(folder) => Some(folder.cursor()),
+                Role::Owner { owner: Some(owner) } if !owner.is_finished() => Some(owner.cursor()),
+                _ => None,
+            })
+            .min()
+    }
+
+    pub(super) fn client_wake(&mut self, client: usize) {
+        if self.finished || !self.clients[client].joined {
+            return;
+        }
+        if self.clients[client].paused {
+            self.clients[client].stash.push(Ev::ClientWake { client });
+            return;
+        }
+        let gap = self
+            .workload
+            .range(
+                self.knobs.client_gap_micros / 2,
+                self.knobs.client_gap_micros * 3 / 2,
+            )
+            .max(1);
+        self.queue.push_after(gap, Ev::ClientWake { client });
+        let working = self.phase == Phase::Safety;
+        let now = self.now();
+        let fence = self.trim_fence();
+        let trim_chance = self.knobs.trim_per_million;
+        let op_chance = self.knobs.op_per_million;
+        let stale_owner = self.owner_current != Some(client);
+        let mut renew = None;
+        let mut owner_crashes = 0;
+        let owner_crash_chance = self.knobs.owner_crash_per_million;
+        let slot = &mut self.clients[client];
+        let local_now = slot.clock.local(now);
+        match &mut slot.role {
+            Role::Felixd {
+                holder: Some(holder),
+                renew_at_local,
+            } => {
+                if local_now >= *renew_at_local {
+                    // Renewal is a round trip to the lease service: the holder keeps working
+                    // until the answer comes back (and a pause stretches that).
+                    *renew_at_local = Time::MAX;
+                    renew = Some(holder.epoch());
+                }
+                let busy = self.workload.chance(op_chance);
+                if working
+                    && busy
+                    && holder.status() == HolderStatus::Serving
+                    && holder.ops_waiting() < 2
+                {
+                    let op = if self.workload.chance(trim_chance) {
+                        let known = holder.tail().unwrap_or(1);
+                        let back = self
+                            .workload
+                            .range(self.knobs.trim_lag_min, self.knobs.trim_lag_max);
+                        HolderOp::Trim {
+                            floor: known.saturating_sub(back).max(1),
+                        }
+                    } else {
+                        HolderOp::Write {
+                            body: format!("w{}", self.workload.next_u64() % 1_000_000).into_bytes(),
+                        }
+                    };
+                    let _ = holder.submit(op);
+                }
+            }
+            Role::Owner { owner: Some(owner) } => {
+                owner.set_trim_limit(fence);
+                let busy = self.workload.chance(op_chance);
+                if working && busy && owner.status() == OwnerStatus::Fenced {
+                    if stale_owner {
+                        if self.workload.chance(trim_chance) {
+                            let floor = owner.cursor().min(fence.unwrap_or(1)).max(1);
+                            let _ = owner.submit(OwnerOp::Truncate { floor });
+                        }
+                    } else if self.workload.chance(trim_chance) {
+                        // Now and then the owner dies inside its run: a run with no `End`, which
+                        // no folder may restore. The lease service then hands the fence on.
+                        if self.workload.chance(owner_crash_chance) {
+                            let records = self.workload.range(1, 3) as usize;
+                            owner.crash_inside_run(records);
+                            owner_crashes += 1;
+                        }
+                        let _ = owner.submit(OwnerOp::Checkpoint);
+                    } else {
+                        let body =
+                            format!("w{}", self.workload.next_u64() % 1_000_000).into_bytes();
+                        let _ = owner.submit(OwnerOp::Write { body });
+                    }
+                }
+            }
+            _ => {}
+        }
+        if owner_crashes > 0 {
+            self.count("owner_crashes_inside_run");
+        }
+        if let Some(epoch) = renew {
+            let delay = self.workload.range(
+                self.knobs.network.delay_min_micros,
+                self.knobs.network.delay_max_micros,
+            ) * 2;
+            self.queue
+                .push_after(delay, Ev::RenewReply { client, epoch });
+        }
+        self.try_send(client);
+    }
+
+    pub(super) fn renew_reply(&mut self, client: usize, epoch: u64) {
+        let now = self.now();
+        let slot = &mut self.clients[client];
+        if slot.paused {
+            slot.stash.push(Ev::RenewReply { client, epoch });
+            return;
+        }
+        let local_now = slot.clock.local(now);
+        let id = slot.id;
+        let Role::Felixd {
+            holder: Some(holder),
+            renew_at_local,
+        } = &mut slot.role
+        else {
+            return;
+        };
+        if holder.epoch() != epoch {
+            return;
+        }
+        if self.lease.renew(id, epoch, now) {
+            *renew_at_local = local_now + self.knobs.renew_micros;
+        } else {
+            self.set_role(
+                client,
+                Role::Felixd {
+                    holder: None,
+                    renew_at_local: 0,
+                },
+            );
+            self.count("holders_told_by_renewal");
+        }
+    }
+
+    /// The client as the `Client` trait, if it has one now.
+    pub(super) fn client_mut(role: &mut Role) -> Option<&mut dyn Client> {
+        match role {
+            Role::Felixd {
+                holder: Some(holder),
+                ..
+            } => Some(holder),
+            Role::Owner { owner: Some(owner) } => Some(owner),
+            Role::Reader(reader) => Some(reader),
+            Role::Folder(folder) => Some(folder),
+            _ => None,
+        }
+    }
+
+    pub(super) fn try_send(&mut self, client: usize) {
+        let slot = &mut self.clients[client];
+        if slot.in_flight.is_some() || slot.paused || self.finished {
+            return;
+        }
+        let Some(handle) = World::client_mut(&mut slot.role) else {
+            return;
+        };
+        let Some((id, request)) = handle.next_request() else {
+            return;
+        };
+        let node = self.nodes[slot.target].id;
+        slot.generation += 1;
+        let generation = slot.generation;
+        slot.in_flight = Some(InFlight {
+            id,
+            request: request.clone(),
+            node,
+            generation,
+        });
+        let client_id = slot.id;
+        self.history(Event::Requested {
+            client: client_id,
+            node,
+            request: request.clone(),
+        });
+        self.transmit(
+            Address::Client(client_id),
+            Address::Node(node),
+            // On the wire the request id is the slot's send generation: unique across the state
+            // machines a client slot goes through, so a late reply never reaches the wrong one.
+            Payload::Request {
+                id: generation,
+                request,
+            },
+        );
+        self.queue.push_after(
+            self.knobs.client_timeout_micros,
+            Ev::ClientTimeout {
+                client,
+                id,
+                generation,
+            },
+        );
+    }
+
+    pub(super) fn client_reply(
+        &mut self,
+        client: usize,
+        node: NodeId,
+        wire: RequestId,
+        reply: Reply,
+    ) {
+        let slot = &mut self.clients[client];
+        if slot.paused {
+            slot.stash.push(Ev::Deliver {
+                from: Address::Node(node),
+                to: Address::Client(slot.id),
+                payload: Box::new(Payload::Reply { id: wire, reply }),
+            });
+            return;
+        }
+        let matches = slot
+            .in_flight
+            .as_ref()
+            .is_some_and(|flight| flight.generation == wire && flight.node == node);
+        if !matches {
+            self.count("late_replies");
+            return;
+        }
+        let Some(flight) = slot.in_flight.take() else {
+            return;
+        };
+        let id = flight.id;
+        let client_id = slot.id;
+        let reads = matches!(slot.role, Role::Reader(_) | Role::Folder(_));
+        let step = match World::client_mut(&mut slot.role) {
+            Some(handle) => handle.on_reply(id, reply.clone()),
+            None => return,
+        };
+        self.history(Event::Replied {
+            client: client_id,
+            node,
+            request: flight.request,
+            reply,
+        });
+        let progressed = !step.delivered.is_empty() || step.route != Route::Any;
+        self.apply_step(client, step);
+        if !reads || progressed {
+            self.try_send(client);
+        }
+    }
+
+    pub(super) fn client_timeout(&mut self, client: usize, id: RequestId, generation: u64) {
+        let slot = &mut self.clients[client];
+        let current = slot
+            .in_flight
+            .as_ref()
+            .is_some_and(|flight| flight.id == id && flight.generation == generation);
+        if !current {
+            return;
+        }
+        if slot.paused {
+            slot.stash.push(Ev::ClientTimeout {
+                client,
+                id,
+                generation,
+            });
+            return;
+        }
+        slot.in_flight = None;
+        let step = match World::client_mut(&mut slot.role) {
+            Some(handle) => handle.on_unknown(id),
+            None => return,
+        };
+        self.count("client_timeouts");
+        self.apply_step(client, step);
+        let target = self.workload.index(self.nodes.len());
+        self.clients[client].target = target;
+        self.try_send(client);
+    }
+
+    /// Records a client's conclusions and routes its next request.
+    pub(super) fn apply_step(&mut self, client: usize, step: felix_core::client::Step) {
+        for event in step.events {
+            self.history(event);
+        }
+        let brokers = self.knobs.brokers as usize;
+        let nodes = self.nodes.len();
+        let slot = &mut self.clients[client];
+        slot.target = match step.route {
+            Route::Any => slot.target,
+            Route::Leader(Some(hint)) if (hint as usize) < brokers => hint as usize,
+            Route::Leader(_) => (slot.target + 1) % brokers,
+            Route::AnotherNode => (slot.target + 1) % nodes,
+        };
+    }
+}

@@ -1,0 +1,333 @@
+//! Faults and phases of the seeded world: drops, partitions, pauses, lease moves without telling,
+//! and the heal that starts the liveness phase.
+
+use super::*;
+
+impl World {
+    pub(super) fn pause(&mut self, client: usize, until: Time) {
+        let slot = &mut self.clients[client];
+        if slot.paused || !slot.joined {
+            return;
+        }
+        slot.paused = true;
+        let id = slot.id;
+        self.count("pauses");
+        self.sim(SimEvent::Paused { client: id });
+        self.queue.push(until, Ev::Resume { client });
+    }
+
+    pub(super) fn resume(&mut self, client: usize) {
+        let slot = &mut self.clients[client];
+        if !slot.paused {
+            return;
+        }
+        slot.paused = false;
+        let id = slot.id;
+        let stash = std::mem::take(&mut slot.stash);
+        self.sim(SimEvent::Resumed { client: id });
+        for event in stash {
+            self.queue.push_after(0, event);
+        }
+        self.queue.push_after(0, Ev::ClientWake { client });
+    }
+
+    /// The lease service's own clock: a lapsed lease (its holder paused or cut off) moves on.
+    pub(super) fn lease_check(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.queue
+            .push_after((self.knobs.lease_micros / 4).max(1), Ev::LeaseCheck);
+        let now = self.now();
+        match self.knobs.workload {
+            Workload::Felixd { .. } => {
+                if self.lease.expired(now) {
+                    let current = self.lease.current().map(|grant| grant.holder as usize);
+                    if let Some(next) = self.pick_felixd(current) {
+                        self.move_lease(current, next, false);
+                    }
+                }
+            }
+            Workload::Paros { .. } => {
+                let stalled =
+                    self.owner_current
+                        .is_none_or(|current| match &self.clients[current].role {
+                            Role::Owner { owner: Some(owner) } => owner.is_finished(),
+                            _ => true,
+                        });
+                if stalled {
+                    let current = self.owner_current;
+                    if let Some(next) = self.pick_owner(current) {
+                        self.move_owner(current, next, true);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Another felixd process than `current` that is not paused, drawn from the fault stream.
+    pub(super) fn pick_felixd(&mut self, current: Option<usize>) -> Option<usize> {
+        self.pick_client(current, |role| matches!(role, Role::Felixd { .. }))
+    }
+
+    /// Another checkpoint owner than `current` that is not paused, drawn from the fault stream.
+    pub(super) fn pick_owner(&mut self, current: Option<usize>) -> Option<usize> {
+        self.pick_client(current, |role| matches!(role, Role::Owner { .. }))
+    }
+
+    /// A client other than `current`, not paused, whose role `wanted` accepts; one draw from the
+    /// fault stream when there is a candidate, none otherwise.
+    pub(super) fn pick_client(
+        &mut self,
+        current: Option<usize>,
+        wanted: impl Fn(&Role) -> bool,
+    ) -> Option<usize> {
+        let candidates: Vec<usize> = (0..self.clients.len())
+            .filter(|&index| wanted(&self.clients[index].role))
+            .filter(|&index| Some(index) != current && !self.clients[index].paused)
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        Some(candidates[self.fault_stream.index(candidates.len())])
+    }
+
+    pub(super) fn move_lease(&mut self, from: Option<usize>, to: usize, told: bool) {
+        if told {
+            if let Some(from) = from {
+                self.set_role(
+                    from,
+                    Role::Felixd {
+                        holder: None,
+                        renew_at_local: 0,
+                    },
+                );
+            }
+        }
+        self.grant_lease(to);
+        let epoch = self.lease.current().map_or(0, |grant| grant.epoch);
+        let (from_id, to_id) = (
+            from.map(|index| self.clients[index].id),
+            self.clients[to].id,
+        );
+        self.count("lease_moves");
+        self.sim(SimEvent::LeaseMoved {
+            from: from_id,
+            to: to_id,
+            epoch,
+            told,
+        });
+    }
+
+    pub(super) fn move_owner(&mut self, from: Option<usize>, to: usize, told: bool) {
+        if told {
+            if let Some(from) = from {
+                self.set_role(from, Role::Owner { owner: None });
+            }
+        }
+        self.take_fence(to);
+        let (from_id, to_id) = (
+            from.map(|index| self.clients[index].id),
+            self.clients[to].id,
+        );
+        self.count("lease_moves");
+        self.sim(SimEvent::LeaseMoved {
+            from: from_id,
+            to: to_id,
+            epoch: self.owner_token,
+            told,
+        });
+    }
+
+    // ---------------------------------------------------------------- faults and phases
+
+    pub(super) fn fault(&mut self) {
+        if self.phase != Phase::Safety || self.finished {
+            return;
+        }
+        let gap = self.fault_stream.range(1, 2 * self.knobs.fault_gap_micros);
+        self.queue.push_after(gap, Ev::Fault);
+        let knobs = &self.knobs;
+        let weights = [
+            knobs.weight_partition,
+            knobs.weight_clog,
+            knobs.weight_crash,
+            knobs.weight_pause,
+            knobs.weight_lease_move,
+        ];
+        let total: u32 = weights.iter().sum();
+        let mut pick = self.fault_stream.range(0, u64::from(total) - 1) as u32;
+        let mut kind = 0;
+        for (index, weight) in weights.iter().enumerate() {
+            if pick < *weight {
+                kind = index;
+                break;
+            }
+            pick -= weight;
+        }
+        let now = self.now();
+        let duration = self
+            .fault_stream
+            .range(1_000, self.knobs.fault_duration_max_micros.max(1_000));
+        match kind {
+            0 => self.partition(duration),
+            1 => {
+                let address = self.random_address();
+                self.network.clog(address, now + duration);
+                self.count("clogs");
+                self.sim(SimEvent::NetworkFault {
+                    description: format!("clog {address:?} for {duration}us"),
+                });
+            }
+            2 => {
+                let index = self.fault_stream.index(self.nodes.len());
+                if self.nodes[index].node.is_some() {
+                    self.crash(index);
+                    let downtime = self
+                        .fault_stream
+                        .range(1_000, self.knobs.downtime_max_micros.max(1_000));
+                    self.queue.push_after(downtime, Ev::Restart { node: index });
+                }
+            }
+            3 => {
+                let client = self.pause_target();
+                if let Some(client) = client {
+                    self.pause(client, now + duration);
+                }
+            }
+            _ => self.lease_move_fault(),
+        }
+    }
+
+    pub(super) fn random_address(&mut self) -> Address {
+        let total = self.nodes.len() + self.clients.len();
+        let index = self.fault_stream.index(total);
+        if index < self.nodes.len() {
+            Address::Node(self.nodes[index].id)
+        } else {
+            Address::Client(self.clients[index - self.nodes.len()].id)
+        }
+    }
+
+    pub(super) fn partition(&mut self, duration: Time) {
+        let node_addresses: Vec<Address> = self
+            .nodes
+            .iter()
+            .map(|slot| Address::Node(slot.id))
+            .collect();
+        let client_addresses: Vec<Address> = self
+            .clients
+            .iter()
+            .map(|slot| Address::Client(slot.id))
+            .collect();
+        let description = match self.fault_stream.index(4) {
+            0 => {
+                let isolated = node_addresses[self.fault_stream.index(node_addresses.len())];
+                let rest: Vec<Address> = node_addresses
+                    .iter()
+                    .chain(&client_addresses)
+                    .copied()
+                    .filter(|a| *a != isolated)
+                    .collect();
+                self.network.split(&[isolated], &rest);
+                format!("isolate {isolated:?}")
+            }
+            1 => {
+                let mut side = Vec::new();
+                let mut rest = Vec::new();
+                for address in node_addresses.iter().chain(&client_addresses) {
+                    if self.fault_stream.chance(500_000) {
+                        side.push(*address);
+                    } else {
+                        rest.push(*address);
+                    }
+                }
+                self.network.split(&side, &rest);
+                format!("split {side:?} from {rest:?}")
+            }
+            2 => {
+                let from = node_addresses[self.fault_stream.index(node_addresses.len())];
+                let to = node_addresses[self.fault_stream.index(node_addresses.len())];
+                self.network.block(from, to);
+                format!("one-way cut {from:?} -> {to:?}")
+            }
+            _ => {
+                if client_addresses.is_empty() {
+                    return;
+                }
+                let client = client_addresses[self.fault_stream.index(client_addresses.len())];
+                self.network.split(&[client], &node_addresses);
+                format!("isolate {client:?} from every node")
+            }
+        };
+        self.count("partitions");
+        self.sim(SimEvent::NetworkFault {
+            description: format!("{description} for {duration}us"),
+        });
+        self.queue.push_after(duration, Ev::RepairPartitions);
+    }
+
+    /// Mostly the current lease holder or owner: a frozen holder whose lease moves on is the case
+    /// fencing exists for.
+    pub(super) fn pause_target(&mut self) -> Option<usize> {
+        let current = match self.knobs.workload {
+            Workload::Felixd { .. } => self.lease.current().map(|grant| grant.holder as usize),
+            Workload::Paros { .. } => self.owner_current,
+        };
+        if let Some(current) = current {
+            if self.fault_stream.chance(700_000) {
+                return Some(current);
+            }
+        }
+        let joined: Vec<usize> = (0..self.clients.len())
+            .filter(|&index| self.clients[index].joined)
+            .collect();
+        if joined.is_empty() {
+            return None;
+        }
+        Some(joined[self.fault_stream.index(joined.len())])
+    }
+
+    pub(super) fn lease_move_fault(&mut self) {
+        let told = self
+            .fault_stream
+            .chance(self.knobs.lease_move_told_per_million);
+        match self.knobs.workload {
+            Workload::Felixd { .. } => {
+                let current = self.lease.current().map(|grant| grant.holder as usize);
+                if let Some(next) = self.pick_felixd(current) {
+                    self.move_lease(current, next, told);
+                }
+            }
+            Workload::Paros { .. } => {
+                let current = self.owner_current;
+                if let Some(next) = self.pick_owner(current) {
+                    self.move_owner(current, next, told);
+                }
+            }
+        }
+    }
+
+    pub(super) fn heal(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.phase = Phase::Liveness;
+        self.network.heal();
+        self.sim(SimEvent::Healed);
+        for index in 0..self.nodes.len() {
+            self.restart(index);
+        }
+        for index in 0..self.clients.len() {
+            self.resume(index);
+        }
+        self.history(Event::PhaseChanged {
+            phase: Phase::Liveness,
+        });
+        self.sim(SimEvent::Phase {
+            name: "liveness".into(),
+        });
+        self.queue
+            .push_after(self.knobs.tick_micros * 20, Ev::SettleCheck);
+    }
+}

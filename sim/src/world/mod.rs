@@ -1,0 +1,510 @@
+//! The world of one run: the real core's brokers, replicas and clients on simulated time.
+//!
+//! A single-threaded loop pops the next event (message delivery, broker tick, sync completion,
+//! client wake-up, timeout, fault, repair, phase change) and carries out what the core returns:
+//! `Persist` ops go to the node's disk in order, and every `Send`/`Reply` that follows a persist
+//! waits until a sync covers it (persist before send); `Observe` events go to the history. The
+//! safety phase injects faults drawn by the seed; then everything heals and the liveness phase
+//! must converge before its deadline.
+//!
+//! Clients are the core's own state machines, one per client slot at a time:
+//! - felixd processes get a new `Holder` with every lease grant. A holder renews on its own
+//!   (skewed, drifting) clock with a round trip to the lease service, and learns that it lost the
+//!   lease only from a failed renewal, so a frozen or slow holder keeps writing with a stale epoch
+//!   until the tail fence stops it. Lease moves are faults (told or not) or expiries on the
+//!   service's clock (a frozen holder is never told).
+//! - paros owners take the writer fence in turn (`Fence { new, old }`, `old` the last committed
+//!   fence), fold, checkpoint and truncate; every truncate is clamped below the cursor of every
+//!   client still folding (the shared trim fence). A stale owner (the fence moved on) is the one
+//!   that sends arbitrary truncates: refused in place, unless `UnfencedTruncate`.
+//! - readers and folders read on their own schedule; some folders join late and must restore.
+//!
+//! Faults (safety phase): message drop, duplication, long delays (reordering), partitions
+//! (isolate a node, split, one-way cut, cut a client off), clogging, node crash and restart with
+//! the disk model, client pauses, lease moves without telling. A livelock or message storm ends the
+//! run with a budget finding instead of hanging.
+//!
+//! Simplifications, on purpose: the lease service is an oracle reached by a round trip that is
+//! never lost; brokers never pause (a clog stands in for it).
+
+mod clients;
+mod faults;
+mod nodes;
+
+use crate::clock::Clock;
+use crate::disk::Disk;
+use crate::knobs::{Knobs, Workload};
+use crate::lease::LeaseService;
+use crate::network::{Address, Network};
+use crate::node::{self, Node};
+use crate::queue::{EventQueue, Time};
+use crate::rng::{Component, Stream};
+use crate::trace::{Recorder, SimEvent};
+use felix_core::api::{ClientId, Reply, Request, RequestId};
+use felix_core::broker::{Message, Output};
+use felix_core::client::checkpoint::OwnerOp;
+use felix_core::client::{
+    Client, Folder, Holder, HolderConfig, HolderOp, HolderStatus, Owner, OwnerConfig, OwnerStatus,
+    Reader, Route,
+};
+use felix_core::history::{Event, Phase};
+use felix_core::storage::SegmentLayout;
+use felix_core::{Command, NodeId, Rules, Token};
+use std::collections::{BTreeMap, VecDeque};
+
+/// The most events one run may process: a run that needs more is a livelock (a bug).
+pub const EVENTS_MAX: u64 = 1_000_000;
+/// The most events pending at once.
+const PENDING_MAX: usize = 1_000_000;
+/// Messages a node may hold back waiting for a sync.
+const HELD_MAX: usize = 20_000;
+
+/// What travels on the network.
+#[derive(Clone, Debug)]
+enum Payload {
+    Peer(Message),
+    Request { id: RequestId, request: Request },
+    Reply { id: RequestId, reply: Reply },
+}
+
+/// One scheduled event.
+#[derive(Clone, Debug)]
+enum Ev {
+    /// Boxed so that every event stays small: the heap moves events on every push and pop.
+    Deliver {
+        from: Address,
+        to: Address,
+        payload: Box<Payload>,
+    },
+    Tick {
+        node: usize,
+        incarnation: u64,
+    },
+    SyncDone {
+        node: usize,
+        incarnation: u64,
+    },
+    ClientWake {
+        client: usize,
+    },
+    ClientTimeout {
+        client: usize,
+        id: RequestId,
+        generation: u64,
+    },
+    /// The lease service's answer to a holder's renewal of `epoch`.
+    RenewReply {
+        client: usize,
+        epoch: u64,
+    },
+    ClientJoin {
+        client: usize,
+    },
+    Fault,
+    RepairPartitions,
+    Restart {
+        node: usize,
+    },
+    Resume {
+        client: usize,
+    },
+    LeaseCheck,
+    Heal,
+    SettleCheck,
+    End,
+}
+
+/// A message waiting for a sync (persist before send).
+struct Held {
+    barrier: u64,
+    to: Address,
+    payload: Payload,
+}
+
+struct NodeSlot {
+    id: NodeId,
+    node: Option<Node>,
+    disk: Disk,
+    clock: Clock,
+    timeouts: Stream,
+    incarnation: u64,
+    /// The highest persist id applied in this incarnation.
+    persist_last: u64,
+    /// Every persist id up to this one is durable.
+    durable_through: u64,
+    held: VecDeque<Held>,
+}
+
+enum Role {
+    /// A felixd process: holds a `Holder` while it believes it holds the lease.
+    Felixd {
+        holder: Option<Holder>,
+        renew_at_local: Time,
+    },
+    /// A paros owner process: an `Owner` once it took the fence.
+    Owner {
+        owner: Option<Owner>,
+    },
+    Reader(Reader),
+    Folder(Folder),
+}
+
+struct InFlight {
+    id: RequestId,
+    request: Request,
+    node: NodeId,
+    generation: u64,
+}
+
+struct ClientSlot {
+    id: ClientId,
+    role: Role,
+    joined: bool,
+    paused: bool,
+    /// Events that reached the client while it was paused, replayed on resume.
+    stash: Vec<Ev>,
+    target: usize,
+    in_flight: Option<InFlight>,
+    generation: u64,
+    clock: Clock,
+}
+
+/// Counters of what the simulator did (for the sweep summary).
+pub type SimCounters = BTreeMap<&'static str, u64>;
+
+/// The outcome of the loop, before the audits.
+pub struct Ran {
+    pub recorder: Recorder,
+    pub events: u64,
+    pub simulated_micros: Time,
+    pub counters: SimCounters,
+    /// The run hit `EVENTS_MAX` and was cut short.
+    /// Why the run was cut short by a budget (a livelock or a storm), if it was.
+    pub exhausted: Option<String>,
+    /// The message of a panic that ended the run, if one did.
+    pub panicked: Option<String>,
+}
+
+pub struct World {
+    rules: Rules,
+    knobs: Knobs,
+    queue: EventQueue<Ev>,
+    network: Network,
+    disk_stream: Stream,
+    fault_stream: Stream,
+    workload: Stream,
+    nodes: Vec<NodeSlot>,
+    clients: Vec<ClientSlot>,
+    lease: LeaseService,
+    /// The paros writer token in force (as the lease service sees owners) and the owner holding it.
+    owner_token: u64,
+    owner_current: Option<usize>,
+    recorder: Recorder,
+    phase: Phase,
+    events: u64,
+    counters: SimCounters,
+    finished: bool,
+    /// The committed index of every node at the previous settle check, when they agreed.
+    settle_last: Option<Vec<Option<u64>>>,
+    exhausted: Option<String>,
+    panicked: Option<String>,
+    /// The highest offset any node has reported committed.
+    cluster_committed: u64,
+    /// The newest writer token of a committed fence record.
+    fence_committed: u64,
+}
+
+impl World {
+    pub fn new(seed: u64, rules: Rules, knobs: Knobs, keep_trace: bool) -> World {
+        let mut clocks = Stream::new(seed, Component::Clocks);
+        let mut draw_clock = |knobs: &Knobs| Clock {
+            skew_micros: clocks.range(0, 2 * knobs.clock_skew_max_micros as u64) as i64
+                - knobs.clock_skew_max_micros,
+            drift_ppm: clocks.range(0, 2 * knobs.clock_drift_max_ppm as u64) as i64
+                - knobs.clock_drift_max_ppm,
+        };
+        let layout = SegmentLayout {
+            records_per_segment: knobs.records_per_segment,
+        };
+        let node_count = knobs.brokers + knobs.replicas;
+        let nodes: Vec<NodeSlot> = (0..node_count)
+            .map(|id| NodeSlot {
+                id,
+                node: None,
+                disk: Disk::new(layout),
+                clock: draw_clock(&knobs),
+                timeouts: Stream::new(seed, Component::Timeouts(id)),
+                incarnation: 0,
+                persist_last: 0,
+                durable_through: 0,
+                held: VecDeque::new(),
+            })
+            .collect();
+        // (role, joined at start) of every client, in id order.
+        let mut roles: Vec<(Role, bool)> = Vec::new();
+        match knobs.workload {
+            Workload::Felixd { holders } => {
+                for _ in 0..holders {
+                    roles.push((
+                        Role::Felixd {
+                            holder: None,
+                            renew_at_local: 0,
+                        },
+                        true,
+                    ));
+                }
+            }
+            Workload::Paros { owners, folders } => {
+                for _ in 0..owners {
+                    roles.push((Role::Owner { owner: None }, true));
+                }
+                for index in 0..folders {
+                    let id = roles.len() as ClientId;
+                    // The first folder starts with the journal; the others join later and must
+                    // restore from a checkpoint at the floor.
+                    roles.push((Role::Folder(Folder::new(id, 16, 64)), index == 0));
+                }
+            }
+        }
+        for _ in 0..knobs.readers {
+            let id = roles.len() as ClientId;
+            roles.push((Role::Reader(Reader::new(id, 1, 16)), true));
+        }
+        let clients: Vec<ClientSlot> = roles
+            .into_iter()
+            .enumerate()
+            .map(|(index, (role, joined))| ClientSlot {
+                id: index as ClientId,
+                role,
+                joined,
+                paused: false,
+                stash: Vec::new(),
+                target: 0,
+                in_flight: None,
+                generation: 0,
+                clock: draw_clock(&knobs),
+            })
+            .collect();
+        World {
+            rules,
+            queue: EventQueue::new(PENDING_MAX),
+            network: Network::new(seed, knobs.network.clone()),
+            disk_stream: Stream::new(seed, Component::Disk),
+            fault_stream: Stream::new(seed, Component::Faults),
+            workload: Stream::new(seed, Component::Workload),
+            nodes,
+            clients,
+            lease: LeaseService::new(knobs.lease_micros),
+            owner_token: 0,
+            owner_current: None,
+            recorder: Recorder::new(keep_trace),
+            phase: Phase::Safety,
+            events: 0,
+            counters: SimCounters::new(),
+            finished: false,
+            settle_last: None,
+            exhausted: None,
+            panicked: None,
+            cluster_committed: 0,
+            fence_committed: 0,
+            knobs,
+        }
+    }
+
+    /// Cuts the run short: a budget ran out (a livelock or a storm). The run is not judged for
+    /// liveness (no End marker); the report names the budget and the trace shows the storm.
+    fn exhaust(&mut self, reason: String) {
+        if self.exhausted.is_none() {
+            self.sim(SimEvent::Finished {
+                reason: reason.clone(),
+            });
+            self.exhausted = Some(reason);
+        }
+    }
+
+    fn count(&mut self, name: &'static str) {
+        *self.counters.entry(name).or_insert(0) += 1;
+    }
+
+    fn now(&self) -> Time {
+        self.queue.now()
+    }
+
+    fn history(&mut self, event: Event) {
+        if let Event::Committed { entry, .. } = &event {
+            self.cluster_committed = self.cluster_committed.max(entry.offset);
+            if let Command::Fence { new, .. } = entry.command {
+                self.fence_committed = self.fence_committed.max(new.0);
+            }
+        }
+        let now = self.now();
+        self.recorder.history(now, event);
+    }
+
+    fn sim(&mut self, event: SimEvent) {
+        let now = self.now();
+        self.recorder.sim(now, event);
+    }
+
+    /// Runs the world to the end of the liveness phase.
+    /// `label` names the configuration in the trace (a twin name, or a control run).
+    pub fn run(mut self, seed: u64, label: Option<String>) -> Ran {
+        let knobs_json = serde_json::to_string(&self.knobs).unwrap_or_default();
+        self.sim(SimEvent::Started {
+            seed,
+            twin: label,
+            knobs: knobs_json,
+        });
+        self.history(Event::PhaseChanged {
+            phase: Phase::Safety,
+        });
+        for index in 0..self.nodes.len() {
+            self.start_node(index, false);
+        }
+        for index in 0..self.clients.len() {
+            if self.clients[index].joined {
+                let first = self.workload.range(0, self.knobs.client_gap_micros);
+                self.queue
+                    .push_after(first, Ev::ClientWake { client: index });
+            } else {
+                let join = self
+                    .workload
+                    .range(self.knobs.safety_micros / 4, self.knobs.safety_micros);
+                self.queue
+                    .push_after(join, Ev::ClientJoin { client: index });
+            }
+        }
+        self.start_workload();
+        if self.knobs.fault_weight() > 0 {
+            let first = self.fault_stream.range(1, 2 * self.knobs.fault_gap_micros);
+            self.queue.push_after(first, Ev::Fault);
+        }
+        self.queue
+            .push_after(self.knobs.lease_micros / 4, Ev::LeaseCheck);
+        self.queue.push_after(self.knobs.safety_micros, Ev::Heal);
+        self.queue.push_after(
+            self.knobs.safety_micros + self.knobs.liveness_micros,
+            Ev::End,
+        );
+        while let Some((_, event)) = self.queue.pop() {
+            self.events += 1;
+            if self.events > EVENTS_MAX {
+                self.exhaust(format!(
+                    "the run processed {EVENTS_MAX} events without finishing (EVENTS_MAX): a livelock"
+                ));
+            }
+            if self.exhausted.is_some() {
+                break;
+            }
+            // A panic is an assert of the core (or the simulator) firing: a bug found. Catch it
+            // here, so the trace up to that event survives for the replay.
+            let handled =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(event)));
+            if let Err(payload) = handled {
+                let message = panic_message(payload.as_ref());
+                self.sim(SimEvent::Finished {
+                    reason: format!("panic: {message}"),
+                });
+                self.panicked = Some(message);
+                break;
+            }
+            if self.finished || self.exhausted.is_some() {
+                break;
+            }
+        }
+        let simulated_micros = self.now();
+        Ran {
+            recorder: self.recorder,
+            events: self.events,
+            simulated_micros,
+            counters: self.counters,
+            exhausted: self.exhausted,
+            panicked: self.panicked,
+        }
+    }
+
+    fn handle(&mut self, event: Ev) {
+        match event {
+            Ev::Deliver { from, to, payload } => self.deliver(from, to, *payload),
+            Ev::Tick { node, incarnation } => self.tick(node, incarnation),
+            Ev::SyncDone { node, incarnation } => self.sync_done(node, incarnation),
+            Ev::ClientWake { client } => self.client_wake(client),
+            Ev::ClientTimeout {
+                client,
+                id,
+                generation,
+            } => self.client_timeout(client, id, generation),
+            Ev::ClientJoin { client } => {
+                self.clients[client].joined = true;
+                self.client_wake(client);
+            }
+            Ev::RenewReply { client, epoch } => self.renew_reply(client, epoch),
+            Ev::Fault => self.fault(),
+            Ev::RepairPartitions => {
+                if self.phase == Phase::Safety {
+                    self.network.repair_partitions();
+                    self.sim(SimEvent::NetworkFault {
+                        description: "partitions repaired".into(),
+                    });
+                }
+            }
+            Ev::Restart { node } => self.restart(node),
+            Ev::Resume { client } => self.resume(client),
+            Ev::LeaseCheck => self.lease_check(),
+            Ev::Heal => self.heal(),
+            Ev::SettleCheck => self.settle_check(),
+            Ev::End => self.end("liveness deadline"),
+        }
+    }
+
+    /// Ends the liveness phase early once every node is up and holds the same committed prefix,
+    /// unchanged since the previous check (so in-flight work has landed).
+    fn settle_check(&mut self) {
+        if self.finished {
+            return;
+        }
+        let committed: Vec<Option<u64>> = self
+            .nodes
+            .iter()
+            .map(|slot| slot.node.as_ref().map(node::committed))
+            .collect();
+        // Every node up, all at one committed index, and that index is the cluster's: a node that
+        // just restarted has relearned nothing yet (committed 0), which is not convergence.
+        let agreed = committed.iter().all(|value| {
+            value.is_some() && *value == committed[0] && *value >= Some(self.cluster_committed)
+        });
+        if agreed && self.settle_last.as_ref() == Some(&committed) {
+            self.end("converged");
+            return;
+        }
+        self.settle_last = agreed.then_some(committed);
+        self.queue
+            .push_after(self.knobs.tick_micros * 10, Ev::SettleCheck);
+    }
+
+    fn end(&mut self, reason: &str) {
+        if self.finished {
+            return;
+        }
+        for index in 0..self.nodes.len() {
+            if let Some(node) = &self.nodes[index].node {
+                let event = node::state_event(node);
+                self.history(event);
+            }
+        }
+        self.history(Event::PhaseChanged { phase: Phase::End });
+        self.sim(SimEvent::Finished {
+            reason: reason.to_string(),
+        });
+        self.finished = true;
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|text| text.to_string()))
+        .unwrap_or_else(|| "a panic with no message".to_string())
+}
