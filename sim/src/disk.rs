@@ -115,13 +115,30 @@ impl Disk {
         };
         let torn = kept < in_store && stream.chance(torn_per_million);
         let keep_entries_of_next = if torn { stream.index(4) } else { 0 };
-        self.store.crash(kept, keep_entries_of_next)?;
-        self.syncing = None;
+        self.crash_keeping(kept, keep_entries_of_next)?;
         Ok(CrashLoss {
             unsynced,
             kept,
             torn,
         })
+    }
+
+    /// Crashes the disk keeping what was synced plus the first `kept` unsynced ops in the store
+    /// and `keep_entries_of_next` entries of the one after (a torn append); the rest is lost.
+    pub fn crash_keeping(
+        &mut self,
+        kept: usize,
+        keep_entries_of_next: usize,
+    ) -> Result<(), StoreError> {
+        self.waiting.clear();
+        self.store.crash(kept, keep_entries_of_next)?;
+        self.syncing = None;
+        Ok(())
+    }
+
+    /// Ops applied and not yet durable (in the store or waiting for the sync in flight).
+    pub fn unsynced_ops(&self) -> usize {
+        (self.applied - self.synced) as usize
     }
 
     /// Reads back what survived and restarts the op numbering.

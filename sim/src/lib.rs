@@ -12,6 +12,7 @@
 pub mod clock;
 pub mod disk;
 pub mod explain;
+pub mod host;
 pub mod knobs;
 pub mod lease;
 pub mod network;

@@ -9,7 +9,8 @@
 
 use crate::queue::Time;
 use crate::rng::{Component, Stream};
-use felix_core::api::ClientId;
+use felix_core::api::{ClientId, Reply, Request, RequestId};
+use felix_core::broker::Message;
 use felix_core::NodeId;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,6 +20,28 @@ use std::collections::{BTreeMap, BTreeSet};
 pub enum Address {
     Node(NodeId),
     Client(ClientId),
+}
+
+/// What travels between two addresses: the one payload type of both schedulers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// Broker to broker.
+    Message(Message),
+    /// Client to broker.
+    Request {
+        request_id: RequestId,
+        request: Request,
+    },
+    /// Broker to client.
+    Reply { request_id: RequestId, reply: Reply },
+}
+
+/// One message on its way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub from: Address,
+    pub to: Address,
+    pub payload: Payload,
 }
 
 /// The network fault rates of a run (drawn by the swarm).

@@ -19,7 +19,8 @@ pub type Node = Broker;
 pub const ELECTION_TIMEOUT_TICKS_MIN: u64 = 10;
 const ELECTION_TIMEOUT_TICKS_MAX: u64 = 20;
 
-fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
+/// The broker config of node `id` in a run with these knobs and rules.
+pub fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
     let voters: Vec<NodeId> = (0..knobs.brokers).collect();
     let replicas: Vec<NodeId> = (knobs.brokers..knobs.brokers + knobs.replicas).collect();
     let mut config = BrokerConfig::new(id, voters, replicas);

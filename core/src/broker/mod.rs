@@ -29,9 +29,11 @@
 
 mod io;
 mod message;
+mod outbox;
 
 pub use io::{Input, Output, PersistId};
 pub use message::{AppendResult, Message};
+pub use outbox::{Delivery, Duty, HeldFull, Outbox};
 
 use crate::api::{ClientId, Reply, Request, RequestId};
 use crate::history::Event;

@@ -15,14 +15,15 @@
 //! restarts.
 
 use super::describe;
+use crate::host::{Effect, Host, SyncStart};
 use felix_core::api::{ClientId, Reply, Request, RequestId};
-use felix_core::broker::{Broker, BrokerConfig, Input, Message, Output, PersistId};
+use felix_core::broker::{BrokerConfig, Input};
 use felix_core::client::{
     Client, Folder, Holder, HolderConfig, Owner, OwnerConfig, Reader, Route, Step,
 };
 use felix_core::history::Event;
 use felix_core::journal::JournalConfig;
-use felix_core::storage::{LogStore, MemoryStore, SegmentLayout};
+use felix_core::storage::SegmentLayout;
 use felix_core::{NodeId, Rules};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -44,45 +45,11 @@ pub const UNSYNCED_OPS_MAX: usize = 4_096;
 /// The most reads one `read ... all` or `fold` may send.
 pub const READS_MAX: u32 = 64;
 
-/// Who sends or receives a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Addr {
-    Node(NodeId),
-    Client(ClientId),
-}
+pub use crate::network::{Address, Packet, Payload};
 
-/// What a packet carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Payload {
-    Message(Message),
-    Request {
-        request_id: RequestId,
-        request: Request,
-    },
-    Reply {
-        request_id: RequestId,
-        reply: Reply,
-    },
-}
-
-/// One message in the network queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Packet {
-    pub from: Addr,
-    pub to: Addr,
-    pub payload: Payload,
-}
-
-/// One broker or replica and its disk.
+/// One broker or replica: its host (broker, disk, outbox), and whether a verb paused it.
 pub struct NodeSlot {
-    pub config: BrokerConfig,
-    /// `None` while crashed.
-    pub broker: Option<Broker>,
-    pub store: MemoryStore,
-    /// The last persist id applied to the store and not yet synced.
-    pub unsynced_through: Option<PersistId>,
-    /// Sends and replies that followed an unsynced persist: released by the next sync.
-    pub held: Vec<Packet>,
+    pub host: Host,
     pub paused: bool,
 }
 
@@ -210,7 +177,6 @@ pub struct Env {
     /// The last lease epoch granted.
     pub epoch: u64,
     pub history: Vec<Event>,
-    last_state: BTreeMap<NodeId, Event>,
 }
 
 impl Default for Env {
@@ -234,7 +200,6 @@ impl Env {
             names: BTreeMap::new(),
             epoch: 0,
             history: Vec::new(),
-            last_state: BTreeMap::new(),
         }
     }
 
@@ -266,12 +231,15 @@ impl Env {
                 retention_segments_max,
                 ..JournalConfig::default()
             };
+            let mut host = Host::new(config, layout, NETWORK_PACKETS_MAX, SyncStart::OnDemand);
+            if let Err(error) = host.start(false) {
+                panic!("a fresh node cannot fail to start: {error}");
+            }
+            if let Some(state) = host.sample_always() {
+                self.history.push(state);
+            }
             self.nodes.push(NodeSlot {
-                broker: Some(Broker::new(config.clone())),
-                config,
-                store: MemoryStore::new(layout),
-                unsynced_through: None,
-                held: Vec::new(),
+                host,
                 paused: false,
             });
         }
@@ -285,7 +253,7 @@ impl Env {
     pub fn leader(&self) -> NodeId {
         let mut best: Option<(u64, NodeId)> = None;
         for slot in &self.nodes {
-            if let Some(broker) = &slot.broker {
+            if let Some(broker) = &slot.host.broker {
                 if broker.is_leader() && best.is_none_or(|(term, _)| broker.term() > term) {
                     best = Some((broker.term(), broker.id()));
                 }
@@ -301,10 +269,10 @@ impl Env {
             .unwrap_or_else(|| format!("client{id}"))
     }
 
-    pub fn addr_name(&self, addr: Addr) -> String {
+    pub fn addr_name(&self, addr: Address) -> String {
         match addr {
-            Addr::Node(id) => describe::node(id),
-            Addr::Client(id) => self.client_name(id),
+            Address::Node(id) => describe::node(id),
+            Address::Client(id) => self.client_name(id),
         }
     }
 
@@ -321,18 +289,6 @@ impl Env {
             }
         }
         self.history.push(event);
-    }
-
-    /// Records a `NodeState` of `id` when it differs from the last one recorded.
-    fn sample(&mut self, id: NodeId) {
-        let Some(broker) = self.nodes[id as usize].broker.as_ref() else {
-            return;
-        };
-        let state = broker.node_state();
-        if self.last_state.get(&id) != Some(&state) {
-            self.last_state.insert(id, state.clone());
-            self.history.push(state);
-        }
     }
 
     /// A client event, rendered and recorded.
@@ -418,68 +374,37 @@ impl Env {
 
     // ---- nodes ----
 
-    /// One input to one node, its outputs carried out in order. A crashed node takes nothing.
+    /// One input to one node, its outputs carried out by its host. A crashed node takes nothing.
     pub fn step_node(&mut self, id: NodeId, input: Input, trace: &mut Trace) -> EnvResult<()> {
         let slot = &mut self.nodes[id as usize];
-        if slot.store.unsynced_ops() >= UNSYNCED_OPS_MAX {
+        if slot.host.disk.unsynced_ops() >= UNSYNCED_OPS_MAX {
             return Err(format!(
                 "{} has UNSYNCED_OPS_MAX={UNSYNCED_OPS_MAX} storage ops unsynced: `sync` it",
                 describe::node(id)
             ));
         }
-        let Some(broker) = slot.broker.as_mut() else {
-            return Ok(());
-        };
-        let outputs = broker.step_collect(input);
-        for output in outputs {
-            match output {
-                Output::Persist { id: persist, op } => {
-                    let slot = &mut self.nodes[id as usize];
-                    slot.store.apply(&op).map_err(|error| {
-                        format!("{}: store refused an op: {error}", describe::node(id))
-                    })?;
-                    slot.unsynced_through = Some(persist);
-                }
-                Output::Send { to, message } => {
-                    let packet = Packet {
-                        from: Addr::Node(id),
-                        to: Addr::Node(to),
-                        payload: Payload::Message(message),
-                    };
-                    self.emit(id, packet, trace)?;
-                }
-                Output::Reply {
-                    client,
-                    request_id,
-                    reply,
-                } => {
-                    let packet = Packet {
-                        from: Addr::Node(id),
-                        to: Addr::Client(client),
-                        payload: Payload::Reply { request_id, reply },
-                    };
-                    self.emit(id, packet, trace)?;
-                }
-                Output::Observe(event) => self.observe(event, trace),
-            }
-        }
-        self.sample(id);
-        Ok(())
+        let mut effects = Vec::new();
+        let result = slot.host.step(input, &mut effects);
+        self.carry_effects(effects, trace)?;
+        result.map_err(|error| error.to_string())
     }
 
-    /// A send or reply of node `id`: held while a persist before it is unsynced.
-    fn emit(&mut self, id: NodeId, packet: Packet, trace: &mut Trace) -> EnvResult<()> {
-        let slot = &mut self.nodes[id as usize];
-        if slot.unsynced_through.is_some() {
-            slot.held.push(packet);
-            return Ok(());
+    /// Carries out what a host left to do, in order.
+    fn carry_effects(&mut self, effects: Vec<Effect>, trace: &mut Trace) -> EnvResult<()> {
+        for effect in effects {
+            match effect {
+                // Syncs start only on demand here (`sync_node`).
+                Effect::SyncStarted => {}
+                Effect::Transmit(packet) => self.send(packet, trace)?,
+                Effect::Observe(event) => self.observe(event, trace),
+            }
         }
-        self.send(packet, trace)
+        Ok(())
     }
 
     /// Puts a packet on the network, unless a partition cuts its link.
     fn send(&mut self, packet: Packet, trace: &mut Trace) -> EnvResult<()> {
-        if let (Addr::Node(from), Addr::Node(to)) = (packet.from, packet.to) {
+        if let (Address::Node(from), Address::Node(to)) = (packet.from, packet.to) {
             if self.cut.contains(&(from, to)) {
                 if trace.verbose {
                     trace.line(format!(
@@ -500,38 +425,34 @@ impl Env {
         Ok(())
     }
 
-    /// Completes node `id`'s storage: syncs, tells the broker, releases what was held.
+    /// Completes node `id`'s storage: syncs, releases what was held, tells the broker.
     /// Returns false when there was nothing to sync (or the node is down or paused).
     pub fn sync_node(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<bool> {
         let slot = &mut self.nodes[id as usize];
-        if slot.broker.is_none() || slot.paused {
+        if slot.paused {
             return Ok(false);
         }
-        let Some(through) = slot.unsynced_through.take() else {
-            return Ok(false);
-        };
-        slot.store
-            .sync()
-            .map_err(|error| format!("{}: sync failed: {error}", describe::node(id)))?;
-        let held = std::mem::take(&mut slot.held);
-        if trace.verbose {
-            trace.line(format!(
-                "{}: synced through op {through}",
-                describe::node(id)
-            ));
+        let mut effects = Vec::new();
+        let synced = slot.host.sync_all(&mut effects);
+        if let Ok(Some(through)) = synced {
+            if trace.verbose {
+                trace.line(format!(
+                    "{}: synced through op {through}",
+                    describe::node(id)
+                ));
+            }
         }
-        for packet in held {
-            self.send(packet, trace)?;
-        }
-        self.step_node(id, Input::Persisted { through }, trace)?;
-        Ok(true)
+        self.carry_effects(effects, trace)?;
+        synced
+            .map(|through| through.is_some())
+            .map_err(|error| error.to_string())
     }
 
     /// Whether `packet` can be delivered now (a paused node takes nothing; it stays queued).
     fn deliverable(&self, packet: &Packet) -> bool {
         match packet.to {
-            Addr::Node(id) => !self.nodes[id as usize].paused,
-            Addr::Client(_) => true,
+            Address::Node(id) => !self.nodes[id as usize].paused,
+            Address::Client(_) => true,
         }
     }
 
@@ -539,10 +460,10 @@ impl Env {
     /// node, or on a link cut since it was sent, is lost.
     fn deliver_packet(&mut self, packet: Packet, trace: &mut Trace) -> EnvResult<()> {
         let lost_link = match (packet.from, packet.to) {
-            (Addr::Node(from), Addr::Node(to)) => self.cut.contains(&(from, to)),
+            (Address::Node(from), Address::Node(to)) => self.cut.contains(&(from, to)),
             _ => false,
         };
-        let down = matches!(packet.to, Addr::Node(id) if self.nodes[id as usize].broker.is_none());
+        let down = matches!(packet.to, Address::Node(id) if !self.nodes[id as usize].host.is_up());
         if lost_link || down {
             if trace.verbose || !matches!(packet.payload, Payload::Message(_)) {
                 let why = if down { "is down" } else { "is cut off" };
@@ -556,8 +477,8 @@ impl Env {
             return Ok(());
         }
         match (packet.to, packet.payload) {
-            (Addr::Node(to), Payload::Message(message)) => {
-                let Addr::Node(from) = packet.from else {
+            (Address::Node(to), Payload::Message(message)) => {
+                let Address::Node(from) = packet.from else {
                     return Ok(());
                 };
                 if trace.verbose {
@@ -571,13 +492,13 @@ impl Env {
                 self.step_node(to, Input::Message { from, message }, trace)
             }
             (
-                Addr::Node(to),
+                Address::Node(to),
                 Payload::Request {
                     request_id,
                     request,
                 },
             ) => {
-                let Addr::Client(client) = packet.from else {
+                let Address::Client(client) = packet.from else {
                     return Ok(());
                 };
                 if trace.verbose {
@@ -595,8 +516,8 @@ impl Env {
                 };
                 self.step_node(to, input, trace)
             }
-            (Addr::Client(client), Payload::Reply { request_id, reply }) => {
-                let Addr::Node(from) = packet.from else {
+            (Address::Client(client), Payload::Reply { request_id, reply }) => {
+                let Address::Node(from) = packet.from else {
                     return Ok(());
                 };
                 self.client_reply(client, from, request_id, reply, trace)
@@ -671,35 +592,21 @@ impl Env {
 
     /// A crash: the node loses every unsynced op and whatever it held back.
     pub fn crash(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<usize> {
-        let slot = &mut self.nodes[id as usize];
-        let lost = slot.store.unsynced_ops();
-        slot.store
-            .crash(0, 0)
-            .map_err(|error| format!("{}: crash failed: {error}", describe::node(id)))?;
-        slot.broker = None;
-        slot.unsynced_through = None;
-        slot.held.clear();
-        self.last_state.remove(&id);
+        let host = &mut self.nodes[id as usize].host;
+        let lost = host.disk.unsynced_ops();
+        host.crash(|disk| disk.crash_keeping(0, 0))
+            .map_err(|error| error.to_string())?;
         self.observe(Event::Crashed { node: id }, trace);
         Ok(lost)
     }
 
     /// A restart from what the disk kept.
     pub fn restart(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<()> {
-        let slot = &mut self.nodes[id as usize];
-        let recovered = slot
-            .store
-            .recover()
-            .map_err(|error| format!("{}: recovery failed: {error}", describe::node(id)))?;
-        let broker = Broker::from_recovered(slot.config.clone(), recovered).map_err(|error| {
-            format!(
-                "{}: the core refused its store: {error:?}",
-                describe::node(id)
-            )
-        })?;
-        slot.broker = Some(broker);
+        let host = &mut self.nodes[id as usize].host;
+        host.start(true).map_err(|error| error.to_string())?;
+        let state = host.sample_always();
         self.observe(Event::Restarted { node: id }, trace);
-        self.sample(id);
+        self.history.extend(state);
         Ok(())
     }
 
@@ -785,8 +692,8 @@ impl Env {
             request: request.clone(),
         });
         let packet = Packet {
-            from: Addr::Client(client),
-            to: Addr::Node(target),
+            from: Address::Client(client),
+            to: Address::Node(target),
             payload: Payload::Request {
                 request_id,
                 request,
@@ -897,7 +804,7 @@ impl Env {
                 let count = self.nodes.len() as NodeId;
                 (1..count)
                     .map(|step| (from + step) % count)
-                    .find(|id| self.nodes[*id as usize].broker.is_some())
+                    .find(|id| self.nodes[*id as usize].host.is_up())
             }
         };
         self.clients[client as usize].next_target = next;

@@ -266,7 +266,7 @@ impl World {
             // On the wire the request id is the slot's send generation: unique across the state
             // machines a client slot goes through, so a late reply never reaches the wrong one.
             Payload::Request {
-                id: generation,
+                request_id: generation,
                 request,
             },
         );
@@ -292,7 +292,10 @@ impl World {
             slot.stash.push(Ev::Deliver {
                 from: Address::Node(node),
                 to: Address::Client(slot.id),
-                payload: Box::new(Payload::Reply { id: wire, reply }),
+                payload: Box::new(Payload::Reply {
+                    request_id: wire,
+                    reply,
+                }),
             });
             return;
         }

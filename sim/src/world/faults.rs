@@ -181,7 +181,7 @@ impl World {
             }
             2 => {
                 let index = self.fault_stream.index(self.nodes.len());
-                if self.nodes[index].node.is_some() {
+                if self.nodes[index].host.is_up() {
                     self.crash(index);
                     let downtime = self
                         .fault_stream

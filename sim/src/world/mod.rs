@@ -33,15 +33,17 @@ mod nodes;
 
 use crate::clock::Clock;
 use crate::disk::Disk;
+use crate::host::{Effect, Host, HostError, SyncStart};
 use crate::knobs::{Knobs, Workload};
 use crate::lease::LeaseService;
+use crate::network::Payload;
 use crate::network::{Address, Network};
-use crate::node::{self, Node};
+use crate::node;
 use crate::queue::{EventQueue, Time};
 use crate::rng::{Component, Stream};
 use crate::trace::{Recorder, SimEvent};
 use felix_core::api::{ClientId, Reply, Request, RequestId};
-use felix_core::broker::{Message, Output};
+use felix_core::broker::Broker;
 use felix_core::client::checkpoint::OwnerOp;
 use felix_core::client::{
     Client, Folder, Holder, HolderConfig, HolderOp, HolderStatus, Owner, OwnerConfig, OwnerStatus,
@@ -50,7 +52,7 @@ use felix_core::client::{
 use felix_core::history::{Event, Phase};
 use felix_core::storage::SegmentLayout;
 use felix_core::{Command, NodeId, Rules, Token};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// The most events one run may process: a run that needs more is a livelock (a bug).
 pub const EVENTS_MAX: u64 = 1_000_000;
@@ -58,14 +60,6 @@ pub const EVENTS_MAX: u64 = 1_000_000;
 const PENDING_MAX: usize = 1_000_000;
 /// Messages a node may hold back waiting for a sync.
 const HELD_MAX: usize = 20_000;
-
-/// What travels on the network.
-#[derive(Clone, Debug)]
-enum Payload {
-    Peer(Message),
-    Request { id: RequestId, request: Request },
-    Reply { id: RequestId, reply: Reply },
-}
 
 /// One scheduled event.
 #[derive(Clone, Debug)]
@@ -114,25 +108,13 @@ enum Ev {
     End,
 }
 
-/// A message waiting for a sync (persist before send).
-struct Held {
-    barrier: u64,
-    to: Address,
-    payload: Payload,
-}
-
 struct NodeSlot {
     id: NodeId,
-    node: Option<Node>,
-    disk: Disk,
+    /// The broker, its disk and its outbox.
+    host: Host,
     clock: Clock,
     timeouts: Stream,
     incarnation: u64,
-    /// The highest persist id applied in this incarnation.
-    persist_last: u64,
-    /// Every persist id up to this one is durable.
-    durable_through: u64,
-    held: VecDeque<Held>,
 }
 
 enum Role {
@@ -186,6 +168,8 @@ pub struct Ran {
 }
 
 pub struct World {
+    /// What the last node step left to carry out (a buffer reused across steps).
+    effects: Vec<Effect>,
     rules: Rules,
     knobs: Knobs,
     queue: EventQueue<Ev>,
@@ -230,14 +214,15 @@ impl World {
         let nodes: Vec<NodeSlot> = (0..node_count)
             .map(|id| NodeSlot {
                 id,
-                node: None,
-                disk: Disk::new(layout),
+                host: Host::new(
+                    node::config(id, &knobs, rules),
+                    layout,
+                    HELD_MAX,
+                    SyncStart::Eager,
+                ),
                 clock: draw_clock(&knobs),
                 timeouts: Stream::new(seed, Component::Timeouts(id)),
                 incarnation: 0,
-                persist_last: 0,
-                durable_through: 0,
-                held: VecDeque::new(),
             })
             .collect();
         // (role, joined at start) of every client, in id order.
@@ -286,6 +271,7 @@ impl World {
             })
             .collect();
         World {
+            effects: Vec::new(),
             rules,
             queue: EventQueue::new(PENDING_MAX),
             network: Network::new(seed, knobs.network.clone()),
@@ -466,7 +452,7 @@ impl World {
         let committed: Vec<Option<u64>> = self
             .nodes
             .iter()
-            .map(|slot| slot.node.as_ref().map(node::committed))
+            .map(|slot| slot.host.broker.as_ref().map(Broker::committed))
             .collect();
         // Every node up, all at one committed index, and that index is the cluster's: a node that
         // just restarted has relearned nothing yet (committed 0), which is not convergence.
@@ -487,8 +473,7 @@ impl World {
             return;
         }
         for index in 0..self.nodes.len() {
-            if let Some(node) = &self.nodes[index].node {
-                let event = node::state_event(node);
+            if let Some(event) = self.nodes[index].host.sample_always() {
                 self.history(event);
             }
         }

@@ -5,23 +5,11 @@ use super::*;
 
 impl World {
     pub(super) fn start_node(&mut self, index: usize, restart: bool) {
-        let rules = self.rules;
-        let knobs = &self.knobs;
         let slot = &mut self.nodes[index];
-        assert!(slot.node.is_none());
         slot.incarnation += 1;
-        slot.persist_last = 0;
-        slot.durable_through = 0;
-        slot.held.clear();
-        let node = if restart {
-            match slot.disk.recover() {
-                Ok(recovered) => node::recover(slot.id, knobs, rules, recovered),
-                Err(error) => panic!("node {} store failed to recover: {error}", slot.id),
-            }
-        } else {
-            node::fresh(slot.id, knobs, rules)
-        };
-        slot.node = Some(node);
+        if let Err(error) = slot.host.start(restart) {
+            panic!("{error}");
+        }
         let incarnation = slot.incarnation;
         let tick = slot.clock.true_duration(self.knobs.tick_micros).max(1);
         let first = slot.timeouts.range(1, tick);
@@ -35,15 +23,14 @@ impl World {
         );
         self.step_node(index, node::Input::ElectionTimeout { ticks: timeout });
         // The state the node starts from (fresh, or what it recovered from its disk).
-        if let Some(node) = self.nodes[index].node.as_ref() {
-            let event = node::state_event(node);
+        if let Some(event) = self.nodes[index].host.sample_always() {
             self.history(event);
         }
     }
 
     pub(super) fn tick(&mut self, index: usize, incarnation: u64) {
         let slot = &self.nodes[index];
-        if slot.incarnation != incarnation || slot.node.is_none() {
+        if slot.incarnation != incarnation || !slot.host.is_up() {
             return;
         }
         let tick = slot.clock.true_duration(self.knobs.tick_micros).max(1);
@@ -57,149 +44,60 @@ impl World {
         self.step_node(index, node::Input::Tick);
     }
 
-    /// Feeds one input to a node and carries out its outputs in order.
+    /// Feeds one input to a node; its host carries out the outputs, this world their effects.
     pub(super) fn step_node(&mut self, index: usize, input: node::Input) {
-        let Some(node) = self.nodes[index].node.as_mut() else {
-            return;
-        };
-        let state_before = node::state_key(node);
-        let outputs = node.step_collect(input);
-        // Persist before send, always: the AckBeforeSync twin is the broker's (it emits its
-        // acknowledgement ahead of the persist), not the driver's.
-        let persist_before_send = true;
-        for output in outputs {
-            match output {
-                Output::Persist { id, op } => {
-                    let slot = &mut self.nodes[index];
-                    assert!(id > slot.persist_last, "persist ids must increase");
-                    match slot.disk.apply(&op) {
-                        // The disk numbers ops as the broker does (from 1 per incarnation), so a
-                        // sync's coverage is a persist id.
-                        Ok(number) => assert_eq!(number, id, "persist ids are contiguous from 1"),
-                        Err(error) => panic!(
-                            "node {} refused its own storage op {op:?}: {error}",
-                            slot.id
-                        ),
-                    }
-                    slot.persist_last = id;
-                    self.start_sync(index);
-                }
-                Output::Send { to, message } => {
-                    let from = Address::Node(self.nodes[index].id);
-                    self.send_or_hold(
-                        index,
-                        persist_before_send,
-                        from,
-                        Address::Node(to),
-                        Payload::Peer(message),
-                    );
-                }
-                Output::Reply {
-                    client,
-                    request_id,
-                    reply,
-                } => {
-                    let from = Address::Node(self.nodes[index].id);
-                    let payload = Payload::Reply {
-                        id: request_id,
-                        reply,
-                    };
-                    self.send_or_hold(
-                        index,
-                        persist_before_send,
-                        from,
-                        Address::Client(client),
-                        payload,
-                    );
-                }
-                Output::Observe(event) => self.history(event),
-            }
-        }
-        // The audits judge floors, leadership and promises from sampled states: record one after
-        // every step that changed them, after the step's own events.
-        if let Some(node) = self.nodes[index].node.as_ref() {
-            if node::state_key(node) != state_before {
-                let event = node::state_event(node);
-                self.history(event);
-            }
-        }
+        let mut effects = std::mem::take(&mut self.effects);
+        let result = self.nodes[index].host.step(input, &mut effects);
+        self.carry_effects(index, &mut effects, result);
     }
 
-    pub(super) fn send_or_hold(
+    /// Carries out what a node's host left to do, in order, then reports its failure if any.
+    fn carry_effects(
         &mut self,
         index: usize,
-        persist_before_send: bool,
-        from: Address,
-        to: Address,
-        payload: Payload,
+        effects: &mut Vec<Effect>,
+        result: Result<(), HostError>,
     ) {
-        let slot = &mut self.nodes[index];
-        let durable = slot.durable_through;
-        if persist_before_send && slot.persist_last > durable {
-            if slot.held.len() >= HELD_MAX {
-                let reason = format!(
-                    "node {} holds {HELD_MAX} messages waiting for one sync (HELD_MAX): a message storm",
-                    slot.id
-                );
-                self.exhaust(reason);
-                return;
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::SyncStarted => self.sync_started(index),
+                Effect::Transmit(packet) => self.transmit(packet.from, packet.to, packet.payload),
+                Effect::Observe(event) => self.history(event),
             }
-            slot.held.push_back(Held {
-                barrier: slot.persist_last,
-                to,
-                payload,
-            });
-        } else {
-            self.transmit(from, to, payload);
+        }
+        self.effects = std::mem::take(effects);
+        match result {
+            Ok(()) => {}
+            Err(error @ HostError::HeldFull { .. }) => self.exhaust(error.to_string()),
+            Err(error) => panic!("{error}"),
         }
     }
 
-    pub(super) fn start_sync(&mut self, index: usize) {
-        let slot = &mut self.nodes[index];
-        if slot.disk.start_sync() {
-            let latency = Disk::latency(
-                &mut self.disk_stream,
-                self.knobs.sync_min_micros,
-                self.knobs.sync_max_micros,
-            );
-            let incarnation = slot.incarnation;
-            self.queue.push_after(
-                latency,
-                Ev::SyncDone {
-                    node: index,
-                    incarnation,
-                },
-            );
-        }
+    /// Schedules the completion of the sync node `index` just started.
+    fn sync_started(&mut self, index: usize) {
+        let latency = Disk::latency(
+            &mut self.disk_stream,
+            self.knobs.sync_min_micros,
+            self.knobs.sync_max_micros,
+        );
+        let incarnation = self.nodes[index].incarnation;
+        self.queue.push_after(
+            latency,
+            Ev::SyncDone {
+                node: index,
+                incarnation,
+            },
+        );
     }
 
     pub(super) fn sync_done(&mut self, index: usize, incarnation: u64) {
         let slot = &mut self.nodes[index];
-        if slot.incarnation != incarnation || slot.node.is_none() {
+        if slot.incarnation != incarnation || !slot.host.is_up() {
             return;
         }
-        if let Err(error) = slot.disk.finish_sync() {
-            panic!("node {} sync failed: {error}", slot.id);
-        }
-        // Exactly the ops applied before the sync started are durable now.
-        let through = slot.disk.synced();
-        slot.durable_through = through;
-        let from = Address::Node(slot.id);
-        let mut released = Vec::new();
-        while slot
-            .held
-            .front()
-            .is_some_and(|held| held.barrier <= through)
-        {
-            if let Some(held) = slot.held.pop_front() {
-                released.push(held);
-            }
-        }
-        for held in released {
-            self.transmit(from, held.to, held.payload);
-        }
-        self.step_node(index, node::Input::Persisted { through });
-        self.start_sync(index);
+        let mut effects = std::mem::take(&mut self.effects);
+        let result = slot.host.finish_sync(&mut effects).map(|_| ());
+        self.carry_effects(index, &mut effects, result);
     }
 
     pub(super) fn transmit(&mut self, from: Address, to: Address, payload: Payload) {
@@ -225,11 +123,17 @@ impl World {
 
     pub(super) fn deliver(&mut self, from: Address, to: Address, payload: Payload) {
         match (to, payload) {
-            (Address::Node(node), Payload::Peer(message)) => {
+            (Address::Node(node), Payload::Message(message)) => {
                 let Address::Node(from) = from else { return };
                 self.step_node(node as usize, node::Input::Message { from, message });
             }
-            (Address::Node(node), Payload::Request { id, request }) => {
+            (
+                Address::Node(node),
+                Payload::Request {
+                    request_id,
+                    request,
+                },
+            ) => {
                 let Address::Client(client) = from else {
                     return;
                 };
@@ -237,14 +141,14 @@ impl World {
                     node as usize,
                     node::Input::Client {
                         client,
-                        request_id: id,
+                        request_id,
                         request,
                     },
                 );
             }
-            (Address::Client(client), Payload::Reply { id, reply }) => {
+            (Address::Client(client), Payload::Reply { request_id, reply }) => {
                 let Address::Node(node) = from else { return };
-                self.client_reply(client as usize, node, id, reply);
+                self.client_reply(client as usize, node, request_id, reply);
             }
             _ => {}
         }
@@ -254,16 +158,15 @@ impl World {
         let keep = self.knobs.crash_keeps_per_million;
         let torn = self.knobs.torn_per_million;
         let slot = &mut self.nodes[index];
-        if slot.node.is_none() {
+        if !slot.host.is_up() {
             return;
         }
-        slot.node = None;
-        slot.held.clear();
         slot.incarnation += 1;
         let id = slot.id;
-        let loss = match slot.disk.crash(&mut self.disk_stream, keep, torn) {
+        let stream = &mut self.disk_stream;
+        let loss = match slot.host.crash(|disk| disk.crash(stream, keep, torn)) {
             Ok(loss) => loss,
-            Err(error) => panic!("node {id} store refused a crash: {error}"),
+            Err(error) => panic!("{error}"),
         };
         self.count("crashes");
         self.history(Event::Crashed { node: id });
@@ -275,7 +178,7 @@ impl World {
     }
 
     pub(super) fn restart(&mut self, index: usize) {
-        if self.nodes[index].node.is_some() {
+        if self.nodes[index].host.is_up() {
             return;
         }
         let id = self.nodes[index].id;

@@ -6,7 +6,7 @@ use super::*;
 pub(super) fn packet_filter(
     env: &Env,
     args: &Args,
-) -> Result<(Option<Addr>, Option<Addr>, usize), String> {
+) -> Result<(Option<Address>, Option<Address>, usize), String> {
     let from = args
         .text("from")
         .map(|name| addr_arg(env, name))
@@ -130,14 +130,14 @@ pub(super) fn crash(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     need_cluster(env)?;
     let name = args.positional(0, "a node or client")?;
     let id = match addr_arg(env, name)? {
-        Addr::Node(id) => id,
-        Addr::Client(client) => {
+        Address::Node(id) => id,
+        Address::Client(client) => {
             let mut trace = Trace::new(false);
             env.crash_client(client, &mut trace);
             return Ok(trace.render());
         }
     };
-    if env.nodes[id as usize].broker.is_none() {
+    if env.nodes[id as usize].host.broker.is_none() {
         return Ok(vec![format!("{} is already down", describe::node(id))]);
     }
     let mut trace = Trace::new(false);
@@ -158,7 +158,7 @@ pub(super) fn crash(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
 pub(super) fn restart(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     args.only(&[], 1)?;
     let id = node_arg(env, args.positional(0, "a node")?)?;
-    if env.nodes[id as usize].broker.is_some() {
+    if env.nodes[id as usize].host.broker.is_some() {
         return Ok(vec![format!("{} is not down", describe::node(id))]);
     }
     let mut trace = Trace::new(false);
@@ -177,8 +177,8 @@ pub(super) fn pause(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     need_cluster(env)?;
     let name = args.positional(0, "a node or client")?;
     match addr_arg(env, name)? {
-        Addr::Node(id) => env.nodes[id as usize].paused = true,
-        Addr::Client(id) => env.clients[id as usize].paused = true,
+        Address::Node(id) => env.nodes[id as usize].paused = true,
+        Address::Client(id) => env.clients[id as usize].paused = true,
     }
     Ok(vec![format!("{name}: paused")])
 }
@@ -192,8 +192,8 @@ pub(super) fn resume(env: &mut Env, args: &Args) -> Result<Vec<String>, String> 
     let name = args.positional(0, "a node or client")?;
     let mut lines = vec![format!("{name}: resumed")];
     match addr_arg(env, name)? {
-        Addr::Node(id) => env.nodes[id as usize].paused = false,
-        Addr::Client(id) => {
+        Address::Node(id) => env.nodes[id as usize].paused = false,
+        Address::Client(id) => {
             env.clients[id as usize].paused = false;
             let mut trace = Trace::new(false);
             let result = env.pump(id, &mut trace);

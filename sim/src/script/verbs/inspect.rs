@@ -66,8 +66,8 @@ pub(super) fn describe_verb(env: &mut Env, args: &Args) -> Result<Vec<String>, S
     }
     for name in &args.positional {
         match addr_arg(env, name)? {
-            Addr::Node(id) => lines.extend(describe_node(env, id)),
-            Addr::Client(id) => lines.push(describe_client(env, id)),
+            Address::Node(id) => lines.extend(describe_node(env, id)),
+            Address::Client(id) => lines.push(describe_client(env, id)),
         }
     }
     Ok(lines)
@@ -82,9 +82,15 @@ pub(super) fn vote(vote: Option<NodeId>) -> String {
 pub fn describe_node(env: &Env, id: NodeId) -> Vec<String> {
     let slot = &env.nodes[id as usize];
     let name = describe::node(id);
-    let Some(broker) = &slot.broker else {
-        let hard_state = slot.store.hard_state();
-        let offsets: Vec<u64> = slot.store.entries().map(|entry| entry.offset).collect();
+    let Some(broker) = &slot.host.broker else {
+        let hard_state = slot.host.disk.store().hard_state();
+        let offsets: Vec<u64> = slot
+            .host
+            .disk
+            .store()
+            .entries()
+            .map(|entry| entry.offset)
+            .collect();
         let log = match (offsets.first(), offsets.last()) {
             (Some(first), Some(last)) => format!("log {first}..{last}"),
             _ => "empty log".to_string(),
@@ -125,11 +131,11 @@ pub fn describe_node(env: &Env, id: NodeId) -> Vec<String> {
             describe::sealed(broker.journal().sealed())
         ));
     }
-    if slot.unsynced_through.is_some() || !slot.held.is_empty() {
+    if slot.host.unsynced_through().is_some() || slot.host.held_len() > 0 {
         head.push_str(&format!(
             ", unsynced ops {}, held sends {}",
-            slot.store.unsynced_ops(),
-            slot.held.len()
+            slot.host.disk.unsynced_ops(),
+            slot.host.held_len()
         ));
     }
     if slot.paused {

@@ -15,14 +15,14 @@ mod inspect;
 mod setup;
 
 use super::describe;
-use super::env::{Addr, ClientKind, Env, Packet, Payload, Trace, READS_MAX};
+use super::env::{Address, ClientKind, Env, Packet, Payload, Trace, READS_MAX};
 use super::parse::Arg;
 use clients::*;
 use faults::*;
 use felix_core::broker::Role;
 use felix_core::client::checkpoint::OwnerOp;
 use felix_core::client::{Folder, HolderOp, HolderStatus, Owner, OwnerStatus, Reader};
-use felix_core::storage::{LogStore as _, SegmentLayout};
+use felix_core::storage::SegmentLayout;
 use felix_core::{NodeId, Offset, Rules, Token, Twin};
 use inspect::*;
 use setup::*;
@@ -181,12 +181,12 @@ fn client_arg(env: &Env, name: &str) -> Result<u32, String> {
 }
 
 /// A node or a client.
-fn addr_arg(env: &Env, name: &str) -> Result<Addr, String> {
+fn addr_arg(env: &Env, name: &str) -> Result<Address, String> {
     if let Ok(id) = node_arg(env, name) {
-        return Ok(Addr::Node(id));
+        return Ok(Address::Node(id));
     }
     client_arg(env, name)
-        .map(Addr::Client)
+        .map(Address::Client)
         .map_err(|_| format!("bad argument: `{name}` is neither a node nor a client"))
 }
 

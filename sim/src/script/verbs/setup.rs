@@ -65,7 +65,7 @@ pub(super) fn campaign(env: &mut Env, args: &Args) -> Result<Vec<String>, String
     args.only(&[], 1)?;
     let id = node_arg(env, args.positional(0, "a node")?)?;
     let mut trace = Trace::new(false);
-    let Some(broker) = env.nodes[id as usize].broker.as_ref() else {
+    let Some(broker) = env.nodes[id as usize].host.broker.as_ref() else {
         return Ok(vec![format!("{} is down", describe::node(id))]);
     };
     if !matches!(broker.role(), Role::Follower | Role::Candidate) {
@@ -80,6 +80,7 @@ pub(super) fn campaign(env: &mut Env, args: &Args) -> Result<Vec<String>, String
     for _ in 0..=super::super::env::ELECTION_TIMEOUT_TICKS {
         result = env.step_node(id, felix_core::broker::Input::Tick, &mut trace);
         let moved = env.nodes[id as usize]
+            .host
             .broker
             .as_ref()
             .is_none_or(|broker| broker.term() > term_before);
@@ -87,7 +88,7 @@ pub(super) fn campaign(env: &mut Env, args: &Args) -> Result<Vec<String>, String
             break;
         }
     }
-    if let Some(broker) = env.nodes[id as usize].broker.as_ref() {
+    if let Some(broker) = env.nodes[id as usize].host.broker.as_ref() {
         trace.line(format!(
             "{}: campaigns in term {}",
             describe::node(id),
@@ -112,7 +113,7 @@ pub(super) fn tick(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
         return Err(format!("bad argument: count must be 1..={TICKS_MAX}"));
     }
     let slot = &env.nodes[id as usize];
-    if slot.broker.is_none() || slot.paused {
+    if slot.host.broker.is_none() || slot.paused {
         return Ok(vec![format!(
             "{} is down or paused: no tick",
             describe::node(id)

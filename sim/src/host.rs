@@ -1,0 +1,262 @@
+//! One node's host: the real broker, its disk and its outbox, carrying out the broker's outputs
+//! the one way both schedulers share (the seeded world and the scenario driver).
+//!
+//! `step` feeds one input to the broker and turns its outputs into `Effect`s, in order: every
+//! persist is applied to the disk at once (the `Outbox` checks the order), every send or reply
+//! that follows an unsynced persist waits in the outbox, the others come out as packets to
+//! transmit; history events come out as they were observed, followed by a `NodeState` sample when
+//! the node's state changed. `finish_sync` completes the disk's sync in flight, releases what it
+//! covers and tells the broker (`Input::Persisted`). `crash` keeps what was synced (and what the
+//! caller's draw keeps of the rest); `restart` rebuilds the broker from what the disk recovered.
+//! What differs between the schedulers (when a sync completes, which message arrives next, what a
+//! crash keeps) stays with them.
+
+use crate::disk::Disk;
+use crate::network::{Address, Packet, Payload};
+use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
+use felix_core::history::Event;
+use felix_core::storage::SegmentLayout;
+use felix_core::NodeId;
+use std::fmt;
+
+/// When a disk sync starts: the one choice about storage the schedulers make differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncStart {
+    /// As soon as an op is applied and no sync is in flight (the seeded world: a sync thread
+    /// that is always at work; the scheduler completes it after a drawn latency).
+    Eager,
+    /// Only when the scheduler asks (`sync_all`: the scenario's `sync` verb).
+    OnDemand,
+}
+
+/// What the scheduler carries out after a step, in this order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// A sync started (`SyncStart::Eager`): the scheduler completes it with `finish_sync`.
+    SyncStarted,
+    /// Put this packet on the network.
+    Transmit(Packet),
+    /// Append this event to the run's history.
+    Observe(Event),
+}
+
+/// A host could not carry out its broker's outputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostError {
+    /// The disk refused an op, a sync or a recovery (a bug in the core or the store).
+    Store { node: NodeId, what: String },
+    /// The outbox held `held_max` deliveries waiting for one sync: a message storm.
+    HeldFull { node: NodeId, held_max: usize },
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostError::Store { node, what } => write!(formatter, "node {node}: {what}"),
+            HostError::HeldFull { node, held_max } => write!(
+                formatter,
+                "node {node} holds {held_max} messages waiting for one sync: a message storm"
+            ),
+        }
+    }
+}
+
+/// A broker (or `None` while crashed), its disk and its outbox.
+pub struct Host {
+    pub id: NodeId,
+    pub config: BrokerConfig,
+    pub broker: Option<Broker>,
+    pub disk: Disk,
+    sync_start: SyncStart,
+    outbox: Outbox,
+    /// Buffers reused across steps.
+    outputs: Vec<Output>,
+    duties: Vec<Duty>,
+    released: Vec<Delivery>,
+}
+
+impl Host {
+    /// A node with an empty disk, not started yet.
+    pub fn new(
+        config: BrokerConfig,
+        layout: SegmentLayout,
+        held_max: usize,
+        sync_start: SyncStart,
+    ) -> Host {
+        Host {
+            id: config.id,
+            broker: None,
+            config,
+            disk: Disk::new(layout),
+            sync_start,
+            outbox: Outbox::new(held_max),
+            outputs: Vec::new(),
+            duties: Vec::new(),
+            released: Vec::new(),
+        }
+    }
+
+    pub fn is_up(&self) -> bool {
+        self.broker.is_some()
+    }
+
+    /// The highest persist id applied and not yet durable, if any.
+    pub fn unsynced_through(&self) -> Option<u64> {
+        self.outbox.unsynced_through()
+    }
+
+    /// Sends and replies waiting for a sync.
+    pub fn held_len(&self) -> usize {
+        self.outbox.held_len()
+    }
+
+    /// Feeds one input to the broker (nothing, while crashed) and carries out its outputs.
+    pub fn step(&mut self, input: Input, effects: &mut Vec<Effect>) -> Result<(), HostError> {
+        let Some(broker) = self.broker.as_mut() else {
+            return Ok(());
+        };
+        self.outputs.clear();
+        broker.step(input, &mut self.outputs);
+        self.duties.clear();
+        let carried = self.outbox.carry(self.outputs.drain(..), &mut self.duties);
+        let from = Address::Node(self.id);
+        let mut duties = std::mem::take(&mut self.duties);
+        for duty in duties.drain(..) {
+            match duty {
+                Duty::Persist { id, op } => {
+                    // The disk numbers ops as the broker does (from 1 per incarnation), so a
+                    // sync's coverage is a persist id.
+                    let number = self.disk.apply(&op).map_err(|error| HostError::Store {
+                        node: self.id,
+                        what: format!("the store refused op {id}: {error}"),
+                    })?;
+                    assert_eq!(number, id, "persist ids are contiguous from 1");
+                    self.start_sync(effects);
+                }
+                Duty::Deliver(delivery) => effects.push(Effect::Transmit(packet(from, delivery))),
+                Duty::Observe(event) => effects.push(Effect::Observe(event)),
+            }
+        }
+        self.duties = duties;
+        if let Err(full) = carried {
+            return Err(HostError::HeldFull {
+                node: self.id,
+                held_max: full.held_max,
+            });
+        }
+        // The audits judge floors, leadership and promises from sampled states: one after every
+        // step that changed them, after the step's own events.
+        if let Some(event) = self.broker.as_ref().and_then(|b| self.outbox.sample(b)) {
+            effects.push(Effect::Observe(event));
+        }
+        Ok(())
+    }
+
+    /// Completes the sync in flight: every op applied before it started is durable. Releases the
+    /// deliveries it covers, then tells the broker. Returns how far the disk is durable.
+    pub fn finish_sync(&mut self, effects: &mut Vec<Effect>) -> Result<u64, HostError> {
+        self.disk.finish_sync().map_err(|error| HostError::Store {
+            node: self.id,
+            what: format!("sync failed: {error}"),
+        })?;
+        let through = self.disk.synced();
+        self.released.clear();
+        self.outbox.synced(through, &mut self.released);
+        let from = Address::Node(self.id);
+        for delivery in self.released.drain(..) {
+            effects.push(Effect::Transmit(packet(from, delivery)));
+        }
+        self.step(Input::Persisted { through }, effects)?;
+        self.start_sync(effects);
+        Ok(through)
+    }
+
+    /// Under `SyncStart::Eager`, starts a sync of what is pending unless one is in flight.
+    fn start_sync(&mut self, effects: &mut Vec<Effect>) {
+        if self.sync_start == SyncStart::Eager && self.disk.start_sync() {
+            effects.push(Effect::SyncStarted);
+        }
+    }
+
+    /// Makes everything applied durable now, in one sync (`SyncStart::OnDemand`), and tells the
+    /// broker. Returns how far the disk is durable, or `None` when nothing was pending.
+    pub fn sync_all(&mut self, effects: &mut Vec<Effect>) -> Result<Option<u64>, HostError> {
+        assert_eq!(self.sync_start, SyncStart::OnDemand);
+        if !self.is_up() || !self.disk.start_sync() {
+            return Ok(None);
+        }
+        self.finish_sync(effects).map(Some)
+    }
+
+    /// The node's state now, changed or not (a boot, the end of a run); `None` while crashed.
+    pub fn sample_always(&mut self) -> Option<Event> {
+        let broker = self.broker.as_ref()?;
+        Some(self.outbox.sample_always(broker))
+    }
+
+    /// A crash: the broker is gone, what the outbox held is lost, and the disk keeps what was
+    /// synced plus what `crash_disk` decides of the rest.
+    pub fn crash<T>(
+        &mut self,
+        crash_disk: impl FnOnce(&mut Disk) -> Result<T, felix_core::storage::StoreError>,
+    ) -> Result<T, HostError> {
+        self.broker = None;
+        self.outbox.crash();
+        crash_disk(&mut self.disk).map_err(|error| HostError::Store {
+            node: self.id,
+            what: format!("the store refused a crash: {error}"),
+        })
+    }
+
+    /// Starts the broker: fresh on an empty disk, or (`restart`) rebuilt from what the disk
+    /// kept. The outbox starts empty either way.
+    pub fn start(&mut self, restart: bool) -> Result<(), HostError> {
+        assert!(self.broker.is_none(), "only a node that is down starts");
+        self.outbox.crash();
+        if !restart {
+            self.broker = Some(Broker::new(self.config.clone()));
+            self.prime_sample();
+            return Ok(());
+        }
+        let recovered = self.disk.recover().map_err(|error| HostError::Store {
+            node: self.id,
+            what: format!("recovery failed: {error}"),
+        })?;
+        let broker = Broker::from_recovered(self.config.clone(), recovered).map_err(|error| {
+            HostError::Store {
+                node: self.id,
+                what: format!("the core refused its own store: {error:?}"),
+            }
+        })?;
+        self.broker = Some(broker);
+        self.prime_sample();
+        Ok(())
+    }
+
+    /// The state the node starts from counts as sampled: the scheduler records it (with
+    /// `sample_always`) where its history wants it.
+    fn prime_sample(&mut self) {
+        if let Some(broker) = self.broker.as_ref() {
+            self.outbox.sample_always(broker);
+        }
+    }
+}
+
+fn packet(from: Address, delivery: Delivery) -> Packet {
+    match delivery {
+        Delivery::Send { to, message } => Packet {
+            from,
+            to: Address::Node(to),
+            payload: Payload::Message(message),
+        },
+        Delivery::Reply {
+            client,
+            request_id,
+            reply,
+        } => Packet {
+            from,
+            to: Address::Client(client),
+            payload: Payload::Reply { request_id, reply },
+        },
+    }
+}
