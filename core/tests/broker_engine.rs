@@ -5,7 +5,9 @@
 //! with `Broker::step_collect`, and its outputs compared whole.
 
 use felix_core::api::{ClientId, InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
-use felix_core::broker::{AppendResult, Broker, BrokerConfig, Input, Message, Output, Role};
+use felix_core::broker::{
+    AppendResult, Broker, BrokerConfig, Delivery, Duty, Input, Message, Outbox, Output, Role,
+};
 use felix_core::history::Event;
 use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term, Token};
 use felix_core::rules::{Rules, Twin};
@@ -27,9 +29,10 @@ fn config(id: NodeId, rules: Rules) -> BrokerConfig {
 }
 
 /// A synchronous driver: persists are durable at once, messages delivered in order, unless the
-/// destination is cut off.
+/// destination is cut off. Outputs go through each node's `Outbox`, the one every driver uses.
 struct Net {
     nodes: BTreeMap<NodeId, Broker>,
+    outboxes: BTreeMap<NodeId, Outbox>,
     cut: Vec<NodeId>,
     replies: Vec<(ClientId, RequestId, Reply)>,
 }
@@ -41,6 +44,7 @@ impl Net {
             .collect();
         Net {
             nodes,
+            outboxes: (0..4).map(|id| (id, Outbox::new(1024))).collect(),
             cut: Vec::new(),
             replies: Vec::new(),
         }
@@ -57,33 +61,46 @@ impl Net {
             if self.cut.contains(&id) {
                 continue;
             }
-            let outputs = self.node(id).step_collect(input);
-            for output in outputs {
-                match output {
-                    Output::Persist { id: persist, .. } => {
-                        let more = self
-                            .node(id)
-                            .step_collect(Input::Persisted { through: persist });
-                        // Persisted only observes or commits; carry those out at once too.
-                        for output in more {
-                            self.carry(id, output, &mut queue);
-                        }
+            self.step(id, input, &mut queue);
+        }
+    }
+
+    /// One step of `id`, its outputs carried out through its outbox; every persist is durable
+    /// at once, so what it held goes out and the node hears `Persisted` right there.
+    fn step(&mut self, id: NodeId, input: Input, queue: &mut VecDeque<(NodeId, Input)>) {
+        let outputs = self.node(id).step_collect(input);
+        let mut duties = Vec::new();
+        let outbox = self.outboxes.get_mut(&id).expect("an outbox per node");
+        outbox
+            .carry(outputs, &mut duties)
+            .expect("the test holds few sends");
+        for duty in duties {
+            match duty {
+                Duty::Persist { id: persist, .. } => {
+                    let mut released = Vec::new();
+                    let outbox = self.outboxes.get_mut(&id).expect("an outbox per node");
+                    outbox.synced(persist, &mut released);
+                    for delivery in released {
+                        self.carry(id, delivery, queue);
                     }
-                    other => self.carry(id, other, &mut queue),
+                    self.step(id, Input::Persisted { through: persist }, queue);
                 }
+                Duty::Deliver(delivery) => self.carry(id, delivery, queue),
+                Duty::Observe(_) => {}
             }
         }
     }
 
-    fn carry(&mut self, from: NodeId, output: Output, queue: &mut VecDeque<(NodeId, Input)>) {
-        match output {
-            Output::Send { to, message } => queue.push_back((to, Input::Message { from, message })),
-            Output::Reply {
+    fn carry(&mut self, from: NodeId, delivery: Delivery, queue: &mut VecDeque<(NodeId, Input)>) {
+        match delivery {
+            Delivery::Send { to, message } => {
+                queue.push_back((to, Input::Message { from, message }))
+            }
+            Delivery::Reply {
                 client,
                 request_id,
                 reply,
             } => self.replies.push((client, request_id, reply)),
-            Output::Persist { .. } | Output::Observe(_) => {}
         }
     }
 

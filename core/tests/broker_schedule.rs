@@ -10,13 +10,13 @@
 //! core-only counterexamples.
 
 use felix_core::api::{ClientId, Reply, Request, RequestId};
-use felix_core::broker::{Broker, BrokerConfig, Input, Message, Output};
+use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Message, Outbox};
 use felix_core::history::Event;
 use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term};
 use felix_core::rules::{Rules, Twin};
 use felix_core::storage::{LogStore, MemoryStore, SegmentLayout};
 use proptest::prelude::*;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 const NODES: u32 = 4; // 0..3 voters, 3 the replica
 const REPLICA: NodeId = 3;
@@ -67,14 +67,14 @@ fn config(id: NodeId, rules: Rules) -> BrokerConfig {
     config
 }
 
+/// Sends and replies one node may hold waiting for a sync.
+const HELD_MAX: usize = 100_000;
+
 struct Node {
     broker: Broker,
     store: MemoryStore,
-    /// Outputs not yet carried out, in order.
-    outbox: VecDeque<Output>,
-    /// The id of the last persist applied to the store, and whether it is synced.
-    applied_through: u64,
-    synced_through: u64,
+    /// The driver's duties on the broker's outputs (the one outbox every driver uses).
+    outbox: Outbox,
 }
 
 struct World {
@@ -102,9 +102,7 @@ impl World {
                 Node {
                     broker: Broker::new(config(id, rules)),
                     store,
-                    outbox: VecDeque::new(),
-                    applied_through: 0,
-                    synced_through: 0,
+                    outbox: Outbox::new(HELD_MAX),
                 }
             })
             .collect();
@@ -120,44 +118,37 @@ impl World {
         }
     }
 
+    /// One input to one node, its outputs carried out through its outbox: persists applied in
+    /// order, a send or reply behind an unsynced persist held until the sync.
     fn step(&mut self, id: NodeId, input: Input) -> Result<(), TestCaseError> {
-        let outputs = self.nodes[id as usize].broker.step_collect(input);
-        self.nodes[id as usize].outbox.extend(outputs);
-        self.flush(id)
+        let node = &mut self.nodes[id as usize];
+        let outputs = node.broker.step_collect(input);
+        let mut duties = Vec::new();
+        node.outbox
+            .carry(outputs, &mut duties)
+            .map_err(|full| TestCaseError::fail(format!("{full:?}")))?;
+        for duty in duties {
+            match duty {
+                Duty::Persist { op, .. } => self.nodes[id as usize]
+                    .store
+                    .apply(&op)
+                    .map_err(|error| TestCaseError::fail(error.to_string()))?,
+                Duty::Deliver(delivery) => self.deliver(id, delivery),
+                Duty::Observe(event) => self.observe(id, event)?,
+            }
+        }
+        Ok(())
     }
 
-    /// Carries out the node's outputs in order, stopping at a send or reply behind an unsynced
-    /// persist.
-    fn flush(&mut self, id: NodeId) -> Result<(), TestCaseError> {
-        loop {
-            let node = &mut self.nodes[id as usize];
-            let Some(output) = node.outbox.front() else {
-                return Ok(());
-            };
-            let waiting = node.applied_through > node.synced_through;
-            match output {
-                Output::Send { .. } | Output::Reply { .. } if waiting => return Ok(()),
-                _ => {}
-            }
-            let Some(output) = node.outbox.pop_front() else {
-                return Ok(());
-            };
-            match output {
-                Output::Persist { id: persist, op } => {
-                    node.store
-                        .apply(&op)
-                        .map_err(|error| TestCaseError::fail(error.to_string()))?;
-                    node.applied_through = persist;
+    fn deliver(&mut self, id: NodeId, delivery: Delivery) {
+        match delivery {
+            Delivery::Send { to, message } => self.network.push((id, to, message)),
+            Delivery::Reply {
+                request_id, reply, ..
+            } => {
+                if let Reply::Appended { offset, .. } = reply {
+                    self.acked.push((request_id, offset));
                 }
-                Output::Send { to, message } => self.network.push((id, to, message)),
-                Output::Reply {
-                    request_id, reply, ..
-                } => {
-                    if let Reply::Appended { offset, .. } = reply {
-                        self.acked.push((request_id, offset));
-                    }
-                }
-                Output::Observe(event) => self.observe(id, event)?,
             }
         }
     }
@@ -186,12 +177,15 @@ impl World {
         node.store
             .sync()
             .map_err(|error| TestCaseError::fail(error.to_string()))?;
-        node.synced_through = node.applied_through;
-        let through = node.synced_through;
-        if through > 0 {
-            self.step(id, Input::Persisted { through })?;
+        let Some(through) = node.outbox.unsynced_through() else {
+            return Ok(());
+        };
+        let mut released = Vec::new();
+        node.outbox.synced(through, &mut released);
+        for delivery in released {
+            self.deliver(id, delivery);
         }
-        self.flush(id)
+        self.step(id, Input::Persisted { through })
     }
 
     fn crash(&mut self, id: NodeId, keep: usize) -> Result<(), TestCaseError> {
@@ -210,9 +204,7 @@ impl World {
         );
         node.broker = Broker::from_recovered(config(id, self.rules), recovered)
             .map_err(|error| TestCaseError::fail(error.to_string()))?;
-        node.outbox.clear();
-        node.applied_through = 0;
-        node.synced_through = 0;
+        node.outbox.crash();
         Ok(())
     }
 

@@ -12,6 +12,8 @@
 //!   `PromiseChanged` is observed only then.
 //! - `Observe(event)`: append `event` to the run's history (in order with everything else).
 //!
+//! `outbox.rs` (`Outbox`) carries out these duties once, for every driver.
+//!
 //! A crash loses whatever was not synced; the driver then rebuilds the node with
 //! `Broker::recover` from what `LogStore::recover` returned. Persist ids restart at 1.
 

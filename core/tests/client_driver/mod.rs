@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use felix_core::api::{ClientId, Reply, Request, RequestId};
-use felix_core::broker::{Broker, BrokerConfig, Input, Message, Output};
+use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Message, Outbox};
 use felix_core::client::Client;
 use felix_core::history::Event;
 use felix_core::journal::JournalConfig;
@@ -24,6 +24,7 @@ pub type Exchange = (Request, Reply);
 pub struct Cluster {
     pub brokers: Vec<Broker>,
     pub stores: Vec<MemoryStore>,
+    pub outboxes: Vec<Outbox>,
     pub network: VecDeque<(NodeId, NodeId, Message)>,
     pub replies: Vec<(ClientId, RequestId, Reply)>,
     pub history: Vec<Event>,
@@ -53,6 +54,10 @@ impl Cluster {
         let mut cluster = Cluster {
             brokers,
             stores,
+            outboxes: VOTERS
+                .iter()
+                .map(|_| Outbox::new(DRIVER_STEPS_MAX))
+                .collect(),
             network: VecDeque::new(),
             replies: Vec::new(),
             history: Vec::new(),
@@ -76,30 +81,42 @@ impl Cluster {
         self.settle();
     }
 
-    /// One input to one node; persists are applied and synced before its sends go out.
+    /// One input to one node; persists are applied and synced before its sends go out. The
+    /// outputs go through the node's `Outbox`, the one every driver uses.
     pub fn input(&mut self, node: NodeId, input: Input) {
         let outputs = self.brokers[node as usize].step_collect(input);
-        let mut persisted = None;
-        for output in outputs {
-            match output {
-                Output::Persist { id, op } => {
-                    self.stores[node as usize]
-                        .apply(&op)
-                        .expect("in-memory apply");
-                    persisted = Some(id);
-                }
-                Output::Send { to, message } => self.network.push_back((node, to, message)),
-                Output::Reply {
-                    client,
-                    request_id,
-                    reply,
-                } => self.replies.push((client, request_id, reply)),
-                Output::Observe(event) => self.history.push(event),
+        let mut duties = Vec::new();
+        self.outboxes[node as usize]
+            .carry(outputs, &mut duties)
+            .expect("the driver syncs after every step");
+        for duty in duties {
+            match duty {
+                Duty::Persist { op, .. } => self.stores[node as usize]
+                    .apply(&op)
+                    .expect("in-memory apply"),
+                Duty::Deliver(delivery) => self.deliver(node, delivery),
+                Duty::Observe(event) => self.history.push(event),
             }
         }
-        if let Some(through) = persisted {
+        if let Some(through) = self.outboxes[node as usize].unsynced_through() {
             self.stores[node as usize].sync().expect("in-memory sync");
+            let mut released = Vec::new();
+            self.outboxes[node as usize].synced(through, &mut released);
+            for delivery in released {
+                self.deliver(node, delivery);
+            }
             self.input(node, Input::Persisted { through });
+        }
+    }
+
+    fn deliver(&mut self, node: NodeId, delivery: Delivery) {
+        match delivery {
+            Delivery::Send { to, message } => self.network.push_back((node, to, message)),
+            Delivery::Reply {
+                client,
+                request_id,
+                reply,
+            } => self.replies.push((client, request_id, reply)),
         }
     }
 
