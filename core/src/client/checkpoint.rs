@@ -18,7 +18,7 @@
 //! run (`crash_inside_run`), which leaves a run without `End`.
 
 use super::folder::{Fold, FoldCore};
-use super::{Client, RequestIds, Route, Step};
+use super::{Client, InFlight, Route, Step};
 use crate::api::{ClientId, ReadFrom, Reply, Request, RequestId};
 use crate::history::Event;
 use crate::record::{Headers, Offset, Token};
@@ -220,8 +220,7 @@ pub struct Owner {
     crash_after_records: Option<usize>,
     stopped: Option<Token>,
     crashed: bool,
-    in_flight: Option<(RequestId, Pending)>,
-    ids: RequestIds,
+    in_flight: InFlight<Pending>,
 }
 
 impl Owner {
@@ -249,8 +248,7 @@ impl Owner {
             crash_after_records: None,
             stopped: None,
             crashed: false,
-            in_flight: None,
-            ids: RequestIds::new(),
+            in_flight: InFlight::new(),
         }
     }
 
@@ -556,19 +554,18 @@ impl Client for Owner {
             return None;
         }
         let (pending, request) = self.plan()?;
-        let id = self.ids.take();
-        self.in_flight = Some((id, pending));
+        let id = self.in_flight.start(pending);
         Some((id, request))
     }
 
     fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
-        let Some((in_flight_id, pending)) = self.in_flight else {
+        let Some(pending) = self.in_flight.get(id) else {
             return Step::ignored();
         };
-        if in_flight_id != id || self.is_finished() {
+        if self.is_finished() {
             return Step::ignored();
         }
-        self.in_flight = None;
+        self.in_flight.take();
         let cursor_before = self.cursor;
         let step = self.on_reply_to(pending, reply);
         assert!(
@@ -583,9 +580,9 @@ impl Client for Owner {
     }
 
     fn on_unknown(&mut self, id: RequestId) -> Step {
-        match self.in_flight {
-            Some((in_flight_id, pending)) if in_flight_id == id && !self.is_finished() => {
-                self.in_flight = None;
+        match self.in_flight.get(id) {
+            Some(pending) if !self.is_finished() => {
+                self.in_flight.take();
                 self.unknown(pending)
             }
             _ => Step::ignored(),
@@ -593,7 +590,7 @@ impl Client for Owner {
     }
 
     fn in_flight(&self) -> Option<RequestId> {
-        self.in_flight.map(|(id, _)| id)
+        self.in_flight.id()
     }
 
     fn is_finished(&self) -> bool {

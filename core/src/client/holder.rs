@@ -20,7 +20,7 @@
 //! with its own epoch is its own (one holder per epoch), which is how it learns that an unknown
 //! fenced write landed.
 
-use super::{Client, RequestIds, Route, Step};
+use super::{Client, InFlight, Route, Step};
 use crate::api::{ClientId, InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
 use crate::history::Event;
 use crate::record::{Headers, Offset};
@@ -101,9 +101,8 @@ pub struct Holder {
     reread_from_earliest: bool,
     fenced: bool,
     ops: VecDeque<HolderOp>,
-    in_flight: Option<(RequestId, Pending)>,
+    in_flight: InFlight<Pending>,
     retired: Option<(u64, bool)>,
-    ids: RequestIds,
 }
 
 impl Holder {
@@ -128,9 +127,8 @@ impl Holder {
             reread_from_earliest: false,
             fenced: false,
             ops: VecDeque::new(),
-            in_flight: None,
+            in_flight: InFlight::new(),
             retired: None,
-            ids: RequestIds::new(),
         }
     }
 
@@ -338,7 +336,7 @@ impl Holder {
     fn unknown(&mut self) -> Step {
         // The outcome is unknown: forget the tail and re-read from the cursor. A submitted
         // operation whose outcome is unknown is dropped, not retried (it may have landed).
-        if let Some((_, pending)) = self.in_flight.take() {
+        if let Some(pending) = self.in_flight.take() {
             if matches!(pending, Pending::Write { .. } | Pending::Trim { .. }) {
                 self.ops.pop_front();
             }
@@ -416,16 +414,15 @@ impl Client for Holder {
                 }
             },
         };
-        let id = self.ids.take();
-        self.in_flight = Some((id, pending));
+        let id = self.in_flight.start(pending);
         Some((id, request))
     }
 
     fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
-        let Some((in_flight_id, pending)) = self.in_flight else {
+        let Some(pending) = self.in_flight.get(id) else {
             return Step::ignored();
         };
-        if in_flight_id != id || self.retired.is_some() {
+        if self.retired.is_some() {
             return Step::ignored();
         }
         let cursor_before = self.cursor;
@@ -436,7 +433,7 @@ impl Client for Holder {
             | Pending::Trim { expected_tail } => self.on_append(pending, expected_tail, reply),
         };
         // `unknown()` already took the request in flight; every other path ends it here.
-        self.in_flight = None;
+        self.in_flight.take();
         assert!(
             self.cursor >= cursor_before,
             "a holder's cursor never goes back"
@@ -449,16 +446,14 @@ impl Client for Holder {
     }
 
     fn on_unknown(&mut self, id: RequestId) -> Step {
-        match self.in_flight {
-            Some((in_flight_id, _)) if in_flight_id == id && self.retired.is_none() => {
-                self.unknown()
-            }
-            _ => Step::ignored(),
+        if self.in_flight.get(id).is_none() || self.retired.is_some() {
+            return Step::ignored();
         }
+        self.unknown()
     }
 
     fn in_flight(&self) -> Option<RequestId> {
-        self.in_flight.map(|(id, _)| id)
+        self.in_flight.id()
     }
 
     fn is_finished(&self) -> bool {

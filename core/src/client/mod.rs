@@ -39,6 +39,7 @@
 pub mod checkpoint;
 pub mod folder;
 pub mod holder;
+mod in_flight;
 pub mod reader;
 
 use crate::api::{ClientId, ReadRecord, Reply, Request, RequestId};
@@ -49,6 +50,8 @@ pub use checkpoint::{Owner, OwnerConfig, OwnerStatus};
 pub use folder::{Fold, Folder};
 pub use holder::{Holder, HolderConfig, HolderOp, HolderStatus, SubmitError};
 pub use reader::Reader;
+
+use in_flight::InFlight;
 
 /// Where the driver should send the client's next request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

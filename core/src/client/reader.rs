@@ -7,7 +7,7 @@
 //! gap: the reader asks another node (`Route::AnotherNode`). It always re-reads from its own
 //! cursor, never from `Earliest` (which resolves to the floor and hides the gap).
 
-use super::{Client, RequestIds, Route, Step};
+use super::{Client, InFlight, Route, Step};
 use crate::api::{ClientId, InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
 use crate::history::Event;
 use crate::record::Offset;
@@ -66,8 +66,7 @@ pub struct Reader {
     client: ClientId,
     cursor: Offset,
     read_batch_max: u32,
-    in_flight: Option<RequestId>,
-    ids: RequestIds,
+    in_flight: InFlight<()>,
 }
 
 impl Reader {
@@ -79,8 +78,7 @@ impl Reader {
             client,
             cursor,
             read_batch_max,
-            in_flight: None,
-            ids: RequestIds::new(),
+            in_flight: InFlight::new(),
         }
     }
 
@@ -99,8 +97,7 @@ impl Client for Reader {
         if self.in_flight.is_some() {
             return None;
         }
-        let id = self.ids.take();
-        self.in_flight = Some(id);
+        let id = self.in_flight.start(());
         let request = Request::Read {
             from: ReadFrom::Offset(self.cursor),
             max_records: self.read_batch_max,
@@ -109,10 +106,10 @@ impl Client for Reader {
     }
 
     fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
-        if self.in_flight != Some(id) {
+        if self.in_flight.get(id).is_none() {
             return Step::ignored();
         }
-        self.in_flight = None;
+        self.in_flight.take();
         match interpret(self.cursor, reply) {
             ReadOutcome::Records { records, next } => {
                 assert!(next >= self.cursor);
@@ -137,16 +134,16 @@ impl Client for Reader {
     }
 
     fn on_unknown(&mut self, id: RequestId) -> Step {
-        if self.in_flight != Some(id) {
+        if self.in_flight.get(id).is_none() {
             return Step::ignored();
         }
         // A read changes nothing: reading again from the same cursor is always safe.
-        self.in_flight = None;
+        self.in_flight.take();
         Step::none()
     }
 
     fn in_flight(&self) -> Option<RequestId> {
-        self.in_flight
+        self.in_flight.id()
     }
 
     fn is_finished(&self) -> bool {
