@@ -86,7 +86,7 @@ impl Net {
                     self.step(id, Input::Persisted { through: persist }, queue);
                 }
                 Duty::Deliver(delivery) => self.carry(id, delivery, queue),
-                Duty::Observe(_) => {}
+                Duty::Observe(_) | Duty::DrawElectionTimeout => {}
             }
         }
     }
@@ -196,7 +196,8 @@ fn trimmed_cluster(rules: Rules) -> Net {
 
 #[test]
 fn follower_campaigns_at_its_timeout_persisting_its_vote_before_asking() {
-    // Proves the election start: term+1 and self-vote are persisted before the RequestVotes.
+    // Proves the election start: a fresh timeout is asked of the driver for the new election
+    // period, and term+1 and self-vote are persisted before the RequestVotes.
     let mut node = Broker::new(config(0, Rules::default()));
     for _ in 0..9 {
         assert_eq!(node.step_collect(Input::Tick), vec![]);
@@ -209,6 +210,8 @@ fn follower_campaigns_at_its_timeout_persisting_its_vote_before_asking() {
     assert_eq!(
         node.step_collect(Input::Tick),
         vec![
+            // A new election period: the driver draws its timeout afresh.
+            Output::DrawElectionTimeout,
             Output::Persist {
                 id: 1,
                 op: StorageOp::HardState(HardState {

@@ -38,6 +38,9 @@ pub enum Effect {
     Transmit(Packet),
     /// Append this event to the run's history.
     Observe(Event),
+    /// The node began a new election period: the scheduler draws a fresh election timeout and
+    /// feeds it back with `step(Input::ElectionTimeout { ticks })` before the next tick.
+    DrawElectionTimeout,
 }
 
 /// A host could not carry out its broker's outputs.
@@ -135,6 +138,7 @@ impl Host {
                 }
                 Duty::Deliver(delivery) => effects.push(Effect::Transmit(packet(from, delivery))),
                 Duty::Observe(event) => effects.push(Effect::Observe(event)),
+                Duty::DrawElectionTimeout => effects.push(Effect::DrawElectionTimeout),
             }
         }
         self.duties = duties;

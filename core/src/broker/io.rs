@@ -11,6 +11,8 @@
 //!   is durable. The leader counts its own log for commit only through durable ops, and
 //!   `PromiseChanged` is observed only then.
 //! - `Observe(event)`: append `event` to the run's history (in order with everything else).
+//! - `DrawElectionTimeout`: draw a fresh random election timeout and feed it back as
+//!   `Input::ElectionTimeout` before the next `Tick` (the core has no random source).
 //!
 //! `outbox.rs` (`Outbox`) carries out these duties once, for every driver.
 //!
@@ -32,8 +34,9 @@ pub type PersistId = u64;
 pub enum Input {
     /// One unit of logical time passed.
     Tick,
-    /// The driver's next (random) election timeout, in ticks; used from the next timer reset.
-    /// The core has no random source: the driver chooses it.
+    /// The driver's (random) election timeout, in ticks, for the election period in progress;
+    /// the answer to `Output::DrawElectionTimeout`, and once at boot. The core has no random
+    /// source: the driver chooses it.
     ElectionTimeout { ticks: u64 },
     /// A message from another node.
     Message { from: NodeId, message: Message },
@@ -62,4 +65,8 @@ pub enum Output {
     },
     /// Record a history event.
     Observe(Event),
+    /// A new election period began (the node campaigns): answer with a freshly drawn
+    /// `Input::ElectionTimeout` before the next `Tick`, so that no two voters keep timing out
+    /// together election after election (Raft draws the timeout afresh for every election).
+    DrawElectionTimeout,
 }

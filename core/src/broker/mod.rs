@@ -477,6 +477,8 @@ impl Broker {
         self.role = Role::Candidate;
         self.leader_hint = None;
         self.election_elapsed_ticks = 0;
+        // A new election period: its timeout is drawn afresh by the driver.
+        out.push(Output::DrawElectionTimeout);
         self.votes.clear();
         self.votes.insert(self.config.id);
         self.persist_hard_state(

@@ -44,6 +44,9 @@ pub enum Duty {
     Deliver(Delivery),
     /// Append to the run's history.
     Observe(Event),
+    /// Draw a fresh election timeout and feed it back (`Input::ElectionTimeout`) before the
+    /// next tick: local to the node, never held.
+    DrawElectionTimeout,
 }
 
 /// The outbox held `held_max` deliveries waiting for a sync: a driver that never syncs, or a
@@ -112,6 +115,10 @@ impl Outbox {
                 }
                 Output::Observe(event) => {
                     duties.push(Duty::Observe(event));
+                    continue;
+                }
+                Output::DrawElectionTimeout => {
+                    duties.push(Duty::DrawElectionTimeout);
                     continue;
                 }
                 Output::Send { to, message } => Delivery::Send { to, message },

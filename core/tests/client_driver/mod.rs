@@ -96,6 +96,8 @@ impl Cluster {
                     .expect("in-memory apply"),
                 Duty::Deliver(delivery) => self.deliver(node, delivery),
                 Duty::Observe(event) => self.history.push(event),
+                // Only the node a test elects ever ticks: its configured timeout is kept.
+                Duty::DrawElectionTimeout => {}
             }
         }
         if let Some(through) = self.outboxes[node as usize].unsynced_through() {

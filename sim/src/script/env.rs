@@ -397,6 +397,8 @@ impl Env {
                 Effect::SyncStarted => {}
                 Effect::Transmit(packet) => self.send(packet, trace)?,
                 Effect::Observe(event) => self.observe(event, trace),
+                // A script has no random source: every election period gets the same timeout.
+                Effect::DrawElectionTimeout => {}
             }
         }
         Ok(())

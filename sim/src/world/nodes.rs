@@ -63,6 +63,10 @@ impl World {
                 Effect::SyncStarted => self.sync_started(index),
                 Effect::Transmit(packet) => self.transmit(packet.from, packet.to, packet.payload),
                 Effect::Observe(event) => self.history(event),
+                Effect::DrawElectionTimeout => {
+                    let ticks = node::election_timeout(&mut self.nodes[index].timeouts);
+                    self.step_node(index, node::Input::ElectionTimeout { ticks });
+                }
             }
         }
         self.effects = std::mem::take(effects);
