@@ -46,8 +46,7 @@
 
 use super::bounds::Bounds;
 use super::inspect::{
-    initial_promise, inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE,
-    TEMP_SUFFIX,
+    initial_promise, inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
 };
 use super::segment;
 use super::{

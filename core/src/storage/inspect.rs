@@ -332,9 +332,7 @@ pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, 
 
     let promise_path = dir.join(PROMISE_FILE);
     let promise = read_regular(&promise_path, METADATA_BYTES_MAX)?
-        .map(|bytes| {
-            decode_hard_state(&bytes).map_err(|error| decode_error(&promise_path, error))
-        })
+        .map(|bytes| decode_hard_state(&bytes).map_err(|error| decode_error(&promise_path, error)))
         .transpose()?;
     let sealed_path = dir.join(SEALED_FILE);
     let sealed: Option<(Offset, SealedState)> = read_regular(&sealed_path, METADATA_BYTES_MAX)?
