@@ -13,6 +13,7 @@ mod exit;
 mod explore;
 mod replay;
 mod scenario;
+mod store;
 mod sweep;
 mod twins;
 mod twins_model;
@@ -47,6 +48,8 @@ enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Hold every twin to the invariant it must break (model and/or simulator).
     Twins(twins::TwinsArgs),
+    /// Look at a file store directory without writing (`check`: damage; `dump`: every record).
+    Store(store::StoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Twins(args) => twins::run(args),
+        Command::Store(args) => store::run(args),
     };
     ExitCode::from(code)
 }
