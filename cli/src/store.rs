@@ -167,7 +167,10 @@ fn print_damage(dir: &Path, error: &StoreError, json: bool) {
     }
     println!("files:");
     for file in &files {
-        println!("  {:<32} {:<14} {:>12} bytes", file.name, file.kind, file.bytes);
+        println!(
+            "  {:<32} {:<14} {:>12} bytes",
+            file.name, file.kind, file.bytes
+        );
     }
     println!("recovery would refuse this store (exit 1)");
 }
@@ -354,7 +357,11 @@ fn dump(dir: &Path, from: Option<Offset>, json: bool) -> u8 {
         print_summary(dir, &inspection);
         println!("records from {from}:");
     }
-    for entry in recovered.entries.iter().filter(|entry| entry.offset >= from) {
+    for entry in recovered
+        .entries
+        .iter()
+        .filter(|entry| entry.offset >= from)
+    {
         if json {
             let record = RecordJson {
                 kind: "record",

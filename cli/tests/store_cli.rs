@@ -160,7 +160,10 @@ fn check_lists_the_repairs_recovery_would_make_and_makes_none() {
         "torn tail: cut a torn tail of 9 bytes at byte {intact} of {}",
         last.display()
     );
-    assert!(stdout.contains(&torn_line), "missing {torn_line:?} in\n{stdout}");
+    assert!(
+        stdout.contains(&torn_line),
+        "missing {torn_line:?} in\n{stdout}"
+    );
     assert_eq!(snapshot(dir.path()), before, "check changed the directory");
 }
 
@@ -256,7 +259,10 @@ fn dump_prints_every_record_from_an_offset_in_text_and_json() {
     let (code, stdout, stderr) = felix(&["store", "dump", path_arg(dir.path()), "--from", "8"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("records from 8:"), "{stdout}");
-    assert!(stdout.contains("  8@2 write \"record 8\" {epoch=2}"), "{stdout}");
+    assert!(
+        stdout.contains("  8@2 write \"record 8\" {epoch=2}"),
+        "{stdout}"
+    );
     assert!(stdout.contains("  10@2 write \"record 10\""), "{stdout}");
     assert!(!stdout.contains("  7@2"), "{stdout}");
 
