@@ -1,6 +1,6 @@
 //! `felix`: sweep seeds, replay one, run scenarios, check the model, keep the twins failing.
 //!
-//! Exit codes (DESIGN.md): 0 everything held (for `twins`: every twin failed as expected),
+//! Exit codes (README.md, "The `felix` command"): 0 everything held (for `twins`: every twin failed as expected),
 //! 1 a violation or an unmet expectation, 2 bad usage or bad input (a clear message, never a panic).
 //! Each subcommand lives in its own module and returns an `ExitCode`-like `u8`.
 
