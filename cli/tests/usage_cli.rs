@@ -137,7 +137,7 @@ fn sweep_json_prints_one_object_per_failing_seed_then_a_summary() {
     let summary = lines.last().expect("a summary line");
     assert_eq!(summary["seeds"], 40);
     let failed = summary["failed"].as_u64().expect("failed count");
-    assert!(failed >= 1 && failed < 40, "{summary}");
+    assert!((1..40).contains(&failed), "{summary}");
     assert_eq!(lines.len() as u64, failed + 1);
     for line in &lines[..lines.len() - 1] {
         assert!(
