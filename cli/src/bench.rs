@@ -115,6 +115,10 @@ fn store(args: StoreArgs) -> u8 {
             dir.display()
         ));
     }
+    // A directory that cannot be made (no such parent, no permission, /proc) is bad input.
+    if let Err(error) = std::fs::create_dir(&dir) {
+        return exit::bad_input(format!("cannot create {}: {error}", dir.display()));
+    }
     let file = bench_file(&dir, layout, file_records, args.batch, &body);
     let _ = std::fs::remove_dir_all(&dir);
     let file = match file {

@@ -1,4 +1,4 @@
-//! Exit codes shared by every subcommand (DESIGN.md, "The felix command").
+//! Exit codes shared by every subcommand (README.md, "The `felix` command").
 
 /// Everything held (for `twins`: every twin failed as expected).
 pub const OK: u8 = 0;

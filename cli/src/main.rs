@@ -1,6 +1,6 @@
 //! `felix`: sweep seeds, replay one, run scenarios, check the model, keep the twins failing.
 //!
-//! Exit codes (DESIGN.md): 0 everything held (for `twins`: every twin failed as expected),
+//! Exit codes (README.md, "The `felix` command"): 0 everything held (for `twins`: every twin failed as expected),
 //! 1 a violation or an unmet expectation, 2 bad usage or bad input (a clear message, never a panic).
 //! Each subcommand lives in its own module and returns an `ExitCode`-like `u8`.
 
@@ -13,6 +13,7 @@ mod exit;
 mod explore;
 mod replay;
 mod scenario;
+mod store;
 mod sweep;
 mod twins;
 mod twins_model;
@@ -47,6 +48,8 @@ enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Hold every twin to the invariant it must break (model and/or simulator).
     Twins(twins::TwinsArgs),
+    /// Look at a file store directory without writing (`check`: damage; `dump`: every record).
+    Store(store::StoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Twins(args) => twins::run(args),
+        Command::Store(args) => store::run(args),
     };
     ExitCode::from(code)
 }

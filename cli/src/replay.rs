@@ -6,7 +6,7 @@
 //! differing line when they differ.
 
 use crate::exit;
-use crate::sweep::{emit, parse_twin, replay_command};
+use crate::sweep::{emit, parse_twin, replay_command_for};
 use clap::Args;
 use felix_sim::RunSpec;
 use std::io::Write;
@@ -127,7 +127,10 @@ pub fn run(args: ReplayArgs) -> u8 {
         }
     }
     if code != exit::OK && !report.violations.is_empty() {
-        emit(&format!("replay: {}", replay_command(seed, twin)));
+        emit(&format!(
+            "replay: {}",
+            replay_command_for(seed, twin, args.control)
+        ));
     }
     code
 }

@@ -47,7 +47,11 @@ pub fn run(args: ScenarioArgs) -> u8 {
             continue;
         }
         if args.rewrite {
-            if let Err(error) = std::fs::write(file, outcome.rewritten()) {
+            let text = match outcome.rewritten() {
+                Ok(text) => text,
+                Err(error) => return exit::bad_input(error),
+            };
+            if let Err(error) = std::fs::write(file, text) {
                 return exit::bad_input(format!("{}: cannot write: {error}", file.display()));
             }
             rewritten += 1;

@@ -245,6 +245,12 @@ pub fn run(args: SweepArgs) -> u8 {
         Err(message) => return exit::bad_input(message),
     };
     let seeds = Seeds::sharded(&range, shard, shards);
+    if seeds.count == 0 {
+        return exit::bad_input(format!(
+            "--shard {shard}/{shards} selects no seed of {}..{} (it holds fewer than {shard} seeds)",
+            range.start, range.end
+        ));
+    }
     let progress = if std::io::stderr().is_terminal() && seeds.count > 0 {
         let bar = indicatif::ProgressBar::new(seeds.count);
         bar.set_style(
@@ -402,6 +408,11 @@ mod tests {
         assert_eq!(
             replay_command(7, Some(Twin::NoopSkip)),
             "felix replay --seed 7 --twin NoopSkip"
+        );
+        // The hint `felix replay --control` prints for a failing control run (issue 15).
+        assert_eq!(
+            replay_command_for(7, Some(Twin::NoopSkip), true),
+            "felix replay --seed 7 --twin NoopSkip --control"
         );
     }
 }

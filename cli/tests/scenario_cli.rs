@@ -86,3 +86,78 @@ fn bad_files_exit_2_with_file_and_line() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("/nonexistent/felix-scenario.txt: no such file or directory"));
 }
+
+#[test]
+fn scenario_traps_are_errors_and_rewrite_keeps_every_command() {
+    // Proves the traps of issue 15 exit 2 with file:line: an empty expectation not closed by a
+    // blank line (its `----` swallowed the next command), with and without --rewrite, leaving the
+    // file untouched; and a file without any command (empty, prose only) instead of "1 passed".
+    let swallowing = "Prose.\n\ncluster brokers=1\n----\n# then\naudit\n----\nok\n";
+    let path = scratch("swallow", swallowing);
+    let shown = path.display().to_string();
+    for rewrite in [false, true] {
+        let mut args = vec!["scenario"];
+        if rewrite {
+            args.push("--rewrite");
+        }
+        args.push(&shown);
+        let (code, stdout, stderr) = felix(&args);
+        assert_eq!(
+            code, 2,
+            "rewrite {rewrite}: stdout: {stdout}\nstderr: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "{shown}:7: a `----` line inside the expected output of `cluster brokers=1` (line 3)"
+            )),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), swallowing);
+    }
+    let _ = std::fs::remove_file(&path);
+    for (name, text) in [("empty", ""), ("prose", "Only prose.\nNo command.\n")] {
+        let path = scratch(name, text);
+        let shown = path.display().to_string();
+        let (code, stdout, stderr) = felix(&["scenario", &shown]);
+        assert_eq!(code, 2, "{name}: stdout: {stdout}\nstderr: {stderr}");
+        assert!(
+            stderr.contains(&format!("{shown}: no command in the file")),
+            "{stderr}"
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+#[test]
+fn non_regular_paths_are_named_not_missing() {
+    // Proves /dev/null, a FIFO, a symbolic link loop and a directory holding a FIFO named *.txt
+    // exit 2 naming what they are, never "no such file or directory", and never block.
+    let (code, _, stderr) = felix(&["scenario", "/dev/null"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("/dev/null: a device, not a scenario file"),
+        "{stderr}"
+    );
+    let dir = std::env::temp_dir().join(format!("felix-scenario-kinds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let fifo = dir.join("pipe.txt");
+    let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(status.success());
+    for target in [&fifo, &dir] {
+        let (code, _, stderr) = felix(&["scenario", target.to_str().expect("utf-8")]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("pipe.txt: a FIFO"), "{stderr}");
+    }
+    std::fs::remove_file(&fifo).expect("remove fifo");
+    let looped = dir.join("loop.txt");
+    std::os::unix::fs::symlink(&looped, &looped).expect("symlink loop");
+    let (code, _, stderr) = felix(&["scenario", looped.to_str().expect("utf-8")]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("a symbolic link that does not resolve"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no such file"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,7 +14,7 @@
 //! Integers are little-endian; strings and bodies are length-prefixed (u32).
 
 use crate::record::{Command, Entry, Headers, Offset, Token};
-use crate::storage::{HardState, SealedState};
+use crate::storage::{HardState, SealedState, StoreMeta};
 use std::collections::BTreeMap;
 
 /// Bytes in a frame header.
@@ -26,6 +26,7 @@ pub const PAYLOAD_BYTES_MAX: usize = 64 << 20;
 const KIND_ENTRY: u8 = b'E';
 const KIND_HARD_STATE: u8 = b'H';
 const KIND_SEALED: u8 = b'S';
+const KIND_META: u8 = b'M';
 
 const COMMAND_WRITE: u8 = 1;
 const COMMAND_TRIM: u8 = 2;
@@ -416,6 +417,39 @@ pub fn decode_sealed(buffer: &[u8]) -> Result<(Offset, SealedState), DecodeError
             base_term,
         },
     ))
+}
+
+/// The whole content of the file store's meta file: its layout and its synced mark.
+pub fn encode_meta(meta: &StoreMeta) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_frame(&mut out, |payload| {
+        put_u8(payload, KIND_META);
+        put_u64(payload, meta.records_per_segment);
+        put_u64(payload, meta.synced_mark);
+    });
+    out
+}
+
+/// Decodes a whole meta file (one frame, nothing after it).
+pub fn decode_meta(buffer: &[u8]) -> Result<StoreMeta, DecodeError> {
+    let (bytes, frame_len) = take_frame(buffer)?;
+    if frame_len != buffer.len() {
+        return Err(corrupt("bytes after the meta frame"));
+    }
+    let mut payload = Payload { bytes, position: 0 };
+    if payload.u8()? != KIND_META {
+        return Err(corrupt("not a meta record"));
+    }
+    let records_per_segment = payload.u64()?;
+    let synced_mark = payload.u64()?;
+    payload.finish()?;
+    if records_per_segment == 0 {
+        return Err(corrupt("a layout of 0 records per segment"));
+    }
+    Ok(StoreMeta {
+        records_per_segment,
+        synced_mark,
+    })
 }
 
 #[cfg(test)]

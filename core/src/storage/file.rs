@@ -3,7 +3,10 @@
 //! Layout of the directory:
 //! - `seg-<base, 20 digits>.log`: the entries of one segment (`SegmentLayout`), as checksummed
 //!   frames (`codec`), contiguous. After a trim-point jump the first file may start mid-segment.
-//! - `promise`: the `HardState`, one frame, replaced atomically.
+//! - `promise`: the `HardState`, one frame, replaced atomically. Written (term 0, no vote) when the
+//!   store is created, so it is never missing beside a log.
+//! - `meta`: the `StoreMeta` (the layout, and the synced mark), one frame, replaced atomically.
+//!   Written right after the first promise; a store opened with another layout is `Corrupt`.
 //! - `sealed`: the first held offset and the `SealedState`, one frame, replaced atomically.
 //!
 //! `apply` only checks and queues an op; `sync` carries the queued ops out in order and fsyncs.
@@ -20,26 +23,41 @@
 //!   old tail: a shorter suffix of records that were being dropped anyway, never a gap. (The
 //!   `crash` hook applies each op whole, so the proptests do not produce that state.)
 //!
-//! Recovery cuts a torn tail of the last segment (and reports it in `Recovered::tail_cut`) and
-//! refuses anything else that is wrong with `StoreError::Corrupt`, naming the file and the byte.
+//! - the synced mark is raised (to the first record of the newest segment) only after that
+//!   segment is fsynced, once per segment; a `TruncateSuffix` at or below the mark lowers it
+//!   before it deletes or cuts anything.
+//!
+//! Recovery (`inspect`, then the repairs it lists) cuts a torn tail of the last segment (and
+//! reports it in `Recovered::tail_cut`) and refuses anything else that is wrong with
+//! `StoreError::Corrupt`, naming the file and the byte: a gap between segments, a missing or
+//! damaged promise or meta file beside a log, a non-regular file where a store file belongs, an
+//! offset too large to compute with, and a log that ends at or before the synced mark (the last
+//! segment file deleted or emptied).
+//!
+//! What the store cannot tell, because no metadata records it without a second write per sync:
+//! - the records of the newest segment after its first one, cut at a frame boundary or with the
+//!   file cut back to its first record: that looks exactly like a crash that lost unsynced
+//!   appends (the mark only says the segment's first record was synced);
+//! - a directory wiped whole (or the promise and meta deleted together while the log is empty and
+//!   nothing was ever compacted): it reads as a new store with term 0 and no vote. Telling a
+//!   wiped node from a new one needs a fact from outside this directory (the cluster's
+//!   membership), so a driver must not add a node back only because its store opened cleanly;
+//! - every file replaced together by an older, self-consistent copy.
 
 use super::bounds::Bounds;
-use super::segment::{self, ScanEnd};
+use super::inspect::{
+    initial_promise, inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
+};
+use super::segment;
 use super::{
-    HardState, LogStore, Recovered, SegmentLayout, StorageOp, StoreError, TailCut, UNSYNCED_OPS_MAX,
+    LogStore, Recovered, SegmentLayout, StorageOp, StoreError, StoreMeta, UNSYNCED_OPS_MAX,
 };
-use crate::codec::{
-    decode_hard_state, decode_sealed, encode_entry, encode_hard_state, encode_sealed,
-};
+use crate::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
 use crate::record::{Entry, Offset};
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-
-const PROMISE_FILE: &str = "promise";
-const SEALED_FILE: &str = "sealed";
-const TEMP_SUFFIX: &str = ".tmp";
 
 fn io_error(path: &Path, error: std::io::Error) -> StoreError {
     StoreError::Io {
@@ -95,6 +113,8 @@ struct Disk {
     active_dirty: bool,
     /// A file was created or deleted since the directory was last fsynced.
     dir_dirty: bool,
+    /// The synced mark in the meta file (see `StoreMeta`).
+    synced_mark: Offset,
 }
 
 impl Disk {
@@ -105,6 +125,7 @@ impl Disk {
             active: None,
             active_dirty: false,
             dir_dirty: false,
+            synced_mark: 0,
         }
     }
 }
@@ -175,6 +196,18 @@ impl FileStore {
         if self.disk.dir_dirty {
             sync_dir(&self.dir)?;
             self.disk.dir_dirty = false;
+        }
+        // Everything written is durable now: raise the synced mark to the first record of the
+        // newest segment, once per segment (one small atomic write per segment, not per sync).
+        let newest_first = self
+            .disk
+            .segments
+            .values()
+            .rev()
+            .find(|segment| !segment.positions.is_empty())
+            .map(|segment| segment.first);
+        if let Some(first) = newest_first.filter(|first| *first > self.disk.synced_mark) {
+            self.write_meta(first)?;
         }
         Ok(())
     }
@@ -374,6 +407,11 @@ impl FileStore {
     /// Drops every entry at or above `from` and makes the cut durable at once, so that no later
     /// append can land on disk while a stale suffix survives.
     fn write_truncate(&mut self, from: Offset) -> Result<(), StoreError> {
+        // The mark goes down before any record does, so a crash in between never makes a
+        // legitimate truncation look like lost records.
+        if from <= self.disk.synced_mark {
+            self.write_meta(from - 1)?;
+        }
         let later: Vec<Offset> = self
             .disk
             .segments
@@ -413,193 +451,83 @@ impl FileStore {
         Ok(())
     }
 
-    /// Reads the directory back; see `LogStore::recover`.
+    /// Reads the directory back (see `LogStore::recover`): inspects it without writing, then
+    /// carries out the repairs the inspection lists.
     fn read_back(&mut self) -> Result<Recovered, StoreError> {
         self.disk = Disk::new();
         self.pending.clear();
-        let listing = fs::read_dir(&self.dir).map_err(|error| io_error(&self.dir, error))?;
-        let mut names = Vec::new();
-        for item in listing {
-            let item = item.map_err(|error| io_error(&self.dir, error))?;
-            match item.file_name().into_string() {
-                Ok(name) => names.push(name),
-                // Not ours: the store never writes a name that is not UTF-8.
-                Err(_) => continue,
-            }
-        }
-        names.sort();
-
-        let mut bases = Vec::new();
-        for name in &names {
-            let path = self.dir.join(name);
-            if name.ends_with(TEMP_SUFFIX) {
-                // A replacement that never reached its rename: the old file is still in force.
-                fs::remove_file(&path).map_err(|error| io_error(&path, error))?;
-                self.disk.dir_dirty = true;
-            } else if segment::looks_like_segment(name) {
-                let base = segment::parse_file_name(name).ok_or_else(|| StoreError::Corrupt {
-                    path: path.clone(),
-                    position: 0,
-                    reason: "a segment file name must be seg-<20-digit base offset>.log"
-                        .to_string(),
-                })?;
-                if self.layout.base_of(base) != base {
-                    return Err(StoreError::Corrupt {
-                        path,
-                        position: 0,
-                        reason: format!(
-                            "offset {base} is not a segment base with {} records per segment \
-                             (was the store written with another layout?)",
-                            self.layout.records_per_segment
-                        ),
-                    });
+        let inspection = inspect(&self.dir, Some(self.layout))?;
+        for repair in &inspection.repairs {
+            match repair {
+                Repair::RemoveTemp { path }
+                | Repair::FinishDeletion { path }
+                | Repair::RemoveEmpty { path } => {
+                    fs::remove_file(path).map_err(|error| io_error(path, error))?;
+                    self.disk.dir_dirty = true;
                 }
-                bases.push(base);
-            }
-        }
-
-        let promise_path = self.dir.join(PROMISE_FILE);
-        let hard_state = match read_optional(&promise_path)? {
-            None => HardState::default(),
-            Some(bytes) => decode_hard_state(&bytes).map_err(|error| StoreError::Corrupt {
-                path: promise_path.clone(),
-                position: 0,
-                reason: error.to_string(),
-            })?,
-        };
-        let sealed_path = self.dir.join(SEALED_FILE);
-        let (start, sealed) = match read_optional(&sealed_path)? {
-            None => (1, None),
-            Some(bytes) => {
-                let (start, sealed) =
-                    decode_sealed(&bytes).map_err(|error| StoreError::Corrupt {
-                        path: sealed_path.clone(),
-                        position: 0,
-                        reason: error.to_string(),
-                    })?;
-                (start, Some(sealed))
-            }
-        };
-
-        let mut entries = Vec::new();
-        let mut tail_cut = None;
-        let mut expected: Option<Offset> = None;
-        let last_base = bases.last().copied();
-        for base in bases {
-            let path = self.segment_path(base);
-            if self.layout.last_of(base) < start {
-                // Finishes a compaction or jump that sealed but did not delete yet.
-                fs::remove_file(&path).map_err(|error| io_error(&path, error))?;
-                self.disk.dir_dirty = true;
-                continue;
-            }
-            let bytes = fs::read(&path).map_err(|error| io_error(&path, error))?;
-            let scan = segment::scan(&bytes);
-            let mut good_len = bytes.len() as u64;
-            if let ScanEnd::Bad {
-                position,
-                error,
-                valid_frame_after,
-            } = scan.end
-            {
-                if Some(base) != last_base || valid_frame_after {
-                    return Err(StoreError::Corrupt {
-                        path,
-                        position,
-                        reason: format!(
-                            "{error} (records follow it, or it is not the last segment)"
-                        ),
-                    });
+                Repair::CutTornTail(cut) => {
+                    let handle = OpenOptions::new()
+                        .write(true)
+                        .open(&cut.path)
+                        .map_err(|error| io_error(&cut.path, error))?;
+                    handle
+                        .set_len(cut.position)
+                        .and_then(|()| handle.sync_all())
+                        .map_err(|error| io_error(&cut.path, error))?;
                 }
-                tail_cut = Some(TailCut {
-                    path: path.clone(),
-                    position,
-                    bytes_dropped: bytes.len() as u64 - position,
-                    reason: error.to_string(),
-                });
-                good_len = position;
-            }
-            for (entry, position) in scan.entries.iter().zip(&scan.positions) {
-                let wrong = if entry.offset < base || entry.offset > self.layout.last_of(base) {
-                    Some(format!(
-                        "offset {} does not belong in this segment",
-                        entry.offset
-                    ))
-                } else {
-                    match expected {
-                        Some(expected) if entry.offset != expected => Some(format!(
-                            "offset {} where the log continues at {expected} (missing or \
-                             misplaced records)",
-                            entry.offset
-                        )),
-                        None if entry.offset > start => Some(format!(
-                            "the log starts at {start} but the first record is at {}",
-                            entry.offset
-                        )),
-                        _ => None,
+                Repair::Initialize { promise, meta } => {
+                    // Promise first: a meta file vouches that a promise was written.
+                    if *promise {
+                        write_atomic(
+                            &self.dir,
+                            PROMISE_FILE,
+                            &encode_hard_state(&initial_promise()),
+                        )?;
                     }
-                };
-                if let Some(reason) = wrong {
-                    return Err(StoreError::Corrupt {
-                        path,
-                        position: *position,
-                        reason,
-                    });
+                    if *meta {
+                        self.write_meta(0)?;
+                    }
                 }
-                expected = Some(entry.offset + 1);
+                // Done below, once the segments are known.
+                Repair::DropFront { .. } => {}
             }
-            if tail_cut.is_some() {
-                let handle = OpenOptions::new()
-                    .write(true)
-                    .open(&path)
-                    .map_err(|error| io_error(&path, error))?;
-                handle
-                    .set_len(good_len)
-                    .and_then(|()| handle.sync_all())
-                    .map_err(|error| io_error(&path, error))?;
-            }
-            if scan.entries.is_empty() {
-                // Only a segment created just before a crash is empty; it holds nothing.
-                fs::remove_file(&path).map_err(|error| io_error(&path, error))?;
-                self.disk.dir_dirty = true;
-                continue;
-            }
+        }
+        self.disk.synced_mark = inspection.meta.map_or(0, |meta| meta.synced_mark);
+        for file in inspection.segments {
             self.disk.segments.insert(
-                base,
+                file.base,
                 Segment {
-                    path,
-                    first: scan.entries[0].offset,
-                    positions: scan.positions,
-                    len_bytes: good_len,
+                    path: file.path,
+                    first: file.first,
+                    positions: file.positions,
+                    len_bytes: file.len_bytes,
                 },
             );
-            entries.extend(
-                scan.entries
-                    .into_iter()
-                    .filter(|entry| entry.offset >= start),
-            );
         }
-        let next = expected.unwrap_or(start).max(start);
+        let recovered = inspection.recovered;
+        let (start, next) = (recovered.start, recovered.next());
         self.disk.bounds = Bounds { start, next };
         // Finishes a jump into the middle of a segment that sealed but did not rewrite yet.
         self.drop_front_within(start)?;
         self.flush()?;
-        assert_eq!(next - start, entries.len() as u64);
-        Ok(Recovered {
-            hard_state,
-            sealed,
-            start,
-            entries,
-            tail_cut,
-        })
+        Ok(recovered)
     }
-}
 
-fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(io_error(path, error)),
+    /// Replaces the meta file with this store's layout and `synced_mark`.
+    fn write_meta(&mut self, synced_mark: Offset) -> Result<(), StoreError> {
+        let meta = StoreMeta {
+            records_per_segment: self.layout.records_per_segment,
+            synced_mark,
+        };
+        write_atomic(&self.dir, META_FILE, &encode_meta(&meta))?;
+        self.disk.synced_mark = synced_mark;
+        Ok(())
+    }
+
+    /// Looks at `dir` without changing anything: what `recover` would read back and which repairs
+    /// it would make. `layout` None takes the layout from the store's meta file.
+    pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, StoreError> {
+        inspect(dir, layout)
     }
 }
 

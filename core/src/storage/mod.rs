@@ -21,10 +21,12 @@ use std::path::PathBuf;
 
 pub(crate) mod bounds;
 pub mod file;
+pub mod inspect;
 pub mod memory;
 pub mod segment;
 
 pub use file::FileStore;
+pub use inspect::{Inspection, Repair, SegmentFile};
 pub use memory::MemoryStore;
 
 /// The journal state that deleted records folded to, sealed durably in the same write that drops
@@ -83,10 +85,30 @@ impl SegmentLayout {
         (offset - 1) / self.records_per_segment * self.records_per_segment + 1
     }
 
-    /// The last offset of the segment that holds `offset`.
+    /// The last offset of the segment that holds `offset`. Panics if that segment reaches past
+    /// `Offset::MAX`: offsets read from disk go through `checked_last_of` first.
     pub fn last_of(self, offset: Offset) -> Offset {
-        self.base_of(offset) + self.records_per_segment - 1
+        self.checked_last_of(offset)
+            .expect("the segment of a live offset ends before Offset::MAX")
     }
+
+    /// The last offset of the segment that holds `offset`, or None when the offset right after
+    /// that segment is not representable (only an offset read from a damaged file gets there).
+    pub fn checked_last_of(self, offset: Offset) -> Option<Offset> {
+        self.base_of(offset)
+            .checked_add(self.records_per_segment)
+            .map(|next| next - 1)
+    }
+}
+
+/// The file store's own metadata (the `meta` file): the layout it was written with, and the synced
+/// mark, an offset the durable log is known to have reached. Recovery that reads back a log ending
+/// at or below the mark (and starting at or below it) reports the missing records as corruption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoreMeta {
+    pub records_per_segment: u64,
+    /// 0 when nothing was ever synced; otherwise an offset that a synced record held.
+    pub synced_mark: Offset,
 }
 
 impl Default for SegmentLayout {

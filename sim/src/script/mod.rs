@@ -63,8 +63,9 @@ impl FileOutcome {
         text
     }
 
-    /// The file's text with every expectation replaced by what actually ran.
-    pub fn rewritten(&self) -> String {
+    /// The file's text with every expectation replaced by what actually ran, or why not (a
+    /// rewrite that would change the file's commands is refused).
+    pub fn rewritten(&self) -> Result<String, ScriptError> {
         let actual: Vec<Vec<String>> = self
             .blocks
             .iter()
@@ -175,9 +176,62 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// What stands at a path given as (or found while walking for) a scenario.
+enum PathKind {
+    File,
+    Directory,
+}
+
+/// What is at `path`, following symbolic links, or a precise reason it cannot be a scenario: a
+/// FIFO or a device is not a file to read (reading a FIFO would block), a dangling symbolic link
+/// or a loop is named as such, never as "no such file".
+fn path_kind(path: &Path) -> Result<PathKind, ScriptError> {
+    let refuse = |message: String| ScriptError {
+        path: path.display().to_string(),
+        line: 0,
+        message,
+    };
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_file() => Ok(PathKind::File),
+        Ok(metadata) if metadata.is_dir() => Ok(PathKind::Directory),
+        Ok(metadata) => {
+            use std::os::unix::fs::FileTypeExt;
+            let file_type = metadata.file_type();
+            let kind = if file_type.is_fifo() {
+                "a FIFO"
+            } else if file_type.is_char_device() || file_type.is_block_device() {
+                "a device"
+            } else if file_type.is_socket() {
+                "a socket"
+            } else {
+                "a special file"
+            };
+            Err(refuse(format!(
+                "{kind}, not a scenario file (a regular *.txt file) or a directory"
+            )))
+        }
+        Err(error) => match std::fs::symlink_metadata(path) {
+            Ok(link) if link.file_type().is_symlink() => Err(refuse(format!(
+                "a symbolic link that does not resolve: {error}"
+            ))),
+            _ if error.kind() == std::io::ErrorKind::NotFound => {
+                Err(refuse("no such file or directory".to_string()))
+            }
+            _ => Err(refuse(format!("cannot read: {error}"))),
+        },
+    }
+}
+
 /// Reads and runs one scenario file.
 pub fn run_file(path: &Path) -> Result<FileOutcome, ScriptError> {
     let shown = path.display().to_string();
+    if let PathKind::Directory = path_kind(path)? {
+        return Err(ScriptError {
+            path: shown,
+            line: 0,
+            message: "a directory, not a scenario file".to_string(),
+        });
+    }
     let text = std::fs::read_to_string(path).map_err(|error| ScriptError {
         path: shown.clone(),
         line: 0,
@@ -186,20 +240,14 @@ pub fn run_file(path: &Path) -> Result<FileOutcome, ScriptError> {
     run_text(&shown, &text)
 }
 
-/// Every `*.txt` under `paths` (a file is taken as is, a directory is walked), sorted.
+/// Every `*.txt` under `paths` (a file is taken as is, a directory is walked), sorted. Anything
+/// else (a FIFO, a device, a dangling link) is an error naming what it is.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScriptError> {
     let mut files = Vec::new();
     for path in paths {
-        if path.is_dir() {
-            walk(path, &mut files)?;
-        } else if path.is_file() {
-            files.push(path.clone());
-        } else {
-            return Err(ScriptError {
-                path: path.display().to_string(),
-                line: 0,
-                message: "no such file or directory".to_string(),
-            });
+        match path_kind(path)? {
+            PathKind::Directory => walk(path, &mut files)?,
+            PathKind::File => files.push(path.clone()),
         }
     }
     files.sort();
@@ -220,13 +268,28 @@ fn walk(directory: &Path, files: &mut Vec<PathBuf>) -> Result<(), ScriptError> {
         .map_err(unreadable)?;
     entries.sort();
     for entry in entries {
-        if entry.is_dir() {
-            walk(&entry, files)?;
-        } else if entry
+        let is_link = std::fs::symlink_metadata(&entry)
+            .map(|metadata| metadata.file_type().is_symlink())
+            .unwrap_or(false);
+        let is_scenario = entry
             .extension()
-            .is_some_and(|extension| extension == "txt")
-        {
-            files.push(entry);
+            .is_some_and(|extension| extension == "txt");
+        match path_kind(&entry) {
+            // A linked directory is not walked: a link back up would never end.
+            Ok(PathKind::Directory) if is_link => {
+                return Err(ScriptError {
+                    path: entry.display().to_string(),
+                    line: 0,
+                    message: "a symbolic link to a directory (not followed: name its target)"
+                        .to_string(),
+                })
+            }
+            Ok(PathKind::Directory) => walk(&entry, files)?,
+            Ok(PathKind::File) if is_scenario => files.push(entry),
+            Ok(PathKind::File) => {}
+            Err(error) if is_scenario => return Err(error),
+            // Not a scenario by its name: whatever it is, it is not ours to read.
+            Err(_) => {}
         }
     }
     Ok(())
@@ -262,11 +325,62 @@ mod tests {
     fn unreadable_path_is_an_error() {
         let error = run_file(Path::new("/nonexistent/felix/scenario.txt")).expect_err("missing");
         assert_eq!(error.line, 0);
-        assert!(error
-            .to_string()
-            .starts_with("/nonexistent/felix/scenario.txt: cannot read"));
+        assert_eq!(
+            error.to_string(),
+            "/nonexistent/felix/scenario.txt: no such file or directory"
+        );
         let error = collect(&[PathBuf::from("/nonexistent/felix")]).expect_err("missing");
         assert!(error.to_string().contains("no such file or directory"));
+    }
+
+    /// /dev/null, a FIFO, a symbolic link loop and a directory given as a file are each named for
+    /// what they are (never "no such file or directory"), and nothing blocks on the FIFO.
+    #[test]
+    fn non_regular_paths_are_named_for_what_they_are() {
+        let error = collect(&[PathBuf::from("/dev/null")]).expect_err("device");
+        assert_eq!(
+            error.to_string(),
+            "/dev/null: a device, not a scenario file (a regular *.txt file) or a directory"
+        );
+        let dir = std::env::temp_dir().join(format!("felix-script-kinds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let fifo = dir.join("fifo.txt");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("run mkfifo");
+        assert!(status.success());
+        let error = collect(std::slice::from_ref(&fifo)).expect_err("fifo");
+        assert!(
+            error
+                .to_string()
+                .ends_with(": a FIFO, not a scenario file (a regular *.txt file) or a directory"),
+            "{error}"
+        );
+        let error = run_file(&fifo).expect_err("fifo");
+        assert!(error.to_string().contains("a FIFO"), "{error}");
+        let error = collect(std::slice::from_ref(&dir)).expect_err("a FIFO named *.txt inside");
+        assert!(error.to_string().contains("a FIFO"), "{error}");
+        std::fs::remove_file(&fifo).expect("remove fifo");
+        let looped = dir.join("loop.txt");
+        std::os::unix::fs::symlink(&looped, &looped).expect("symlink loop");
+        let error = collect(std::slice::from_ref(&looped)).expect_err("loop");
+        assert!(
+            error
+                .to_string()
+                .contains("a symbolic link that does not resolve"),
+            "{error}"
+        );
+        std::fs::remove_file(&looped).expect("remove loop");
+        let error = run_file(&dir).expect_err("directory");
+        assert!(
+            error
+                .to_string()
+                .ends_with("a directory, not a scenario file"),
+            "{error}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A mismatch is reported with a diff naming the block, and rewriting fixes it.
@@ -282,7 +396,7 @@ mod tests {
             ),
             "{diff}"
         );
-        let again = run_text("m.txt", &outcome.rewritten()).expect("runs");
+        let again = run_text("m.txt", &outcome.rewritten().expect("rewrites")).expect("runs");
         assert!(again.passed(), "{}", again.diff());
     }
 

@@ -15,6 +15,11 @@
 //! are prose; after it, blank lines and `#` comments may sit between blocks, and any other line
 //! is a command that lost its `----` (an error). Arguments are words separated by spaces:
 //! `key=value` or a bare value. Errors name the file and the line, and never panic.
+//!
+//! Traps that are errors, not guesses: a `----` line inside an expected output (an empty
+//! expectation not closed by a blank line would otherwise swallow the next command, and
+//! `--rewrite` would delete it), and a file with no command at all (it would pass vacuously).
+//! `rewrite` re-parses what it produced and refuses any result whose commands differ.
 
 use std::fmt;
 
@@ -125,6 +130,17 @@ pub fn parse(path: &str, text: &str, verbs: &[&str]) -> Result<Script, ScriptErr
         let expected_start = index + 2;
         let mut end = expected_start;
         while end < lines.len() && !lines[end].trim().is_empty() {
+            if lines[end].trim() == SEPARATOR {
+                return Err(error(
+                    end + 1,
+                    format!(
+                        "a `----` line inside the expected output of `{line}` (line {}): an \
+                         expected output ends at the first blank line, so put a blank line \
+                         before the next command",
+                        index + 1
+                    ),
+                ));
+            }
             end += 1;
         }
         blocks.push(Block {
@@ -136,6 +152,14 @@ pub fn parse(path: &str, text: &str, verbs: &[&str]) -> Result<Script, ScriptErr
             expected_start,
         });
         index = end;
+    }
+    if blocks.is_empty() {
+        return Err(error(
+            0,
+            "no command in the file (a scenario needs at least one `verb args` line followed \
+             by `----` and its expected output)"
+                .to_string(),
+        ));
     }
     Ok(Script {
         path: path.to_string(),
@@ -160,8 +184,40 @@ fn parse_arg(word: &str) -> Result<Arg, String> {
     }
 }
 
-/// The file with every block's expected output replaced by `actual` (one Vec per block).
-pub fn rewrite(script: &Script, actual: &[Vec<String>]) -> String {
+/// The file with every block's expected output replaced by `actual` (one Vec per block), or an
+/// error if the result would not parse back to the same commands (an output line that reads as a
+/// `----` or a blank line would change the file's structure): a rewrite never drops a command.
+pub fn rewrite(script: &Script, actual: &[Vec<String>]) -> Result<String, ScriptError> {
+    let text = rewrite_text(script, actual);
+    let verbs: Vec<&str> = script
+        .blocks
+        .iter()
+        .map(|block| block.verb.as_str())
+        .collect();
+    let commands = |script: &Script| -> Vec<String> {
+        script
+            .blocks
+            .iter()
+            .map(|block| block.command.clone())
+            .collect()
+    };
+    let refuse = |message: String| ScriptError {
+        path: script.path.clone(),
+        line: 0,
+        message: format!("refusing to rewrite: {message}"),
+    };
+    match parse(&script.path, &text, &verbs) {
+        Ok(again) if commands(&again) == commands(script) => Ok(text),
+        Ok(_) => Err(refuse(
+            "the new expected output would change the file's commands".to_string(),
+        )),
+        Err(error) => Err(refuse(format!(
+            "the rewritten file would not parse ({error})"
+        ))),
+    }
+}
+
+fn rewrite_text(script: &Script, actual: &[Vec<String>]) -> String {
     assert_eq!(script.blocks.len(), actual.len());
     let mut text = String::new();
     let mut index = 0;
@@ -261,12 +317,64 @@ mod tests {
     fn rewrite_replaces_only_expectations() {
         let text = "Prose.\n\ntick n0\n----\nold\nold2\n\n# keep\naudit\n----";
         let script = parse("r.txt", text, &VERBS).expect("parses");
-        let rewritten = rewrite(&script, &[vec!["new".to_string()], vec!["ok".to_string()]]);
+        let rewritten =
+            rewrite(&script, &[vec!["new".to_string()], vec!["ok".to_string()]]).expect("rewrites");
         assert_eq!(
             rewritten,
             "Prose.\n\ntick n0\n----\nnew\n\n# keep\naudit\n----\nok\n"
         );
         let again = parse("r.txt", &rewritten, &VERBS).expect("parses again");
         assert_eq!(again.blocks[1].expected, vec!["ok"]);
+    }
+
+    /// An empty expectation not closed by a blank line would swallow the next comment, command
+    /// and `----`: the `----` inside the expectation is an error at its own line.
+    #[test]
+    fn separator_inside_an_expectation_is_an_error() {
+        let text = "prose\n\ntick n0\n----\n# next\naudit\n----\nok\n";
+        let error = parse("t.txt", text, &VERBS).expect_err("swallowed command");
+        assert_eq!(error.line, 7);
+        assert!(
+            error.to_string().starts_with(
+                "t.txt:7: a `----` line inside the expected output of `tick n0` (line 3)"
+            ),
+            "{error}"
+        );
+    }
+
+    /// A file with no command (empty, prose only, or a command without `----` as prose) is an
+    /// error, not a vacuous pass.
+    #[test]
+    fn a_file_without_a_command_is_an_error() {
+        for text in ["", "\n\n", "Just prose.\nMore prose.\n", "tick n0\nok\n"] {
+            let error = parse("e.txt", text, &VERBS).expect_err("no command");
+            assert_eq!(error.line, 0);
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("e.txt: no command in the file"),
+                "{error}"
+            );
+        }
+    }
+
+    /// A rewrite whose new output would change the file's commands (here an output line `----`)
+    /// is refused instead of writing a file that lost or gained a command.
+    #[test]
+    fn rewrite_refuses_to_change_the_commands() {
+        let text = "tick n0\n----\nold\n\naudit\n----\nok\n";
+        let script = parse("w.txt", text, &VERBS).expect("parses");
+        let error = rewrite(
+            &script,
+            &[
+                vec!["fine".to_string(), "----".to_string()],
+                vec!["ok".to_string()],
+            ],
+        )
+        .expect_err("changes the structure");
+        assert!(
+            error.to_string().starts_with("w.txt: refusing to rewrite"),
+            "{error}"
+        );
     }
 }

@@ -1,0 +1,188 @@
+//! What README.md promises about the `felix` command, held against the binary: the synopsis
+//! names every flag each subcommand accepts (and only those), `sweep --json` prints one object
+//! per failing seed plus a summary, and the exit-code fixes of issue 15 (a `--shard` that selects
+//! no seed, a `bench store --dir` that cannot be made) exit 2 with a message.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+fn felix(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
+        .args(args)
+        .output()
+        .expect("the felix binary runs");
+    (
+        output.status.code().expect("felix exits with a code"),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The `--flags` in `text`, without `--help` and `--version`.
+fn flags(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|word| word.starts_with("--") && word.len() > 2)
+        .filter(|word| *word != "--help" && *word != "--version")
+        .map(str::to_string)
+        .collect()
+}
+
+/// The synopsis block of README.md: one `felix <command> ...` line per subcommand.
+fn synopsis() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("## The `felix` command")
+        .nth(1)
+        .expect("the README has a section on the felix command");
+    let block = section.split("```").nth(1).expect("a synopsis block");
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        if let Some(rest) = line.trim().strip_prefix("felix ") {
+            let (command, usage) = rest.trim().split_once(' ').unwrap_or((rest.trim(), ""));
+            lines.push((command.to_string(), usage.to_string()));
+        } else if let Some((_, usage)) = lines.last_mut() {
+            // An indented continuation of the line above.
+            usage.push(' ');
+            usage.push_str(line.trim());
+        }
+    }
+    lines
+}
+
+/// The options a clap help text lists: the first `--flag` of each line that starts with `-`.
+fn help_flags(help: &str) -> BTreeSet<String> {
+    help.lines()
+        .filter(|line| line.trim_start().starts_with('-'))
+        .filter_map(|line| flags(line.split("  ").find(|part| part.contains("--"))?).pop_first())
+        .filter(|flag| flag != "--help" && flag != "--version")
+        .collect()
+}
+
+/// The subcommands a clap help text lists under `Commands:` (without `help`).
+fn help_commands(help: &str) -> BTreeSet<String> {
+    help.lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|command| *command != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// The help text of `felix <command>`, or of each of its actions when it has some (store, bench).
+fn help(command: &str) -> String {
+    let (code, top, stderr) = felix(&[command, "--help"]);
+    assert_eq!(code, 0, "felix {command} --help: {stderr}");
+    let actions = help_commands(&top);
+    if actions.is_empty() {
+        return top;
+    }
+    let mut text = String::new();
+    for action in &actions {
+        let (code, stdout, stderr) = felix(&[command, action, "--help"]);
+        assert_eq!(code, 0, "felix {command} {action} --help: {stderr}");
+        text.push_str(&stdout);
+    }
+    text
+}
+
+#[test]
+fn the_readme_synopsis_matches_every_subcommand_and_flag() {
+    // Proves the README synopsis lists every subcommand of `felix --help` and, for each, exactly
+    // the flags its --help lists (it used to lack `sweep --control` and `twins --jobs`).
+    let lines = synopsis();
+    let listed: BTreeSet<&str> = lines.iter().map(|(command, _)| command.as_str()).collect();
+    let (code, top, _) = felix(&["--help"]);
+    assert_eq!(code, 0);
+    let commands = help_commands(&top);
+    assert!(commands.contains("store"), "{top}");
+    for command in &commands {
+        assert!(
+            listed.contains(command.as_str()),
+            "README synopsis lacks `felix {command}`"
+        );
+    }
+    for (command, usage) in &lines {
+        assert!(
+            commands.contains(command),
+            "README lists unknown `felix {command}`"
+        );
+        assert_eq!(
+            flags(usage),
+            help_flags(&help(command)),
+            "README synopsis of `felix {command}` against its --help"
+        );
+    }
+}
+
+#[test]
+fn sweep_json_prints_one_object_per_failing_seed_then_a_summary() {
+    // Proves what the README says: with --json, a sweep prints one line per failing seed (never
+    // one per seed) and then one summary line, every line a JSON object.
+    let (code, stdout, stderr) = felix(&[
+        "sweep",
+        "--seeds",
+        "0..40",
+        "--twin",
+        "TailFromRefusal",
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let summary = lines.last().expect("a summary line");
+    assert_eq!(summary["seeds"], 40);
+    let failed = summary["failed"].as_u64().expect("failed count");
+    assert!((1..40).contains(&failed), "{summary}");
+    assert_eq!(lines.len() as u64, failed + 1);
+    for line in &lines[..lines.len() - 1] {
+        assert!(
+            line["seed"].is_u64() && line["replay"].is_string(),
+            "{line}"
+        );
+    }
+    let (code, stdout, _) = felix(&["sweep", "--seeds", "0..3", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "a clean sweep prints only its summary"
+    );
+}
+
+#[test]
+fn a_shard_that_selects_no_seed_is_bad_input() {
+    // Proves `--shard 3/4` over a range of two seeds exits 2 and says why, instead of a silent,
+    // empty pass; a shard that selects one seed still runs.
+    let (code, stdout, stderr) = felix(&["sweep", "--seeds", "10..12", "--shard", "3/4"]);
+    assert_eq!(code, 2, "stdout: {stdout}\nstderr: {stderr}");
+    assert!(
+        stderr.contains("--shard 3/4 selects no seed of 10..12"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = felix(&["sweep", "--seeds", "10..12", "--shard", "2/4", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn bench_store_with_a_directory_that_cannot_be_made_is_bad_input() {
+    // Proves `bench store --dir /proc/x` (no such directory can be created) exits 2 with the
+    // reason, where it used to exit 1 as if the store had failed.
+    let (code, stdout, stderr) = felix(&[
+        "bench",
+        "store",
+        "--records",
+        "10",
+        "--dir",
+        "/proc/felix-no-such-dir/x",
+    ]);
+    assert_eq!(code, 2, "stdout: {stdout}\nstderr: {stderr}");
+    assert!(
+        stderr.contains("cannot create /proc/felix-no-such-dir/x"),
+        "{stderr}"
+    );
+}
