@@ -168,8 +168,14 @@ class Page:
     def screenshot(self, path, full_page=True):
         params = {"format": "png"}
         if full_page:
-            size = self.eval("[document.documentElement.scrollWidth,"
-                             " document.documentElement.scrollHeight]")
+            # The drawn content, not the viewport: a page shorter than the window is not padded.
+            size = self.eval("""(() => {
+              const main = document.querySelector('.main');
+              const height = main ? Math.ceil(Math.max(...[main, ...main.children]
+                .map(e => e.getBoundingClientRect().bottom + window.scrollY))) + 12
+                : document.documentElement.scrollHeight;
+              return [document.documentElement.scrollWidth, height];
+            })()""")
             params["clip"] = {"x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 1}
             params["captureBeyondViewport"] = True
         data = self.browser.send("Page.captureScreenshot", params, session=self.session)["data"]
@@ -296,6 +302,10 @@ def check_explorer(browser, felix, config, out, deadline_seconds):
             .find(a => a.textContent.trim() === 'Always {invariant}');
           return a ? a.getAttribute('href') : null;
         }})()""", f"the Explorer to discover {invariant}", timeout=deadline_seconds)
+        # Back to the start, then follow the discovery link: the path shown is the Explorer's.
+        page.eval("location.hash = '#/steps'")
+        page.wait_for("document.querySelectorAll('ol.path-list a').length <= 1",
+                      "the Explorer to go back to the start")
         page.eval(f"location.hash = {json.dumps(link)}")
         found = page.wait_for("""(() => {
           const path = [...document.querySelectorAll('ol.path-list a')]
@@ -303,7 +313,10 @@ def check_explorer(browser, felix, config, out, deadline_seconds):
           return path.length > 1 ? path : null;
         })()""", "the discovered path")
         check(any(step.startswith("TrimAppend") for step in found),
-              f"the Explorer found {invariant} itself: {len(found)} steps")
+              f"the Explorer found {invariant} itself: " + ", ".join(found))
+        summary = page.eval("document.querySelector('main nav').textContent")
+        check(f"Counterexample found: Always {invariant}" in re.sub(r"\s+", " ", summary),
+              f"the Explorer says: Counterexample found: Always {invariant}")
         page.screenshot(os.path.join(out, "explore.png"), full_page=False)
     finally:
         server.kill()
@@ -397,11 +410,11 @@ def main():
 
 def check_replay(browser, path, lanes, invariant, step, story, args):
     url = "file://" + os.path.abspath(path)
-    page = browser.open(url, 1900, 1000)
+    page = browser.open(url, 1880, 1000)
     check_diagram(page, lanes, invariant, step, story, "replay")
     page.screenshot(os.path.join(args.out, "replay.png"))
     # The compact view: no node bookkeeping, the window from the lease move on.
-    compact = browser.open(url + "#compact&before=24&after=2", 1500, 900)
+    compact = browser.open(url + "#compact&before=23&after=2", 1880, 900)
     drawn = compact.wait_for(DIAGRAM, "the compact diagram")
     check(drawn["violation"] == {"invariant": invariant, "step": step},
           "compact replay: the violation is still highlighted")

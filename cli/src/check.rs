@@ -92,8 +92,9 @@ pub fn run(args: CheckArgs) -> u8 {
         }
         if let Some(path) = &args.html {
             match crate::html::write_counterexample(path, config, &report) {
-                Ok(note) if !args.json => out(&format!("{note}\n")),
-                Ok(_) => {}
+                // With --json, stdout holds only JSON objects.
+                Ok(note) if args.json => eprintln!("felix: {note}"),
+                Ok(note) => out(&format!("{note}\n")),
                 Err(message) => return exit::bad_input(message),
             }
         }

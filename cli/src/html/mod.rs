@@ -182,7 +182,8 @@ impl Diagram {
             .min(total - ROWS_EMBEDDED_MAX);
         let end = first + ROWS_EMBEDDED_MAX;
         self.rows = self.rows[first..end].to_vec();
-        self.violations.retain(|violation| violation.row >= first && violation.row < end);
+        self.violations
+            .retain(|violation| violation.row >= first && violation.row < end);
         for violation in &mut self.violations {
             violation.row -= first;
         }
@@ -235,7 +236,11 @@ pub fn write(path: &Path, diagram: &Diagram) -> Result<usize, String> {
 }
 
 /// Writes a simulator run's page; returns the line `felix replay` prints about it.
-pub fn write_run(path: &Path, report: &felix_sim::RunReport, command: &str) -> Result<String, String> {
+pub fn write_run(
+    path: &Path,
+    report: &felix_sim::RunReport,
+    command: &str,
+) -> Result<String, String> {
     let bytes = write(path, &sim::diagram(report, command))?;
     Ok(format!("html: {bytes} bytes written to {}", path.display()))
 }
@@ -304,7 +309,11 @@ mod tests {
     #[test]
     fn page_inlines_everything_and_escapes_the_data() {
         let text = page(&diagram(3));
-        assert_eq!(text.matches("</script>").count(), 2, "only our two scripts end");
+        assert_eq!(
+            text.matches("</script>").count(),
+            2,
+            "only our two scripts end"
+        );
         assert!(text.contains("event <\\/script> 2"));
         assert!(text.contains("<title>felix: a &lt;test&gt;</title>"));
         assert!(!text.contains("src=\""), "no external script");

@@ -176,10 +176,7 @@ fn mark(
         Action::MoveLease => Mark::Arrow {
             from: 0,
             to: holder_lane(after.lease),
-            label: format!(
-                "lease epoch {}; h{} NOT told",
-                after.lease, before.lease
-            ),
+            label: format!("lease epoch {}; h{} NOT told", after.lease, before.lease),
             style: Style::Fault,
         },
         Action::Promote(b, q) => {
@@ -249,10 +246,7 @@ fn mark(
                     Style::Refusal,
                 ),
                 (false, false) => (
-                    format!(
-                        "read from {from}: tail {}",
-                        after.expected[index(h)] + 1
-                    ),
+                    format!("read from {from}: tail {}", after.expected[index(h)] + 1),
                     Style::Reply,
                 ),
             };
@@ -264,7 +258,8 @@ fn mark(
             }
         }
         Action::Replicate(l, f) => {
-            let sent = len(after, f) != len(before, f) || after.log[index(f)] != before.log[index(f)];
+            let sent =
+                len(after, f) != len(before, f) || after.log[index(f)] != before.log[index(f)];
             let commit = after.commit[index(l)];
             let committed = commit != before.commit[index(l)];
             let label = match (sent, committed) {
@@ -416,5 +411,47 @@ mod tests {
     fn strips_the_step_number() {
         assert_eq!(strip_number("  3. Write(2, 1): x"), "Write(2, 1): x");
         assert_eq!(strip_number("Init: y"), "Init: y");
+    }
+}
+
+#[cfg(test)]
+mod picture_tests {
+    use super::*;
+    use felix_model::config;
+
+    /// The HiddenTrims counterexample drawn: one row per step, the silent lease move from the
+    /// lease service, the stale holder's untagged refusal, the last step highlighted.
+    #[test]
+    fn hidden_trims_counterexample_is_drawn() {
+        let config = config::lookup("HiddenTrims").expect("the twin exists");
+        let report = felix_model::check::check(config, 1);
+        let diagram = diagram(config, &report);
+        let names: Vec<&str> = diagram
+            .lanes
+            .iter()
+            .map(|lane| lane.name.as_str())
+            .collect();
+        assert_eq!(names, ["lease", "h1", "h2", "b1", "b2", "b3"]);
+        assert_eq!(diagram.rows.len(), report.trace.len());
+        let violation = &diagram.violations[0];
+        assert_eq!(violation.invariant, "StaleTrimRefused");
+        assert_eq!(violation.row, diagram.rows.len() - 1);
+        assert!(
+            violation.detail.contains("from holder epoch 1"),
+            "{}",
+            violation.detail
+        );
+        assert!(matches!(&diagram.rows[1].mark,
+            Mark::Arrow { from: 0, to: 2, style: Style::Fault, label } if label.contains("NOT told")));
+        assert!(diagram.rows.iter().any(|row| matches!(&row.mark,
+            Mark::Arrow { from: 3, to: 1, style: Style::Refusal, label }
+                if label.contains("CursorTooOld (no tag)"))));
+        assert!(
+            diagram.rows[1].text.starts_with("MoveLease"),
+            "{}",
+            diagram.rows[1].text
+        );
+        let h1 = &diagram.states[1].last().expect("h1 has a state").lines;
+        assert!(h1.iter().any(|line| line.contains("NOT told")), "{h1:?}");
     }
 }

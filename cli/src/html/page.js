@@ -217,7 +217,9 @@
       } else {
         el("circle", { cx: x, cy: y, r: 4.5, class: "sym s-" + style }, g);
       }
-      el("text", { x: x + 10, y: y + 4, class: "plabel s-" + style }, g, fit(m.label, LANE_W - 20));
+      // One mark per row: a label may run over the next lifelines, up to the sentence column.
+      const room = Math.min(2.4 * LANE_W, GUTTER + lanesW + GAP - 12 - (x + 10));
+      el("text", { x: x + 10, y: y + 4, class: "plabel s-" + style }, g, fit(m.label, room));
       el("title", {}, g, m.label);
     } else if (m.shape === "band") {
       const g = el("g", { class: "band s-" + m.style }, layer);
