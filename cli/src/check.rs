@@ -3,6 +3,7 @@
 //! Each configuration is searched breadth-first to completion (or to its first broken invariant).
 //! A violation prints the shortest counterexample, one line per step: the action, then the
 //! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
+//! `--html FILE.html` draws the counterexample as a sequence diagram (`crate::html`).
 
 use std::io::IsTerminal;
 

@@ -3,7 +3,8 @@
 //! Prints the knobs the seed drew, the trace hash and, for a failing run, the violation, the step
 //! where it happened and the events leading to it. `--trace FILE.jsonl` writes one JSON object per
 //! event; `--check-determinism` runs the seed twice and compares trace hashes, naming the first
-//! differing line when they differ.
+//! differing line when they differ. `--html FILE.html` draws the run as a sequence diagram
+//! (`crate::html`).
 
 use crate::exit;
 use crate::sweep::{emit, parse_twin, replay_command};
