@@ -351,6 +351,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     started = time.monotonic()
     felix = os.path.abspath(args.felix)
+    args.felix_path = felix
 
     # The pages, written by the commands a person runs.
     replay_html = os.path.join(args.out, "replay.html")
@@ -421,6 +422,16 @@ def check_replay(browser, path, lanes, invariant, step, story, args):
     compact.eval(CLICK_VIOLATION)
     shot = os.path.join(args.out, "replay-compact.png")
     compact.screenshot(shot)
+    # The control run (same knobs, every rule on) holds: no violation is drawn.
+    control_html = os.path.join(args.out, "control.html")
+    run([args.felix_path, "replay", "--seed", str(args.seed), "--twin", args.twin, "--control",
+         "--html", control_html], 0)
+    control = browser.open("file://" + os.path.abspath(control_html), 1880, 900)
+    drawn = control.wait_for(DIAGRAM, "the control run's diagram")
+    check(drawn["lanes"] == lanes and drawn["violation"] is None and drawn["arrows"] > 0,
+          f"control run: {len(drawn['lanes'])} lifelines, {drawn['arrows']} arrows, no violation")
+    check(control.eval("document.querySelector('p.banner.ok') !== null"),
+          "control run: the banner says every invariant held")
     if args.readme_image:
         size = os.path.getsize(shot)
         check(size < 300_000, f"the README picture is small ({size} bytes)")

@@ -123,8 +123,9 @@
   // ---- the diagram ----
   function draw() {
     holder.textContent = "";
-    const start = Math.max(0, centre - before);
-    const end = Math.min(shown.length, centre + after + 1);
+    // Around the first violation; a run where everything held shows its start.
+    const start = first ? Math.max(0, centre - before) : 0;
+    const end = Math.min(shown.length, first ? centre + after + 1 : before + after + 1);
     info.textContent = "rows " + start + "\u2013" + (end - 1) + " of " + shown.length
       + " drawn rows" + (end > start ? " (steps " + data.rows[shown[start]].step + "\u2013"
       + data.rows[shown[end - 1]].step + ")" : "");
