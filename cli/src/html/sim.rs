@@ -175,8 +175,9 @@ fn client_of(line: &TraceLine) -> Option<ClientId> {
     }
 }
 
-/// A client's role, from the first event that shows it.
+/// A client's role, from the first event that shows it; a client that only ever read is a reader.
 fn role(lines: &[TraceLine], client: ClientId) -> &'static str {
+    let mut only_reads = false;
     for line in lines {
         if let TraceEvent::History(event) = &line.event {
             match event {
@@ -193,11 +194,21 @@ fn role(lines: &[TraceLine], client: ClientId) -> &'static str {
                     request: Request::Fence { .. },
                     ..
                 } if *c == client => return "owner",
+                Event::Requested {
+                    client: c, request, ..
+                } if *c == client => match request {
+                    Request::Read { .. } => only_reads = true,
+                    _ => return "client",
+                },
                 _ => {}
             }
         }
     }
-    "client"
+    if only_reads {
+        "reader"
+    } else {
+        "client"
+    }
 }
 
 /// Whether an answer refused what was asked.
