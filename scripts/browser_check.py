@@ -232,6 +232,14 @@ def check_diagram(page, lanes, invariant, step, story, label):
     text = "\n".join(drawn["sentences"])
     for pattern in story:
         check(re.search(pattern, text, re.M), f"{label}: the window shows /{pattern}/")
+    hovered = page.eval("""(() => {
+      const row = document.querySelector('svg#diagram rect.row:not(.violation)');
+      row.dispatchEvent(new MouseEvent('mouseenter'));
+      return [row.getAttribute('data-step'),
+              document.querySelector('#state h2').textContent];
+    })()""")
+    check(hovered[1].startswith(f"State after step {hovered[0]}"),
+          f"{label}: hovering step {hovered[0]} shows its state")
     state = page.eval(CLICK_VIOLATION)
     check(state["title"].startswith(f"State after step {step}"),
           f"{label}: clicking the violation shows {state['title']!r}")
