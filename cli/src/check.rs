@@ -3,6 +3,7 @@
 //! Each configuration is searched breadth-first to completion (or to its first broken invariant).
 //! A violation prints the shortest counterexample, one line per step: the action, then the
 //! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
+//! `--html FILE.html` draws the counterexample as a sequence diagram (`crate::html`).
 
 use std::io::IsTerminal;
 
@@ -38,6 +39,10 @@ pub struct CheckArgs {
     /// terminal).
     #[arg(long)]
     pub progress: bool,
+    /// Write the counterexample as a sequence diagram: one self-contained HTML page (one
+    /// configuration only).
+    #[arg(long)]
+    pub html: Option<std::path::PathBuf>,
 }
 
 /// Runs `felix check`.
@@ -53,6 +58,14 @@ pub fn run(args: CheckArgs) -> u8 {
             .map(|n| n.get())
             .unwrap_or(1),
     };
+    if let Some(path) = &args.html {
+        if configs.len() != 1 {
+            return exit::bad_input("--html draws one configuration: name exactly one");
+        }
+        if let Err(message) = crate::html::check_writable(path) {
+            return exit::bad_input(message);
+        }
+    }
     let show_progress = args.progress || std::io::stderr().is_terminal();
     let mut code = exit::OK;
     for config in configs {
@@ -77,6 +90,14 @@ pub fn run(args: CheckArgs) -> u8 {
             out(&format!("{}\n", report_json(&report)));
         } else {
             out(&report_text(&report, threads));
+        }
+        if let Some(path) = &args.html {
+            match crate::html::write_counterexample(path, config, &report) {
+                // With --json, stdout holds only JSON objects.
+                Ok(note) if args.json => eprintln!("felix: {note}"),
+                Ok(note) => out(&format!("{note}\n")),
+                Err(message) => return exit::bad_input(message),
+            }
         }
         if report.outcome == Outcome::Violated {
             code = exit::VIOLATION;

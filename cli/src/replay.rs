@@ -3,7 +3,8 @@
 //! Prints the knobs the seed drew, the trace hash and, for a failing run, the violation, the step
 //! where it happened and the events leading to it. `--trace FILE.jsonl` writes one JSON object per
 //! event; `--check-determinism` runs the seed twice and compares trace hashes, naming the first
-//! differing line when they differ.
+//! differing line when they differ. `--html FILE.html` draws the run as a sequence diagram
+//! (`crate::html`).
 
 use crate::exit;
 use crate::sweep::{emit, parse_twin, replay_command_for};
@@ -31,6 +32,9 @@ pub struct ReplayArgs {
     /// that `felix twins --sim` checks for each catching seed.
     #[arg(long)]
     pub control: bool,
+    /// Write the run as a sequence diagram: one self-contained HTML page.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -62,6 +66,9 @@ pub fn run(args: ReplayArgs) -> u8 {
             "--control needs --twin: it reruns a twin's seed with every rule on",
         );
     }
+    if let Some(Err(message)) = args.html.as_deref().map(crate::html::check_writable) {
+        return exit::bad_input(message);
+    }
     let mut spec = RunSpec::new(seed, twin);
     spec.keep_trace = true;
     spec.control = args.control;
@@ -83,8 +90,14 @@ pub fn run(args: ReplayArgs) -> u8 {
             path.display()
         ));
     }
+    let command = crate::sweep::replay_command_for(seed, twin, args.control);
+    let html = args.html.as_deref();
+    let html_note = match html.map(|path| crate::html::write_run(path, &report, &command)) {
+        Some(Err(message)) => return exit::bad_input(message),
+        written => written.and_then(Result::ok),
+    };
     emit(report.summary().trim_end());
-    if let Some(note) = trace_note {
+    for note in [trace_note, html_note].into_iter().flatten() {
         emit(&note);
     }
     let mut code = if report.violations.is_empty() {

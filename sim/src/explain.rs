@@ -26,7 +26,8 @@ pub fn json_line(json: &str) -> String {
     }
 }
 
-fn event(event: &TraceEvent) -> String {
+/// One event's sentence (no step, no time): what replay, the summary and `--html` pictures show.
+pub fn event(event: &TraceEvent) -> String {
     match event {
         TraceEvent::History(event) => history(event),
         TraceEvent::Sim(event) => sim(event),

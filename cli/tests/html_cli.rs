@@ -1,0 +1,140 @@
+//! `felix replay --html` and `felix check --html` as a user runs them: the page is written, is
+//! self-contained, carries the run's lifelines and violation; bad paths and usage exit 2.
+//! (The browser test, scripts/browser_check.sh, loads these pages in Chromium.)
+
+use std::process::Command;
+
+fn felix(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
+        .args(args)
+        .output()
+        .expect("the felix binary runs");
+    (
+        output.status.code().expect("felix exits with a code"),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The diagram data embedded in a page.
+fn data(page: &str) -> serde_json::Value {
+    let start = page
+        .find(r#"<script id="felix-data" type="application/json">"#)
+        .expect("the page embeds its data");
+    let rest = &page[start..];
+    let open = rest.find('>').expect("the script tag closes") + 1;
+    let close = rest.find("</script>").expect("the data script ends");
+    serde_json::from_str(&rest[open..close]).expect("the data is JSON")
+}
+
+fn lanes(data: &serde_json::Value) -> Vec<String> {
+    data["lanes"]
+        .as_array()
+        .expect("lanes")
+        .iter()
+        .map(|lane| lane["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("felix-html-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir.join(name)
+}
+
+#[test]
+fn replay_writes_a_self_contained_page_with_the_violation() {
+    // Proves `felix replay --html` writes one page with no external resource, the run's
+    // lifelines, and the violation at the step the summary names.
+    let path = scratch("replay.html");
+    let path_text = path.to_str().expect("a UTF-8 path");
+    let (code, stdout, stderr) = felix(&[
+        "replay",
+        "--seed",
+        "34",
+        "--twin",
+        "HiddenTrims",
+        "--html",
+        path_text,
+    ]);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    assert!(
+        stdout.contains(&format!("bytes written to {path_text}")),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&path).expect("the page was written");
+    // No external resource: no src, no link, no fetch; the only address is the SVG namespace.
+    assert!(!page.contains("src=") && !page.contains("<link") && !page.contains("fetch("));
+    assert_eq!(
+        page.matches("http").count(),
+        page.matches("http://www.w3.org/2000/svg").count()
+    );
+    let data = data(&page);
+    assert_eq!(lanes(&data), ["lease", "c0", "c1", "n0", "n1", "n2", "n3"]);
+    let violation = &data["violations"][0];
+    assert_eq!(violation["invariant"], "StaleTrimRefused");
+    let row = violation["row"].as_u64().expect("a row") as usize;
+    let step = data["rows"][row]["step"].as_u64().expect("a step");
+    assert!(
+        stdout.contains(&format!("VIOLATION StaleTrimRefused at step {step}:")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_control_run_page_has_no_violation() {
+    // Proves a run where every invariant held draws a page with no violation (exit 0).
+    let path = scratch("control.html");
+    let (code, stdout, stderr) = felix(&[
+        "replay",
+        "--seed",
+        "34",
+        "--twin",
+        "HiddenTrims",
+        "--control",
+        "--html",
+        path.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
+    let data = data(&std::fs::read_to_string(&path).expect("the page was written"));
+    assert_eq!(data["violations"], serde_json::json!([]));
+    assert!(!data["rows"].as_array().expect("rows").is_empty());
+}
+
+#[test]
+fn check_writes_the_counterexample_page() {
+    // Proves `felix check --html` writes the counterexample: one row per step, the last one
+    // highlighted with the twin's invariant.
+    let path = scratch("check.html");
+    let (code, stdout, stderr) = felix(&[
+        "check",
+        "HiddenTrims",
+        "--threads",
+        "1",
+        "--html",
+        path.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    let data = data(&std::fs::read_to_string(&path).expect("the page was written"));
+    assert_eq!(lanes(&data), ["lease", "h1", "h2", "b1", "b2", "b3"]);
+    let rows = data["rows"].as_array().expect("rows").len();
+    assert_eq!(data["violations"][0]["invariant"], "StaleTrimRefused");
+    assert_eq!(data["violations"][0]["row"], rows - 1);
+}
+
+#[test]
+fn bad_html_paths_and_usage_exit_2() {
+    // Proves an unwritable --html path is reported before any work, and --html with two
+    // configurations is refused, each with exit 2 and no panic.
+    let bad = "/nonexistent-felix-dir/x.html";
+    for args in [
+        vec!["replay", "--seed", "34", "--html", bad],
+        vec!["check", "HiddenTrims", "--html", bad],
+        vec!["check", "HiddenTrims", "Untagged", "--html", "x.html"],
+    ] {
+        let (code, _, stderr) = felix(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains("--html"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
