@@ -10,8 +10,8 @@
 //! Entry point: `run(&RunSpec) -> RunReport`.
 
 pub mod clock;
+pub mod describe;
 pub mod disk;
-pub mod explain;
 pub mod host;
 pub mod knobs;
 pub mod lease;
@@ -147,7 +147,7 @@ impl RunReport {
                     first.invariant
                 );
                 for line in lines.iter().take(step + 1).skip(from) {
-                    let _ = writeln!(text, "  {}", explain::json_line(line));
+                    let _ = writeln!(text, "  {}", describe::json_line(line));
                 }
             }
         }
