@@ -14,6 +14,7 @@ mod explore;
 mod replay;
 mod scenario;
 mod sweep;
+mod trace;
 mod twins;
 mod twins_model;
 
@@ -47,6 +48,8 @@ enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Hold every twin to the invariant it must break (model and/or simulator).
     Twins(twins::TwinsArgs),
+    /// Render a trace file (`felix trace show FILE.jsonl`).
+    Trace(trace::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Twins(args) => twins::run(args),
+        Command::Trace(args) => trace::run(args),
     };
     ExitCode::from(code)
 }

@@ -1,14 +1,15 @@
 //! `felix replay`: rerun one seed and explain it.
 //!
 //! Prints the knobs the seed drew, the trace hash and, for a failing run, the violation, the step
-//! where it happened and the events leading to it. `--trace FILE.jsonl` writes one JSON object per
+//! where it happened, the events it depends on ("why") and the events leading to it (`--context
+//! N` lines, or `--all`). `--trace FILE.jsonl` writes one JSON object per
 //! event; `--check-determinism` runs the seed twice and compares trace hashes, naming the first
 //! differing line when they differ.
 
 use crate::exit;
 use crate::sweep::{emit, parse_twin, replay_command};
 use clap::Args;
-use felix_sim::RunSpec;
+use felix_sim::{RunSpec, Window};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -31,6 +32,12 @@ pub struct ReplayArgs {
     /// that `felix twins --sim` checks for each catching seed.
     #[arg(long)]
     pub control: bool,
+    /// Lines shown before the violation in the readable summary (default 24).
+    #[arg(long, value_name = "N")]
+    pub context: Option<usize>,
+    /// Show every line of the run up to the violation.
+    #[arg(long, conflicts_with = "context")]
+    pub all: bool,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -83,7 +90,12 @@ pub fn run(args: ReplayArgs) -> u8 {
             path.display()
         ));
     }
-    emit(report.summary().trim_end());
+    let window = if args.all {
+        Window::All
+    } else {
+        Window::Before(args.context.unwrap_or(felix_sim::CONTEXT_LINES))
+    };
+    emit(report.summary_with(window).trim_end());
     if let Some(note) = trace_note {
         emit(&note);
     }
