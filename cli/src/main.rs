@@ -16,6 +16,7 @@ mod replay;
 mod scenario;
 mod store;
 mod sweep;
+mod trace;
 mod twins;
 mod twins_model;
 
@@ -51,6 +52,8 @@ enum Command {
     Twins(twins::TwinsArgs),
     /// Look at a file store directory without writing (`check`: damage; `dump`: every record).
     Store(store::StoreArgs),
+    /// Render a trace file (`felix trace show FILE.jsonl`).
+    Trace(trace::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Scenario(args) => scenario::run(args),
         Command::Twins(args) => twins::run(args),
         Command::Store(args) => store::run(args),
+        Command::Trace(args) => trace::run(args),
     };
     ExitCode::from(code)
 }

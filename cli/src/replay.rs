@@ -1,7 +1,8 @@
 //! `felix replay`: rerun one seed and explain it.
 //!
 //! Prints the knobs the seed drew, the trace hash and, for a failing run, the violation, the step
-//! where it happened and the events leading to it. `--trace FILE.jsonl` writes one JSON object per
+//! where it happened, the events it depends on ("why") and the events leading to it (`--context
+//! N` lines, or `--all`). `--trace FILE.jsonl` writes one JSON object per
 //! event; `--check-determinism` runs the seed twice and compares trace hashes, naming the first
 //! differing line when they differ. `--html FILE.html` draws the run as a sequence diagram
 //! (`crate::html`).
@@ -9,7 +10,7 @@
 use crate::exit;
 use crate::sweep::{emit, parse_twin, replay_command_for};
 use clap::Args;
-use felix_sim::RunSpec;
+use felix_sim::{RunSpec, Window};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -35,6 +36,12 @@ pub struct ReplayArgs {
     /// Write the run as a sequence diagram: one self-contained HTML page.
     #[arg(long)]
     pub html: Option<PathBuf>,
+    /// Lines shown before the violation in the readable summary (default 24).
+    #[arg(long, value_name = "N")]
+    pub context: Option<usize>,
+    /// Show every line of the run up to the violation.
+    #[arg(long, conflicts_with = "context")]
+    pub all: bool,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -96,7 +103,12 @@ pub fn run(args: ReplayArgs) -> u8 {
         Some(Err(message)) => return exit::bad_input(message),
         written => written.and_then(Result::ok),
     };
-    emit(report.summary().trim_end());
+    let window = if args.all {
+        Window::All
+    } else {
+        Window::Before(args.context.unwrap_or(felix_sim::CONTEXT_LINES))
+    };
+    emit(report.summary_with(window).trim_end());
     for note in [trace_note, html_note].into_iter().flatten() {
         emit(&note);
     }

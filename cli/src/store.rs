@@ -13,7 +13,7 @@ use crate::exit;
 use clap::{Args, Subcommand};
 use felix_core::record::{Command, Entry, Offset};
 use felix_core::storage::{FileStore, Inspection, StoreError};
-use felix_sim::script::describe;
+use felix_sim::describe;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

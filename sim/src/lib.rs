@@ -10,8 +10,8 @@
 //! Entry point: `run(&RunSpec) -> RunReport`.
 
 pub mod clock;
+pub mod describe;
 pub mod disk;
-pub mod explain;
 pub mod host;
 pub mod knobs;
 pub mod lease;
@@ -21,6 +21,7 @@ pub mod queue;
 pub mod rng;
 pub mod script;
 pub mod trace;
+pub mod why;
 pub mod world;
 
 use felix_core::{Rules, Twin};
@@ -81,15 +82,29 @@ pub struct RunReport {
     pub trace_lines: Option<Vec<String>>,
 }
 
-/// Trace lines shown before a violation in the summary.
-const CONTEXT_LINES: usize = 24;
+/// Trace lines shown before a violation in the summary, unless the caller asks for more.
+pub const CONTEXT_LINES: usize = 24;
+
+/// How much of the run a failing summary shows before the violation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Window {
+    /// This many lines before the violation's step.
+    Before(usize),
+    /// Every line from the start of the run.
+    All,
+}
 /// Violations listed in the summary (the first is the one explained).
 const VIOLATIONS_SHOWN_MAX: usize = 6;
 
 impl RunReport {
-    /// A human summary: the knobs, the outcome, and for a failure the violation, its step and the
-    /// events leading to it.
+    /// A human summary: the knobs, the outcome, and for a failure the violation, its step, the
+    /// events it depends on ("why") and the `CONTEXT_LINES` events leading to it.
     pub fn summary(&self) -> String {
+        self.summary_with(Window::Before(CONTEXT_LINES))
+    }
+
+    /// `summary` with the window before the violation chosen by the caller.
+    pub fn summary_with(&self, window: Window) -> String {
         let mut text = String::new();
         let control = if self.control {
             " (control: every rule on)"
@@ -139,15 +154,40 @@ impl RunReport {
         }
         if let (Some(first), Some(lines)) = (self.violations.first(), &self.trace_lines) {
             if let Some(step) = first.step {
-                let step = step as usize;
-                let from = step.saturating_sub(CONTEXT_LINES);
+                let step = (step as usize).min(lines.len().saturating_sub(1));
+                let parsed: Vec<trace::TraceLine> = lines
+                    .iter()
+                    .take(step + 1)
+                    .filter_map(|line| serde_json::from_str(line).ok())
+                    .collect();
+                let why = why::lines(
+                    &first.invariant,
+                    &first.detail,
+                    &parsed,
+                    step,
+                    why::WHY_LINES_MAX,
+                );
+                let _ = writeln!(
+                    text,
+                    "  why: the events {} depends on ({} of them, the latest {} at most):",
+                    first.invariant,
+                    why.len(),
+                    why::WHY_LINES_MAX
+                );
+                for index in why {
+                    let _ = writeln!(text, "  {}", describe::trace_line(&parsed[index]));
+                }
+                let from = match window {
+                    Window::Before(count) => step.saturating_sub(count),
+                    Window::All => 0,
+                };
                 let _ = writeln!(
                     text,
                     "  events leading to {} (steps {from}..={step}):",
                     first.invariant
                 );
                 for line in lines.iter().take(step + 1).skip(from) {
-                    let _ = writeln!(text, "  {}", explain::json_line(line));
+                    let _ = writeln!(text, "  {}", describe::json_line(line));
                 }
             }
         }

@@ -22,6 +22,16 @@ pub enum Address {
     Client(ClientId),
 }
 
+impl std::fmt::Display for Address {
+    /// `n2` for a node, `c3` for a client, as every trace names them.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Address::Node(id) => write!(formatter, "n{id}"),
+            Address::Client(id) => write!(formatter, "c{id}"),
+        }
+    }
+}
+
 /// What travels between two addresses: the one payload type of both schedulers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Payload {

@@ -12,8 +12,7 @@ use super::{Diagram, Lane, LaneKind, Mark, Row, Style, Violation, Window};
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
 use felix_core::{Headers, NodeId, Offset};
-use felix_sim::explain;
-use felix_sim::script::describe;
+use felix_sim::describe;
 use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_sim::RunReport;
 use std::collections::{BTreeMap, BTreeSet};
@@ -107,7 +106,7 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
         diagram.rows.push(Row {
             step: line.step,
             time: format!("{:.6}s", line.time as f64 / 1e6),
-            text: explain::event(&line.event),
+            text: describe::trace_event(&line.event),
             mark: mark(&lanes, &line.event),
         });
         for (lane, lines) in world.apply(&lanes, &line.event) {
@@ -321,7 +320,7 @@ fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
         TraceEvent::Sim(event) => match event {
             SimEvent::Started { .. } | SimEvent::Phase { .. } | SimEvent::Finished { .. } => {
                 Mark::Band {
-                    label: explain::event(&TraceEvent::Sim(event.clone())),
+                    label: describe::trace_event(&TraceEvent::Sim(event.clone())),
                     style: Style::Note,
                 }
             }

@@ -14,7 +14,7 @@
 //! `Replied` for every client exchange, `LeaseGranted`, the clients' own events, crashes and
 //! restarts.
 
-use super::describe;
+use crate::describe;
 use crate::host::{Effect, Host, SyncStart};
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::{BrokerConfig, Input};
@@ -179,6 +179,12 @@ pub struct Env {
     pub history: Vec<Event>,
 }
 
+impl describe::Names for Env {
+    fn client(&self, id: ClientId) -> String {
+        self.client_name(id)
+    }
+}
+
 impl Default for Env {
     fn default() -> Env {
         Env::new()
@@ -282,94 +288,15 @@ impl Env {
         match &event {
             Event::Committed { node, entry } => trace.committed(*node, entry.offset),
             Event::NodeState { .. } => {}
-            other => {
-                if let Some(line) = describe::node_event(other) {
-                    trace.line(line);
-                }
-            }
+            other => trace.line(describe::event(other, self)),
         }
         self.history.push(event);
     }
 
     /// A client event, rendered and recorded.
     fn client_event(&mut self, event: Event, trace: &mut Trace) {
-        trace.line(self.describe_client_event(&event));
+        trace.line(describe::event(&event, self));
         self.history.push(event);
-    }
-
-    pub fn describe_client_event(&self, event: &Event) -> String {
-        match event {
-            Event::HolderRetired {
-                client,
-                epoch,
-                newer_epoch,
-                by_tag,
-            } => {
-                let where_ = if *by_tag {
-                    "in a CursorTooOld tag"
-                } else {
-                    "in a write it read"
-                };
-                format!(
-                    "{}: retired (epoch {epoch} saw epoch {newer_epoch} {where_})",
-                    self.client_name(*client)
-                )
-            }
-            Event::Gap { client, from, to } => format!(
-                "{}: gap {from}..{to} reported, cursor moves to {to}",
-                self.client_name(*client)
-            ),
-            Event::Folded {
-                client,
-                offset,
-                digest,
-            } => format!(
-                "{}: folded {offset} -> {digest:016x}",
-                self.client_name(*client)
-            ),
-            Event::CheckpointRestored { client, begin, end } => format!(
-                "{}: restored from checkpoint run {begin}..{end}",
-                self.client_name(*client)
-            ),
-            Event::CheckpointCompared {
-                client,
-                begin,
-                end,
-                digest,
-                checkpoint_digest,
-            } => {
-                let verdict = if digest == checkpoint_digest {
-                    "agrees".to_string()
-                } else {
-                    format!("DISAGREES (own {digest:016x}, checkpoint {checkpoint_digest:016x})")
-                };
-                format!(
-                    "{}: compared checkpoint run {begin}..{end}: {verdict}, fold resets on it",
-                    self.client_name(*client)
-                )
-            }
-            Event::CheckpointWritten { client, begin, end } => format!(
-                "{}: checkpoint run {begin}..{end} written (End acknowledged)",
-                self.client_name(*client)
-            ),
-            Event::OwnerStopped {
-                client,
-                token,
-                current,
-            } => format!(
-                "{}: stopped (token {}, fence in force {})",
-                self.client_name(*client),
-                token.0,
-                current.0
-            ),
-            Event::LeaseGranted { client, epoch } => {
-                format!(
-                    "{}: lease granted, epoch {epoch}",
-                    self.client_name(*client)
-                )
-            }
-            other => format!("{other:?}"),
-        }
     }
 
     // ---- nodes ----
@@ -682,17 +609,13 @@ impl Env {
         }
         let target = slot.next_target.take().or(slot.pinned).unwrap_or(leader);
         slot.in_flight = Some((request_id, target, request.clone()));
-        trace.line(format!(
-            "{} -> {}: {}",
-            slot.name,
-            describe::node(target),
-            describe::request(&request)
-        ));
-        self.history.push(Event::Requested {
+        let requested = Event::Requested {
             client,
             node: target,
             request: request.clone(),
-        });
+        };
+        trace.line(describe::event(&requested, self));
+        self.history.push(requested);
         let packet = Packet {
             from: Address::Client(client),
             to: Address::Node(target),
@@ -731,17 +654,15 @@ impl Env {
             ));
             return Ok(());
         };
-        trace.line(format!(
-            "{} -> {name}: {}",
-            describe::node(from),
-            describe::reply(&reply)
-        ));
-        self.history.push(Event::Replied {
+        let replied = Event::Replied {
             client,
             node: from,
             request,
             reply: reply.clone(),
-        });
+        };
+        trace.line(describe::event(&replied, self));
+        self.history.push(replied);
+        let slot = &mut self.clients[client as usize];
         if slot.until_tail {
             if let Reply::Records { records, .. } = &reply {
                 if records.len() < READ_BATCH_MAX as usize {

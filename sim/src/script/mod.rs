@@ -10,7 +10,6 @@
 //! Failures never mix: a bad file (unreadable, unknown verb, bad argument, missing `----`) is a
 //! `parse::ScriptError` naming the file and line; a mismatch is a `FileOutcome` with a diff.
 
-pub mod describe;
 pub mod env;
 pub mod parse;
 pub mod verbs;

@@ -176,7 +176,7 @@ impl World {
                 self.network.clog(address, now + duration);
                 self.count("clogs");
                 self.sim(SimEvent::NetworkFault {
-                    description: format!("clog {address:?} for {duration}us"),
+                    description: format!("clog {address} for {duration}us"),
                 });
             }
             2 => {
@@ -230,7 +230,7 @@ impl World {
                     .filter(|a| *a != isolated)
                     .collect();
                 self.network.split(&[isolated], &rest);
-                format!("isolate {isolated:?}")
+                format!("isolate {isolated}")
             }
             1 => {
                 let mut side = Vec::new();
@@ -243,13 +243,13 @@ impl World {
                     }
                 }
                 self.network.split(&side, &rest);
-                format!("split {side:?} from {rest:?}")
+                format!("split [{}] from [{}]", listed(&side), listed(&rest))
             }
             2 => {
                 let from = node_addresses[self.fault_stream.index(node_addresses.len())];
                 let to = node_addresses[self.fault_stream.index(node_addresses.len())];
                 self.network.block(from, to);
-                format!("one-way cut {from:?} -> {to:?}")
+                format!("one-way cut {from} -> {to}")
             }
             _ => {
                 if client_addresses.is_empty() {
@@ -257,7 +257,7 @@ impl World {
                 }
                 let client = client_addresses[self.fault_stream.index(client_addresses.len())];
                 self.network.split(&[client], &node_addresses);
-                format!("isolate {client:?} from every node")
+                format!("isolate {client} from every node")
             }
         };
         self.count("partitions");
@@ -330,4 +330,10 @@ impl World {
         self.queue
             .push_after(self.knobs.tick_micros * 20, Ev::SettleCheck);
     }
+}
+
+/// Addresses as `n0 n2 c1`.
+fn listed(addresses: &[Address]) -> String {
+    let names: Vec<String> = addresses.iter().map(Address::to_string).collect();
+    names.join(" ")
 }

@@ -14,9 +14,9 @@ mod faults;
 mod inspect;
 mod setup;
 
-use super::describe;
 use super::env::{Address, ClientKind, Env, Packet, Payload, Trace, READS_MAX};
 use super::parse::Arg;
+use crate::describe;
 use clients::*;
 use faults::*;
 use felix_core::broker::Role;

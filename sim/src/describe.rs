@@ -1,14 +1,19 @@
-//! Describe functions: how the scripted driver renders requests, replies, messages, records and
-//! history events as protocol-trace lines.
+//! The one renderer of what a person reads: one sentence per history event, simulator event,
+//! request, reply, message and record. Replay summaries (`felix replay`, `felix trace show`) and
+//! scenario output (`felix scenario`) both use it, so a failing seed reads like a scenario file.
 //!
-//! Scenario expectations are golden text, so every function here is deterministic: maps are
-//! BTreeMaps, no addresses, no timings, no `Debug` of types whose layout may change. Names are
-//! the ones DESIGN.md uses (`CursorTooOld`, `TrimmedTo`, floor, tail, tag).
+//! Every match is exhaustive and nothing falls back to `Debug`: a new event kind does not compile
+//! until it has its sentence. Scenario expectations are golden text, so every function is
+//! deterministic: maps are BTreeMaps, no addresses, no timings. Names are the ones DESIGN.md uses
+//! (`CursorTooOld`, `TrimmedTo`, floor, tail, tag). Clients are named by the caller (`Names`):
+//! replay says `c3`, a scenario says the name its verb gave (`lease1`).
 
+use crate::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_core::api::ClientId;
 use felix_core::api::{InvalidRequest, ReadFrom, ReadRecord, Reply, Request};
 use felix_core::broker::{AppendResult, Message};
 use felix_core::client::checkpoint::RunRecord;
-use felix_core::history::Event;
+use felix_core::history::{Event, Phase};
 use felix_core::storage::SealedState;
 use felix_core::{Command, Entry, Headers, NodeId, Token};
 
@@ -244,19 +249,44 @@ fn vote(vote: Option<NodeId>) -> String {
     vote.map(node).unwrap_or_else(|| "none".to_string())
 }
 
-/// A node event from the history, or None for events a trace leaves out (`Committed` is
-/// coalesced by the trace itself, `NodeState` samples are for the audits).
-pub fn node_event(event: &Event) -> Option<String> {
-    let line = match event {
+/// How the caller names clients.
+pub trait Names {
+    fn client(&self, id: ClientId) -> String;
+}
+
+/// Clients as `c<id>` (replay, trace files).
+pub struct ById;
+
+impl Names for ById {
+    fn client(&self, id: ClientId) -> String {
+        format!("c{id}")
+    }
+}
+
+fn role(leader: bool) -> &'static str {
+    if leader {
+        "leader"
+    } else {
+        "not leader"
+    }
+}
+
+/// One history event as one sentence.
+pub fn event(event: &Event, names: &dyn Names) -> String {
+    match event {
         Event::PromiseChanged {
             node: id,
             term,
             vote: voted,
-        } => {
-            format!("{}: promise term {term} vote {}", node(*id), vote(*voted))
-        }
+        } => format!("{}: promise term {term} vote {}", node(*id), vote(*voted)),
         Event::BecameLeader { node: id, term } => {
             format!("{}: became leader of term {term}", node(*id))
+        }
+        Event::Committed {
+            node: id,
+            entry: record,
+        } => {
+            format!("{}: committed {}", node(*id), entry(record))
         }
         Event::FloorApplied {
             node: id,
@@ -300,9 +330,240 @@ pub fn node_event(event: &Event) -> Option<String> {
             let who = if *replica { " (replica)" } else { "" };
             format!("{}{who}: jumped to trim point {point}", node(*id))
         }
+        Event::NodeState {
+            node: id,
+            term,
+            vote: voted,
+            leader,
+            floor,
+            committed,
+            readable_start,
+            floor_tag,
+        } => {
+            let tag = floor_tag
+                .as_ref()
+                .map(|tag| format!(" tag {}", headers(tag)))
+                .unwrap_or_default();
+            format!(
+                "{}: state term {term} vote {} {} floor {floor}{tag} committed {committed} serves from {readable_start}",
+                node(*id),
+                vote(*voted),
+                role(*leader)
+            )
+        }
         Event::Crashed { node: id } => format!("{}: crashed", node(*id)),
         Event::Restarted { node: id } => format!("{}: restarted", node(*id)),
-        _ => return None,
-    };
-    Some(line)
+        Event::Requested {
+            client,
+            node: id,
+            request: asked,
+        } => format!(
+            "{} -> {}: {}",
+            names.client(*client),
+            node(*id),
+            request(asked)
+        ),
+        Event::Replied {
+            client,
+            node: id,
+            reply: answer,
+            ..
+        } => format!(
+            "{} -> {}: {}",
+            node(*id),
+            names.client(*client),
+            reply(answer)
+        ),
+        Event::LeaseGranted { client, epoch } => {
+            format!("{}: lease granted, epoch {epoch}", names.client(*client))
+        }
+        Event::HolderRetired {
+            client,
+            epoch,
+            newer_epoch,
+            by_tag,
+        } => {
+            let where_ = if *by_tag {
+                "in a CursorTooOld tag"
+            } else {
+                "in a write it read"
+            };
+            format!(
+                "{}: retired (epoch {epoch} saw epoch {newer_epoch} {where_})",
+                names.client(*client)
+            )
+        }
+        Event::Gap { client, from, to } => format!(
+            "{}: gap {from}..{to} reported, cursor moves to {to}",
+            names.client(*client)
+        ),
+        Event::Folded {
+            client,
+            offset,
+            digest,
+        } => format!(
+            "{}: folded {offset} -> {digest:016x}",
+            names.client(*client)
+        ),
+        Event::CheckpointRestored { client, begin, end } => format!(
+            "{}: restored from checkpoint run {begin}..{end}",
+            names.client(*client)
+        ),
+        Event::CheckpointCompared {
+            client,
+            begin,
+            end,
+            digest,
+            checkpoint_digest,
+        } => {
+            let verdict = if digest == checkpoint_digest {
+                "agrees".to_string()
+            } else {
+                format!("DISAGREES (own {digest:016x}, checkpoint {checkpoint_digest:016x})")
+            };
+            format!(
+                "{}: compared checkpoint run {begin}..{end}: {verdict}, fold resets on it",
+                names.client(*client)
+            )
+        }
+        Event::CheckpointWritten { client, begin, end } => format!(
+            "{}: checkpoint run {begin}..{end} written (End acknowledged)",
+            names.client(*client)
+        ),
+        Event::OwnerStopped {
+            client,
+            token,
+            current,
+        } => format!(
+            "{}: stopped (token {}, fence in force {})",
+            names.client(*client),
+            token.0,
+            current.0
+        ),
+        Event::PhaseChanged { phase } => format!("phase: {}", phase_name(*phase)),
+    }
+}
+
+fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Safety => "safety (faults on)",
+        Phase::Liveness => "liveness (faults healed)",
+        Phase::End => "end (the liveness deadline)",
+    }
+}
+
+/// One simulator event as one sentence.
+pub fn sim_event(event: &SimEvent, names: &dyn Names) -> String {
+    match event {
+        SimEvent::Started { seed, twin, .. } => match twin {
+            Some(twin) => format!("sim: seed {seed} starts ({twin})"),
+            None => format!("sim: seed {seed} starts"),
+        },
+        SimEvent::Phase { name } => format!("sim: {name} phase"),
+        SimEvent::NetworkFault { description } => format!("sim: network: {description}"),
+        SimEvent::Healed => "sim: every fault healed".to_string(),
+        SimEvent::LeaseMoved {
+            from,
+            to,
+            epoch,
+            told,
+        } => {
+            let from = from.map_or("nobody".to_string(), |client| names.client(client));
+            let told = if *told { "told" } else { "NOT told" };
+            format!(
+                "sim: lease epoch {epoch} moved from {from} to {} ({from} {told})",
+                names.client(*to)
+            )
+        }
+        SimEvent::Paused { client } => format!("sim: {} frozen", names.client(*client)),
+        SimEvent::Resumed { client } => format!("sim: {} thawed", names.client(*client)),
+        SimEvent::DiskLost {
+            node: id,
+            ops_lost,
+            torn,
+        } => {
+            let torn = if *torn { ", last record torn" } else { "" };
+            format!(
+                "sim: {} lost {ops_lost} unsynced storage ops{torn}",
+                node(*id)
+            )
+        }
+        SimEvent::Finished { reason } => format!("sim: run ends: {reason}"),
+    }
+}
+
+/// One trace event (a history event or a simulator event) as one sentence.
+pub fn trace_event(event: &TraceEvent) -> String {
+    match event {
+        TraceEvent::History(history) => self::event(history, &ById),
+        TraceEvent::Sim(sim) => sim_event(sim, &ById),
+    }
+}
+
+/// One trace line as `step  time  what happened`.
+pub fn trace_line(line: &TraceLine) -> String {
+    let what = trace_event(&line.event);
+    format!("{:>6}  {:>9.6}s  {what}", line.step, line.time as f64 / 1e6)
+}
+
+/// One trace line given as JSON (as the recorder keeps it); the JSON itself if it is not one.
+pub fn json_line(json: &str) -> String {
+    match serde_json::from_str::<TraceLine>(json) {
+        Ok(line) => trace_line(&line),
+        Err(_) => json.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSON trace line renders as one readable sentence with its step and time.
+    #[test]
+    fn renders_a_refusal() {
+        let json = serde_json::to_string(&TraceLine {
+            step: 7,
+            time: 1_500_000,
+            event: TraceEvent::History(Event::Replied {
+                client: 1,
+                node: 2,
+                request: Request::Read {
+                    from: ReadFrom::Offset(3),
+                    max_records: 8,
+                },
+                reply: Reply::CursorTooOld {
+                    floor: 9,
+                    tag: None,
+                },
+            }),
+        })
+        .unwrap_or_default();
+        let text = json_line(&json);
+        assert!(
+            text.contains("n2 -> c1: CursorTooOld floor 9 untagged"),
+            "{text}"
+        );
+        assert!(text.trim_start().starts_with("7  "), "{text}");
+        assert!(text.contains("1.500000s"), "{text}");
+    }
+
+    /// The events `explain` once rendered with `Debug` read as words.
+    #[test]
+    fn client_events_read_as_words() {
+        let stopped = Event::OwnerStopped {
+            client: 0,
+            token: Token(5),
+            current: Token(6),
+        };
+        assert_eq!(
+            event(&stopped, &ById),
+            "c0: stopped (token 5, fence in force 6)"
+        );
+        let written = Event::CheckpointWritten {
+            client: 2,
+            begin: 4,
+            end: 7,
+        };
+        assert!(!event(&written, &ById).contains('{'));
+    }
 }

@@ -1,0 +1,76 @@
+//! `felix trace show FILE.jsonl`: render a trace file (`felix replay --trace`) readably, one
+//! sentence per line, with the renderer replay summaries use (`felix_sim::describe`).
+//!
+//! A file that is not a trace (a line that is not a trace line of this format, see
+//! docs/trace-format.md) is bad input: its line number and why, exit 2.
+
+use crate::exit;
+use crate::sweep::emit;
+use clap::{Args, Subcommand};
+use felix_sim::describe;
+use felix_sim::trace::TraceLine;
+use std::io::BufRead;
+use std::path::PathBuf;
+
+/// Arguments of `felix trace`.
+#[derive(Args, Debug)]
+pub struct TraceArgs {
+    #[command(subcommand)]
+    pub command: TraceCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TraceCommand {
+    /// Render a JSONL trace file, one sentence per event.
+    Show {
+        /// The trace file, as `felix replay --trace FILE.jsonl` writes it.
+        file: PathBuf,
+    },
+}
+
+pub fn run(args: TraceArgs) -> u8 {
+    match args.command {
+        TraceCommand::Show { file } => show(&file),
+    }
+}
+
+fn show(path: &PathBuf) -> u8 {
+    let shown = path.display();
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => {
+            return exit::bad_input(format!("{shown}: not a regular file"))
+        }
+        Ok(_) => {}
+        Err(error) => return exit::bad_input(format!("{shown}: cannot read: {error}")),
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(error) => return exit::bad_input(format!("{shown}: cannot read: {error}")),
+    };
+    let mut rendered = Vec::new();
+    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let number = index + 1;
+        let line = match line {
+            Ok(line) => line,
+            Err(error) => {
+                return exit::bad_input(format!("{shown}:{number}: cannot read: {error}"))
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<TraceLine>(&line) {
+            Ok(trace_line) => rendered.push(describe::trace_line(&trace_line)),
+            Err(error) => {
+                return exit::bad_input(format!(
+                    "{shown}:{number}: not a trace line (docs/trace-format.md): {error}"
+                ))
+            }
+        }
+    }
+    if rendered.is_empty() {
+        return exit::bad_input(format!("{shown}: no trace lines"));
+    }
+    emit(&rendered.join("\n"));
+    exit::OK
+}
