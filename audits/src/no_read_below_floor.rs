@@ -1,19 +1,19 @@
 //! NoReadBelowFloor: no reader is ever served a record below a trim that was acknowledged.
 //!
-//! The *acknowledged floor* is the highest floor of any `Trim` request a client was told landed
-//! (`Replied` with `Appended`). A node applies floors lazily, so a node that has not walked to the
-//! trim yet still legitimately holds and serves the records below it; what must never happen is a
-//! node serving a record below a floor it had already applied. So a read is held to
-//! `bound = min(acknowledged floor, the serving node's floor)`, both taken when the read was
-//! *sent* (`Requested`): the node can only have raised its floor by the time it served it.
+//! In the first seed's meaning, judged cluster-wide in real-time order: a read reply violates it
+//! if it contains a record below the floor of any trim whose acknowledgement (`Replied` with
+//! `Appended` to a `Trim`) the history shows *before the read request was sent* (`Requested`).
+//! The serving node's own floor does not matter: a lagging follower, a restarted node or a deposed
+//! leader that has not walked to the trim yet must not serve below it either (the core's read
+//! index is what keeps that). A trim whose outcome its client never learned is unknown and never
+//! counts; a read acknowledged after the read was sent does not bind it.
 //!
 //! Replies carry no request id, so a `Replied` read is matched to the earliest still-unanswered
-//! identical read (same client, node, start and size): the earliest candidate has the lowest
-//! bound, so a retried or dropped request can only make the audit more lenient, never report a
-//! correct read. A reply with no matching request (a duplicate delivery) is not judged.
-//!
-//! A node's floor is what it reported (`FloorApplied`, `NodeState`) since its last restart: a crash
-//! forgets it until reported again.
+//! identical read (same client, node, start and size). The acknowledged floor only grows along the
+//! history, so the earliest candidate was sent under the lowest bound: a retried, dropped or
+//! crashed-away request can only make the audit more lenient, never report a correct read (a
+//! restart of the serving node changes nothing here: no node state enters the bound). A reply
+//! with no matching request (a duplicate delivery) is not judged.
 
 use crate::{Violation, NO_READ_BELOW_FLOOR};
 use felix_core::api::{ClientId, ReadFrom, Reply, Request};
@@ -37,31 +37,20 @@ fn read_key(client: ClientId, node: NodeId, request: &Request) -> Option<ReadKey
 
 /// The violations of NoReadBelowFloor in `history`.
 pub fn check(history: &[Event]) -> Vec<Violation> {
-    let mut acknowledged_floor: Offset = 0;
-    let mut node_floors: BTreeMap<NodeId, Offset> = BTreeMap::new();
-    // Unanswered reads: the bound each was sent under, oldest first.
-    let mut pending: BTreeMap<ReadKey, VecDeque<Offset>> = BTreeMap::new();
+    // The highest floor of any trim acknowledged so far, and the step of that acknowledgement.
+    let mut acknowledged: (Offset, usize) = (0, 0);
+    // Unanswered reads: the acknowledged floor (and its step) each was sent under, oldest first.
+    let mut pending: BTreeMap<ReadKey, VecDeque<(Offset, usize)>> = BTreeMap::new();
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
         match event {
-            Event::FloorApplied { node, floor, .. } | Event::NodeState { node, floor, .. } => {
-                let known = node_floors.entry(*node).or_insert(0);
-                *known = (*known).max(*floor);
-            }
-            Event::Crashed { node } | Event::Restarted { node } => {
-                node_floors.remove(node);
-            }
             Event::Requested {
                 client,
                 node,
                 request,
             } => {
                 if let Some(key) = read_key(*client, *node, request) {
-                    let node_floor = node_floors.get(node).copied().unwrap_or(0);
-                    pending
-                        .entry(key)
-                        .or_default()
-                        .push_back(acknowledged_floor.min(node_floor));
+                    pending.entry(key).or_default().push_back(acknowledged);
                 }
             }
             Event::Replied {
@@ -71,14 +60,21 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 reply,
             } => match (request, reply) {
                 (Request::Trim { floor, .. }, Reply::Appended { .. }) => {
-                    acknowledged_floor = acknowledged_floor.max(*floor);
+                    if *floor > acknowledged.0 {
+                        acknowledged = (*floor, step);
+                    }
                 }
-                (Request::Read { .. }, Reply::Records { records, .. }) => {
+                (Request::Read { .. }, _) => {
                     let Some(key) = read_key(*client, *node, request) else {
                         continue;
                     };
-                    let Some(bound) = pending.get_mut(&key).and_then(VecDeque::pop_front) else {
+                    let Some((bound, acked_at)) =
+                        pending.get_mut(&key).and_then(VecDeque::pop_front)
+                    else {
                         continue;
+                    };
+                    let Reply::Records { records, .. } = reply else {
+                        continue; // a refusal serves nothing
                     };
                     if let Some(record) = records.iter().find(|record| record.offset < bound) {
                         violations.push(Violation::new(
@@ -86,19 +82,11 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                             step,
                             format!(
                                 "node {node} served client {client} the record at offset {} \
-                                 below floor {bound}, which it had applied from an \
-                                 acknowledged trim",
+                                 below floor {bound}, set by a trim acknowledged at step \
+                                 {acked_at}, before the read was sent",
                                 record.offset
                             ),
                         ));
-                    }
-                }
-                (Request::Read { .. }, _) => {
-                    // A refusal answers the oldest identical read too.
-                    if let Some(key) = read_key(*client, *node, request) {
-                        if let Some(queue) = pending.get_mut(&key) {
-                            queue.pop_front();
-                        }
                     }
                 }
                 _ => {}

@@ -56,7 +56,7 @@ pub enum Route {
     /// Wherever the driver likes (usually the node it believes is the leader).
     #[default]
     Any,
-    /// The node answered `NotLeader`; try the hinted node if any.
+    /// The node answered `NotLeader` (or, to a read, `NoReadIndex`); try the hinted node if any.
     Leader(Option<NodeId>),
     /// The node could not serve the read (`NotHeld`, or it is behind the cursor): ask another one.
     AnotherNode,

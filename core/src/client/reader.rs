@@ -55,7 +55,10 @@ pub(crate) fn interpret(cursor: Offset, reply: Reply) -> ReadOutcome {
         | Reply::Invalid(InvalidRequest::ReadPastTail { .. }) => {
             ReadOutcome::Elsewhere(Route::AnotherNode)
         }
-        Reply::NotLeader { hint } => ReadOutcome::Elsewhere(Route::Leader(hint)),
+        // A node that could not learn a read index is handled like one that does not lead.
+        Reply::NotLeader { hint } | Reply::NoReadIndex { hint } => {
+            ReadOutcome::Elsewhere(Route::Leader(hint))
+        }
         _ => ReadOutcome::Bad,
     }
 }
