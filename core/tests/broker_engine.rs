@@ -1022,6 +1022,8 @@ fn trimmed_to_is_applied_in_one_op_and_never_touches_term_or_vote() {
                     point: 9,
                     state: SealedState {
                         floor: 9,
+                        floor_tag: None,
+                        floor_trim: None,
                         ..jump_state()
                     }
                 }
@@ -1235,15 +1237,14 @@ fn replica_jumps_too_and_answers_not_held_for_a_range_it_skipped() {
             reply: Reply::NotHeld { from: 6 }
         }]
     );
+    // Below a floor that no trim set (the sender's own floor came from a jump), the node knows
+    // neither the floor-setting trim nor its tag: NotHeld too, the reader asks another node.
     assert_eq!(
         replica.step_collect(read(2)),
         vec![Output::Reply {
             client: 1,
             request_id: 1,
-            reply: Reply::CursorTooOld {
-                floor: 5,
-                tag: None
-            }
+            reply: Reply::NotHeld { from: 2 }
         }]
     );
 }

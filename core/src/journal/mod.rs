@@ -829,14 +829,21 @@ impl Journal {
             self.trim_index.truncate_suffix(point);
         }
         // The second seed's jump: the floor becomes the point (or the sender's floor, if lower),
-        // never past committed + 1, and it covers every trim below the point. The trim that set the
-        // sender's floor lies at or above the point (the sender never deletes it): until this
-        // node's walk reaches it, a read below the point is `NotHeld` (see `refusal`), and the walk
-        // raises the floor to the sender's with that trim's headers as the tag.
+        // never past committed + 1, and it covers every trim below the point. A sender's floor at
+        // or below the point is adopted with its trim and tag. A floor above the point was set by
+        // a trim at or above the point (the sender never deletes it): this node's floor is then the
+        // point, set by no trim, and until its walk reaches that trim a read below the point is
+        // `NotHeld` (see `refusal`); the walk then raises the floor with that trim's tag.
         if state.floor > self.fold.floor {
-            self.fold.floor = state.floor.min(point);
-            self.fold.floor_tag = state.floor_tag.clone();
-            self.fold.floor_trim = state.floor_trim;
+            if state.floor <= point {
+                self.fold.floor = state.floor;
+                self.fold.floor_tag = state.floor_tag.clone();
+                self.fold.floor_trim = state.floor_trim;
+            } else {
+                self.fold.floor = point;
+                self.fold.floor_tag = None;
+                self.fold.floor_trim = None;
+            }
         }
         if self.committed < point - 1 {
             // The walk resumes after the point from the state the records below it folded to. A
@@ -896,17 +903,15 @@ impl Journal {
     }
 
     /// `CursorTooOld` (with the floor-setting trim's headers as the tag, when the rules show it)
-    /// below the readable start; `NotHeld` below the first held record, and below a floor taken
-    /// from a jump whose trim the walk has not reached yet (the node does not know the tag yet:
-    /// the reader asks another node).
+    /// below the readable start; `NotHeld` below the first held record, including below a floor a
+    /// jump set to its point (set by no trim: the node does not know the floor or the tag there
+    /// until its walk reaches the trim that set the sender's floor, so the reader asks another
+    /// node).
     fn refusal(&self, from: Offset) -> Option<Reply> {
         let rules = self.config.rules;
         let start = self.readable_start();
-        let tag_unwalked = self
-            .fold
-            .floor_trim
-            .is_some_and(|trim| trim > self.committed);
-        if from < start && from < self.first_held() && tag_unwalked && rules.floor_after_commit {
+        let jump_floor = self.fold.floor > 1 && self.fold.floor_trim.is_none();
+        if from < start && from < self.first_held() && jump_floor {
             return Some(Reply::NotHeld { from });
         }
         if from < start {
