@@ -102,50 +102,75 @@ mod tests {
     use super::*;
     use crate::test_support::*;
 
-    fn floor_applied(node: NodeId, floor: Offset) -> Event {
-        Event::FloorApplied {
-            node,
-            floor,
-            trim: Some(floor),
-        }
-    }
-
-    /// Reads sent before the trim was acknowledged, reads served by a node that had not applied
-    /// it yet, and reads above the floor all hold.
+    /// Reads sent before the trim was acknowledged may be served below its floor (lazy floors:
+    /// the read bound nothing yet), reads served at or above the floor hold, refusals serve
+    /// nothing, and a trim whose outcome its client never learned binds no read.
     #[test]
-    fn lazy_floors_and_reads_above_hold() {
+    fn reads_sent_before_the_ack_and_reads_above_the_floor_hold() {
         let history = vec![
             read_sent(1, 0, 1),
             trim_acked(9, 5, 5, 1),
-            floor_applied(0, 5),
             read_served(1, 0, 1, &[1, 2]),
-            read_sent(1, 1, 1),
-            read_served(1, 1, 1, &[1, 2]),
-            read_sent(1, 0, 5),
-            read_served(1, 0, 5, &[6]),
+            read_sent(1, 1, 5),
+            read_served(1, 1, 5, &[6]),
+            read_sent(1, 2, 2),
+            Event::Replied {
+                client: 1,
+                node: 2,
+                request: read_request(2),
+                reply: Reply::NotHeld { from: 2 },
+            },
+            Event::Requested {
+                client: 3,
+                node: 0,
+                request: Request::Trim {
+                    expected_tail: None,
+                    fence: None,
+                    floor: 9,
+                    headers: Default::default(),
+                },
+            },
+            read_sent(1, 0, 6),
+            read_served(1, 0, 6, &[6, 7]),
         ];
         assert_eq!(check(&history), vec![]);
     }
 
-    /// A node that applied an acknowledged trim's floor and still serves a record below it breaks
-    /// it; a reply matched to a crashed node's forgotten floor does not.
+    /// A lagging node that has not applied the trim (it reported no floor at all) still breaks
+    /// it when it serves below the floor of a trim acknowledged before the read was sent: the
+    /// bound is cluster-wide, not the serving node's own floor.
     #[test]
-    fn served_below_applied_floor_breaks_it() {
+    fn a_lagging_node_serving_below_an_acknowledged_floor_breaks_it() {
         let history = vec![
-            committed(0, trim(5, 1, 5, 1)),
-            floor_applied(0, 5),
-            trim_acked(9, 5, 5, 1),
-            read_sent(1, 0, 2),
-            read_served(1, 0, 2, &[2, 3]),
-            floor_applied(2, 5),
-            Event::Crashed { node: 2 },
+            committed(0, trim(3, 1, 3, 1)),
+            trim_acked(9, 3, 3, 1),
             read_sent(1, 2, 2),
             read_served(1, 2, 2, &[2]),
         ];
         let violations = check(&history);
         assert_eq!(violations.len(), 1, "{violations:?}");
         assert_eq!(violations[0].invariant, NO_READ_BELOW_FLOOR);
-        assert_eq!(violations[0].step, 4);
-        assert!(violations[0].message.contains("offset 2 below floor 5"));
+        assert_eq!(violations[0].step, 3);
+        assert!(
+            violations[0].message.contains("offset 2 below floor 3"),
+            "{}",
+            violations[0].message
+        );
+    }
+
+    /// Identical reads are matched oldest first, and the oldest was sent under the lowest bound:
+    /// a crash and restart of the serving node between them changes nothing, and a reply matched
+    /// to an older identical request is judged by that request's (lower) bound.
+    #[test]
+    fn identical_reads_are_judged_by_the_oldest_bound() {
+        let history = vec![
+            read_sent(1, 2, 2),
+            trim_acked(9, 5, 5, 1),
+            Event::Crashed { node: 2 },
+            Event::Restarted { node: 2 },
+            read_sent(1, 2, 2),
+            read_served(1, 2, 2, &[2, 3]),
+        ];
+        assert_eq!(check(&history), vec![]);
     }
 }
