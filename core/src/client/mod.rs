@@ -26,7 +26,8 @@
 //! 3. Both return a [`Step`]: the `history::Event`s the client emits (the driver appends them to
 //!    the run's history, after its own `Replied` event), the records delivered to the
 //!    application (readers only), and a [`Route`]: where the driver should send the *next*
-//!    request (`NotLeader { hint }` -> the hinted leader, `NotHeld` -> another node).
+//!    request (`NotLeader { hint }`, or `NoReadIndex { hint }` to a read -> the hinted leader,
+//!    `NotHeld` -> another node).
 //!
 //! A reply for an id that is not in flight (late duplicate, stale) is ignored: the returned step
 //! has `ignored == true` and nothing changes. A reply of the wrong kind for the request in flight
