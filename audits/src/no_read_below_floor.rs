@@ -59,10 +59,10 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 request,
                 reply,
             } => match (request, reply) {
-                (Request::Trim { floor, .. }, Reply::Appended { .. }) => {
-                    if *floor > acknowledged.0 {
-                        acknowledged = (*floor, step);
-                    }
+                (Request::Trim { floor, .. }, Reply::Appended { .. })
+                    if *floor > acknowledged.0 =>
+                {
+                    acknowledged = (*floor, step);
                 }
                 (Request::Read { .. }, _) => {
                     let Some(key) = read_key(*client, *node, request) else {

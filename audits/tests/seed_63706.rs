@@ -77,7 +77,11 @@ fn restarts_and_node_floors_do_not_move_the_verdict() {
         check(events)
             .into_iter()
             .map(|violation| {
-                let reason = violation.message.split(", set by").next().map(str::to_string);
+                let reason = violation
+                    .message
+                    .split(", set by")
+                    .next()
+                    .map(str::to_string);
                 (reason.unwrap_or_default(), violation.invariant)
             })
             .collect()

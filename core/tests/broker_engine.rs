@@ -748,10 +748,7 @@ fn a_node_without_a_read_index_refuses_retriably_and_never_serves() {
         );
     }
     let outputs = answered;
-    assert!(
-        outputs == vec![refused(Some(0))],
-        "{outputs:?}"
-    );
+    assert!(outputs == vec![refused(Some(0))], "{outputs:?}");
 }
 
 #[test]

@@ -374,7 +374,10 @@ impl Broker {
         assert!(self.pending.len() <= self.config.pending_acks_max);
         assert!(self.read_index.waiting() <= 2 * self.config.pending_reads_max);
         if self.role != Role::Leader {
-            assert!(self.read_index.remote_waiting() == 0, "only a leader holds questions");
+            assert!(
+                self.read_index.remote_waiting() == 0,
+                "only a leader holds questions"
+            );
         }
     }
 

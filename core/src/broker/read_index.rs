@@ -213,7 +213,8 @@ impl Broker {
 
     /// A follower or replica asks this node for a read index.
     pub(super) fn on_read_index(&mut self, from: NodeId, ask: u64, out: &mut Vec<Output>) {
-        if self.role != Role::Leader || self.read_index.remote.len() >= self.config.pending_reads_max
+        if self.role != Role::Leader
+            || self.read_index.remote.len() >= self.config.pending_reads_max
         {
             out.push(Output::Send {
                 to: from,

@@ -882,7 +882,11 @@ impl Journal {
                 "a jump never sets a floor past the committed prefix"
             );
         }
-        assert_eq!(self.first_held(), point, "a jumped node holds nothing below the point");
+        assert_eq!(
+            self.first_held(),
+            point,
+            "a jumped node holds nothing below the point"
+        );
         Jump::Jumped {
             ops,
             resume: self.tail(),
