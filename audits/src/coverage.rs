@@ -19,6 +19,9 @@ pub struct Coverage {
     pub read_below_trim_refused: u64,
     /// A folder restored its state from a checkpoint run.
     pub checkpoint_restored: u64,
+    /// A jumped node answered a read below its trim point `NotHeld` before its walk reached the
+    /// trim that set the sender's floor (the second seed's window; the reader asks another node).
+    pub read_not_held: u64,
 }
 
 impl Coverage {
@@ -29,10 +32,11 @@ impl Coverage {
         self.replica_jumped += other.replica_jumped;
         self.read_below_trim_refused += other.read_below_trim_refused;
         self.checkpoint_restored += other.checkpoint_restored;
+        self.read_not_held += other.read_not_held;
     }
 
     /// The counters by name, in a fixed order (for summaries).
-    pub fn named(&self) -> [(&'static str, u64); 5] {
+    pub fn named(&self) -> [(&'static str, u64); 6] {
         [
             (
                 "stale_holder_retired_by_tag",
@@ -42,6 +46,7 @@ impl Coverage {
             ("replica_jumped", self.replica_jumped),
             ("read_below_trim_refused", self.read_below_trim_refused),
             ("checkpoint_restored", self.checkpoint_restored),
+            ("read_not_held", self.read_not_held),
         ]
     }
 }
@@ -59,6 +64,10 @@ pub fn coverage(history: &[Event]) -> Coverage {
                 ..
             } => counts.read_below_trim_refused += 1,
             Event::CheckpointRestored { .. } => counts.checkpoint_restored += 1,
+            Event::Replied {
+                reply: Reply::NotHeld { .. },
+                ..
+            } => counts.read_not_held += 1,
             _ => {}
         }
     }
@@ -115,6 +124,12 @@ mod tests {
                 begin: 4,
                 end: 6,
             },
+            Event::Replied {
+                client: 2,
+                node: 1,
+                request: read_request(2),
+                reply: Reply::NotHeld { from: 2 },
+            },
         ];
         let counts = coverage(&history);
         assert_eq!(
@@ -125,6 +140,7 @@ mod tests {
                 ("replica_jumped", 2),
                 ("read_below_trim_refused", 1),
                 ("checkpoint_restored", 1),
+                ("read_not_held", 1),
             ]
         );
         let mut total = counts;

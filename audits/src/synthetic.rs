@@ -6,9 +6,10 @@
 //! from a seeded SplitMix64 stream: a holder takes the lease, the current holder writes or trims
 //! under its epoch, the checkpoint client folds, a node walks (applying trims lazily and deleting
 //! whole segments below its floor), a node crashes or restarts (recovering its sealed state), a
-//! lagging node jumps to a peer's trim point, a new leader is elected, or a reader reads. Every
-//! rule the audits check holds by construction, so any violation an audit reports on these
-//! histories is a false alarm. The generator knows nothing of the audits' code.
+//! lagging node jumps to a peer's trim point, a new leader is elected, or a reader reads (served
+//! only by a node whose walk reached the cluster's commit, as at a read index). Every rule the
+//! audits check holds by construction, so any violation an audit reports on these histories is a
+//! false alarm. The generator knows nothing of the audits' code.
 //!
 //! It is deliberately simple (no network, no uncommitted suffixes): the simulator produces the
 //! realistic histories; this one only exercises the audits' bookkeeping (restarts, jumps, lazy
@@ -281,6 +282,9 @@ impl Reference {
             }
         } else if from > view.walked + 1 {
             return; // an unanswered read: unknown
+        } else if (view.walked as usize) < self.log.len() {
+            // The read index is the cluster's commit: a node whose walk is behind it refuses.
+            Reply::NoReadIndex { hint: None }
         } else {
             let records: Vec<ReadRecord> = (from..=view.walked)
                 .filter_map(|offset| match &self.entry(offset).command {

@@ -1,7 +1,8 @@
 //! The client protocol: what a writer or reader asks a broker and what it is answered.
 //!
 //! Expected conditions are typed variants (`OffsetMismatch`, `FenceMismatch`, `CursorTooOld`,
-//! `NotHeld`, `NotLeader`, `TruncateRefused`); a malformed request is `Invalid` with a reason.
+//! `NotHeld`, `NotLeader`, `NoReadIndex`, `TruncateRefused`); a malformed request is `Invalid`
+//! with a reason.
 //! Nothing a client can send makes a broker panic.
 
 use crate::record::{Headers, NodeId, Offset, Token};
@@ -94,6 +95,10 @@ pub enum Reply {
     NotHeld { from: Offset },
     /// Not the leader; try `hint`.
     NotLeader { hint: Option<NodeId> },
+    /// The node could not learn a read index (no leader known, the leader's confirmation round did
+    /// not complete in time, its term's noop never committed, or too many reads were waiting):
+    /// nothing was served. Retriable, like `NotLeader`: try again, at `hint` if given.
+    NoReadIndex { hint: Option<NodeId> },
     /// A malformed request.
     Invalid(InvalidRequest),
 }

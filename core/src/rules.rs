@@ -36,6 +36,9 @@ pub struct Rules {
     pub floor_after_commit: bool,
     /// Acknowledge only when committed on a majority and durable there (off: AckBeforeSync).
     pub ack_after_sync: bool,
+    /// A node serves a read only once its committed walk reaches a read index confirmed by the
+    /// leader (off: LocalReads, served at once from the node's own committed prefix).
+    pub read_index: bool,
 }
 
 impl Default for Rules {
@@ -52,6 +55,7 @@ impl Default for Rules {
             truncate_fenced: true,
             floor_after_commit: true,
             ack_after_sync: true,
+            read_index: true,
         }
     }
 }
@@ -70,10 +74,11 @@ pub enum Twin {
     UnfencedTruncate,
     FloorPastCommit,
     AckBeforeSync,
+    LocalReads,
 }
 
 impl Twin {
-    pub const ALL: [Twin; 11] = [
+    pub const ALL: [Twin; 12] = [
         Twin::HiddenTrims,
         Twin::Untagged,
         Twin::NoopSkip,
@@ -85,6 +90,7 @@ impl Twin {
         Twin::UnfencedTruncate,
         Twin::FloorPastCommit,
         Twin::AckBeforeSync,
+        Twin::LocalReads,
     ];
 
     pub fn name(self) -> &'static str {
@@ -100,6 +106,7 @@ impl Twin {
             Twin::UnfencedTruncate => "UnfencedTruncate",
             Twin::FloorPastCommit => "FloorPastCommit",
             Twin::AckBeforeSync => "AckBeforeSync",
+            Twin::LocalReads => "LocalReads",
         }
     }
 
@@ -122,6 +129,7 @@ impl Twin {
             Twin::JumpResetsTerm => "TermNeverDecreases",
             Twin::UnfencedTruncate => "FoldAgreement",
             Twin::FloorPastCommit | Twin::AckBeforeSync => "AckedWritesKept",
+            Twin::LocalReads => "NoReadBelowFloor",
         }
     }
 
@@ -151,6 +159,7 @@ impl Twin {
             Twin::UnfencedTruncate => rules.truncate_fenced = false,
             Twin::FloorPastCommit => rules.floor_after_commit = false,
             Twin::AckBeforeSync => rules.ack_after_sync = false,
+            Twin::LocalReads => rules.read_index = false,
         }
         rules
     }
@@ -192,6 +201,7 @@ mod tests {
             truncate_fenced,
             floor_after_commit,
             ack_after_sync,
+            read_index,
         } = rules;
         [
             trims_visible,
@@ -205,6 +215,7 @@ mod tests {
             truncate_fenced,
             floor_after_commit,
             ack_after_sync,
+            read_index,
         ]
         .iter()
         .filter(|on| !**on)

@@ -602,8 +602,10 @@ fn follower_truncates_a_conflicting_uncommitted_suffix() {
 }
 
 #[test]
-fn follower_redirects_client_writes_and_serves_reads() {
-    // Proves followers answer NotLeader with the leader they heard from, and serve reads.
+fn follower_redirects_client_writes_and_serves_reads_at_a_read_index() {
+    // Proves followers answer NotLeader with the leader they heard from, and serve a read only
+    // once the leader confirmed its commit index by a majority round: the follower asks, the
+    // leader probes its voters, one answer makes a majority, the follower serves its prefix.
     let mut net = Net::new(Rules::default());
     net.elect_zero();
     net.client(0, write("x"));
@@ -636,6 +638,59 @@ fn follower_redirects_client_writes_and_serves_reads() {
             request_id: 2,
             request: read
         }),
+        vec![Output::Send {
+            to: 0,
+            message: Message::ReadIndex { ask: 1 }
+        }]
+    );
+    let probe = Message::ReadProbe { term: 1, round: 1 };
+    assert_eq!(
+        net.node(0).step_collect(Input::Message {
+            from: 2,
+            message: Message::ReadIndex { ask: 1 }
+        }),
+        vec![
+            Output::Send {
+                to: 1,
+                message: probe.clone()
+            },
+            Output::Send {
+                to: 2,
+                message: probe.clone()
+            },
+        ]
+    );
+    assert_eq!(
+        net.node(1).step_collect(Input::Message {
+            from: 0,
+            message: probe
+        }),
+        vec![Output::Send {
+            to: 0,
+            message: Message::ReadProbeAck { term: 1, round: 1 }
+        }]
+    );
+    assert_eq!(
+        net.node(0).step_collect(Input::Message {
+            from: 1,
+            message: Message::ReadProbeAck { term: 1, round: 1 }
+        }),
+        vec![Output::Send {
+            to: 2,
+            message: Message::ReadIndexReply {
+                ask: 1,
+                index: Some(2)
+            }
+        }]
+    );
+    assert_eq!(
+        net.node(2).step_collect(Input::Message {
+            from: 0,
+            message: Message::ReadIndexReply {
+                ask: 1,
+                index: Some(2)
+            }
+        }),
         vec![Output::Reply {
             client: 7,
             request_id: 2,
@@ -645,6 +700,75 @@ fn follower_redirects_client_writes_and_serves_reads() {
             }
         }]
     );
+}
+
+#[test]
+fn a_node_without_a_read_index_refuses_retriably_and_never_serves() {
+    // Proves the refusal side: a follower that knows no leader, a leader whose round gets no
+    // majority before `read_wait_ticks_max`, and a leader whose term's noop is not committed
+    // yet answer `NoReadIndex`, never records.
+    let read = Input::Client {
+        client: 7,
+        request_id: 3,
+        request: Request::Read {
+            from: ReadFrom::Offset(1),
+            max_records: 10,
+        },
+    };
+    let refused = |hint| Output::Reply {
+        client: 7,
+        request_id: 3,
+        reply: Reply::NoReadIndex { hint },
+    };
+    let mut lonely = Broker::new(config(1, Rules::default()));
+    assert_eq!(lonely.step_collect(read.clone()), vec![refused(None)]);
+
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    net.cut = vec![1, 2];
+    let leader = net.node(0);
+    let probes = leader.step_collect(read.clone());
+    assert_eq!(probes.len(), 2, "{probes:?}");
+    let wait = leader.config().read_wait_ticks_max;
+    let mut answered = Vec::new();
+    for _ in 0..=wait {
+        answered.extend(
+            leader
+                .step_collect(Input::Tick)
+                .into_iter()
+                .filter(|output| matches!(output, Output::Reply { .. })),
+        );
+    }
+    assert_eq!(answered, vec![refused(Some(0))]);
+
+    // A fresh leader whose noop is not committed (not even durable): no round, no answer yet.
+    let mut fresh = Broker::new(config(0, Rules::default()));
+    for _ in 0..10 {
+        fresh.step_collect(Input::Tick);
+    }
+    fresh.step_collect(Input::Persisted { through: 1 });
+    fresh.step_collect(Input::Message {
+        from: 1,
+        message: Message::Vote {
+            term: 1,
+            granted: true,
+        },
+    });
+    assert!(fresh.is_leader());
+    assert_eq!(fresh.committed(), 0);
+    let outputs = fresh.step_collect(read);
+    assert!(outputs.is_empty(), "{outputs:?}");
+    let mut answered = Vec::new();
+    for _ in 0..=wait {
+        answered.extend(
+            fresh
+                .step_collect(Input::Tick)
+                .into_iter()
+                .filter(|output| matches!(output, Output::Reply { .. })),
+        );
+    }
+    let outputs = answered;
+    assert!(outputs == vec![refused(Some(0))], "{outputs:?}");
 }
 
 #[test]
@@ -693,18 +817,26 @@ fn bad_requests_get_typed_answers() {
         Reply::Invalid(InvalidRequest::MalformedHeaders { .. })
     ));
     assert_eq!(
-        ask(Request::Read {
-            from: ReadFrom::Offset(9),
-            max_records: 1
-        }),
-        Reply::Invalid(InvalidRequest::ReadPastTail { from: 9, tail: 2 })
-    );
-    assert_eq!(
         ask(Request::Fence {
             new: Token(1),
             old: Token(2)
         }),
         Reply::FenceMismatch { current: Token(0) }
+    );
+    net.client(
+        0,
+        Request::Read {
+            from: ReadFrom::Offset(9),
+            max_records: 1,
+        },
+    );
+    assert_eq!(
+        net.replies,
+        vec![(
+            9,
+            1,
+            Reply::Invalid(InvalidRequest::ReadPastTail { from: 9, tail: 2 })
+        )]
     );
 }
 
@@ -905,7 +1037,12 @@ fn trimmed_to_is_applied_in_one_op_and_never_touches_term_or_vote() {
                 id: 1,
                 op: StorageOp::TrimmedTo {
                     point: 9,
-                    state: jump_state()
+                    state: SealedState {
+                        floor: 9,
+                        floor_tag: None,
+                        floor_trim: None,
+                        ..jump_state()
+                    }
                 }
             },
             Output::Observe(Event::Jumped {
@@ -915,7 +1052,7 @@ fn trimmed_to_is_applied_in_one_op_and_never_touches_term_or_vote() {
             }),
             Output::Observe(Event::FloorApplied {
                 node: 1,
-                floor: 10,
+                floor: 9,
                 trim: None
             }),
             reply_to(0, 5, AppendResult::Accepted { matched: 8 }),
@@ -930,7 +1067,74 @@ fn trimmed_to_is_applied_in_one_op_and_never_touches_term_or_vote() {
     );
     assert_eq!(
         (node.floor(), node.committed(), node.first_held()),
-        (10, 8, 9)
+        (9, 8, 9),
+        "the floor is the point, never past committed + 1"
+    );
+}
+
+#[test]
+fn a_jumped_node_answers_not_held_until_its_walk_reaches_the_trim_then_the_tagged_refusal() {
+    // Proves the second seed's window: after jumping to point 9 (the sender's floor 10 set by the
+    // trim at 12), a read below the point is NotHeld at once (the reader asks another node); once
+    // the walk reaches the trim at 12, the same read is CursorTooOld floor 10 with that trim's tag.
+    let mut node = stranded_follower(Rules::default());
+    node.step_collect(Input::Message {
+        from: 0,
+        message: Message::TrimmedTo {
+            point: 9,
+            state: jump_state(),
+        },
+    });
+    let read = Input::Client {
+        client: 4,
+        request_id: 1,
+        request: Request::Read {
+            from: ReadFrom::Offset(5),
+            max_records: 5,
+        },
+    };
+    let answer = |reply| {
+        vec![Output::Reply {
+            client: 4,
+            request_id: 1,
+            reply,
+        }]
+    };
+    assert_eq!(
+        node.step_collect(read.clone()),
+        answer(Reply::NotHeld { from: 5 })
+    );
+    let trim = Entry {
+        offset: 12,
+        term: 1,
+        command: Command::Trim {
+            floor: 10,
+            headers: Headers::with_epoch(2),
+            fence: None,
+        },
+    };
+    let entries = vec![noop(9, 1), noop(10, 1), noop(11, 1), trim];
+    node.step_collect(Input::Message {
+        from: 0,
+        message: append_entries(5, (8, 1), entries, 11),
+    });
+    assert_eq!(node.committed(), 11);
+    assert_eq!(
+        node.step_collect(read.clone()),
+        answer(Reply::NotHeld { from: 5 }),
+        "the walk has not reached the trim at 12 yet"
+    );
+    node.step_collect(Input::Message {
+        from: 0,
+        message: append_entries(5, (12, 1), vec![], 12),
+    });
+    assert_eq!((node.floor(), node.committed()), (10, 12));
+    assert_eq!(
+        node.step_collect(read),
+        answer(Reply::CursorTooOld {
+            floor: 10,
+            tag: Some(Headers::with_epoch(2))
+        })
     );
 }
 
@@ -993,7 +1197,7 @@ fn trimmed_to_at_or_below_the_floor_is_ignored() {
         outputs,
         vec![reply_to(0, 5, AppendResult::Rejected { next: 9 })]
     );
-    assert_eq!((node.floor(), node.first_held()), (10, 9));
+    assert_eq!((node.floor(), node.first_held()), (9, 9));
 }
 
 #[test]
@@ -1050,15 +1254,14 @@ fn replica_jumps_too_and_answers_not_held_for_a_range_it_skipped() {
             reply: Reply::NotHeld { from: 6 }
         }]
     );
+    // Below a floor that no trim set (the sender's own floor came from a jump), the node knows
+    // neither the floor-setting trim nor its tag: NotHeld too, the reader asks another node.
     assert_eq!(
         replica.step_collect(read(2)),
         vec![Output::Reply {
             client: 1,
             request_id: 1,
-            reply: Reply::CursorTooOld {
-                floor: 5,
-                tag: None
-            }
+            reply: Reply::NotHeld { from: 2 }
         }]
     );
 }

@@ -652,14 +652,19 @@ fn jump_state(point: Offset, floor: Offset) -> SealedState {
 
 #[test]
 fn jump_adopts_the_point_and_state_in_one_op() {
-    // Proves the jump drops what is held below the point, raises the floor from the state, sets
-    // committed to point - 1, adopts the writer, and persists one TrimmedTo.
+    // Proves the jump drops what is held below the point, raises the floor to the point (the
+    // sender's floor 10 is above it, set by the trim at 11 this node has not walked), sets
+    // committed to point - 1, adopts the writer, and persists one TrimmedTo; a read below the
+    // point is NotHeld until the walk reaches the trim.
     let mut journal = journal();
     fill(&mut journal, 3);
     commit_all(&mut journal);
     let state = jump_state(9, 10);
     let jump = journal.jump(9, state.clone());
     let sealed = SealedState {
+        floor: 9,
+        floor_tag: None,
+        floor_trim: None,
         base_offset: 8,
         base_term: 3,
         ..state
@@ -678,14 +683,8 @@ fn jump_adopts_the_point_and_state_in_one_op() {
         (journal.first_held(), journal.tail(), journal.committed()),
         (9, 9, 8)
     );
-    assert_eq!((journal.floor(), journal.writer()), (10, Token(4)));
-    assert_eq!(
-        read(&journal, 2),
-        Reply::CursorTooOld {
-            floor: 10,
-            tag: Some(Headers::with_epoch(2))
-        }
-    );
+    assert_eq!((journal.floor(), journal.writer()), (9, Token(4)));
+    assert_eq!(read(&journal, 2), Reply::NotHeld { from: 2 });
 }
 
 #[test]
@@ -713,8 +712,8 @@ fn jump_drops_a_conflicting_uncommitted_suffix() {
 
 #[test]
 fn read_in_a_jumped_over_range_is_not_held() {
-    // Proves a node that jumped answers NotHeld for a range above its floor it does not hold
-    // (the sender's state names a floor below its point).
+    // Proves a node that jumped answers NotHeld for a range it does not hold, below its floor
+    // too when no trim set that floor (the sender's floor came from its own jump).
     let mut journal = journal();
     fill(&mut journal, 2);
     commit_all(&mut journal);
@@ -725,13 +724,7 @@ fn read_in_a_jumped_over_range_is_not_held() {
         ..jump_state(9, 5)
     };
     assert!(matches!(journal.jump(9, state), Jump::Jumped { .. }));
-    assert_eq!(
-        read(&journal, 3),
-        Reply::CursorTooOld {
-            floor: 5,
-            tag: None
-        }
-    );
+    assert_eq!(read(&journal, 3), Reply::NotHeld { from: 3 });
     assert_eq!(read(&journal, 6), Reply::NotHeld { from: 6 });
     assert_eq!(
         read(&journal, 9),

@@ -169,6 +169,10 @@ pub fn reply(reply: &Reply) -> String {
             Some(hint) => format!("NotLeader (hint {})", node(*hint)),
             None => "NotLeader (no hint)".to_string(),
         },
+        Reply::NoReadIndex { hint } => match hint {
+            Some(hint) => format!("NoReadIndex (hint {})", node(*hint)),
+            None => "NoReadIndex (no hint)".to_string(),
+        },
         Reply::Invalid(invalid) => format!("Invalid: {}", invalid_request(invalid)),
     }
 }
@@ -242,6 +246,13 @@ pub fn message(message: &Message) -> String {
         Message::TrimmedTo { point, state } => {
             format!("TrimmedTo point {point} ({})", sealed(state))
         }
+        Message::ReadIndex { ask } => format!("ReadIndex ask {ask}"),
+        Message::ReadIndexReply { ask, index } => match index {
+            Some(index) => format!("ReadIndexReply ask {ask} index {index}"),
+            None => format!("ReadIndexReply ask {ask} refused"),
+        },
+        Message::ReadProbe { term, round } => format!("ReadProbe term {term} round {round}"),
+        Message::ReadProbeAck { term, round } => format!("ReadProbeAck term {term} round {round}"),
     }
 }
 

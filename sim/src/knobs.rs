@@ -245,6 +245,7 @@ impl Knobs {
                 self.op_per_million = 1_000_000;
                 self.client_gap_micros = s.range(1, 5) * 1_000;
             }
+            Twin::LocalReads => {}
         }
     }
 

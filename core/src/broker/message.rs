@@ -2,6 +2,11 @@
 //!
 //! `TrimmedTo` deliberately carries no term: a trim point is a fact about the committed log, not a
 //! promise, and the receiver never changes its term or vote because of it.
+//!
+//! The read index (`broker/read_index.rs`) adds two pairs: `ReadIndex` / `ReadIndexReply` (a
+//! follower or replica asks the leader for its commit index as of the read) and `ReadProbe` /
+//! `ReadProbeAck` (the leader's confirmation round: a majority answering in its term proves no
+//! newer leader had committed anything when the read arrived).
 
 use crate::record::{Entry, Offset, Term};
 use crate::storage::SealedState;
@@ -32,6 +37,18 @@ pub enum Message {
     /// The leader cannot replay below `point` (its first held offset): the receiver jumps there,
     /// adopting `state` (what the records below `point` folded to; `state.base_offset == point - 1`).
     TrimmedTo { point: Offset, state: SealedState },
+    /// A follower or replica asks the leader for a read index; `ask` is its own number for the
+    /// question (carries no term: the answer is a fact about the leader's log, checked by the
+    /// leader's own confirmation round).
+    ReadIndex { ask: u64 },
+    /// The leader's answer to `ReadIndex { ask }`: its commit index as of the question, confirmed
+    /// by a majority in its term; `None` when it could not confirm (not leading, too many reads).
+    ReadIndexReply { ask: u64, index: Option<Offset> },
+    /// The leader of `term` asks its voters to confirm it still leads; one round covers every read
+    /// that arrived before it was sent.
+    ReadProbe { term: Term, round: u64 },
+    /// A voter's answer to `ReadProbe { round }`, in its own current term.
+    ReadProbeAck { term: Term, round: u64 },
 }
 
 /// What a follower or replica says about its log.
@@ -44,14 +61,19 @@ pub enum AppendResult {
 }
 
 impl Message {
-    /// The term a message carries, if any (`TrimmedTo` carries none).
+    /// The term a message carries, if any (`TrimmedTo` and the read-index question and answer
+    /// carry none).
     pub fn term(&self) -> Option<Term> {
         match self {
             Message::RequestVote { term, .. }
             | Message::Vote { term, .. }
             | Message::AppendEntries { term, .. }
-            | Message::AppendReply { term, .. } => Some(*term),
-            Message::TrimmedTo { .. } => None,
+            | Message::AppendReply { term, .. }
+            | Message::ReadProbe { term, .. }
+            | Message::ReadProbeAck { term, .. } => Some(*term),
+            Message::TrimmedTo { .. }
+            | Message::ReadIndex { .. }
+            | Message::ReadIndexReply { .. } => None,
         }
     }
 }

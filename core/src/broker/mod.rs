@@ -22,7 +22,13 @@
 //! - **TrimmedTo**: a peer whose next needed offset is below the leader's first held offset gets
 //!   `TrimmedTo { point, state }`; the receiver jumps (`Journal::jump`) in one op and never touches
 //!   its term or vote (rule `jump_keeps_term`). A point at or below its floor is ignored.
-//! - **Reads** are served by any node or replica from its committed prefix.
+//! - **Reads** (`read_index.rs`) are served by any node or replica from its committed prefix, but
+//!   only once its walk reaches a read index the leader confirmed by a majority round in its term
+//!   (Raft's ReadIndex; a new leader only once its term's noop is committed), so no read is served
+//!   below a trim acknowledged before it was sent. A node that cannot get an index answers the
+//!   retriable `NoReadIndex`. Cost: one round trip at the leader, two at a follower or replica.
+//!   Below the node's own floor (`CursorTooOld`) or in a range it jumped over (`NotHeld`) the answer
+//!   needs no index and is given at once.
 //! - Client requests the node cannot sequence: `NotLeader { hint }`. A leader whose
 //!   `pending_acks_max` is reached drops the request unanswered (its outcome is unknown to the
 //!   client, exactly as if the network had dropped it).
@@ -30,6 +36,7 @@
 mod io;
 mod message;
 mod outbox;
+mod read_index;
 
 pub use io::{Input, Output, PersistId};
 pub use message::{AppendResult, Message};
@@ -62,6 +69,11 @@ pub struct BrokerConfig {
     pub pending_acks_max: usize,
     /// At most this many `Persist`s not yet reported durable (a driver that never syncs is a bug).
     pub unsynced_persists_max: usize,
+    /// At most this many client reads waiting for a read index at this node (and, at a leader,
+    /// at most this many followers' questions); a read beyond it is refused with `NoReadIndex`.
+    pub pending_reads_max: usize,
+    /// Ticks a read may wait for its read index (and the walk to it) before `NoReadIndex`.
+    pub read_wait_ticks_max: u64,
     /// Whether to observe one `Committed` event per record the walk reaches (the audits need it;
     /// a benchmark may not).
     pub observe_commits: bool,
@@ -81,6 +93,8 @@ impl BrokerConfig {
             append_entries_max: 64,
             pending_acks_max: 1024,
             unsynced_persists_max: 1 << 16,
+            pending_reads_max: 256,
+            read_wait_ticks_max: 20,
             observe_commits: true,
             journal: JournalConfig::default(),
         }
@@ -141,6 +155,8 @@ pub struct Broker {
     /// The highest offset of this node's log known durable (and still the same record).
     durable_last: Offset,
     walk_events: Vec<WalkEvent>,
+    /// Client reads and followers' questions waiting for a read index (`read_index.rs`).
+    read_index: read_index::ReadIndex,
 }
 
 impl Broker {
@@ -211,6 +227,7 @@ impl Broker {
             unsynced: VecDeque::new(),
             durable_last,
             walk_events: Vec::new(),
+            read_index: read_index::ReadIndex::default(),
         }
     }
 
@@ -336,6 +353,7 @@ impl Broker {
             } => self.on_client(client, request_id, request, out),
             Input::Persisted { through } => self.on_persisted(through, out),
         }
+        self.drive_reads(out);
         if self.config.journal.rules.jump_keeps_term {
             assert!(
                 self.hard_state.term >= term_before,
@@ -356,6 +374,13 @@ impl Broker {
             "the driver must sync"
         );
         assert!(self.pending.len() <= self.config.pending_acks_max);
+        assert!(self.read_index.waiting() <= 2 * self.config.pending_reads_max);
+        if self.role != Role::Leader {
+            assert!(
+                self.read_index.remote_waiting() == 0,
+                "only a leader holds questions"
+            );
+        }
     }
 
     /// Convenience for tests and simple drivers: one step, its outputs in a new Vec.
@@ -366,6 +391,7 @@ impl Broker {
     }
 
     fn on_tick(&mut self, out: &mut Vec<Output>) {
+        self.age_reads();
         match self.role {
             Role::Leader => {
                 self.heartbeat_elapsed_ticks += 1;
@@ -516,6 +542,7 @@ impl Broker {
         self.heartbeat_elapsed_ticks = 0;
         self.pending.clear();
         self.progress.clear();
+        self.read_index.became_leader();
         let next = self.journal.tail();
         for &peer in self.config.voters.iter().chain(self.config.replicas.iter()) {
             if peer != self.config.id {
@@ -573,6 +600,10 @@ impl Broker {
             }
             Message::AppendReply { term, result } => self.on_append_reply(from, term, result, out),
             Message::TrimmedTo { point, state } => self.on_trimmed_to(from, point, state, out),
+            Message::ReadIndex { ask } => self.on_read_index(from, ask, out),
+            Message::ReadIndexReply { ask, index } => self.on_read_index_reply(ask, index),
+            Message::ReadProbe { term, round } => self.on_read_probe(from, term, round, out),
+            Message::ReadProbeAck { term, round } => self.on_read_probe_ack(from, term, round),
         }
     }
 
@@ -643,9 +674,7 @@ impl Broker {
         assert_eq!(term, current);
         if self.role == Role::Candidate || self.role == Role::Leader {
             // Another node won this term (a leader here would mean two in one term: only a twin).
-            self.role = Role::Follower;
-            self.progress.clear();
-            self.pending.clear();
+            self.step_down_in_term();
         }
         self.leader_hint = Some(from);
         self.election_elapsed_ticks = 0;
@@ -715,6 +744,14 @@ impl Broker {
                 self.send_append(from, out);
             }
         }
+    }
+
+    /// Becomes a follower in the current term (another node leads it).
+    fn step_down_in_term(&mut self) {
+        assert!(self.role == Role::Candidate || self.role == Role::Leader);
+        self.role = Role::Follower;
+        self.progress.clear();
+        self.pending.clear();
     }
 
     /// Answers `from` that this node cannot take what it sent: its current term, and the tail
@@ -979,12 +1016,7 @@ impl Broker {
         out: &mut Vec<Output>,
     ) {
         if let Request::Read { from, max_records } = request {
-            let reply = self.journal.read(from, max_records);
-            out.push(Output::Reply {
-                client,
-                request_id,
-                reply,
-            });
+            self.on_read(client, request_id, from, max_records, out);
             return;
         }
         if self.role != Role::Leader {

@@ -435,7 +435,9 @@ impl Owner {
                 self.core.lose_base();
                 Step::events(vec![gap])
             }
-            Reply::NotLeader { hint } => Step::route(Route::Leader(hint)),
+            Reply::NotLeader { hint } | Reply::NoReadIndex { hint } => {
+                Step::route(Route::Leader(hint))
+            }
             _ => Step::route(Route::AnotherNode),
         }
     }

@@ -249,7 +249,10 @@ impl Holder {
             Reply::NotHeld { .. } | Reply::Invalid(InvalidRequest::ReadPastTail { .. }) => {
                 Step::route(Route::AnotherNode)
             }
-            Reply::NotLeader { hint } => Step::route(Route::Leader(hint)),
+            // A node that could not learn a read index is handled like one that does not lead.
+            Reply::NotLeader { hint } | Reply::NoReadIndex { hint } => {
+                Step::route(Route::Leader(hint))
+            }
             _ => self.unknown(),
         }
     }

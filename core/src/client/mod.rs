@@ -26,7 +26,8 @@
 //! 3. Both return a [`Step`]: the `history::Event`s the client emits (the driver appends them to
 //!    the run's history, after its own `Replied` event), the records delivered to the
 //!    application (readers only), and a [`Route`]: where the driver should send the *next*
-//!    request (`NotLeader { hint }` -> the hinted leader, `NotHeld` -> another node).
+//!    request (`NotLeader { hint }`, or `NoReadIndex { hint }` to a read -> the hinted leader,
+//!    `NotHeld` -> another node).
 //!
 //! A reply for an id that is not in flight (late duplicate, stale) is ignored: the returned step
 //! has `ignored == true` and nothing changes. A reply of the wrong kind for the request in flight
@@ -59,7 +60,7 @@ pub enum Route {
     /// Wherever the driver likes (usually the node it believes is the leader).
     #[default]
     Any,
-    /// The node answered `NotLeader`; try the hinted node if any.
+    /// The node answered `NotLeader` (or, to a read, `NoReadIndex`); try the hinted node if any.
     Leader(Option<NodeId>),
     /// The node could not serve the read (`NotHeld`, or it is behind the cursor): ask another one.
     AnotherNode,

@@ -4,8 +4,9 @@
 //! the cursor to the reply's `next`. Below the floor (`CursorTooOld`) it moves the cursor up to
 //! the floor and reports `Gap { from, to }`: records are never skipped silently. A node that
 //! cannot serve the range (`NotHeld`, a node whose committed prefix is behind the cursor) is not a
-//! gap: the reader asks another node (`Route::AnotherNode`). It always re-reads from its own
-//! cursor, never from `Earliest` (which resolves to the floor and hides the gap).
+//! gap: the reader asks another node (`Route::AnotherNode`). A node that could not learn a read
+//! index (`NoReadIndex`) is handled like `NotLeader`: ask the hinted leader. It always re-reads
+//! from its own cursor, never from `Earliest` (which resolves to the floor and hides the gap).
 
 use super::{Client, InFlight, Route, Step};
 use crate::api::{ClientId, InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
@@ -55,7 +56,10 @@ pub(crate) fn interpret(cursor: Offset, reply: Reply) -> ReadOutcome {
         | Reply::Invalid(InvalidRequest::ReadPastTail { .. }) => {
             ReadOutcome::Elsewhere(Route::AnotherNode)
         }
-        Reply::NotLeader { hint } => ReadOutcome::Elsewhere(Route::Leader(hint)),
+        // A node that could not learn a read index is handled like one that does not lead.
+        Reply::NotLeader { hint } | Reply::NoReadIndex { hint } => {
+            ReadOutcome::Elsewhere(Route::Leader(hint))
+        }
         _ => ReadOutcome::Bad,
     }
 }

@@ -15,12 +15,17 @@
 //!   the writer token in force there is refused in place (`truncate_fenced`).
 //! - **Reads** (`Journal::read`) serve the committed prefix, skip bookkeeping records, refuse below
 //!   the readable start with `CursorTooOld { floor, tag }` and answer `NotHeld` for a range the node
-//!   jumped over.
+//!   jumped over. `Journal::read_without_index` is the part of it that needs no read index (the
+//!   broker's `read_index.rs` decides when the rest may run).
 //! - **Compaction** (`Journal::compact`) deletes whole segments below the floor, never the active
 //!   segment, never the floor record (`compaction_keeps_floor_record`), clamped to the committed
 //!   prefix, and seals the folded state in the same op; **retention** (`retention_off`) may delete
 //!   regardless of trims.
-//! - **Jump** (`Journal::jump`): adopt a peer's trim point and sealed state in one op.
+//! - **Jump** (`Journal::jump`): adopt a peer's trim point and sealed state in one op. The node
+//!   then holds nothing below `point`, its committed index is at least `point - 1` and its floor
+//!   at most `point` (never past committed + 1). Until its walk reaches the trim that set the
+//!   sender's floor, a read below `point` is `NotHeld` (the reader asks another node); after it,
+//!   `CursorTooOld` with that trim's tag (the second seed's window).
 //!
 //! Offsets: the journal holds `first_held() ..= last_offset()`; `tail()` is the next free offset.
 //! Below `first_held()` only the sealed state remains. The walk is synchronous: the fold always
@@ -823,10 +828,22 @@ impl Journal {
         if drop_suffix {
             self.trim_index.truncate_suffix(point);
         }
+        // The second seed's jump: the floor becomes the point (or the sender's floor, if lower),
+        // never past committed + 1, and it covers every trim below the point. A sender's floor at
+        // or below the point is adopted with its trim and tag. A floor above the point was set by
+        // a trim at or above the point (the sender never deletes it): this node's floor is then the
+        // point, set by no trim, and until its walk reaches that trim a read below the point is
+        // `NotHeld` (see `refusal`); the walk then raises the floor with that trim's tag.
         if state.floor > self.fold.floor {
-            self.fold.floor = state.floor;
-            self.fold.floor_tag = state.floor_tag.clone();
-            self.fold.floor_trim = state.floor_trim;
+            if state.floor <= point {
+                self.fold.floor = state.floor;
+                self.fold.floor_tag = state.floor_tag.clone();
+                self.fold.floor_trim = state.floor_trim;
+            } else {
+                self.fold.floor = point;
+                self.fold.floor_tag = None;
+                self.fold.floor_trim = None;
+            }
         }
         if self.committed < point - 1 {
             // The walk resumes after the point from the state the records below it folded to. A
@@ -859,6 +876,17 @@ impl Journal {
             "a jump never lowers the floor"
         );
         assert!(self.committed >= point - 1);
+        if self.config.rules.floor_after_commit {
+            assert!(
+                self.fold.floor <= self.committed + 1,
+                "a jump never sets a floor past the committed prefix"
+            );
+        }
+        assert_eq!(
+            self.first_held(),
+            point,
+            "a jumped node holds nothing below the point"
+        );
         Jump::Jumped {
             ops,
             resume: self.tail(),
@@ -867,9 +895,46 @@ impl Journal {
 
     // ---- reads ----
 
+    /// The answer a node may give at once, without a read index (`broker/read_index.rs`), because
+    /// it serves nothing and rests on facts that only grow: `CursorTooOld` below the readable start
+    /// (floors never decrease) and `NotHeld` in a range the node jumped over. `None`: the read needs
+    /// a read index.
+    pub fn read_without_index(&self, from: ReadFrom) -> Option<Reply> {
+        match from {
+            ReadFrom::Offset(offset) => self.refusal(offset),
+            ReadFrom::Earliest => None,
+        }
+    }
+
+    /// `CursorTooOld` (with the floor-setting trim's headers as the tag, when the rules show it)
+    /// below the readable start; `NotHeld` below the first held record, including below a floor a
+    /// jump set to its point (set by no trim: the node does not know the floor or the tag there
+    /// until its walk reaches the trim that set the sender's floor, so the reader asks another
+    /// node).
+    fn refusal(&self, from: Offset) -> Option<Reply> {
+        let rules = self.config.rules;
+        let start = self.readable_start();
+        let jump_floor = self.fold.floor > 1 && self.fold.floor_trim.is_none();
+        if from < start && from < self.first_held() && jump_floor {
+            return Some(Reply::NotHeld { from });
+        }
+        if from < start {
+            let set_by_trim = start == self.fold.floor && self.fold.floor_trim.is_some();
+            let tag = if set_by_trim && rules.floor_tag && rules.trims_visible {
+                self.floor_tag().cloned()
+            } else {
+                None
+            };
+            return Some(Reply::CursorTooOld { floor: start, tag });
+        }
+        if from < self.first_held() {
+            return Some(Reply::NotHeld { from });
+        }
+        None
+    }
+
     /// Serves a read from the committed prefix (see the module doc). Never panics on any input.
     pub fn read(&self, from: ReadFrom, max_records: u32) -> Reply {
-        let rules = self.config.rules;
         let tail = self.committed + 1;
         let start = self.readable_start();
         let from = match from {
@@ -879,17 +944,8 @@ impl Journal {
         if from > tail {
             return Reply::Invalid(InvalidRequest::ReadPastTail { from, tail });
         }
-        if from < start {
-            let set_by_trim = start == self.fold.floor && self.fold.floor_trim.is_some();
-            let tag = if set_by_trim && rules.floor_tag && rules.trims_visible {
-                self.floor_tag().cloned()
-            } else {
-                None
-            };
-            return Reply::CursorTooOld { floor: start, tag };
-        }
-        if from < self.first_held() {
-            return Reply::NotHeld { from };
+        if let Some(refusal) = self.refusal(from) {
+            return refusal;
         }
         let records_max = max_records.min(self.config.read_records_max) as usize;
         let mut records = Vec::new();
