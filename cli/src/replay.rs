@@ -6,7 +6,7 @@
 //! differing line when they differ.
 
 use crate::exit;
-use crate::sweep::{emit, parse_twin, replay_command};
+use crate::sweep::{emit, parse_twin, replay_command_spec};
 use clap::Args;
 use felix_sim::RunSpec;
 use std::io::Write;
@@ -31,6 +31,13 @@ pub struct ReplayArgs {
     /// that `felix twins --sim` checks for each catching seed.
     #[arg(long)]
     pub control: bool,
+    /// With --twin: the default swarm's knobs for the seed (no per-twin bias), as
+    /// `felix twins --sim --unbiased` ran it.
+    #[arg(long)]
+    pub unbiased: bool,
+    /// Run with exactly these knobs (JSON, as a guided sweep prints them) instead of the seed's.
+    #[arg(long)]
+    pub knobs: Option<String>,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -62,9 +69,15 @@ pub fn run(args: ReplayArgs) -> u8 {
             "--control needs --twin: it reruns a twin's seed with every rule on",
         );
     }
+    let knobs = match args.knobs.as_deref().map(felix_sim::knobs::Knobs::parse).transpose() {
+        Ok(knobs) => knobs,
+        Err(message) => return exit::bad_input(format!("--knobs: {message}")),
+    };
     let mut spec = RunSpec::new(seed, twin);
     spec.keep_trace = true;
     spec.control = args.control;
+    spec.unbiased = args.unbiased;
+    spec.knobs = knobs;
     let report = felix_sim::run(&spec);
     // The trace file first: a reader that closes stdout early (`| head`) must not cost the file.
     let mut trace_note = None;
@@ -127,7 +140,8 @@ pub fn run(args: ReplayArgs) -> u8 {
         }
     }
     if code != exit::OK && !report.violations.is_empty() {
-        emit(&format!("replay: {}", replay_command(seed, twin)));
+        spec.keep_trace = false;
+        emit(&format!("replay: {}", replay_command_spec(&spec)));
     }
     code
 }

@@ -121,6 +121,20 @@ pub fn replay_command_for(seed: u64, twin: Option<Twin>, control: bool) -> Strin
     }
 }
 
+/// The exact command that reruns `spec` (its knobs printed in full when they are not the seed's
+/// own draw).
+pub fn replay_command_spec(spec: &RunSpec) -> String {
+    let mut command = replay_command_for(spec.seed, spec.twin, spec.control);
+    if spec.unbiased && spec.twin.is_some() && spec.knobs.is_none() {
+        command.push_str(" --unbiased");
+    }
+    if let Some(knobs) = &spec.knobs {
+        let json = serde_json::to_string(knobs).unwrap_or_default();
+        command.push_str(&format!(" --knobs '{json}'"));
+    }
+    command
+}
+
 /// The seeds of a sweep, computed on demand (a sweep of a hundred million seeds needs no list):
 /// `count` seeds from `start`, `step` apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +174,22 @@ pub fn run_in_order(
     twin: Option<Twin>,
     control: bool,
     jobs: usize,
+    visit: impl FnMut(RunReport) -> bool,
+) {
+    let spec = |seed| {
+        let mut spec = RunSpec::new(seed, twin);
+        spec.control = control;
+        spec
+    };
+    run_specs_in_order(seeds.count, |index| seeds.get(index).map(spec), jobs, visit);
+}
+
+/// Runs the specs `spec(0..count)` over `jobs` threads and hands each report to `visit` in index
+/// order (see `run_in_order`); `spec` returns None past the end.
+pub fn run_specs_in_order(
+    count: u64,
+    spec: impl Fn(u64) -> Option<RunSpec> + Sync,
+    jobs: usize,
     mut visit: impl FnMut(RunReport) -> bool,
 ) {
     assert!(jobs >= 1);
@@ -167,19 +197,17 @@ pub fn run_in_order(
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (sender, receiver) = mpsc::channel::<(usize, RunReport)>();
     std::thread::scope(|scope| {
-        for _ in 0..(jobs as u64).min(seeds.count.max(1)) {
+        for _ in 0..(jobs as u64).min(count.max(1)) {
             let sender = sender.clone();
-            let (next, stop) = (&next, &stop);
+            let (next, stop, spec) = (&next, &stop, &spec);
             scope.spawn(move || loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(seed) = seeds.get(index as u64) else {
+                let Some(spec) = spec(index as u64) else {
                     break;
                 };
-                let mut spec = RunSpec::new(seed, twin);
-                spec.control = control;
                 let report = felix_sim::run(&spec);
                 if sender.send((index, report)).is_err() {
                     break;

@@ -7,7 +7,7 @@
 //! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
 
 use crate::exit;
-use crate::sweep::{emit, parse_jobs, replay_command, run_in_order, Seeds};
+use crate::sweep::{emit, parse_jobs, replay_command_spec, run_specs_in_order};
 use clap::Args;
 use felix_core::Twin;
 use felix_sim::RunSpec;
@@ -35,6 +35,10 @@ pub struct TwinsArgs {
     /// Worker threads for the simulator sweeps (default: one per core).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Hunt each twin with the default swarm (no per-twin bias): the figure that measures how
+    /// well the harness finds a bug nobody named.
+    #[arg(long)]
+    pub unbiased: bool,
 }
 
 /// What the simulator found for one twin.
@@ -51,19 +55,19 @@ pub struct TwinOutcome {
 }
 
 /// Sweeps seeds 0..budget with `twin`'s rule off until its invariant is caught.
-pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
-    let seeds = Seeds {
-        start: 0,
-        step: 1,
-        count: budget,
-    };
+pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
         seeds_run: 0,
         control_violation: None,
     };
-    run_in_order(seeds, Some(twin), false, jobs, |report| {
+    let spec = |seed: u64| {
+        let mut spec = RunSpec::new(seed, Some(twin));
+        spec.unbiased = unbiased;
+        (seed < budget).then_some(spec)
+    };
+    run_specs_in_order(budget, spec, jobs, |report| {
         outcome.seeds_run += 1;
         if report
             .violations
@@ -83,6 +87,7 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
     if let Some((seed, _)) = outcome.caught {
         let mut control = RunSpec::new(seed, Some(twin));
         control.control = true;
+        control.unbiased = unbiased;
         let report = felix_sim::run(&control);
         outcome.control_violation = report
             .violations
@@ -103,7 +108,12 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     let mut code = exit::OK;
     for twin in Twin::ALL {
         let started = Instant::now();
-        let outcome = hunt(twin, args.budget, jobs);
+        let outcome = hunt(twin, args.budget, jobs, args.unbiased);
+        let replay = |seed: u64| {
+            let mut spec = RunSpec::new(seed, Some(twin));
+            spec.unbiased = args.unbiased;
+            replay_command_spec(&spec)
+        };
         let ok = outcome.caught.is_some() && outcome.control_violation.is_none();
         if !ok {
             code = exit::VIOLATION;
@@ -126,7 +136,8 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                     "seeds_to_detect": ok.then_some(outcome.seeds_run),
                     "seed": seed,
                     "other_first": outcome.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant})),
-                    "replay": seed.map(|seed| replay_command(seed, Some(twin))),
+                    "replay": seed.map(replay),
+                    "unbiased": args.unbiased,
                     "control_violation": outcome.control_violation,
                     "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
                 })
@@ -140,7 +151,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 (Some((seed, _)), None) => format!(
                     "ok  ({} seeds; {})",
                     outcome.seeds_run,
-                    replay_command(*seed, Some(twin))
+                    replay(*seed)
                 ),
                 (None, _) => format!("FAILED (not caught in {} seeds)", outcome.seeds_run),
             };

@@ -26,6 +26,8 @@ pub enum Component {
     Workload,
     /// One node's election timeouts.
     Timeouts(u32),
+    /// The firing gate of the run's BUGGIFY sites (`buggify`).
+    Buggify,
 }
 
 impl Component {
@@ -38,6 +40,7 @@ impl Component {
             Component::Faults => 4,
             Component::Clocks => 5,
             Component::Workload => 6,
+            Component::Buggify => 7,
             Component::Timeouts(node) => 1_000 + u64::from(node),
         }
     }

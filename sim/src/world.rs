@@ -48,6 +48,8 @@ use felix_core::storage::SegmentLayout;
 use felix_core::{Command, NodeId, Rules, Token};
 use std::collections::{BTreeMap, VecDeque};
 
+mod buggify;
+
 /// The most events one run may process: a run that needs more is a livelock (a bug).
 pub const EVENTS_MAX: u64 = 1_000_000;
 /// The most events pending at once.
@@ -108,6 +110,8 @@ enum Ev {
     Heal,
     SettleCheck,
     End,
+    /// A BUGGIFY site fired (`world/buggify.rs`).
+    Buggify(buggify::Act),
 }
 
 /// A message waiting for a sync (persist before send).
@@ -208,6 +212,7 @@ pub struct World {
     cluster_committed: u64,
     /// The newest writer token of a committed fence record.
     fence_committed: u64,
+    buggify: crate::buggify::Buggify,
 }
 
 impl World {
@@ -303,6 +308,7 @@ impl World {
             panicked: None,
             cluster_committed: 0,
             fence_committed: 0,
+            buggify: crate::buggify::Buggify::new(seed, &knobs.buggify),
             knobs,
         }
     }
@@ -450,6 +456,7 @@ impl World {
             Ev::Heal => self.heal(),
             Ev::SettleCheck => self.settle_check(),
             Ev::End => self.end("liveness deadline"),
+            Ev::Buggify(act) => self.buggify_act(act),
         }
     }
 
@@ -518,6 +525,7 @@ impl World {
         // Persist before send, always: the AckBeforeSync twin is the broker's (it emits its
         // acknowledgement ahead of the persist), not the driver's.
         let persist_before_send = true;
+        let mut answered = false;
         for output in outputs {
             match output {
                 Output::Persist { id, op } => {
@@ -550,6 +558,7 @@ impl World {
                     request_id,
                     reply,
                 } => {
+                    answered |= matches!(reply, Reply::Appended { .. });
                     let from = Address::Node(self.nodes[index].id);
                     let payload = Payload::Reply {
                         id: request_id,
@@ -565,6 +574,9 @@ impl World {
                 }
                 Output::Observe(event) => self.history(event),
             }
+        }
+        if answered {
+            self.buggify_answered(index);
         }
         // The audits judge floors, leadership and promises from sampled states: record one after
         // every step that changed them, after the step's own events.
@@ -614,6 +626,7 @@ impl World {
                 self.knobs.sync_max_micros,
             );
             let incarnation = slot.incarnation;
+            let latency = self.buggify_sync(latency);
             self.queue.push_after(
                 latency,
                 Ev::SyncDone {
@@ -989,6 +1002,7 @@ impl World {
             generation,
         });
         let client_id = slot.id;
+        let writes = !matches!(request, Request::Read { .. });
         self.history(Event::Requested {
             client: client_id,
             node,
@@ -1012,6 +1026,7 @@ impl World {
                 generation,
             },
         );
+        self.buggify_sent(client, writes);
     }
 
     fn client_reply(&mut self, client: usize, node: NodeId, wire: RequestId, reply: Reply) {
@@ -1038,6 +1053,7 @@ impl World {
         let id = flight.id;
         let client_id = slot.id;
         let reads = matches!(slot.role, Role::Reader(_) | Role::Folder(_));
+        let acked = matches!(reply, Reply::Appended { .. } | Reply::TrimNoop { .. });
         let step = match World::client_mut(&mut slot.role) {
             Some(handle) => handle.on_reply(id, reply.clone()),
             None => return,
@@ -1050,6 +1066,9 @@ impl World {
         });
         let progressed = !step.delivered.is_empty() || step.route != Route::Any;
         self.apply_step(client, step);
+        if acked {
+            self.buggify_acked(client);
+        }
         if !reads || progressed {
             self.try_send(client);
         }
