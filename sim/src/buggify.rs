@@ -33,17 +33,21 @@ pub enum Site {
     CrashAfterAck,
     /// A node is cut off from everyone right after it answered a client's append or trim.
     IsolateAfterAck,
+    /// Every node loses power at once right after one answered a client's append or trim (a
+    /// correlated crash: whatever no disk had synced is gone everywhere).
+    PowerLossAfterAck,
     /// One sync takes far longer than the disk's usual latency (a stalled disk).
     SlowSync,
 }
 
 impl Site {
-    pub const ALL: [Site; 6] = [
+    pub const ALL: [Site; 7] = [
         Site::PauseAfterAck,
         Site::PauseInFlight,
         Site::LeaseMoveInFlight,
         Site::CrashAfterAck,
         Site::IsolateAfterAck,
+        Site::PowerLossAfterAck,
         Site::SlowSync,
     ];
 
@@ -55,6 +59,7 @@ impl Site {
             Site::LeaseMoveInFlight => "buggify_lease_move_in_flight",
             Site::CrashAfterAck => "buggify_crash_after_ack",
             Site::IsolateAfterAck => "buggify_isolate_after_ack",
+            Site::PowerLossAfterAck => "buggify_power_loss_after_ack",
             Site::SlowSync => "buggify_slow_sync",
         }
     }

@@ -61,6 +61,11 @@ pub struct Knobs {
     pub fault_duration_max_micros: Time,
     /// The chance that a moved lease is announced to the old holder.
     pub lease_move_told_per_million: u32,
+    /// The chance that the lease service's answer to a renewal is lost (the holder keeps
+    /// believing it holds the lease and retries later); at one million, holders never learn from
+    /// renewals that the lease moved: only the tail fence stops them.
+    #[serde(default)]
+    pub renew_lost_per_million: u32,
     /// The chance that a crash keeps some unsynced ops, and tears the next record.
     pub crash_keeps_per_million: u32,
     pub torn_per_million: u32,
@@ -135,6 +140,7 @@ impl Knobs {
         let downtime_max_micros = w.span(100, 2_000, 1, 5_000) * 1_000;
         let fault_duration_max_micros = w.span(50, 1_000, 1, 3_000) * 1_000;
         let lease_move_told_per_million = w.pick(&[0, 100_000, 500_000, 900_000, 1_000_000]);
+        let renew_lost_per_million = w.pick(&[0, 0, 0, 100_000, 500_000, 1_000_000]);
         let crash_keeps_per_million = w.span(0, 1_000_000, 0, 1_000_000) as u32;
         let torn_per_million = w.span(0, 1_000_000, 0, 1_000_000) as u32;
         let client_gap_micros = w.span(2_000, 30_000, 1_000, 200_000);
@@ -172,6 +178,7 @@ impl Knobs {
             downtime_max_micros,
             fault_duration_max_micros,
             lease_move_told_per_million,
+            renew_lost_per_million,
             crash_keeps_per_million,
             torn_per_million,
             client_gap_micros,
@@ -326,6 +333,7 @@ impl Knobs {
             ("long_delay_per_million", self.network.long_delay_per_million),
             ("lease_move_told_per_million", self.lease_move_told_per_million),
             ("crash_keeps_per_million", self.crash_keeps_per_million),
+            ("renew_lost_per_million", self.renew_lost_per_million),
             ("torn_per_million", self.torn_per_million),
             ("op_per_million", self.op_per_million),
             ("trim_per_million", self.trim_per_million),
@@ -431,7 +439,7 @@ impl Knobs {
              net: drop={} dup={} delay={}..{}us long={}<={}us \
              sync={}..{}us tick={}us lease={}us renew={}us skew<={}us drift<={}ppm \
              faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} \
-             downtime<={}us duration<={}us told={} keeps={} torn={} \
+             downtime<={}us duration<={}us told={} renew_lost={} keeps={} torn={} \
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}]",
             self.brokers,
@@ -460,6 +468,7 @@ impl Knobs {
             self.downtime_max_micros,
             self.fault_duration_max_micros,
             self.lease_move_told_per_million,
+            self.renew_lost_per_million,
             self.crash_keeps_per_million,
             self.torn_per_million,
             self.client_gap_micros,

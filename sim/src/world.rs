@@ -936,6 +936,8 @@ impl World {
 
     fn renew_reply(&mut self, client: usize, epoch: u64) {
         let now = self.now();
+        let lost = self.phase == Phase::Safety
+            && self.fault_stream.chance(self.knobs.renew_lost_per_million);
         let slot = &mut self.clients[client];
         if slot.paused {
             slot.stash.push(Ev::RenewReply { client, epoch });
@@ -951,6 +953,11 @@ impl World {
             return;
         };
         if holder.epoch() != epoch {
+            return;
+        }
+        if lost {
+            // The answer never came back: the holder keeps believing and tries again later.
+            *renew_at_local = local_now + self.knobs.renew_micros;
             return;
         }
         if self.lease.renew(id, epoch, now) {

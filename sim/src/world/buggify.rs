@@ -21,6 +21,8 @@ pub(super) enum Act {
     MoveLease { client: usize },
     /// Crash a node; it restarts after `downtime` micros.
     Crash { node: usize, downtime: Time },
+    /// Crash every node; each restarts after `downtime` micros.
+    PowerLoss { downtime: Time },
     /// Cut a node off from everyone for `micros`.
     Isolate { node: usize, micros: Time },
 }
@@ -104,6 +106,12 @@ impl World {
                 },
             );
         }
+        if self.buggify.fire(Site::PowerLossAfterAck) {
+            let downtime = self
+                .buggify
+                .range(1_000, self.knobs.downtime_max_micros.max(1_000));
+            self.buggify_schedule(Site::PowerLossAfterAck, Act::PowerLoss { downtime });
+        }
         if self.buggify.fire(Site::IsolateAfterAck) {
             let micros = self
                 .buggify
@@ -144,6 +152,14 @@ impl World {
                 if self.nodes[node].node.is_some() {
                     self.crash(node);
                     self.queue.push_after(downtime, Ev::Restart { node });
+                }
+            }
+            Act::PowerLoss { downtime } => {
+                for node in 0..self.nodes.len() {
+                    if self.nodes[node].node.is_some() {
+                        self.crash(node);
+                        self.queue.push_after(downtime, Ev::Restart { node });
+                    }
                 }
             }
             Act::Isolate { node, micros } => {
