@@ -13,6 +13,7 @@ pub mod buggify;
 pub mod clock;
 pub mod disk;
 pub mod explain;
+pub mod guided;
 pub mod knobs;
 pub mod lease;
 pub mod network;

@@ -28,6 +28,8 @@ pub enum Component {
     Timeouts(u32),
     /// The firing gate of the run's BUGGIFY sites (`buggify`).
     Buggify,
+    /// A guided campaign's own choices (`guided`), drawn from its start seed.
+    Campaign,
 }
 
 impl Component {
@@ -41,6 +43,7 @@ impl Component {
             Component::Clocks => 5,
             Component::Workload => 6,
             Component::Buggify => 7,
+            Component::Campaign => 8,
             Component::Timeouts(node) => 1_000 + u64::from(node),
         }
     }
