@@ -11,6 +11,7 @@ mod bench;
 mod check;
 mod exit;
 mod explore;
+mod guided;
 mod replay;
 mod scenario;
 mod sweep;

@@ -40,6 +40,11 @@ pub struct SweepArgs {
     /// failure here is a bug the twin's bias found, not the twin.
     #[arg(long)]
     pub control: bool,
+    /// A coverage-guided campaign instead of consecutive seeds: start seed A, B - A runs, each
+    /// after the first batch mostly a mutant of a run that reached a rare (counter, bucket) pair;
+    /// the default swarm's knobs (no per-twin bias), the same output for any --jobs.
+    #[arg(long)]
+    pub guided: bool,
 }
 
 /// Prints one line on stdout. A closed stdout (`felix sweep | head`) ends the command quietly
@@ -105,11 +110,6 @@ pub fn parse_jobs(jobs: Option<usize>) -> Result<usize, String> {
         Some(jobs) => Ok(jobs),
         None => Ok(std::thread::available_parallelism().map_or(1, |cores| cores.get())),
     }
-}
-
-/// The exact command that replays `seed`.
-pub fn replay_command(seed: u64, twin: Option<Twin>) -> String {
-    replay_command_for(seed, twin, false)
 }
 
 /// The exact command that replays `seed`, as a control run when `control`.
@@ -267,6 +267,14 @@ pub fn run(args: SweepArgs) -> u8 {
         return exit::bad_input(
             "--control needs --twin: it runs a twin's knobs with every rule on",
         );
+    }
+    if args.guided {
+        if args.shard.is_some() || args.control {
+            return exit::bad_input(
+                "--guided runs one campaign: it takes neither --shard nor --control",
+            );
+        }
+        return crate::guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
     }
     let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
         Ok(shard) => shard.unwrap_or((1, 1)),
@@ -428,7 +436,7 @@ mod tests {
         assert_eq!(Seeds::sharded(&(10..11), 2, 3).count, 0);
         assert_eq!(Seeds::sharded(&(0..1000), 1, 1).count, 1000);
         assert_eq!(
-            replay_command(7, Some(Twin::NoopSkip)),
+            replay_command_for(7, Some(Twin::NoopSkip), false),
             "felix replay --seed 7 --twin NoopSkip"
         );
     }
