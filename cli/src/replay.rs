@@ -69,7 +69,12 @@ pub fn run(args: ReplayArgs) -> u8 {
             "--control needs --twin: it reruns a twin's seed with every rule on",
         );
     }
-    let knobs = match args.knobs.as_deref().map(felix_sim::knobs::Knobs::parse).transpose() {
+    let knobs = match args
+        .knobs
+        .as_deref()
+        .map(felix_sim::knobs::Knobs::parse)
+        .transpose()
+    {
         Ok(knobs) => knobs,
         Err(message) => return exit::bad_input(format!("--knobs: {message}")),
     };

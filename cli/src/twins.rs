@@ -79,7 +79,8 @@ impl TwinOutcome {
     }
 
     fn seeds_to_detect(&self) -> Option<u64> {
-        self.ok().then(|| self.caught.as_ref().map(|(runs, _)| *runs))?
+        self.ok()
+            .then(|| self.caught.as_ref().map(|(runs, _)| *runs))?
     }
 
     fn json(&self) -> serde_json::Value {
@@ -132,23 +133,28 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome
         spec.unbiased = unbiased;
         spec
     };
-    run_specs_in_order(budget, |seed| (seed < budget).then(|| spec(seed)), jobs, |report| {
-        outcome.runs += 1;
-        if report
-            .violations
-            .iter()
-            .any(|finding| finding.invariant == twin.invariant())
-        {
-            outcome.caught = Some((outcome.runs, spec(report.seed)));
-            return false;
-        }
-        if outcome.other_first.is_none() {
-            if let Some(finding) = report.violations.first() {
-                outcome.other_first = Some((report.seed, finding.invariant.clone()));
+    run_specs_in_order(
+        budget,
+        |seed| (seed < budget).then(|| spec(seed)),
+        jobs,
+        |report| {
+            outcome.runs += 1;
+            if report
+                .violations
+                .iter()
+                .any(|finding| finding.invariant == twin.invariant())
+            {
+                outcome.caught = Some((outcome.runs, spec(report.seed)));
+                return false;
             }
-        }
-        true
-    });
+            if outcome.other_first.is_none() {
+                if let Some(finding) = report.violations.first() {
+                    outcome.other_first = Some((report.seed, finding.invariant.clone()));
+                }
+            }
+            true
+        },
+    );
     control(&mut outcome);
     outcome
 }
@@ -261,7 +267,10 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             for (name, outcome) in [("plain", &plain), ("guided", &guided)] {
                 let Some(outcome) = outcome else { continue };
                 if let Some((_, spec)) = &outcome.caught {
-                    emit(&format!("       {name:<7} replay: {}", replay_command_spec(spec)));
+                    emit(&format!(
+                        "       {name:<7} replay: {}",
+                        replay_command_spec(spec)
+                    ));
                 }
                 if let Some((seed, invariant)) = &outcome.other_first {
                     emit(&format!(
@@ -272,7 +281,10 @@ fn run_sim(args: &TwinsArgs) -> u8 {
         }
     }
     let swarm = if args.unbiased { "unbiased" } else { "biased" };
-    for (name, figures) in [("plain", &mut plain_figures), ("guided", &mut guided_figures)] {
+    for (name, figures) in [
+        ("plain", &mut plain_figures),
+        ("guided", &mut guided_figures),
+    ] {
         if let Some(median) = median(figures) {
             let line = format!(
                 "sim    {swarm} {name}: {} of {} twins caught within {} runs, median {median} runs to detect",

@@ -1,8 +1,8 @@
 //! A coverage-guided campaign: the next runs' knobs are chosen by what earlier runs reached.
 //!
-//! AFL's loop over semantic events instead of edges. Every run reports counters (the audits'
-//! coverage, the probes, the simulator's fault and BUGGIFY counters); each counter's value falls
-//! in an AFL bucket (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), and a run that reaches a
+//! AFL's loop over semantic events instead of edges. Every run reports counters; those that say
+//! what the system did (the audits' coverage and the probes, not the faults the harness injected)
+//! guide: each counter's value falls in an AFL bucket (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), and a run that reaches a
 //! (counter, bucket) pair no earlier run reached joins the corpus. New runs are mostly mutants of
 //! corpus entries, picked with energy proportional to how rare their pairs are:
 //! - **reseed**: the parent's knobs with a new run seed (the same world shape, other timelines:
@@ -46,11 +46,21 @@ pub fn bucket(count: u64) -> u8 {
     }
 }
 
-/// The (counter, bucket) pairs a run reached.
+/// Whether a counter measures what the system did (the audits' coverage and the probes), not
+/// what the harness injected (faults, BUGGIFY firings, messages dropped): only those guide.
+pub fn guides(name: &str) -> bool {
+    felix_audits::probes::PROBES.contains(&name)
+        || felix_audits::Coverage::default()
+            .named()
+            .iter()
+            .any(|(counter, _)| *counter == name)
+}
+
+/// The (counter, bucket) pairs a run reached, over the counters that guide.
 pub fn features(coverage: &BTreeMap<String, u64>) -> Vec<(String, u8)> {
     coverage
         .iter()
-        .filter(|(_, count)| **count > 0)
+        .filter(|(name, count)| **count > 0 && guides(name))
         .map(|(name, count)| (name.clone(), bucket(*count)))
         .collect()
 }
@@ -107,9 +117,8 @@ impl Campaign {
         for _ in 0..count {
             let index = self.generated;
             self.generated += 1;
-            let plain = self.corpus.is_empty()
-                || index < BATCH
-                || self.stream.chance(PLAIN_PER_MILLION);
+            let plain =
+                self.corpus.is_empty() || index < BATCH || self.stream.chance(PLAIN_PER_MILLION);
             let mut spec = RunSpec::new(self.start.wrapping_add(index), self.twin);
             spec.unbiased = true;
             if !plain {
@@ -153,11 +162,7 @@ impl Campaign {
     }
 
     fn pick(&mut self) -> usize {
-        let energies: Vec<u64> = self
-            .corpus
-            .iter()
-            .map(|entry| self.energy(entry))
-            .collect();
+        let energies: Vec<u64> = self.corpus.iter().map(|entry| self.energy(entry)).collect();
         let total: u64 = energies.iter().sum();
         let mut point = self.stream.range(0, total - 1);
         for (index, energy) in energies.iter().enumerate() {
@@ -308,7 +313,10 @@ mod tests {
                         events: 0,
                         simulated_micros: 0,
                         violations: Vec::new(),
-                        coverage: BTreeMap::from([(format!("c{}", index % 7), index % 3 + 1)]),
+                        coverage: BTreeMap::from([(
+                            felix_audits::probes::PROBES[(index % 7) as usize].to_string(),
+                            index % 3 + 1,
+                        )]),
                         trace_lines: None,
                     };
                     campaign.observe(first + offset as u64, &report);

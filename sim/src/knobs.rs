@@ -10,9 +10,9 @@
 //! nodes for the jump twin, crashes for the durability twins), so `felix replay --seed S --twin T`
 //! reruns exactly what `felix sweep --twin T` ran.
 
+use crate::buggify::Site;
 use crate::network::NetworkKnobs;
 use crate::queue::Time;
-use crate::buggify::Site;
 use crate::rng::{Component, Stream};
 use crate::swarm::Swarm;
 use felix_core::Twin;
@@ -330,8 +330,14 @@ impl Knobs {
         let per_million = [
             ("drop_per_million", self.network.drop_per_million),
             ("duplicate_per_million", self.network.duplicate_per_million),
-            ("long_delay_per_million", self.network.long_delay_per_million),
-            ("lease_move_told_per_million", self.lease_move_told_per_million),
+            (
+                "long_delay_per_million",
+                self.network.long_delay_per_million,
+            ),
+            (
+                "lease_move_told_per_million",
+                self.lease_move_told_per_million,
+            ),
             ("crash_keeps_per_million", self.crash_keeps_per_million),
             ("renew_lost_per_million", self.renew_lost_per_million),
             ("torn_per_million", self.torn_per_million),
@@ -375,10 +381,7 @@ impl Knobs {
                 self.client_gap_micros > 0 && self.client_timeout_micros > 0,
                 "client gap and timeout above 0",
             ),
-            (
-                self.fault_gap_micros > 0,
-                "fault_gap_micros above 0",
-            ),
+            (self.fault_gap_micros > 0, "fault_gap_micros above 0"),
             (
                 self.trim_lag_min <= self.trim_lag_max,
                 "trim_lag_min <= trim_lag_max",
@@ -433,7 +436,11 @@ impl Knobs {
             }
         };
         let network = &self.network;
-        let buggify: Vec<String> = self.buggify.iter().map(|site| format!("{site:?}")).collect();
+        let buggify: Vec<String> = self
+            .buggify
+            .iter()
+            .map(|site| format!("{site:?}"))
+            .collect();
         format!(
             "brokers={} replicas={} {workload} readers={} segment={} \
              net: drop={} dup={} delay={}..{}us long={}<={}us \
@@ -524,5 +531,46 @@ mod tests {
             let knobs = Knobs::draw(seed, Some(Twin::UnfencedTruncate));
             assert!(matches!(knobs.workload, Workload::Paros { owners: 2, .. }));
         }
+    }
+
+    /// The default swarm reaches the extremes and the omitted features the module doc promises:
+    /// one-record segments, one holder, trims on every operation and no trims at all, silent lease
+    /// moves only, lost renewals, whole fault kinds weighted 0, every BUGGIFY site active
+    /// somewhere; every draw is valid, survives `normalize` unchanged and reads back from JSON.
+    #[test]
+    fn the_default_swarm_reaches_extremes_and_omissions() {
+        let draws: Vec<Knobs> = (0..400).map(|seed| Knobs::draw(seed, None)).collect();
+        let some = |test: &dyn Fn(&Knobs) -> bool| draws.iter().any(test);
+        assert!(some(&|k| k.records_per_segment == 1));
+        assert!(some(&|k| k.records_per_segment == 64));
+        assert!(some(&|k| matches!(
+            k.workload,
+            Workload::Felixd { holders: 1 }
+        )));
+        assert!(some(&|k| k.trim_per_million == 1_000_000));
+        assert!(some(&|k| k.trim_per_million == 0));
+        assert!(some(&|k| k.lease_move_told_per_million == 0));
+        assert!(some(&|k| k.renew_lost_per_million == 1_000_000));
+        assert!(some(&|k| k.trim_lag_max == 0));
+        assert!(some(&|k| k.weight_pause == 0 && k.weight_crash > 0));
+        assert!(some(&|k| k.weight_crash == 0 && k.weight_pause > 0));
+        assert!(draws.iter().all(|k| k.fault_weight() > 0));
+        for site in Site::ALL {
+            assert!(some(&|k| k.buggify.contains(&site)), "{site:?}");
+        }
+        assert!(some(&|k| k.buggify.is_empty()));
+        for knobs in &draws {
+            assert_eq!(knobs.validate(), Ok(()));
+            let mut again = knobs.clone();
+            again.normalize();
+            assert_eq!(&again, knobs);
+            let json = serde_json::to_string(knobs).unwrap_or_default();
+            assert_eq!(Knobs::parse(&json).as_ref(), Ok(knobs));
+        }
+        assert!(Knobs::parse("{").is_err());
+        let mut bad = draws[0].clone();
+        bad.brokers = 4;
+        let json = serde_json::to_string(&bad).unwrap_or_default();
+        assert!(Knobs::parse(&json).is_err());
     }
 }

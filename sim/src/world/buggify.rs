@@ -66,9 +66,7 @@ impl World {
 
     /// Hook: a writer's append or trim was just acknowledged to `client`.
     pub(super) fn buggify_acked(&mut self, client: usize) {
-        if self.buggify_armed()
-            && self.is_writer(client)
-            && self.buggify.fire(Site::PauseAfterAck)
+        if self.buggify_armed() && self.is_writer(client) && self.buggify.fire(Site::PauseAfterAck)
         {
             let micros = self.buggify_pause_micros();
             self.buggify_schedule(Site::PauseAfterAck, Act::Pause { client, micros });
