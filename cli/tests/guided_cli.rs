@@ -86,11 +86,12 @@ fn guided_campaigns_are_deterministic_and_replayable() {
         .filter(|value| value["violation"].is_string())
         .collect();
     assert!(!findings.is_empty());
-    // A mutant's finding if there is one (its replay carries --knobs), else the first.
-    let finding = findings
+    // A mutant's finding: its replay carries the knobs in full (--knobs JSON).
+    let mutant = findings
         .iter()
-        .find(|value| value["replay"].as_str().unwrap_or("").contains("--knobs"))
-        .unwrap_or(&findings[0]);
+        .find(|value| value["replay"].as_str().unwrap_or("").contains("--knobs"));
+    assert!(mutant.is_some(), "no mutant among {} findings", findings.len());
+    let finding = mutant.copied().unwrap_or_default();
     let words = shell_words(finding["replay"].as_str().unwrap_or_default());
     assert_eq!(words.first().map(String::as_str), Some("felix"));
     let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
