@@ -90,7 +90,11 @@ fn guided_campaigns_are_deterministic_and_replayable() {
     let mutant = findings
         .iter()
         .find(|value| value["replay"].as_str().unwrap_or("").contains("--knobs"));
-    assert!(mutant.is_some(), "no mutant among {} findings", findings.len());
+    assert!(
+        mutant.is_some(),
+        "no mutant among {} findings",
+        findings.len()
+    );
     let finding = mutant.copied().unwrap_or_default();
     let words = shell_words(finding["replay"].as_str().unwrap_or_default());
     assert_eq!(words.first().map(String::as_str), Some("felix"));

@@ -21,7 +21,7 @@ pub(super) enum Act {
     MoveLease { client: usize },
     /// Crash a node; it restarts after `downtime` micros.
     Crash { node: usize, downtime: Time },
-    /// Crash every node; each restarts after `downtime` micros.
+    /// Crash every node; each restarts after its own downtime, up to `downtime` micros.
     PowerLoss { downtime: Time },
     /// Cut a node off from everyone for `micros`.
     Isolate { node: usize, micros: Time },
@@ -153,10 +153,12 @@ impl World {
                 }
             }
             Act::PowerLoss { downtime } => {
+                // Machines come back one by one, each after its own boot time.
                 for node in 0..self.nodes.len() {
                     if self.nodes[node].node.is_some() {
                         self.crash(node);
-                        self.queue.push_after(downtime, Ev::Restart { node });
+                        let boot = self.buggify.range(1_000, downtime.max(1_000));
+                        self.queue.push_after(boot, Ev::Restart { node });
                     }
                 }
             }
