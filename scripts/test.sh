@@ -3,7 +3,8 @@
 #   1. every unit, property, engine, scenario and CLI test (cargo test, release profile);
 #   2. the scripted scenarios through the CLI;
 #   3. a seed sweep with every rule on (CI size; FELIX_SWEEP_SEEDS overrides);
-#   4. every twin, in the Stateright model and in the simulator, must fail with its invariant;
+#   4. every twin, in the Stateright model and in the simulator, must fail with its invariant,
+#      in the simulator also with the default swarm (no per-twin bias) within 1,000 runs;
 #   5. the TLA+ configurations through TLC, when TLA2TOOLS_JAR points at a tla2tools.jar.
 #      Without it the TLA+ checks did NOT run, and this script says so loudly (exit 3 of
 #      scripts/check_tla.sh); every other failure fails the run.
@@ -26,8 +27,11 @@ step "felix scenario"
 step "felix sweep --seeds ${FELIX_SWEEP_SEEDS:-0..500}"
 "$felix" sweep --seeds "${FELIX_SWEEP_SEEDS:-0..500}"
 
-step "felix twins (model and simulator)"
+step "felix twins (model and simulator; the simulator's swarm biased per twin: the fast canary)"
 "$felix" twins
+
+step "felix twins --sim --unbiased (the default swarm, no per-twin bias: plain seeds and a guided campaign)"
+"$felix" twins --sim --unbiased
 
 step "scripts/check_tla.sh"
 set +e

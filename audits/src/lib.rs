@@ -56,6 +56,7 @@ pub mod floor_record_kept;
 pub mod fold_agreement;
 pub mod log;
 pub mod no_read_below_floor;
+pub mod probes;
 pub mod stale_trim_refused;
 pub mod synthetic;
 pub mod term_never_decreases;

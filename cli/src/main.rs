@@ -11,6 +11,7 @@ mod bench;
 mod check;
 mod exit;
 mod explore;
+mod guided;
 mod html;
 mod replay;
 mod scenario;

@@ -8,7 +8,7 @@
 //! (`crate::html`).
 
 use crate::exit;
-use crate::sweep::{emit, parse_twin, replay_command_for};
+use crate::sweep::{emit, parse_twin, replay_command_spec};
 use clap::Args;
 use felix_sim::{RunSpec, Window};
 use std::io::Write;
@@ -42,6 +42,13 @@ pub struct ReplayArgs {
     /// Show every line of the run up to the violation.
     #[arg(long, conflicts_with = "context")]
     pub all: bool,
+    /// With --twin: the default swarm's knobs for the seed (no per-twin bias), as
+    /// `felix twins --sim --unbiased` ran it.
+    #[arg(long)]
+    pub unbiased: bool,
+    /// Run with exactly these knobs (JSON, as a guided sweep prints them) instead of the seed's.
+    #[arg(long)]
+    pub knobs: Option<String>,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -76,9 +83,20 @@ pub fn run(args: ReplayArgs) -> u8 {
     if let Some(Err(message)) = args.html.as_deref().map(crate::html::check_writable) {
         return exit::bad_input(message);
     }
+    let knobs = match args
+        .knobs
+        .as_deref()
+        .map(felix_sim::knobs::Knobs::parse)
+        .transpose()
+    {
+        Ok(knobs) => knobs,
+        Err(message) => return exit::bad_input(format!("--knobs: {message}")),
+    };
     let mut spec = RunSpec::new(seed, twin);
     spec.keep_trace = true;
     spec.control = args.control;
+    spec.unbiased = args.unbiased;
+    spec.knobs = knobs;
     let report = felix_sim::run(&spec);
     // The trace file first: a reader that closes stdout early (`| head`) must not cost the file.
     let mut trace_note = None;
@@ -97,7 +115,7 @@ pub fn run(args: ReplayArgs) -> u8 {
             path.display()
         ));
     }
-    let command = crate::sweep::replay_command_for(seed, twin, args.control);
+    let command = replay_command_spec(&spec);
     let html = args.html.as_deref();
     let html_note = match html.map(|path| crate::html::write_run(path, &report, &command)) {
         Some(Err(message)) => return exit::bad_input(message),
@@ -152,10 +170,8 @@ pub fn run(args: ReplayArgs) -> u8 {
         }
     }
     if code != exit::OK && !report.violations.is_empty() {
-        emit(&format!(
-            "replay: {}",
-            replay_command_for(seed, twin, args.control)
-        ));
+        spec.keep_trace = false;
+        emit(&format!("replay: {}", replay_command_spec(&spec)));
     }
     code
 }

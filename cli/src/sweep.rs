@@ -40,6 +40,11 @@ pub struct SweepArgs {
     /// failure here is a bug the twin's bias found, not the twin.
     #[arg(long)]
     pub control: bool,
+    /// A coverage-guided campaign instead of consecutive seeds: start seed A, B - A runs, each
+    /// after the first batch mostly a mutant of a run that reached a rare (counter, bucket) pair;
+    /// the default swarm's knobs (no per-twin bias), the same output for any --jobs.
+    #[arg(long)]
+    pub guided: bool,
 }
 
 /// Prints one line on stdout. A closed stdout (`felix sweep | head`) ends the command quietly
@@ -107,11 +112,6 @@ pub fn parse_jobs(jobs: Option<usize>) -> Result<usize, String> {
     }
 }
 
-/// The exact command that replays `seed`.
-pub fn replay_command(seed: u64, twin: Option<Twin>) -> String {
-    replay_command_for(seed, twin, false)
-}
-
 /// The exact command that replays `seed`, as a control run when `control`.
 pub fn replay_command_for(seed: u64, twin: Option<Twin>, control: bool) -> String {
     match (twin, control) {
@@ -119,6 +119,20 @@ pub fn replay_command_for(seed: u64, twin: Option<Twin>, control: bool) -> Strin
         (Some(twin), false) => format!("felix replay --seed {seed} --twin {twin}"),
         (None, _) => format!("felix replay --seed {seed}"),
     }
+}
+
+/// The exact command that reruns `spec` (its knobs printed in full when they are not the seed's
+/// own draw).
+pub fn replay_command_spec(spec: &RunSpec) -> String {
+    let mut command = replay_command_for(spec.seed, spec.twin, spec.control);
+    if spec.unbiased && spec.twin.is_some() && spec.knobs.is_none() {
+        command.push_str(" --unbiased");
+    }
+    if let Some(knobs) = &spec.knobs {
+        let json = serde_json::to_string(knobs).unwrap_or_default();
+        command.push_str(&format!(" --knobs '{json}'"));
+    }
+    command
 }
 
 /// The seeds of a sweep, computed on demand (a sweep of a hundred million seeds needs no list):
@@ -160,6 +174,22 @@ pub fn run_in_order(
     twin: Option<Twin>,
     control: bool,
     jobs: usize,
+    visit: impl FnMut(RunReport) -> bool,
+) {
+    let spec = |seed| {
+        let mut spec = RunSpec::new(seed, twin);
+        spec.control = control;
+        spec
+    };
+    run_specs_in_order(seeds.count, |index| seeds.get(index).map(spec), jobs, visit);
+}
+
+/// Runs the specs `spec(0..count)` over `jobs` threads and hands each report to `visit` in index
+/// order (see `run_in_order`); `spec` returns None past the end.
+pub fn run_specs_in_order(
+    count: u64,
+    spec: impl Fn(u64) -> Option<RunSpec> + Sync,
+    jobs: usize,
     mut visit: impl FnMut(RunReport) -> bool,
 ) {
     assert!(jobs >= 1);
@@ -167,19 +197,17 @@ pub fn run_in_order(
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (sender, receiver) = mpsc::channel::<(usize, RunReport)>();
     std::thread::scope(|scope| {
-        for _ in 0..(jobs as u64).min(seeds.count.max(1)) {
+        for _ in 0..(jobs as u64).min(count.max(1)) {
             let sender = sender.clone();
-            let (next, stop) = (&next, &stop);
+            let (next, stop, spec) = (&next, &stop, &spec);
             scope.spawn(move || loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(seed) = seeds.get(index as u64) else {
+                let Some(spec) = spec(index as u64) else {
                     break;
                 };
-                let mut spec = RunSpec::new(seed, twin);
-                spec.control = control;
                 let report = felix_sim::run(&spec);
                 if sender.send((index, report)).is_err() {
                     break;
@@ -239,6 +267,14 @@ pub fn run(args: SweepArgs) -> u8 {
         return exit::bad_input(
             "--control needs --twin: it runs a twin's knobs with every rule on",
         );
+    }
+    if args.guided {
+        if args.shard.is_some() || args.control {
+            return exit::bad_input(
+                "--guided runs one campaign: it takes neither --shard nor --control",
+            );
+        }
+        return crate::guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
     }
     let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
         Ok(shard) => shard.unwrap_or((1, 1)),
@@ -406,7 +442,7 @@ mod tests {
         assert_eq!(Seeds::sharded(&(10..11), 2, 3).count, 0);
         assert_eq!(Seeds::sharded(&(0..1000), 1, 1).count, 1000);
         assert_eq!(
-            replay_command(7, Some(Twin::NoopSkip)),
+            replay_command_for(7, Some(Twin::NoopSkip), false),
             "felix replay --seed 7 --twin NoopSkip"
         );
         // The hint `felix replay --control` prints for a failing control run (issue 15).

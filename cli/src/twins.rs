@@ -1,13 +1,17 @@
 //! `felix twins`: hold every twin to the invariant it must break.
 //!
-//! `--sim` sweeps seeds for each twin of `Twin::ALL` with that one rule off (the seed's swarm is
-//! biased towards the twin: more lease moves, pauses, trims, crashes, as the twin needs) until an
-//! audit catches the twin's named invariant, and fails unless it is caught within the budget.
+//! `--sim` sweeps seeds for each twin of `Twin::ALL` with that one rule off until an audit catches
+//! the twin's named invariant, and fails unless it is caught within the budget. By default the
+//! seed's swarm is biased towards the twin (more lease moves, pauses, trims, crashes, as the twin
+//! needs): a fast canary. `--unbiased` is the measure that counts: the default swarm, no per-twin
+//! bias, searched by plain consecutive seeds and by a coverage-guided campaign
+//! (`felix sweep --guided`); it reports the runs each needed (seeds to detect) and their medians.
+//! Every catching run's control run (the same knobs, every rule on) must be clean.
 //! `--model` runs the Stateright twins (cli/src/twins_model.rs, owned by the model work). With
 //! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
 
 use crate::exit;
-use crate::sweep::{emit, parse_jobs, replay_command, run_in_order, Seeds};
+use crate::sweep::{emit, parse_jobs, replay_command_spec, run_specs_in_order};
 use clap::Args;
 use felix_core::Twin;
 use felix_sim::RunSpec;
@@ -35,42 +39,142 @@ pub struct TwinsArgs {
     /// Worker threads for the simulator sweeps (default: one per core).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Hunt each twin with the default swarm (no per-twin bias): the figure that measures how
+    /// well the harness finds a bug nobody named.
+    #[arg(long)]
+    pub unbiased: bool,
+    /// With --unbiased: which searches to run (default both; a twin is caught when either
+    /// catches it within the budget).
+    #[arg(long, value_enum)]
+    pub search: Option<Search>,
 }
 
-/// What the simulator found for one twin.
+/// Which searches `--unbiased` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Search {
+    /// Consecutive seeds 0, 1, 2, ... of the default swarm.
+    Plain,
+    /// A coverage-guided campaign from seed 0 (`felix sweep --guided`).
+    Guided,
+    /// Both; a twin counts as caught when either catches it.
+    Both,
+}
+
+/// What one search found for one twin.
 pub struct TwinOutcome {
-    /// The seed and invariant that caught the expected invariant, if any.
-    pub caught: Option<(u64, String)>,
-    /// The first other invariant broken before (or instead of) the expected one.
+    /// The run that caught the expected invariant, if any: (runs until caught, its spec).
+    pub caught: Option<(u64, RunSpec)>,
+    /// The first other invariant broken before (or instead of) the expected one: (seed, name).
     pub other_first: Option<(u64, String)>,
-    /// Seeds run until the expected invariant was caught (or the budget).
-    pub seeds_run: u64,
-    /// The first violation of the control run of the catching seed (same knobs, every rule on),
+    /// Runs made (until caught, or the budget).
+    pub runs: u64,
+    /// The first violation of the control run of the catching run (same knobs, every rule on),
     /// if any: a twin is only caught by its rule when its control run is clean.
     pub control_violation: Option<String>,
 }
 
-/// Sweeps seeds 0..budget with `twin`'s rule off until its invariant is caught.
-pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
-    let seeds = Seeds {
-        start: 0,
-        step: 1,
-        count: budget,
-    };
+impl TwinOutcome {
+    pub fn ok(&self) -> bool {
+        self.caught.is_some() && self.control_violation.is_none()
+    }
+
+    fn seeds_to_detect(&self) -> Option<u64> {
+        self.ok()
+            .then(|| self.caught.as_ref().map(|(runs, _)| *runs))?
+    }
+
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "seeds_to_detect": self.seeds_to_detect(),
+            "runs": self.runs,
+            "seed": self.caught.as_ref().map(|(_, spec)| spec.seed),
+            "replay": self.caught.as_ref().map(|(_, spec)| replay_command_spec(spec)),
+            "control_violation": self.control_violation,
+            "other_first": self.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant})),
+        })
+    }
+
+    fn verdict(&self, search: &str) -> String {
+        match (&self.caught, &self.control_violation) {
+            (Some((_, spec)), Some(control)) => format!(
+                "{search} FAILED (seed {} with every rule on breaks {control} too)",
+                spec.seed
+            ),
+            (Some((runs, _)), None) => format!("{search} {runs}"),
+            (None, _) => format!("{search} FAILED (not caught in {} runs)", self.runs),
+        }
+    }
+}
+
+/// Reruns the catching spec with every rule on: its first violation, if any.
+fn control(outcome: &mut TwinOutcome) {
+    if let Some((_, spec)) = &outcome.caught {
+        let mut control = spec.clone();
+        control.control = true;
+        let report = felix_sim::run(&control);
+        outcome.control_violation = report
+            .violations
+            .first()
+            .map(|finding| finding.invariant.clone());
+    }
+}
+
+/// Sweeps seeds 0..budget with `twin`'s rule off until its invariant is caught (the knobs biased
+/// towards the twin unless `unbiased`).
+pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
-        seeds_run: 0,
+        runs: 0,
         control_violation: None,
     };
-    run_in_order(seeds, Some(twin), false, jobs, |report| {
-        outcome.seeds_run += 1;
+    let spec = |seed: u64| {
+        let mut spec = RunSpec::new(seed, Some(twin));
+        spec.unbiased = unbiased;
+        spec
+    };
+    run_specs_in_order(
+        budget,
+        |seed| (seed < budget).then(|| spec(seed)),
+        jobs,
+        |report| {
+            outcome.runs += 1;
+            if report
+                .violations
+                .iter()
+                .any(|finding| finding.invariant == twin.invariant())
+            {
+                outcome.caught = Some((outcome.runs, spec(report.seed)));
+                return false;
+            }
+            if outcome.other_first.is_none() {
+                if let Some(finding) = report.violations.first() {
+                    outcome.other_first = Some((report.seed, finding.invariant.clone()));
+                }
+            }
+            true
+        },
+    );
+    control(&mut outcome);
+    outcome
+}
+
+/// A guided campaign (start seed 0) with `twin`'s rule off until its invariant is caught.
+pub fn hunt_guided(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
+    let mut outcome = TwinOutcome {
+        caught: None,
+        other_first: None,
+        runs: 0,
+        control_violation: None,
+    };
+    crate::guided::run_campaign(0, budget, Some(twin), jobs, |_, spec, report| {
+        outcome.runs += 1;
         if report
             .violations
             .iter()
             .any(|finding| finding.invariant == twin.invariant())
         {
-            outcome.caught = Some((report.seed, twin.invariant().to_string()));
+            outcome.caught = Some((outcome.runs, spec.clone()));
             return false;
         }
         if outcome.other_first.is_none() {
@@ -80,16 +184,14 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
         }
         true
     });
-    if let Some((seed, _)) = outcome.caught {
-        let mut control = RunSpec::new(seed, Some(twin));
-        control.control = true;
-        let report = felix_sim::run(&control);
-        outcome.control_violation = report
-            .violations
-            .first()
-            .map(|finding| finding.invariant.clone());
-    }
+    control(&mut outcome);
     outcome
+}
+
+/// The median of `values` (the lower middle one for an even count), if any.
+fn median(values: &mut [u64]) -> Option<u64> {
+    values.sort_unstable();
+    (!values.is_empty()).then(|| values[(values.len() - 1) / 2])
 }
 
 fn run_sim(args: &TwinsArgs) -> u8 {
@@ -100,20 +202,39 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     if args.budget == 0 || args.budget > 1_000_000 {
         return exit::bad_input(format!("--budget {}: need 1..=1000000 seeds", args.budget));
     }
+    if args.search.is_some() && !args.unbiased {
+        return exit::bad_input("--search needs --unbiased (the biased canary is plain seeds)");
+    }
+    let search = args.search.unwrap_or(Search::Both);
+    let plain_on = !args.unbiased || search != Search::Guided;
+    let guided_on = args.unbiased && search != Search::Plain;
     let mut code = exit::OK;
+    let (mut plain_figures, mut guided_figures) = (Vec::new(), Vec::new());
     for twin in Twin::ALL {
         let started = Instant::now();
-        let outcome = hunt(twin, args.budget, jobs);
-        let ok = outcome.caught.is_some() && outcome.control_violation.is_none();
+        let plain = plain_on.then(|| hunt(twin, args.budget, jobs, args.unbiased));
+        let guided = guided_on.then(|| hunt_guided(twin, args.budget, jobs));
+        let outcomes: Vec<&TwinOutcome> = plain.iter().chain(guided.iter()).collect();
+        let ok = outcomes.iter().any(|outcome| outcome.ok());
         if !ok {
             code = exit::VIOLATION;
         }
-        let found = outcome
-            .caught
-            .as_ref()
-            .or(outcome.other_first.as_ref())
-            .map(|(_, invariant)| invariant.clone());
-        let seed = outcome.caught.as_ref().map(|(seed, _)| *seed);
+        let best = outcomes
+            .iter()
+            .filter_map(|outcome| outcome.seeds_to_detect())
+            .min();
+        plain_figures.extend(plain.as_ref().and_then(TwinOutcome::seeds_to_detect));
+        guided_figures.extend(guided.as_ref().and_then(TwinOutcome::seeds_to_detect));
+        let found = outcomes
+            .iter()
+            .find(|outcome| outcome.caught.is_some())
+            .map(|_| twin.invariant().to_string())
+            .or_else(|| {
+                outcomes
+                    .iter()
+                    .find_map(|outcome| outcome.other_first.as_ref())
+                    .map(|(_, invariant)| invariant.clone())
+            });
         if args.json {
             emit(&format!(
                 "{}",
@@ -123,38 +244,58 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                     "expected": twin.invariant(),
                     "found": found,
                     "ok": ok,
-                    "seeds_to_detect": ok.then_some(outcome.seeds_run),
-                    "seed": seed,
-                    "other_first": outcome.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant})),
-                    "replay": seed.map(|seed| replay_command(seed, Some(twin))),
-                    "control_violation": outcome.control_violation,
+                    "seeds_to_detect": best,
+                    "unbiased": args.unbiased,
+                    "plain": plain.as_ref().map(TwinOutcome::json),
+                    "guided": guided.as_ref().map(TwinOutcome::json),
                     "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
                 })
             ));
         } else {
-            let found_text = found.as_deref().unwrap_or("nothing");
-            let verdict = match (&outcome.caught, &outcome.control_violation) {
-                (Some((seed, _)), Some(control)) => {
-                    format!("FAILED (seed {seed} with every rule on breaks {control} too)")
-                }
-                (Some((seed, _)), None) => format!(
-                    "ok  ({} seeds; {})",
-                    outcome.seeds_run,
-                    replay_command(*seed, Some(twin))
-                ),
-                (None, _) => format!("FAILED (not caught in {} seeds)", outcome.seeds_run),
-            };
+            let verdicts: Vec<String> = [("plain", &plain), ("guided", &guided)]
+                .iter()
+                .filter_map(|(name, outcome)| outcome.as_ref().map(|outcome| outcome.verdict(name)))
+                .collect();
             emit(&format!(
-                "sim    {:<17} expected {:<18} found {:<18} {verdict}",
+                "sim    {:<17} expected {:<18} found {:<18} {} ({})",
                 twin.name(),
                 twin.invariant(),
-                found_text
+                found.as_deref().unwrap_or("nothing"),
+                if ok { "ok " } else { "FAILED" },
+                verdicts.join(", ")
             ));
-            if let Some((seed, invariant)) = &outcome.other_first {
-                emit(&format!(
-                    "       {:<17} note: seed {seed} broke {invariant} first",
-                    ""
-                ));
+            for (name, outcome) in [("plain", &plain), ("guided", &guided)] {
+                let Some(outcome) = outcome else { continue };
+                if let Some((_, spec)) = &outcome.caught {
+                    emit(&format!(
+                        "       {name:<7} replay: {}",
+                        replay_command_spec(spec)
+                    ));
+                }
+                if let Some((seed, invariant)) = &outcome.other_first {
+                    emit(&format!(
+                        "       {name:<7} note: seed {seed} broke {invariant} first"
+                    ));
+                }
+            }
+        }
+    }
+    let swarm = if args.unbiased { "unbiased" } else { "biased" };
+    for (name, figures) in [
+        ("plain", &mut plain_figures),
+        ("guided", &mut guided_figures),
+    ] {
+        if let Some(median) = median(figures) {
+            let line = format!(
+                "sim    {swarm} {name}: {} of {} twins caught within {} runs, median {median} runs to detect",
+                figures.len(),
+                Twin::ALL.len(),
+                args.budget
+            );
+            if args.json {
+                eprintln!("{line}");
+            } else {
+                emit(&line);
             }
         }
     }

@@ -2,14 +2,19 @@
 //!
 //! Sizes, fault rates, timings and the workload all come from the knobs stream, so a sweep covers
 //! many shapes of world instead of one tuned configuration (swarm testing: a fault that masks
-//! another is simply absent from some seeds). With a twin, the draw is biased towards the faults
+//! another is simply absent from some seeds). Each knob is drawn by the generic rules of `swarm`
+//! (extremes, omitted features, weighted fault kinds and operations) and the active BUGGIFY sites
+//! are drawn here too, so the knobs (printed in full) are everything the seed decided about its
+//! world. With a twin (`felix sweep --twin`, the fast canary), the draw is biased towards the faults
 //! and the workload that twin needs (more lease moves and pauses for the fencing twins, stranded
 //! nodes for the jump twin, crashes for the durability twins), so `felix replay --seed S --twin T`
 //! reruns exactly what `felix sweep --twin T` ran.
 
+use crate::buggify::Site;
 use crate::network::NetworkKnobs;
 use crate::queue::Time;
 use crate::rng::{Component, Stream};
+use crate::swarm::Swarm;
 use felix_core::Twin;
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +61,11 @@ pub struct Knobs {
     pub fault_duration_max_micros: Time,
     /// The chance that a moved lease is announced to the old holder.
     pub lease_move_told_per_million: u32,
+    /// The chance that the lease service's answer to a renewal is lost (the holder keeps
+    /// believing it holds the lease and retries later); at one million, holders never learn from
+    /// renewals that the lease moved: only the tail fence stops them.
+    #[serde(default)]
+    pub renew_lost_per_million: u32,
     /// The chance that a crash keeps some unsynced ops, and tears the next record.
     pub crash_keeps_per_million: u32,
     pub torn_per_million: u32,
@@ -76,89 +86,149 @@ pub struct Knobs {
     pub safety_micros: Time,
     /// Deadline of the liveness phase (faults healed) to reach Convergence.
     pub liveness_micros: Time,
+    /// The BUGGIFY sites active in this run (`buggify`).
+    #[serde(default)]
+    pub buggify: Vec<Site>,
 }
 
 impl Knobs {
     /// Draws the knobs of `seed`, biased towards `twin` when one is given.
+    ///
+    /// The default swarm (no twin) is the same for every bug: every knob is drawn by one of the
+    /// generic rules of `swarm` (a usual range, or with P = 1/4 an extreme), the fault kinds and
+    /// the writers' operations get TigerBeetle-style weights (a random subset, weights 1..=100),
+    /// and a random quarter of the BUGGIFY sites is active.
     pub fn draw(seed: u64, twin: Option<Twin>) -> Knobs {
         let mut stream = Stream::new(seed, Component::Knobs);
-        let s = &mut stream;
-        let brokers = if s.chance(200_000) { 5 } else { 3 };
-        // The defaults (1 replica, 2 holders) are the most likely draws; the others keep the
-        // swarm honest.
-        let replicas = [0, 1, 1, 1, 2][s.index(5)];
-        let workload = if s.chance(550_000) {
+        let mut w = Swarm::new(&mut stream);
+        let brokers = w.pick(&[3, 3, 3, 3, 5]);
+        let replicas = w.pick(&[0, 1, 1, 1, 2]);
+        let workload = if w.stream().chance(550_000) {
+            // One holder is the extreme that switches failover off.
             Workload::Felixd {
-                holders: [2, 2, 2, 3][s.index(4)],
+                holders: w.pick(&[1, 2, 2, 2, 3]),
             }
         } else {
             Workload::Paros {
-                owners: s.range(1, 2) as u32,
-                folders: s.range(1, 3) as u32,
+                owners: w.pick(&[1, 2, 2, 3]),
+                folders: w.pick(&[1, 1, 2, 3]),
             }
         };
-        let delay_min_micros = s.range(100, 1_000);
-        let delay_max_micros = delay_min_micros + s.range(0, 5_000);
+        let readers = w.pick(&[0, 1, 2, 4]);
+        let records_per_segment = w.span(2, 8, 1, 64);
+        let delay_min_micros = w.span(100, 1_000, 10, 1_000);
+        let delay_max_micros = delay_min_micros + w.span(0, 5_000, 0, 30_000);
         let network = NetworkKnobs {
-            drop_per_million: [0, 10_000, 50_000, 150_000][s.index(4)],
-            duplicate_per_million: [0, 10_000, 50_000][s.index(3)],
+            drop_per_million: w.pick(&[0, 10_000, 50_000, 150_000, 300_000]),
+            duplicate_per_million: w.pick(&[0, 10_000, 50_000, 200_000]),
             delay_min_micros,
             delay_max_micros,
-            long_delay_per_million: [0, 20_000, 100_000][s.index(3)],
-            long_delay_max_micros: delay_max_micros + s.range(10_000, 200_000),
+            long_delay_per_million: w.pick(&[0, 20_000, 100_000, 300_000]),
+            long_delay_max_micros: delay_max_micros + w.span(10_000, 200_000, 10_000, 1_000_000),
         };
-        let sync_min_micros = s.range(50, 500);
-        let sync_max_micros = sync_min_micros + s.range(0, 5_000);
-        let tick_micros = s.range(5, 20) * 1_000;
-        let lease_micros = s.range(100, 500) * 1_000;
-        let renew_micros = lease_micros * s.range(1, 3) / 4;
+        let sync_min_micros = w.span(50, 500, 10, 5_000);
+        let sync_max_micros = sync_min_micros + w.span(0, 5_000, 0, 40_000);
+        let tick_micros = w.span(5, 20, 1, 50) * 1_000;
+        let lease_micros = w.span(100, 500, 20, 2_000) * 1_000;
+        // Renewal from early to the brink of expiry (eighths of the lease).
+        let renew_micros = lease_micros * w.pick(&[1, 2, 4, 6, 7]) / 8;
+        let clock_skew_max_micros = w.span(0, 50, 0, 500) as i64 * 1_000;
+        let clock_drift_max_ppm = w.pick(&[0, 1_000, 50_000, 200_000]);
+        let fault_gap_micros = w.span(50, 400, 5, 2_000) * 1_000;
+        let [weight_partition, weight_clog, weight_crash, weight_pause, weight_lease_move] =
+            w.weights::<5>();
+        let downtime_max_micros = w.span(100, 2_000, 1, 5_000) * 1_000;
+        let fault_duration_max_micros = w.span(50, 1_000, 1, 3_000) * 1_000;
+        let lease_move_told_per_million = w.pick(&[0, 100_000, 500_000, 900_000, 1_000_000]);
+        let renew_lost_per_million = w.pick(&[0, 0, 0, 100_000, 500_000, 1_000_000]);
+        let crash_keeps_per_million = w.span(0, 1_000_000, 0, 1_000_000) as u32;
+        let torn_per_million = w.span(0, 1_000_000, 0, 1_000_000) as u32;
+        let client_gap_micros = w.span(2_000, 30_000, 1_000, 200_000);
+        let op_per_million = w.pick(&[50_000, 200_000, 500_000, 1_000_000, 1_000_000]);
+        // The writers' operations: writes and trims (checkpoints for an owner), weighted.
+        let [weight_write, weight_trim] = w.weights::<2>();
+        let trim_per_million =
+            (u64::from(weight_trim) * 1_000_000 / u64::from(weight_write + weight_trim)) as u32;
+        let owner_crash_per_million = w.pick(&[0, 50_000, 200_000, 500_000]);
+        let trim_lag_max = w.pick(&[0, 1, 2, 3, 4, 6, 16]);
+        let client_timeout_micros = w.span(100, 600, 10, 3_000) * 1_000;
+        let safety_micros = w.span(2, 6, 1, 8) * 1_000_000;
+        let buggify = Site::draw_active(w.stream());
+        let s = &mut stream;
         let mut knobs = Knobs {
             brokers,
             replicas,
             workload,
-            readers: s.range(0, 2) as u32,
-            records_per_segment: s.range(2, 8),
+            readers,
+            records_per_segment,
             network,
             sync_min_micros,
             sync_max_micros,
             tick_micros,
             lease_micros,
             renew_micros,
-            clock_skew_max_micros: s.range(0, 50) as i64 * 1_000,
-            clock_drift_max_ppm: [0, 1_000, 50_000, 200_000][s.index(4)],
-            fault_gap_micros: s.range(50, 400) * 1_000,
-            weight_partition: s.range(0, 4) as u32,
-            weight_clog: s.range(0, 3) as u32,
-            weight_crash: s.range(0, 4) as u32,
-            weight_pause: s.range(0, 4) as u32,
-            weight_lease_move: s.range(0, 4) as u32,
-            downtime_max_micros: s.range(100, 2_000) * 1_000,
-            fault_duration_max_micros: s.range(50, 1_000) * 1_000,
-            lease_move_told_per_million: [0, 500_000, 900_000][s.index(3)],
-            crash_keeps_per_million: s.range(0, 1_000_000) as u32,
-            torn_per_million: s.range(0, 1_000_000) as u32,
-            client_gap_micros: s.range(1, 30) * 1_000,
-            op_per_million: [1_000_000, 1_000_000, 500_000, 200_000][s.index(4)],
-            trim_per_million: [50_000, 150_000, 300_000][s.index(3)],
-            owner_crash_per_million: [0, 50_000, 200_000][s.index(3)],
+            clock_skew_max_micros,
+            clock_drift_max_ppm,
+            fault_gap_micros,
+            weight_partition,
+            weight_clog,
+            weight_crash,
+            weight_pause,
+            weight_lease_move,
+            downtime_max_micros,
+            fault_duration_max_micros,
+            lease_move_told_per_million,
+            renew_lost_per_million,
+            crash_keeps_per_million,
+            torn_per_million,
+            client_gap_micros,
+            op_per_million,
+            trim_per_million,
+            owner_crash_per_million,
             trim_lag_min: 0,
-            trim_lag_max: s.range(1, 6),
-            client_timeout_micros: s.range(100, 600) * 1_000,
-            safety_micros: s.range(2, 6) * 1_000_000,
+            trim_lag_max,
+            client_timeout_micros,
+            safety_micros,
             liveness_micros: 10_000_000,
+            buggify,
         };
         if let Some(twin) = twin {
             knobs.bias(twin, s);
         }
+        knobs.normalize();
+        knobs.check();
+        knobs
+    }
+
+    /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's
+    /// mutations): ordered ranges, a renewal inside the lease, election timeouts that outlast
+    /// durable round trips.
+    pub fn normalize(&mut self) {
+        self.sync_max_micros = self.sync_max_micros.max(self.sync_min_micros);
+        let network = &mut self.network;
+        network.delay_max_micros = network.delay_max_micros.max(network.delay_min_micros);
+        network.long_delay_max_micros = network.long_delay_max_micros.max(network.delay_max_micros);
+        self.trim_lag_max = self.trim_lag_max.max(self.trim_lag_min);
+        self.buggify.sort();
+        self.buggify.dedup();
+        // A live holder renews in time: its renewal (on its drifting clock, checked when it wakes,
+        // a round trip to the lease service) lands before the lease lapses. Operators size leases
+        // to their clients' renewal path; a lease shorter than that moves on forever, even after
+        // every fault healed (seen with 20 ms leases and 27 ms client gaps), and no cluster fed
+        // a fenced write every few milliseconds converges. Lapses still come from pauses,
+        // partitions and slow clocks of the safety phase.
+        let slack = self.client_gap_micros * 3 / 2 + 2 * self.network.delay_max_micros;
+        self.lease_micros = self.lease_micros.max(2 * slack);
+        let drift = self.clock_drift_max_ppm.clamp(0, 999_999) as u64;
+        let renew_max = (self.lease_micros - slack) * (1_000_000 - drift) / 1_000_000;
+        self.renew_micros = self.renew_micros.clamp(1, renew_max.max(1));
         // An election needs two durable round trips (the candidate's vote, the voter's): with a
         // timeout shorter than that, candidates time each other out forever (seen with 48 ms
         // syncs and 5 ms ticks). Operators size election timeouts to their disks; so do we: the
         // shortest timeout (`node::ELECTION_TIMEOUT_TICKS_MIN` ticks) spans four of them.
-        let round_trip = knobs.sync_max_micros + knobs.network.delay_max_micros;
+        let round_trip = self.sync_max_micros + self.network.delay_max_micros;
         let tick_floor = (4 * round_trip).div_ceil(crate::node::ELECTION_TIMEOUT_TICKS_MIN);
-        knobs.tick_micros = knobs.tick_micros.max(tick_floor);
-        knobs.check();
-        knobs
+        self.tick_micros = self.tick_micros.max(tick_floor);
     }
 
     /// Pushes the draw towards what `twin` needs to show its bug.
@@ -251,11 +321,101 @@ impl Knobs {
 
     /// The knobs are consistent (a bug in `draw` otherwise).
     fn check(&self) {
-        assert!(self.brokers >= 3 && self.brokers % 2 == 1);
-        assert!(self.records_per_segment >= 1);
-        assert!(self.sync_min_micros <= self.sync_max_micros);
-        assert!(self.safety_micros > 0 && self.liveness_micros > 0);
-        assert!(self.clock_drift_max_ppm < 1_000_000);
+        if let Err(message) = self.validate() {
+            panic!("inconsistent knobs: {message}: {}", self.describe());
+        }
+    }
+
+    /// Why these knobs cannot drive a run, if they cannot (for knobs given by a user).
+    pub fn validate(&self) -> Result<(), String> {
+        let per_million = [
+            ("drop_per_million", self.network.drop_per_million),
+            ("duplicate_per_million", self.network.duplicate_per_million),
+            (
+                "long_delay_per_million",
+                self.network.long_delay_per_million,
+            ),
+            (
+                "lease_move_told_per_million",
+                self.lease_move_told_per_million,
+            ),
+            ("crash_keeps_per_million", self.crash_keeps_per_million),
+            ("renew_lost_per_million", self.renew_lost_per_million),
+            ("torn_per_million", self.torn_per_million),
+            ("op_per_million", self.op_per_million),
+            ("trim_per_million", self.trim_per_million),
+            ("owner_crash_per_million", self.owner_crash_per_million),
+        ];
+        let checks = [
+            (
+                self.brokers >= 3 && self.brokers % 2 == 1 && self.brokers <= 9,
+                "brokers: an odd number in 3..=9",
+            ),
+            (self.replicas <= 8, "replicas: at most 8"),
+            (self.readers <= 8, "readers: at most 8"),
+            (
+                match self.workload {
+                    Workload::Felixd { holders } => (1..=8).contains(&holders),
+                    Workload::Paros { owners, folders } => {
+                        (1..=8).contains(&owners) && folders <= 8
+                    }
+                },
+                "workload: 1..=8 holders or owners, at most 8 folders",
+            ),
+            (
+                self.records_per_segment >= 1,
+                "records_per_segment: at least 1",
+            ),
+            (
+                self.sync_min_micros <= self.sync_max_micros,
+                "sync_min_micros <= sync_max_micros",
+            ),
+            (
+                self.network.delay_min_micros <= self.network.delay_max_micros,
+                "delay_min_micros <= delay_max_micros",
+            ),
+            (
+                self.tick_micros > 0 && self.lease_micros > 0 && self.renew_micros > 0,
+                "tick, lease and renew durations above 0",
+            ),
+            (
+                self.client_gap_micros > 0 && self.client_timeout_micros > 0,
+                "client gap and timeout above 0",
+            ),
+            (self.fault_gap_micros > 0, "fault_gap_micros above 0"),
+            (
+                self.trim_lag_min <= self.trim_lag_max,
+                "trim_lag_min <= trim_lag_max",
+            ),
+            (
+                self.safety_micros > 0 && self.liveness_micros > 0,
+                "safety and liveness phases above 0",
+            ),
+            (
+                (0..1_000_000).contains(&self.clock_drift_max_ppm)
+                    && self.clock_skew_max_micros >= 0,
+                "clock drift in 0..1000000 ppm, skew at least 0",
+            ),
+        ];
+        for (ok, message) in checks {
+            if !ok {
+                return Err(message.to_string());
+            }
+        }
+        for (name, value) in per_million {
+            if value > 1_000_000 {
+                return Err(format!("{name}: at most 1000000"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Knobs printed as JSON (`felix replay --knobs`), checked.
+    pub fn parse(json: &str) -> Result<Knobs, String> {
+        let knobs: Knobs =
+            serde_json::from_str(json).map_err(|error| format!("not knobs JSON: {error}"))?;
+        knobs.validate()?;
+        Ok(knobs)
     }
 
     /// Total weight of the fault kinds (0: a fault-free safety phase).
@@ -267,7 +427,8 @@ impl Knobs {
             + self.weight_lease_move
     }
 
-    /// One line for humans.
+    /// One line for humans, every knob in it (the JSON form is in the trace's first line and in
+    /// `felix replay --knobs`).
     pub fn describe(&self) -> String {
         let workload = match &self.workload {
             Workload::Felixd { holders } => format!("felixd holders={holders}"),
@@ -275,22 +436,35 @@ impl Knobs {
                 format!("paros owners={owners} folders={folders}")
             }
         };
+        let network = &self.network;
+        let buggify: Vec<String> = self
+            .buggify
+            .iter()
+            .map(|site| format!("{site:?}"))
+            .collect();
         format!(
-            "brokers={} replicas={} {workload} readers={} ops={} segment={} drop={} dup={} delay={}..{}us long={} sync={}..{}us tick={}us lease={}us skew<={}us drift<={}ppm faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} told={} trim={} safety={}us liveness={}us",
+            "brokers={} replicas={} {workload} readers={} segment={} \
+             net: drop={} dup={} delay={}..{}us long={}<={}us \
+             sync={}..{}us tick={}us lease={}us renew={}us skew<={}us drift<={}ppm \
+             faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} \
+             downtime<={}us duration<={}us told={} renew_lost={} keeps={} torn={} \
+             clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
+             safety={}us liveness={}us buggify=[{}]",
             self.brokers,
             self.replicas,
             self.readers,
-            self.op_per_million,
             self.records_per_segment,
-            self.network.drop_per_million,
-            self.network.duplicate_per_million,
-            self.network.delay_min_micros,
-            self.network.delay_max_micros,
-            self.network.long_delay_per_million,
+            network.drop_per_million,
+            network.duplicate_per_million,
+            network.delay_min_micros,
+            network.delay_max_micros,
+            network.long_delay_per_million,
+            network.long_delay_max_micros,
             self.sync_min_micros,
             self.sync_max_micros,
             self.tick_micros,
             self.lease_micros,
+            self.renew_micros,
             self.clock_skew_max_micros,
             self.clock_drift_max_ppm,
             self.fault_gap_micros,
@@ -299,10 +473,22 @@ impl Knobs {
             self.weight_crash,
             self.weight_pause,
             self.weight_lease_move,
+            self.downtime_max_micros,
+            self.fault_duration_max_micros,
             self.lease_move_told_per_million,
+            self.renew_lost_per_million,
+            self.crash_keeps_per_million,
+            self.torn_per_million,
+            self.client_gap_micros,
+            self.op_per_million,
             self.trim_per_million,
+            self.owner_crash_per_million,
+            self.trim_lag_min,
+            self.trim_lag_max,
+            self.client_timeout_micros,
             self.safety_micros,
             self.liveness_micros,
+            buggify.join(","),
         )
     }
 }
@@ -346,5 +532,46 @@ mod tests {
             let knobs = Knobs::draw(seed, Some(Twin::UnfencedTruncate));
             assert!(matches!(knobs.workload, Workload::Paros { owners: 2, .. }));
         }
+    }
+
+    /// The default swarm reaches the extremes and the omitted features the module doc promises:
+    /// one-record segments, one holder, trims on every operation and no trims at all, silent lease
+    /// moves only, lost renewals, whole fault kinds weighted 0, every BUGGIFY site active
+    /// somewhere; every draw is valid, survives `normalize` unchanged and reads back from JSON.
+    #[test]
+    fn the_default_swarm_reaches_extremes_and_omissions() {
+        let draws: Vec<Knobs> = (0..400).map(|seed| Knobs::draw(seed, None)).collect();
+        let some = |test: &dyn Fn(&Knobs) -> bool| draws.iter().any(test);
+        assert!(some(&|k| k.records_per_segment == 1));
+        assert!(some(&|k| k.records_per_segment == 64));
+        assert!(some(&|k| matches!(
+            k.workload,
+            Workload::Felixd { holders: 1 }
+        )));
+        assert!(some(&|k| k.trim_per_million == 1_000_000));
+        assert!(some(&|k| k.trim_per_million == 0));
+        assert!(some(&|k| k.lease_move_told_per_million == 0));
+        assert!(some(&|k| k.renew_lost_per_million == 1_000_000));
+        assert!(some(&|k| k.trim_lag_max == 0));
+        assert!(some(&|k| k.weight_pause == 0 && k.weight_crash > 0));
+        assert!(some(&|k| k.weight_crash == 0 && k.weight_pause > 0));
+        assert!(draws.iter().all(|k| k.fault_weight() > 0));
+        for site in Site::ALL {
+            assert!(some(&|k| k.buggify.contains(&site)), "{site:?}");
+        }
+        assert!(some(&|k| k.buggify.is_empty()));
+        for knobs in &draws {
+            assert_eq!(knobs.validate(), Ok(()));
+            let mut again = knobs.clone();
+            again.normalize();
+            assert_eq!(&again, knobs);
+            let json = serde_json::to_string(knobs).unwrap_or_default();
+            assert_eq!(Knobs::parse(&json).as_ref(), Ok(knobs));
+        }
+        assert!(Knobs::parse("{").is_err());
+        let mut bad = draws[0].clone();
+        bad.brokers = 4;
+        let json = serde_json::to_string(&bad).unwrap_or_default();
+        assert!(Knobs::parse(&json).is_err());
     }
 }

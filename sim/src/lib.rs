@@ -9,9 +9,11 @@
 //!
 //! Entry point: `run(&RunSpec) -> RunReport`.
 
+pub mod buggify;
 pub mod clock;
 pub mod describe;
 pub mod disk;
+pub mod guided;
 pub mod host;
 pub mod knobs;
 pub mod lease;
@@ -20,6 +22,7 @@ pub mod node;
 pub mod queue;
 pub mod rng;
 pub mod script;
+pub mod swarm;
 pub mod trace;
 pub mod why;
 pub mod world;
@@ -40,6 +43,12 @@ pub struct RunSpec {
     /// A control run: the knobs `twin` would draw (its bias included), with every rule on. A twin
     /// whose catching seed also fails its control run was not caught by its own rule.
     pub control: bool,
+    /// Draw the default swarm's knobs even with a twin (no per-twin bias): the measure of how
+    /// well the harness finds a bug nobody named (`felix twins --sim --unbiased`).
+    pub unbiased: bool,
+    /// Run with exactly these knobs instead of the seed's draw (a guided sweep's mutated knobs,
+    /// printed in full so that `felix replay --seed S --knobs JSON` reruns it).
+    pub knobs: Option<Knobs>,
 }
 
 impl RunSpec {
@@ -49,6 +58,18 @@ impl RunSpec {
             twin,
             keep_trace: false,
             control: false,
+            unbiased: false,
+            knobs: None,
+        }
+    }
+
+    /// The knobs of this run: the given ones, or the seed's draw (biased towards the twin
+    /// unless `unbiased`).
+    pub fn knobs(&self) -> Knobs {
+        match &self.knobs {
+            Some(knobs) => knobs.clone(),
+            None if self.unbiased => Knobs::draw(self.seed, None),
+            None => Knobs::draw(self.seed, self.twin),
         }
     }
 }
@@ -213,7 +234,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
                 seed: spec.seed,
                 twin: spec.twin,
                 control: spec.control,
-                knobs: Knobs::draw(spec.seed, spec.twin),
+                knobs: spec.knobs(),
                 trace_hash: 0,
                 steps: 0,
                 events: 0,
@@ -231,7 +252,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
 }
 
 fn run_unguarded(spec: &RunSpec) -> RunReport {
-    let knobs = Knobs::draw(spec.seed, spec.twin);
+    let knobs = spec.knobs();
     let (rules, label) = match spec.twin {
         Some(twin) if spec.control => (
             Rules::default(),
@@ -277,6 +298,9 @@ fn run_unguarded(spec: &RunSpec) -> RunReport {
         .iter()
         .map(|(name, count)| (name.to_string(), *count))
         .collect();
+    for (name, count) in felix_audits::probes::probes(&ran.recorder.history) {
+        coverage.insert(name.to_string(), count);
+    }
     for (name, count) in &ran.counters {
         coverage.insert(name.to_string(), *count);
     }

@@ -26,6 +26,10 @@ pub enum Component {
     Workload,
     /// One node's election timeouts.
     Timeouts(u32),
+    /// The firing gate of the run's BUGGIFY sites (`buggify`).
+    Buggify,
+    /// A guided campaign's own choices (`guided`), drawn from its start seed.
+    Campaign,
 }
 
 impl Component {
@@ -38,6 +42,8 @@ impl Component {
             Component::Faults => 4,
             Component::Clocks => 5,
             Component::Workload => 6,
+            Component::Buggify => 7,
+            Component::Campaign => 8,
             Component::Timeouts(node) => 1_000 + u64::from(node),
         }
     }

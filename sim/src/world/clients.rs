@@ -189,6 +189,8 @@ impl World {
 
     pub(super) fn renew_reply(&mut self, client: usize, epoch: u64) {
         let now = self.now();
+        let lost = self.phase == Phase::Safety
+            && self.fault_stream.chance(self.knobs.renew_lost_per_million);
         let slot = &mut self.clients[client];
         if slot.paused {
             slot.stash.push(Ev::RenewReply { client, epoch });
@@ -204,6 +206,11 @@ impl World {
             return;
         };
         if holder.epoch() != epoch {
+            return;
+        }
+        if lost {
+            // The answer never came back: the holder keeps believing and tries again later.
+            *renew_at_local = local_now + self.knobs.renew_micros;
             return;
         }
         if self.lease.renew(id, epoch, now) {
@@ -255,6 +262,7 @@ impl World {
             generation,
         });
         let client_id = slot.id;
+        let writes = !matches!(request, Request::Read { .. });
         self.history(Event::Requested {
             client: client_id,
             node,
@@ -278,6 +286,7 @@ impl World {
                 generation,
             },
         );
+        self.buggify_sent(client, writes);
     }
 
     pub(super) fn client_reply(
@@ -313,6 +322,7 @@ impl World {
         let id = flight.id;
         let client_id = slot.id;
         let reads = matches!(slot.role, Role::Reader(_) | Role::Folder(_));
+        let acked = matches!(reply, Reply::Appended { .. } | Reply::TrimNoop { .. });
         let step = match World::client_mut(&mut slot.role) {
             Some(handle) => handle.on_reply(id, reply.clone()),
             None => return,
@@ -325,6 +335,9 @@ impl World {
         });
         let progressed = !step.delivered.is_empty() || step.route != Route::Any;
         self.apply_step(client, step);
+        if acked {
+            self.buggify_acked(client);
+        }
         if !reads || progressed {
             self.try_send(client);
         }

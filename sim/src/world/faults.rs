@@ -25,10 +25,12 @@ impl World {
         let id = slot.id;
         let stash = std::mem::take(&mut slot.stash);
         self.sim(SimEvent::Resumed { client: id });
+        // The stash holds the wake-up that came during the pause, if one did; otherwise the
+        // client's next wake-up is still queued. One more would start a second wake-up chain,
+        // and every pause another (a storm with pauses a few milliseconds apart).
         for event in stash {
             self.queue.push_after(0, event);
         }
-        self.queue.push_after(0, Ev::ClientWake { client });
     }
 
     /// The lease service's own clock: a lapsed lease (its holder paused or cut off) moves on.

@@ -27,6 +27,7 @@
 //! Simplifications, on purpose: the lease service is an oracle reached by a round trip that is
 //! never lost; brokers never pause (a clog stands in for it).
 
+mod buggify;
 mod clients;
 mod faults;
 mod nodes;
@@ -106,6 +107,8 @@ enum Ev {
     Heal,
     SettleCheck,
     End,
+    /// A BUGGIFY site fired (`world/buggify.rs`).
+    Buggify(buggify::Act),
 }
 
 struct NodeSlot {
@@ -196,6 +199,7 @@ pub struct World {
     cluster_committed: u64,
     /// The newest writer token of a committed fence record.
     fence_committed: u64,
+    buggify: crate::buggify::Buggify,
 }
 
 impl World {
@@ -293,6 +297,7 @@ impl World {
             panicked: None,
             cluster_committed: 0,
             fence_committed: 0,
+            buggify: crate::buggify::Buggify::new(seed, &knobs.buggify),
             knobs,
         }
     }
@@ -440,6 +445,7 @@ impl World {
             Ev::Heal => self.heal(),
             Ev::SettleCheck => self.settle_check(),
             Ev::End => self.end("liveness deadline"),
+            Ev::Buggify(act) => self.buggify_act(act),
         }
     }
 

@@ -58,10 +58,20 @@ impl World {
         effects: &mut Vec<Effect>,
         result: Result<(), HostError>,
     ) {
+        let mut answered = false;
         for effect in effects.drain(..) {
             match effect {
                 Effect::SyncStarted => self.sync_started(index),
-                Effect::Transmit(packet) => self.transmit(packet.from, packet.to, packet.payload),
+                Effect::Transmit(packet) => {
+                    answered |= matches!(
+                        packet.payload,
+                        Payload::Reply {
+                            reply: Reply::Appended { .. },
+                            ..
+                        }
+                    );
+                    self.transmit(packet.from, packet.to, packet.payload)
+                }
                 Effect::Observe(event) => self.history(event),
                 Effect::DrawElectionTimeout => {
                     let ticks = node::election_timeout(&mut self.nodes[index].timeouts);
@@ -70,6 +80,9 @@ impl World {
             }
         }
         self.effects = std::mem::take(effects);
+        if answered {
+            self.buggify_answered(index);
+        }
         match result {
             Ok(()) => {}
             Err(error @ HostError::HeldFull { .. }) => self.exhaust(error.to_string()),
@@ -85,6 +98,7 @@ impl World {
             self.knobs.sync_max_micros,
         );
         let incarnation = self.nodes[index].incarnation;
+        let latency = self.buggify_sync(latency);
         self.queue.push_after(
             latency,
             Ev::SyncDone {

@@ -1,0 +1,251 @@
+//! Probes: *sometimes* counters over a run's history, finer than the coverage counters, that a
+//! guided sweep uses as feedback (how often a run reached each protocol situation).
+//!
+//! A probe names a situation a safety rule exists for, not a rule: a stale holder refused, a
+//! refusal that carries no tag, a no-op trim, a read of a range a node does not hold. None is an
+//! invariant; a run that reaches a situation rarely reached is worth mutating further (AFL-style
+//! feedback over semantic events instead of edges). One linear pass with `BTreeMap` state.
+
+use felix_core::api::{ClientId, ReadFrom, Reply, Request};
+use felix_core::history::Event;
+use felix_core::{Command, Offset};
+use std::collections::BTreeMap;
+
+/// The probes, in a fixed order (the names of `probes`'s result).
+pub const PROBES: [&str; 17] = [
+    "stale_holder_refused",
+    "stale_holder_acts",
+    "untagged_refusal",
+    "tagged_refusal",
+    "noop_trim_answered",
+    "noop_trim_refused",
+    "trim_to_own_offset",
+    "not_held",
+    "gap_reported",
+    "holder_retired_by_read",
+    "truncate_refused",
+    "segments_deleted",
+    "retention_deleted",
+    "earliest_read",
+    "leader_changed",
+    "deposed_leader_write",
+    "ack_then_crash",
+];
+
+/// Counts each probe of `history`, in `PROBES` order.
+pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
+    let mut counts = [0u64; PROBES.len()];
+    let mut bump = |name: &str| {
+        if let Some(index) = PROBES.iter().position(|probe| *probe == name) {
+            counts[index] += 1;
+        }
+    };
+    // The newest epoch granted, each client's own newest epoch, and the newest epoch whose holder
+    // got an acknowledged write (it fenced).
+    let mut epoch_newest = 0u64;
+    let mut epoch_of: BTreeMap<ClientId, u64> = BTreeMap::new();
+    let mut fenced_newest = 0u64;
+    let mut floor_highest: Offset = 0;
+    // The newest leader term, and a leader's term by node.
+    let mut term_newest = 0u64;
+    let mut leading: BTreeMap<u32, u64> = BTreeMap::new();
+    // The node that acknowledged a write most recently, until something else happens to it.
+    let mut last_ack: Option<u32> = None;
+    for event in history {
+        match event {
+            Event::LeaseGranted { client, epoch } => {
+                epoch_newest = epoch_newest.max(*epoch);
+                epoch_of.insert(*client, *epoch);
+            }
+            Event::BecameLeader { node, term } => {
+                bump("leader_changed");
+                term_newest = term_newest.max(*term);
+                leading.insert(*node, *term);
+            }
+            Event::FloorApplied { floor, .. } => floor_highest = floor_highest.max(*floor),
+            Event::TruncateRefused { .. } => bump("truncate_refused"),
+            Event::SegmentsDeleted { retention, .. } => {
+                bump("segments_deleted");
+                if *retention {
+                    bump("retention_deleted");
+                }
+            }
+            Event::Gap { .. } => bump("gap_reported"),
+            Event::HolderRetired { by_tag: false, .. } => bump("holder_retired_by_read"),
+            Event::Crashed { node } if last_ack == Some(*node) => {
+                bump("ack_then_crash");
+                last_ack = None;
+            }
+            Event::Requested {
+                client, request, ..
+            } => {
+                let stale = epoch_of
+                    .get(client)
+                    .is_some_and(|epoch| *epoch < fenced_newest);
+                if stale && !matches!(request, Request::Read { .. }) {
+                    bump("stale_holder_acts");
+                }
+                if matches!(
+                    request,
+                    Request::Read {
+                        from: ReadFrom::Earliest,
+                        ..
+                    }
+                ) {
+                    bump("earliest_read");
+                }
+            }
+            Event::Replied {
+                client,
+                node,
+                request,
+                reply,
+            } => {
+                let epoch = epoch_of.get(client).copied();
+                let stale = epoch.is_some_and(|epoch| epoch < epoch_newest);
+                match reply {
+                    Reply::OffsetMismatch { .. } | Reply::FenceMismatch { .. } => {
+                        if stale {
+                            bump("stale_holder_refused");
+                        }
+                        if let Request::Trim { floor, .. } = request {
+                            if *floor <= floor_highest {
+                                bump("noop_trim_refused");
+                            }
+                        }
+                    }
+                    Reply::CursorTooOld { tag: None, .. } => bump("untagged_refusal"),
+                    Reply::CursorTooOld { tag: Some(_), .. } => bump("tagged_refusal"),
+                    Reply::TrimNoop { .. } => bump("noop_trim_answered"),
+                    Reply::NotHeld { .. } => bump("not_held"),
+                    Reply::Appended { offset, .. } => {
+                        last_ack = Some(*node);
+                        if let Request::Trim { floor, .. } = request {
+                            if floor == offset {
+                                bump("trim_to_own_offset");
+                            }
+                        }
+                        if !matches!(request, Request::Fence { .. }) {
+                            if let Some(epoch) = epoch {
+                                fenced_newest = fenced_newest.max(epoch);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Committed { node, entry } => {
+                // A leader of an older term than the newest still landing its own writes in its
+                // log is the deposed leader the design lets keep taking writes.
+                let deposed = leading
+                    .get(node)
+                    .is_some_and(|term| *term < term_newest && entry.term == *term);
+                if deposed && matches!(entry.command, Command::Write { .. }) {
+                    bump("deposed_leader_write");
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut named = [("", 0u64); PROBES.len()];
+    for (index, name) in PROBES.iter().enumerate() {
+        named[index] = (name, counts[index]);
+    }
+    named
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::read_request;
+    use felix_core::Headers;
+
+    fn trim(floor: Offset) -> Request {
+        Request::Trim {
+            expected_tail: Some(9),
+            fence: None,
+            floor,
+            headers: Headers::with_epoch(1),
+        }
+    }
+
+    fn count(history: &[Event], name: &str) -> u64 {
+        probes(history)
+            .iter()
+            .find(|(probe, _)| *probe == name)
+            .map_or(0, |(_, count)| *count)
+    }
+
+    /// A stale holder (an older epoch than the newest grant) refused counts, and only then; a
+    /// refused trim at or below the floor counts as a refused no-op trim.
+    #[test]
+    fn stale_holder_refusals_are_counted() {
+        let refused = |client| Event::Replied {
+            client,
+            node: 0,
+            request: trim(2),
+            reply: Reply::OffsetMismatch { tail: 9 },
+        };
+        let history = vec![
+            Event::LeaseGranted {
+                client: 1,
+                epoch: 1,
+            },
+            refused(1),
+            Event::LeaseGranted {
+                client: 2,
+                epoch: 2,
+            },
+            Event::FloorApplied {
+                node: 0,
+                floor: 3,
+                trim: Some(4),
+            },
+            refused(1),
+        ];
+        assert_eq!(count(&history, "stale_holder_refused"), 1);
+        assert_eq!(count(&history, "noop_trim_refused"), 1);
+    }
+
+    /// Refusals with and without a tag, no-op answers, NotHeld and earliest reads count apart.
+    #[test]
+    fn replies_are_told_apart() {
+        let reply = |reply| Event::Replied {
+            client: 3,
+            node: 1,
+            request: read_request(1),
+            reply,
+        };
+        let history = vec![
+            reply(Reply::CursorTooOld {
+                floor: 4,
+                tag: None,
+            }),
+            reply(Reply::CursorTooOld {
+                floor: 4,
+                tag: Some(Headers::with_epoch(2)),
+            }),
+            reply(Reply::TrimNoop { tail: 5 }),
+            reply(Reply::NotHeld { from: 2 }),
+            Event::Requested {
+                client: 3,
+                node: 1,
+                request: Request::Read {
+                    from: ReadFrom::Earliest,
+                    max_records: 4,
+                },
+            },
+        ];
+        for name in [
+            "untagged_refusal",
+            "tagged_refusal",
+            "noop_trim_answered",
+            "not_held",
+            "earliest_read",
+        ] {
+            assert_eq!(count(&history, name), 1, "{name}");
+        }
+        assert_eq!(count(&history, "stale_holder_refused"), 0);
+        assert_eq!(probes(&history).len(), PROBES.len());
+    }
+}

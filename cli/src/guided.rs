@@ -1,0 +1,149 @@
+//! `felix sweep --guided`: a coverage-guided campaign (`felix_sim::guided`) run over threads.
+//!
+//! A campaign is a deterministic function of its start seed and budget (`--seeds A..B`: start A,
+//! B - A runs): each batch of runs is generated from the corpus as it stood, run on `--jobs`
+//! threads, and observed in run order, so the output is the same for any `--jobs`. Every failing
+//! run is printed with the one command that replays it: `felix replay --seed S` plus the knobs in
+//! full when a mutation chose them (`--knobs JSON`).
+
+use crate::exit;
+use crate::sweep::{emit, replay_command_spec, run_specs_in_order};
+use felix_core::Twin;
+use felix_sim::guided::Campaign;
+use felix_sim::{RunReport, RunSpec};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Runs a campaign of `budget` runs from `start`, every run with `twin`'s rule off if given,
+/// handing each (index, spec, report) to `visit` in run order until it returns false. Returns
+/// the campaign (its corpus) at the end.
+pub fn run_campaign(
+    start: u64,
+    budget: u64,
+    twin: Option<Twin>,
+    jobs: usize,
+    mut visit: impl FnMut(u64, &RunSpec, &RunReport) -> bool,
+) -> Campaign {
+    let mut campaign = Campaign::new(start, budget, twin);
+    let mut index = 0u64;
+    loop {
+        let batch = campaign.next_batch();
+        if batch.is_empty() {
+            break;
+        }
+        let mut going = true;
+        run_specs_in_order(
+            batch.len() as u64,
+            |position| batch.get(position as usize).cloned(),
+            jobs,
+            |report| {
+                let spec = &batch[(index % felix_sim::guided::BATCH) as usize];
+                campaign.observe(index, &report);
+                going = visit(index, spec, &report);
+                index += 1;
+                going
+            },
+        );
+        if !going {
+            break;
+        }
+    }
+    campaign
+}
+
+/// `felix sweep --guided`: every failing run with its replay command, then a summary.
+pub fn sweep(start: u64, budget: u64, twin: Option<Twin>, jobs: usize, json_out: bool) -> u8 {
+    let started = Instant::now();
+    let mut failed = 0u64;
+    let mut events = 0u64;
+    let mut mutants = 0u64;
+    let mut violations: BTreeMap<String, u64> = BTreeMap::new();
+    let mut coverage: BTreeMap<String, u64> = BTreeMap::new();
+    let campaign = run_campaign(start, budget, twin, jobs, |index, spec, report| {
+        events += report.events;
+        if spec.knobs.is_some() {
+            mutants += 1;
+        }
+        for (name, count) in &report.coverage {
+            *coverage.entry(name.clone()).or_insert(0) += count;
+        }
+        if let Some(finding) = report.violations.first() {
+            failed += 1;
+            *violations.entry(finding.invariant.clone()).or_insert(0) += 1;
+            let replay = replay_command_spec(spec);
+            let line = if json_out {
+                json!({
+                    "run": index,
+                    "seed": report.seed,
+                    "twin": twin.map(|twin| twin.name()),
+                    "violation": finding.invariant,
+                    "detail": finding.detail,
+                    "step": finding.step,
+                    "trace_hash": format!("{:016x}", report.trace_hash),
+                    "replay": replay,
+                })
+                .to_string()
+            } else {
+                format!(
+                    "FAIL run {index} seed {}: {} ({})\n  replay: {replay}",
+                    report.seed, finding.invariant, finding.detail
+                )
+            };
+            emit(&line);
+        }
+        true
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let never: Vec<&String> = coverage
+        .iter()
+        .filter(|(_, count)| **count == 0)
+        .map(|(name, _)| name)
+        .collect();
+    if json_out {
+        emit(&format!(
+            "{}",
+            json!({
+                "seeds": budget,
+                "failed": failed,
+                "events": events,
+                "seconds": (seconds * 1000.0).round() / 1000.0,
+                "guided": true,
+                "start": start,
+                "mutants": mutants,
+                "corpus": campaign.corpus().len(),
+                "pairs": campaign.pairs(),
+                "never_hit": never,
+                "twin": twin.map(|twin| twin.name()),
+                "coverage": coverage,
+                "violations": violations,
+            })
+        ));
+    } else {
+        let twin_text = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
+        emit(&format!(
+            "guided sweep from {start}{twin_text}: {budget} runs ({mutants} mutants), {failed} failed, {events} events, {seconds:.2} s"
+        ));
+        emit(&format!(
+            "  corpus {} runs, {} (counter, bucket) pairs reached",
+            campaign.corpus().len(),
+            campaign.pairs()
+        ));
+        let never: Vec<&str> = never.iter().map(|name| name.as_str()).collect();
+        if !never.is_empty() {
+            emit(&format!("  never hit: {}", never.join(" ")));
+        }
+        if !violations.is_empty() {
+            let listed: Vec<String> = violations
+                .iter()
+                .map(|(name, count)| format!("{name}={count}"))
+                .collect();
+            emit(&format!("  violations: {}", listed.join(" ")));
+        }
+    }
+    if failed > 0 {
+        exit::VIOLATION
+    } else {
+        exit::OK
+    }
+}

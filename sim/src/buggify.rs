@@ -1,0 +1,119 @@
+//! BUGGIFY for the simulator's clients and nodes: rare behaviours injected at dangerous moments.
+//!
+//! FoundationDB's two gates, per named site: *activation* is decided once per run (a knob, drawn
+//! with the others from the seed and printed with them, P = 1/4 per site), *firing* on each
+//! evaluation of an active site (P = 1/4), from the run's own `Buggify` stream so that no other
+//! component's draws shift. Each run thus enables a random subset of the rare paths: swarm testing
+//! at the granularity of a moment. The sites are moments every fenced, replicated system must
+//! survive (a process paused right after an acknowledgement, a lease that moves while a request is
+//! in flight, a node that dies right after it answered), not the path of any one rule.
+//!
+//! The world evaluates the sites (`world/buggify.rs`); this module holds their names and gates.
+
+use crate::rng::{Component, Stream};
+use serde::{Deserialize, Serialize};
+
+/// The chance that a site is active in a run.
+pub const ACTIVE_PER_MILLION: u32 = 250_000;
+/// The chance that an active site fires when evaluated.
+pub const FIRE_PER_MILLION: u32 = 250_000;
+
+/// The named sites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Site {
+    /// A writer (lease holder or checkpoint owner) freezes right after one of its appends is
+    /// acknowledged: the process pause of the fencing literature.
+    PauseAfterAck,
+    /// A writer freezes right after it sent a conditional append (its answer waits for it).
+    PauseInFlight,
+    /// The lease (or the writer fence) moves to another client, silently, right after the
+    /// current writer sent a conditional append.
+    LeaseMoveInFlight,
+    /// A node crashes right after it answered a client's append or trim.
+    CrashAfterAck,
+    /// A node is cut off from everyone right after it answered a client's append or trim.
+    IsolateAfterAck,
+    /// Every node loses power at once right after one answered a client's append or trim (a
+    /// correlated crash: whatever no disk had synced is gone everywhere).
+    PowerLossAfterAck,
+    /// One sync takes far longer than the disk's usual latency (a stalled disk).
+    SlowSync,
+}
+
+impl Site {
+    pub const ALL: [Site; 7] = [
+        Site::PauseAfterAck,
+        Site::PauseInFlight,
+        Site::LeaseMoveInFlight,
+        Site::CrashAfterAck,
+        Site::IsolateAfterAck,
+        Site::PowerLossAfterAck,
+        Site::SlowSync,
+    ];
+
+    /// The counter a firing bumps (in the run's coverage).
+    pub fn counter(self) -> &'static str {
+        match self {
+            Site::PauseAfterAck => "buggify_pause_after_ack",
+            Site::PauseInFlight => "buggify_pause_in_flight",
+            Site::LeaseMoveInFlight => "buggify_lease_move_in_flight",
+            Site::CrashAfterAck => "buggify_crash_after_ack",
+            Site::IsolateAfterAck => "buggify_isolate_after_ack",
+            Site::PowerLossAfterAck => "buggify_power_loss_after_ack",
+            Site::SlowSync => "buggify_slow_sync",
+        }
+    }
+
+    /// The sites active in a run, drawn once (from the knobs stream, as a knob).
+    pub fn draw_active(stream: &mut Stream) -> Vec<Site> {
+        Site::ALL
+            .into_iter()
+            .filter(|_| stream.chance(ACTIVE_PER_MILLION))
+            .collect()
+    }
+}
+
+/// The firing gate of a run.
+pub struct Buggify {
+    active: Vec<Site>,
+    stream: Stream,
+}
+
+impl Buggify {
+    pub fn new(seed: u64, active: &[Site]) -> Buggify {
+        Buggify {
+            active: active.to_vec(),
+            stream: Stream::new(seed, Component::Buggify),
+        }
+    }
+
+    /// Whether `site` fires now: never when inactive (and then nothing is drawn).
+    pub fn fire(&mut self, site: Site) -> bool {
+        self.active.contains(&site) && self.stream.chance(FIRE_PER_MILLION)
+    }
+
+    /// A draw for what a firing site does (how long a pause lasts, ...).
+    pub fn range(&mut self, low: u64, high: u64) -> u64 {
+        self.stream.range(low, high)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An inactive site never fires; an active one fires sometimes, not always; the same seed
+    /// fires the same way.
+    #[test]
+    fn two_gates() {
+        let mut off = Buggify::new(3, &[]);
+        assert!((0..100).all(|_| !off.fire(Site::SlowSync)));
+        let mut on = Buggify::new(3, &[Site::SlowSync]);
+        let fired: Vec<bool> = (0..200).map(|_| on.fire(Site::SlowSync)).collect();
+        assert!(fired.iter().any(|f| *f) && fired.iter().any(|f| !*f));
+        let mut again = Buggify::new(3, &[Site::SlowSync]);
+        let refired: Vec<bool> = (0..200).map(|_| again.fire(Site::SlowSync)).collect();
+        assert_eq!(fired, refired);
+        assert!(!on.fire(Site::PauseAfterAck));
+    }
+}

@@ -1,0 +1,340 @@
+//! A coverage-guided campaign: the next runs' knobs are chosen by what earlier runs reached.
+//!
+//! AFL's loop over semantic events instead of edges. Every run reports counters; those that say
+//! what the system did (the audits' coverage and the probes, not the faults the harness injected)
+//! guide: each counter's value falls in an AFL bucket (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), and a run that reaches a
+//! (counter, bucket) pair no earlier run reached joins the corpus. New runs are mostly mutants of
+//! corpus entries, picked with energy proportional to how rare their pairs are:
+//! - **reseed**: the parent's knobs with a new run seed (the same world shape, other timelines:
+//!   what reached a rare situation once tends to reach it again);
+//! - **one knob**: the parent's knobs with one knob redrawn by the default swarm (from the draw
+//!   of another seed), or a BUGGIFY activation set taken over;
+//! - **crossover**: each knob from one of two corpus entries.
+//!
+//! and some are plain seeds (exploration never stops). Nothing here knows a rule or a twin.
+//!
+//! Determinism: the campaign draws from its own stream of the start seed; runs are generated a
+//! batch at a time from the corpus as it stood before the batch, and results are observed in run
+//! index order, so the campaign is a function of (start seed, budget) alone, whatever the number
+//! of threads that run a batch. Every run is a `RunSpec` with its knobs in full, so a finding
+//! replays with `felix replay --seed S --knobs JSON`.
+
+use crate::knobs::Knobs;
+use crate::rng::{Component, Stream};
+use crate::{RunReport, RunSpec};
+use felix_core::Twin;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Runs generated at once (and run in parallel) from one state of the corpus.
+pub const BATCH: u64 = 32;
+/// The chance that a run after the first batch is a plain seed instead of a mutant.
+const PLAIN_PER_MILLION: u32 = 250_000;
+
+/// The AFL bucket of a positive count.
+pub fn bucket(count: u64) -> u8 {
+    match count {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        3 => 3,
+        4..=7 => 4,
+        8..=15 => 5,
+        16..=31 => 6,
+        32..=127 => 7,
+        _ => 8,
+    }
+}
+
+/// Whether a counter measures what the system did (the audits' coverage and the probes), not
+/// what the harness injected (faults, BUGGIFY firings, messages dropped): only those guide.
+pub fn guides(name: &str) -> bool {
+    felix_audits::probes::PROBES.contains(&name)
+        || felix_audits::Coverage::default()
+            .named()
+            .iter()
+            .any(|(counter, _)| *counter == name)
+}
+
+/// The (counter, bucket) pairs a run reached, over the counters that guide.
+pub fn features(coverage: &BTreeMap<String, u64>) -> Vec<(String, u8)> {
+    coverage
+        .iter()
+        .filter(|(name, count)| **count > 0 && guides(name))
+        .map(|(name, count)| (name.clone(), bucket(*count)))
+        .collect()
+}
+
+/// A corpus entry: a run that reached a new pair.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub index: u64,
+    pub knobs: Knobs,
+    pub features: Vec<(String, u8)>,
+}
+
+/// The campaign's state.
+pub struct Campaign {
+    start: u64,
+    budget: u64,
+    twin: Option<Twin>,
+    stream: Stream,
+    generated: u64,
+    /// How many runs reached each pair.
+    hits: BTreeMap<(String, u8), u64>,
+    corpus: Vec<Entry>,
+}
+
+impl Campaign {
+    /// A campaign of `budget` runs from `start`, every run with `twin`'s rule off if given (and
+    /// the default swarm's knobs: a campaign is never biased).
+    pub fn new(start: u64, budget: u64, twin: Option<Twin>) -> Campaign {
+        Campaign {
+            start,
+            budget,
+            twin,
+            stream: Stream::new(start, Component::Campaign),
+            generated: 0,
+            hits: BTreeMap::new(),
+            corpus: Vec::new(),
+        }
+    }
+
+    pub fn corpus(&self) -> &[Entry] {
+        &self.corpus
+    }
+
+    /// Pairs reached so far.
+    pub fn pairs(&self) -> usize {
+        self.hits.len()
+    }
+
+    /// The next batch of runs (empty when the budget is spent). Index `i` of the campaign is
+    /// `generated_before + i`.
+    pub fn next_batch(&mut self) -> Vec<RunSpec> {
+        let count = BATCH.min(self.budget - self.generated);
+        let mut batch = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let index = self.generated;
+            self.generated += 1;
+            let plain =
+                self.corpus.is_empty() || index < BATCH || self.stream.chance(PLAIN_PER_MILLION);
+            let mut spec = RunSpec::new(self.start.wrapping_add(index), self.twin);
+            spec.unbiased = true;
+            if !plain {
+                let (seed, knobs) = self.mutant();
+                spec.seed = seed;
+                spec.knobs = Some(knobs);
+            }
+            batch.push(spec);
+        }
+        batch
+    }
+
+    /// Observes the report of run `index` (call in index order).
+    pub fn observe(&mut self, index: u64, report: &RunReport) {
+        let features = features(&report.coverage);
+        let mut new = false;
+        for feature in &features {
+            let hits = self.hits.entry(feature.clone()).or_insert(0);
+            if *hits == 0 {
+                new = true;
+            }
+            *hits += 1;
+        }
+        if new {
+            self.corpus.push(Entry {
+                index,
+                knobs: report.knobs.clone(),
+                features,
+            });
+        }
+    }
+
+    /// An entry's energy: the rarer its pairs, the more (in millionths, at least 1).
+    fn energy(&self, entry: &Entry) -> u64 {
+        let total: u64 = entry
+            .features
+            .iter()
+            .map(|feature| 1_000_000 / self.hits.get(feature).copied().unwrap_or(1).max(1))
+            .sum();
+        total.max(1)
+    }
+
+    fn pick(&mut self) -> usize {
+        let energies: Vec<u64> = self.corpus.iter().map(|entry| self.energy(entry)).collect();
+        let total: u64 = energies.iter().sum();
+        let mut point = self.stream.range(0, total - 1);
+        for (index, energy) in energies.iter().enumerate() {
+            if point < *energy {
+                return index;
+            }
+            point -= energy;
+        }
+        energies.len() - 1
+    }
+
+    /// A mutant of a corpus entry: (run seed, knobs).
+    fn mutant(&mut self) -> (u64, Knobs) {
+        let parent_index = self.pick();
+        let parent = self.corpus[parent_index].knobs.clone();
+        let seed = self.stream.next_u64();
+        let knobs = match self.stream.index(4) {
+            0 | 1 => parent,
+            2 => {
+                let donor = Knobs::draw(self.stream.next_u64(), None);
+                let key_count = self.stream.range(1, 2);
+                let mut knobs = parent;
+                for _ in 0..key_count {
+                    knobs = self.splice(&knobs, &donor, None);
+                }
+                knobs
+            }
+            _ => {
+                let other_index = self.pick();
+                let other = self.corpus[other_index].knobs.clone();
+                self.splice(&parent, &other, Some(500_000))
+            }
+        };
+        (seed, knobs)
+    }
+
+    /// `base` with knobs taken from `donor`: one knob (`per_million` None) or each knob with
+    /// that chance. Knobs are the JSON fields (the network's counted one by one); the result is
+    /// normalized, and `base` itself when the mix is not valid.
+    fn splice(&mut self, base: &Knobs, donor: &Knobs, per_million: Option<u32>) -> Knobs {
+        let (Ok(mut value), Ok(donor_value)) =
+            (serde_json::to_value(base), serde_json::to_value(donor))
+        else {
+            return base.clone();
+        };
+        let mut paths: Vec<(String, Option<String>)> = Vec::new();
+        if let Value::Object(map) = &value {
+            for (key, field) in map {
+                match field {
+                    Value::Object(inner) if key == "network" => {
+                        for inner_key in inner.keys() {
+                            paths.push((key.clone(), Some(inner_key.clone())));
+                        }
+                    }
+                    _ => paths.push((key.clone(), None)),
+                }
+            }
+        }
+        if paths.is_empty() {
+            return base.clone();
+        }
+        let chosen: Vec<usize> = match per_million {
+            None => vec![self.stream.index(paths.len())],
+            Some(chance) => (0..paths.len())
+                .filter(|_| self.stream.chance(chance))
+                .collect(),
+        };
+        for index in chosen {
+            let (key, inner) = &paths[index];
+            let from = match inner {
+                Some(inner) => donor_value.get(key).and_then(|v| v.get(inner)),
+                None => donor_value.get(key),
+            };
+            let Some(from) = from.cloned() else { continue };
+            let to = match inner {
+                Some(inner) => value.get_mut(key).and_then(|v| v.get_mut(inner)),
+                None => value.get_mut(key),
+            };
+            if let Some(to) = to {
+                *to = from;
+            }
+        }
+        match serde_json::from_value::<Knobs>(value) {
+            Ok(mut knobs) => {
+                knobs.normalize();
+                if knobs.validate().is_ok() {
+                    knobs
+                } else {
+                    base.clone()
+                }
+            }
+            Err(_) => base.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Buckets follow AFL's edges.
+    #[test]
+    fn afl_buckets() {
+        let edges = [
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (4, 4),
+            (7, 4),
+            (8, 5),
+            (15, 5),
+            (16, 6),
+            (31, 6),
+            (32, 7),
+            (127, 7),
+            (128, 8),
+            (1 << 40, 8),
+        ];
+        for (count, bucket_expected) in edges {
+            assert_eq!(bucket(count), bucket_expected, "{count}");
+        }
+    }
+
+    /// The campaign is a function of its start seed and budget: two campaigns fed the same
+    /// reports generate the same runs; a run with a new pair joins the corpus, a repeat does not;
+    /// mutants carry valid knobs.
+    #[test]
+    fn campaigns_are_deterministic_and_keep_news() {
+        let run = |start: u64| {
+            let mut campaign = Campaign::new(start, 3 * BATCH, None);
+            let mut specs = Vec::new();
+            loop {
+                let batch = campaign.next_batch();
+                if batch.is_empty() {
+                    break;
+                }
+                let first = specs.len() as u64;
+                for (offset, spec) in batch.iter().enumerate() {
+                    // Reports whose coverage makes the corpus grow predictably.
+                    let index = first + offset as u64;
+                    let report = RunReport {
+                        seed: spec.seed,
+                        twin: spec.twin,
+                        control: spec.control,
+                        knobs: spec.knobs(),
+                        trace_hash: 0,
+                        steps: 0,
+                        events: 0,
+                        simulated_micros: 0,
+                        violations: Vec::new(),
+                        coverage: BTreeMap::from([(
+                            felix_audits::probes::PROBES[(index % 7) as usize].to_string(),
+                            index % 3 + 1,
+                        )]),
+                        trace_lines: None,
+                    };
+                    campaign.observe(first + offset as u64, &report);
+                }
+                specs.extend(batch);
+            }
+            (specs, campaign.corpus().len())
+        };
+        let (first, corpus) = run(5);
+        let (second, _) = run(5);
+        assert_eq!(first, second);
+        assert_eq!(first.len() as u64, 3 * BATCH);
+        assert_eq!(corpus, 21, "7 counters x 3 buckets");
+        assert!(first.iter().any(|spec| spec.knobs.is_some()));
+        for spec in &first {
+            if let Some(knobs) = &spec.knobs {
+                assert_eq!(knobs.validate(), Ok(()));
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The world's BUGGIFY sites (`crate::buggify`): where each is evaluated, and what a firing does.
+//!
+//! The hooks in the world are one call each (after a client's acknowledged append, after a
+//! client sent an append or trim, after a node answered one, when a sync starts); a firing is
+//! carried out as an event at the same instant (`Ev::Buggify`), so it never runs in the middle of
+//! another step. Sites fire only in the safety phase: the liveness phase is fault-free.
+
+use super::{Ev, Role, World};
+use crate::buggify::Site;
+use crate::network::Address;
+use crate::queue::Time;
+use crate::trace::SimEvent;
+use felix_core::history::Phase;
+
+/// What a firing site does, at the instant it fired.
+#[derive(Clone, Debug)]
+pub(super) enum Act {
+    /// Freeze a client for `micros`.
+    Pause { client: usize, micros: Time },
+    /// Move the lease (felixd) or the writer fence (paros) away from `client`, silently.
+    MoveLease { client: usize },
+    /// Crash a node; it restarts after `downtime` micros.
+    Crash { node: usize, downtime: Time },
+    /// Crash every node; each restarts after its own downtime, up to `downtime` micros.
+    PowerLoss { downtime: Time },
+    /// Cut a node off from everyone for `micros`.
+    Isolate { node: usize, micros: Time },
+}
+
+impl World {
+    fn buggify_armed(&self) -> bool {
+        self.phase == Phase::Safety && !self.finished
+    }
+
+    fn is_writer(&self, client: usize) -> bool {
+        matches!(
+            self.clients[client].role,
+            Role::Felixd {
+                holder: Some(_),
+                ..
+            } | Role::Owner { owner: Some(_) }
+        )
+    }
+
+    fn holds_lease(&self, client: usize) -> bool {
+        match self.clients[client].role {
+            Role::Felixd { .. } => self
+                .lease
+                .current()
+                .is_some_and(|grant| grant.holder == self.clients[client].id),
+            Role::Owner { .. } => self.owner_current == Some(client),
+            _ => false,
+        }
+    }
+
+    fn buggify_schedule(&mut self, site: Site, act: Act) {
+        self.count(site.counter());
+        self.queue.push_after(0, Ev::Buggify(act));
+    }
+
+    /// A pause long enough to matter to a lease: up to twice its duration.
+    fn buggify_pause_micros(&mut self) -> Time {
+        let lease = self.knobs.lease_micros;
+        self.buggify.range(1_000, (2 * lease).max(1_000))
+    }
+
+    /// Hook: a writer's append or trim was just acknowledged to `client`.
+    pub(super) fn buggify_acked(&mut self, client: usize) {
+        if self.buggify_armed() && self.is_writer(client) && self.buggify.fire(Site::PauseAfterAck)
+        {
+            let micros = self.buggify_pause_micros();
+            self.buggify_schedule(Site::PauseAfterAck, Act::Pause { client, micros });
+        }
+    }
+
+    /// Hook: `client` just sent a request; `writes` when it was an append, trim or fence.
+    pub(super) fn buggify_sent(&mut self, client: usize, writes: bool) {
+        if !writes || !self.buggify_armed() || !self.is_writer(client) {
+            return;
+        }
+        if self.holds_lease(client) && self.buggify.fire(Site::LeaseMoveInFlight) {
+            self.buggify_schedule(Site::LeaseMoveInFlight, Act::MoveLease { client });
+        }
+        if self.buggify.fire(Site::PauseInFlight) {
+            let micros = self.buggify_pause_micros();
+            self.buggify_schedule(Site::PauseInFlight, Act::Pause { client, micros });
+        }
+    }
+
+    /// Hook: node `index` just answered a client's append or trim.
+    pub(super) fn buggify_answered(&mut self, index: usize) {
+        if !self.buggify_armed() {
+            return;
+        }
+        if self.buggify.fire(Site::CrashAfterAck) {
+            let downtime = self
+                .buggify
+                .range(1_000, self.knobs.downtime_max_micros.max(1_000));
+            self.buggify_schedule(
+                Site::CrashAfterAck,
+                Act::Crash {
+                    node: index,
+                    downtime,
+                },
+            );
+        }
+        if self.buggify.fire(Site::PowerLossAfterAck) {
+            let downtime = self
+                .buggify
+                .range(1_000, self.knobs.downtime_max_micros.max(1_000));
+            self.buggify_schedule(Site::PowerLossAfterAck, Act::PowerLoss { downtime });
+        }
+        if self.buggify.fire(Site::IsolateAfterAck) {
+            let micros = self
+                .buggify
+                .range(1_000, self.knobs.fault_duration_max_micros.max(1_000));
+            self.buggify_schedule(
+                Site::IsolateAfterAck,
+                Act::Isolate {
+                    node: index,
+                    micros,
+                },
+            );
+        }
+    }
+
+    /// Hook: a sync of `latency` micros starts; a stalled disk makes it up to 50 times longer.
+    pub(super) fn buggify_sync(&mut self, latency: Time) -> Time {
+        if self.buggify_armed() && self.buggify.fire(Site::SlowSync) {
+            self.count(Site::SlowSync.counter());
+            let factor = self.buggify.range(10, 50);
+            latency.max(1) * factor
+        } else {
+            latency
+        }
+    }
+
+    /// Carries out a firing.
+    pub(super) fn buggify_act(&mut self, act: Act) {
+        if !self.buggify_armed() {
+            return;
+        }
+        match act {
+            Act::Pause { client, micros } => {
+                let until = self.now() + micros;
+                self.pause(client, until);
+            }
+            Act::MoveLease { client } => self.buggify_move_lease(client),
+            Act::Crash { node, downtime } => {
+                if self.nodes[node].host.is_up() {
+                    self.crash(node);
+                    self.queue.push_after(downtime, Ev::Restart { node });
+                }
+            }
+            Act::PowerLoss { downtime } => {
+                // Machines come back one by one, each after its own boot time.
+                for node in 0..self.nodes.len() {
+                    if self.nodes[node].host.is_up() {
+                        self.crash(node);
+                        let boot = self.buggify.range(1_000, downtime.max(1_000));
+                        self.queue.push_after(boot, Ev::Restart { node });
+                    }
+                }
+            }
+            Act::Isolate { node, micros } => {
+                let isolated = Address::Node(self.nodes[node].id);
+                let rest: Vec<Address> = (0..self.nodes.len())
+                    .map(|index| Address::Node(self.nodes[index].id))
+                    .chain(self.clients.iter().map(|slot| Address::Client(slot.id)))
+                    .filter(|address| *address != isolated)
+                    .collect();
+                self.network.split(&[isolated], &rest);
+                self.sim(SimEvent::NetworkFault {
+                    description: format!("buggify: isolate {isolated:?} for {micros}us"),
+                });
+                self.queue.push_after(micros, Ev::RepairPartitions);
+            }
+        }
+    }
+
+    /// Moves the lease (or the writer fence) from `client` to another client of its kind that is
+    /// not paused, drawn from the BUGGIFY stream; nobody tells `client`.
+    fn buggify_move_lease(&mut self, client: usize) {
+        if !self.holds_lease(client) {
+            return;
+        }
+        let felixd = matches!(self.clients[client].role, Role::Felixd { .. });
+        let candidates: Vec<usize> = (0..self.clients.len())
+            .filter(|&index| index != client && !self.clients[index].paused)
+            .filter(|&index| match self.clients[index].role {
+                Role::Felixd { .. } => felixd,
+                Role::Owner { .. } => !felixd,
+                _ => false,
+            })
+            .collect();
+        if candidates.is_empty() {
+            return;
+        }
+        let next = candidates[self.buggify.range(0, candidates.len() as u64 - 1) as usize];
+        if felixd {
+            self.move_lease(Some(client), next, false);
+        } else {
+            self.move_owner(Some(client), next, false);
+        }
+    }
+}
