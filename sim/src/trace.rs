@@ -190,7 +190,7 @@ mod tests {
         let lines = recorder.take_lines().unwrap_or_default();
         assert_eq!(
             lines,
-            vec![r#"{"step":0,"time":5,"history":{"Crashed":{"node":3}}}"#.to_string()]
+            vec![r#"{"step":0,"time_micros":5,"history":{"Crashed":{"node":3}}}"#.to_string()]
         );
     }
 }
