@@ -11,15 +11,20 @@ use felix_core::history::Event;
 use felix_core::NodeId;
 use serde::{Deserialize, Serialize};
 
+/// The version of the JSONL trace format (docs/trace-format.md), written on the first line.
+pub const TRACE_FORMAT: u32 = 1;
+
 /// Something the simulator did to the world, recorded beside the core's events.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SimEvent {
-    /// The run starts with these knobs (JSON of `Knobs`).
+    /// The run starts with these knobs (a JSON object of `Knobs`), in trace format
+    /// `trace_format` (`TRACE_FORMAT`).
     Started {
+        trace_format: u32,
         seed: u64,
         twin: Option<String>,
-        knobs: String,
+        knobs: serde_json::Value,
     },
     /// A phase began: "safety" with faults, "liveness" after heal.
     Phase {
@@ -68,6 +73,8 @@ pub enum TraceEvent {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceLine {
     pub step: u64,
+    /// Simulated time, in microseconds since the run started.
+    #[serde(rename = "time_micros")]
     pub time: Time,
     #[serde(flatten)]
     pub event: TraceEvent,
@@ -183,7 +190,7 @@ mod tests {
         let lines = recorder.take_lines().unwrap_or_default();
         assert_eq!(
             lines,
-            vec![r#"{"step":0,"time":5,"history":{"Crashed":{"node":3}}}"#.to_string()]
+            vec![r#"{"step":0,"time_micros":5,"history":{"Crashed":{"node":3}}}"#.to_string()]
         );
     }
 }

@@ -340,8 +340,9 @@ impl World {
     /// Runs the world to the end of the liveness phase.
     /// `label` names the configuration in the trace (a twin name, or a control run).
     pub fn run(mut self, seed: u64, label: Option<String>) -> Ran {
-        let knobs_json = serde_json::to_string(&self.knobs).unwrap_or_default();
+        let knobs_json = serde_json::to_value(&self.knobs).unwrap_or_default();
         self.sim(SimEvent::Started {
+            trace_format: crate::trace::TRACE_FORMAT,
             seed,
             twin: label,
             knobs: knobs_json,
