@@ -18,7 +18,8 @@ pub struct Rules {
     pub floor_tag: bool,
     /// A no-op trim still checks the tail and the fence (off: NoopSkip).
     pub noop_trim_checks_tail: bool,
-    /// Retention stays off (off: Retention, time/size deletion regardless of trims).
+    /// Retention stays off (off: Retention, time/size deletion regardless of trims; see
+    /// `Rules::retention_deletes`).
     pub retention_off: bool,
     /// A refused holder re-reads from its own cursor (off: ReadFromEarliest).
     pub reread_from_cursor: bool,
@@ -39,6 +40,9 @@ pub struct Rules {
     /// A node serves a read only once its committed walk reaches a read index confirmed by the
     /// leader (off: LocalReads, served at once from the node's own committed prefix).
     pub read_index: bool,
+    /// The fix is the tag: readers skip trim records and retention stays off (off: VisibleTrims,
+    /// the first seed's rejected first fix: no tag, readers see trim records, deletion on).
+    pub tag_not_visible_trims: bool,
 }
 
 impl Default for Rules {
@@ -56,7 +60,21 @@ impl Default for Rules {
             floor_after_commit: true,
             ack_after_sync: true,
             read_index: true,
+            tag_not_visible_trims: true,
         }
+    }
+}
+
+impl Rules {
+    /// Whether retention deletes segments regardless of trims: the Retention twin, and the
+    /// VisibleTrims twin (the rejected fix ran with deletion on).
+    pub fn retention_deletes(&self) -> bool {
+        !self.retention_off || !self.tag_not_visible_trims
+    }
+
+    /// Whether readers are served trim records (the VisibleTrims twin) rather than skipping them.
+    pub fn readers_see_trims(&self) -> bool {
+        !self.tag_not_visible_trims
     }
 }
 
@@ -75,10 +93,11 @@ pub enum Twin {
     FloorPastCommit,
     AckBeforeSync,
     LocalReads,
+    VisibleTrims,
 }
 
 impl Twin {
-    pub const ALL: [Twin; 12] = [
+    pub const ALL: [Twin; 13] = [
         Twin::HiddenTrims,
         Twin::Untagged,
         Twin::NoopSkip,
@@ -91,6 +110,7 @@ impl Twin {
         Twin::FloorPastCommit,
         Twin::AckBeforeSync,
         Twin::LocalReads,
+        Twin::VisibleTrims,
     ];
 
     pub fn name(self) -> &'static str {
@@ -107,6 +127,7 @@ impl Twin {
             Twin::FloorPastCommit => "FloorPastCommit",
             Twin::AckBeforeSync => "AckBeforeSync",
             Twin::LocalReads => "LocalReads",
+            Twin::VisibleTrims => "VisibleTrims",
         }
     }
 
@@ -124,7 +145,8 @@ impl Twin {
             | Twin::NoopSkip
             | Twin::Retention
             | Twin::ReadFromEarliest
-            | Twin::TailFromRefusal => "StaleTrimRefused",
+            | Twin::TailFromRefusal
+            | Twin::VisibleTrims => "StaleTrimRefused",
             Twin::CompactActive => "FloorRecordKept",
             Twin::JumpResetsTerm => "TermNeverDecreases",
             Twin::UnfencedTruncate => "FoldAgreement",
@@ -133,7 +155,8 @@ impl Twin {
         }
     }
 
-    /// Whether the twin exists in the Stateright model and TLA+ (the others are simulator-only).
+    /// Whether the twin exists in the Stateright model and TLA+ (the others are simulator-only;
+    /// VisibleTrims is not in the model yet).
     pub fn in_model(self) -> bool {
         !matches!(
             self,
@@ -141,6 +164,7 @@ impl Twin {
                 | Twin::UnfencedTruncate
                 | Twin::FloorPastCommit
                 | Twin::AckBeforeSync
+                | Twin::VisibleTrims
         )
     }
 
@@ -160,6 +184,7 @@ impl Twin {
             Twin::FloorPastCommit => rules.floor_after_commit = false,
             Twin::AckBeforeSync => rules.ack_after_sync = false,
             Twin::LocalReads => rules.read_index = false,
+            Twin::VisibleTrims => rules.tag_not_visible_trims = false,
         }
         rules
     }
@@ -202,6 +227,7 @@ mod tests {
             floor_after_commit,
             ack_after_sync,
             read_index,
+            tag_not_visible_trims,
         } = rules;
         [
             trims_visible,
@@ -216,6 +242,7 @@ mod tests {
             floor_after_commit,
             ack_after_sync,
             read_index,
+            tag_not_visible_trims,
         ]
         .iter()
         .filter(|on| !**on)

@@ -260,6 +260,22 @@ impl Knobs {
                 self.trim_per_million = self.trim_per_million.max(300_000);
                 self.records_per_segment = self.records_per_segment.min(3);
             }
+            Twin::VisibleTrims => {
+                // Retention must delete the new holder's fenced write while only noops stay above
+                // the readable start (a visible trim would tell): a quiet new holder, small
+                // segments, frequent leader changes.
+                self.workload = Workload::Felixd { holders: 3 };
+                self.weight_lease_move = self.weight_lease_move.max(3) + 6;
+                self.weight_pause = self.weight_pause.max(3) + 6;
+                self.weight_partition = self.weight_partition.max(3) + 3;
+                self.weight_crash = self.weight_crash.max(3) + 3;
+                self.fault_gap_micros = s.range(20, 80) * 1_000;
+                self.lease_move_told_per_million = 0;
+                self.renew_micros = self.lease_micros * 3 / 4;
+                self.op_per_million = 100_000;
+                self.trim_per_million = 300_000;
+                self.records_per_segment = 1;
+            }
             Twin::Retention => {
                 // Retention must delete the new holder's fenced write while every record above it
                 // is bookkeeping (its trims, leader noops): a holder that mostly trims, small

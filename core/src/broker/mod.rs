@@ -980,7 +980,7 @@ impl Broker {
             }
         }
         self.walk_events = events;
-        if floor_moved || !self.config.journal.rules.retention_off {
+        if floor_moved || self.config.journal.rules.retention_deletes() {
             self.compact(out);
         }
     }

@@ -217,7 +217,7 @@ impl Journal {
         // rule that deletes past the floor is off; under the default rules only a jump makes one.
         let rules = config.rules;
         if journal.fold.floor < start
-            && (!rules.retention_off || !rules.compaction_keeps_floor_record)
+            && (rules.retention_deletes() || !rules.compaction_keeps_floor_record)
         {
             journal.deleted_start = start;
         }
@@ -733,7 +733,7 @@ impl Journal {
         };
         below = below.min(committed_bound);
         let mut retention = false;
-        if !rules.retention_off {
+        if rules.retention_deletes() {
             let keep = self.config.retention_segments_max * layout.records_per_segment;
             let by_retention = committed_bound
                 .saturating_sub(keep)
@@ -920,7 +920,9 @@ impl Journal {
         }
         if from < start {
             let set_by_trim = start == self.fold.floor && self.fold.floor_trim.is_some();
-            let tag = if set_by_trim && rules.floor_tag && rules.trims_visible {
+            let tagged =
+                set_by_trim && rules.floor_tag && rules.trims_visible && !rules.readers_see_trims();
+            let tag = if tagged {
                 self.floor_tag().cloned()
             } else {
                 None
@@ -935,6 +937,7 @@ impl Journal {
 
     /// Serves a read from the committed prefix (see the module doc). Never panics on any input.
     pub fn read(&self, from: ReadFrom, max_records: u32) -> Reply {
+        let rules = self.config.rules;
         let tail = self.committed + 1;
         let start = self.readable_start();
         let from = match from {
@@ -955,12 +958,21 @@ impl Journal {
                 break;
             }
             assert_eq!(entry.offset, next);
-            if let Command::Write { body, headers } = &entry.command {
-                records.push(ReadRecord {
+            match &entry.command {
+                Command::Write { body, headers } => records.push(ReadRecord {
                     offset: entry.offset,
                     body: body.clone(),
                     headers: headers.clone(),
-                });
+                }),
+                // VisibleTrims twin: the trim record, with its headers and an empty body.
+                Command::Trim { headers, .. } if rules.readers_see_trims() => {
+                    records.push(ReadRecord {
+                        offset: entry.offset,
+                        body: Vec::new(),
+                        headers: headers.clone(),
+                    })
+                }
+                _ => {}
             }
             next = entry.offset + 1;
         }
