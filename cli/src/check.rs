@@ -42,9 +42,15 @@ pub struct CheckArgs {
 
 /// Runs `felix check`.
 pub fn run(args: CheckArgs) -> u8 {
-    let configs = match resolve(&args.configs) {
-        Ok(configs) => configs,
-        Err(code) => return code,
+    // ParosTrimJump's configurations are checked first (cli/src/check_paros.rs).
+    let (paros, rest) = crate::check_paros::split(&args.configs);
+    let configs = if rest.is_empty() && !paros.is_empty() {
+        Vec::new()
+    } else {
+        match resolve(&rest) {
+            Ok(configs) => configs,
+            Err(code) => return code,
+        }
     };
     let threads = match args.threads {
         Some(0) => return exit::bad_input("--threads must be at least 1"),
@@ -53,6 +59,14 @@ pub fn run(args: CheckArgs) -> u8 {
             .map(|n| n.get())
             .unwrap_or(1),
     };
+    let paros_code = if paros.is_empty() {
+        exit::OK
+    } else {
+        crate::check_paros::run(&paros, &args, threads)
+    };
+    if paros_code == exit::BAD_INPUT {
+        return paros_code;
+    }
     let show_progress = args.progress || std::io::stderr().is_terminal();
     let mut code = exit::OK;
     for config in configs {
@@ -82,7 +96,7 @@ pub fn run(args: CheckArgs) -> u8 {
             code = exit::VIOLATION;
         }
     }
-    code
+    code.max(paros_code)
 }
 
 /// Writes to stdout; a closed pipe (`felix check | head`) is not an error worth a panic, so
@@ -106,8 +120,9 @@ pub fn resolve(names: &[String]) -> Result<Vec<&'static Config>, u8> {
             None => {
                 return Err(exit::bad_input(format!(
                     "unknown configuration {name:?}; valid names (the FelixHeadTrim prefix may be \
-                     dropped): {}",
-                    config::names().join(", ")
+                     dropped): {}; and {}",
+                    config::names().join(", "),
+                    felix_model::paros::config::names().join(", ")
                 )))
             }
         }
@@ -116,7 +131,7 @@ pub fn resolve(names: &[String]) -> Result<Vec<&'static Config>, u8> {
 }
 
 /// The human-readable report of one configuration.
-fn report_text(report: &Report, threads: usize) -> String {
+pub(crate) fn report_text(report: &Report, threads: usize) -> String {
     let mut text = String::new();
     let outcome = match (report.outcome, report.invariant) {
         (Outcome::Violated, Some(invariant)) => format!("VIOLATED {invariant}"),

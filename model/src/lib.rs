@@ -20,6 +20,7 @@
 pub mod check;
 pub mod compact;
 pub mod config;
+pub mod paros;
 pub mod properties;
 pub mod spec;
 pub mod trace;
