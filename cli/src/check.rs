@@ -16,8 +16,9 @@ use crate::exit;
 /// Arguments of `felix check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Configurations to check, as their `.cfg` names; the `FelixHeadTrim` prefix may be dropped.
-    /// Default: the main configuration.
+    /// Configurations to check, as their `.cfg` names; the `FelixHeadTrim` prefix may be dropped,
+    /// and the `ParosTrimJump` one where no FelixHeadTrim name is the same (`JumpResetsTerm`).
+    /// Default: the main configuration, FelixHeadTrim.
     pub configs: Vec<String>,
     /// Checker threads (default: the number of cores).
     #[arg(long)]
