@@ -117,9 +117,10 @@ UpToDate(b, q) ==
 \* Slots where l and f both know the term and agree on it (Log Matching: equal terms at a
 \* slot mean equal prefixes up to it).
 Matches(l, f) == {m \in 0..MaxLen : Known(l, m) /\ Known(f, m) /\ TermAt(l, m) = TermAt(f, m)}
-\* l can send f what follows their common prefix: they agree at a slot l still knows.
-CanReplicate(l, f) == \E m \in Matches(l, f) : m >= start[l] - 1
 MatchLen(l, f) == SetMax(Matches(l, f))
+\* l can send f what follows their common prefix: they agree at a slot l still knows.  (Not
+\* written with \E: TLC would generate one successor per witness.)
+CanReplicate(l, f) == Matches(l, f) /= {} /\ MatchLen(l, f) >= start[l] - 1
 
 \* A promise goes back when the term falls, or the term stays and a cast vote changes.
 GoesBack(p, q) == q[1] < p[1] \/ (q[1] = p[1] /\ p[2] /= 0 /\ q[2] /= p[2])
