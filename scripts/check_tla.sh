@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs TLC on the FelixHeadTrim configurations in docs/formal/ and holds each one to the outcome
-# pinned in docs/formal/README.md ("A trim is a record", table "Configurations"):
+# Runs TLC on the configurations in docs/formal/ (FelixHeadTrim*.cfg against FelixHeadTrim.tla,
+# ParosTrimJump*.cfg against ParosTrimJump.tla) and holds each one to the outcome pinned in
+# docs/formal/README.md (the table under each "## Configurations" heading):
 #   - a passing configuration must end with TLC exit 0 AND exactly the pinned distinct-state count;
 #   - a twin must end with TLC exit 12 (invariant violated) AND the violated invariant, read from
 #     TLC's -tool output (message 2110, or 2107 for an initial state), must be the expected one.
@@ -10,7 +11,8 @@
 #   - a twin's .cfg must differ from its base configuration's .cfg in exactly one line.
 #
 # Usage: scripts/check_tla.sh [NAME...]    (no NAME: every configuration of "## Configurations")
-#   A NAME may drop the FelixHeadTrim prefix: scripts/check_tla.sh HiddenTrims
+#   A NAME may drop the FelixHeadTrim prefix (scripts/check_tla.sh HiddenTrims) or the
+#   ParosTrimJump one when no FelixHeadTrim configuration has that name (JumpResetsTerm)
 # Environment:
 #   TLA2TOOLS_JAR   path to tla2tools.jar (required; Java 11 or later on PATH)
 #   TLC_WORKERS     workers for passing configurations (default: auto); twins always use 1
@@ -22,7 +24,14 @@ set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 formal="$root/docs/formal"
-spec="FelixHeadTrim"
+# The specs, by configuration-name prefix; a configuration runs against the spec it is named after.
+specs=(FelixHeadTrim ParosTrimJump)
+spec_of() {
+    local s
+    for s in "${specs[@]}"; do
+        [[ "$1" == "$s"* ]] && { echo "$s"; return; }
+    done
+}
 readme="$formal/README.md"
 
 did_not_run() {
@@ -86,7 +95,7 @@ table_names() {
         in_table && /^\|/ {
             seen = 1
             cell = $2; gsub(/[ `]/, "", cell)
-            if (cell ~ /^FelixHeadTrim[A-Za-z0-9]*$/) print cell
+            if (cell ~ /^(FelixHeadTrim|ParosTrimJump)[A-Za-z0-9]*$/) print cell
         }' "$readme"
 }
 
@@ -109,7 +118,13 @@ else
     for arg in "$@"; do
         n="${arg%.cfg}"
         n="${n##*/}"
-        [[ "$n" == "$spec"* ]] || n="$spec$n"
+        if [[ -z "$(spec_of "$n")" ]]; then
+            if [[ -f "$formal/FelixHeadTrim$n.cfg" || ! -f "$formal/ParosTrimJump$n.cfg" ]]; then
+                n="FelixHeadTrim$n"
+            else
+                n="ParosTrimJump$n"
+            fi
+        fi
         names+=("$n")
     done
 fi
@@ -137,6 +152,7 @@ failures=0
 
 for n in "${names[@]}"; do
     read -r base expected pinned <<<"$(table_row "$n")"
+    spec="$(spec_of "$n")"
     out="$scratch/$n.out"
     problem=""
     if [[ "$expected" == "pass" ]]; then

@@ -17,8 +17,9 @@ use crate::exit;
 /// Arguments of `felix check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Configurations to check, as their `.cfg` names; the `FelixHeadTrim` prefix may be dropped.
-    /// Default: the main configuration.
+    /// Configurations to check, as their `.cfg` names; the `FelixHeadTrim` prefix may be dropped,
+    /// and the `ParosTrimJump` one where no FelixHeadTrim name is the same (`JumpResetsTerm`).
+    /// Default: the main configuration, FelixHeadTrim.
     pub configs: Vec<String>,
     /// Checker threads (default: the number of cores).
     #[arg(long)]
@@ -47,9 +48,15 @@ pub struct CheckArgs {
 
 /// Runs `felix check`.
 pub fn run(args: CheckArgs) -> u8 {
-    let configs = match resolve(&args.configs) {
-        Ok(configs) => configs,
-        Err(code) => return code,
+    // ParosTrimJump's configurations are checked first (cli/src/check_paros.rs).
+    let (paros, rest) = crate::check_paros::split(&args.configs);
+    let configs = if rest.is_empty() && !paros.is_empty() {
+        Vec::new()
+    } else {
+        match resolve(&rest) {
+            Ok(configs) => configs,
+            Err(code) => return code,
+        }
     };
     let threads = match args.threads {
         Some(0) => return exit::bad_input("--threads must be at least 1"),
@@ -59,12 +66,25 @@ pub fn run(args: CheckArgs) -> u8 {
             .unwrap_or(1),
     };
     if let Some(path) = &args.html {
-        if configs.len() != 1 {
+        if configs.len() + paros.len() != 1 {
             return exit::bad_input("--html draws one configuration: name exactly one");
+        }
+        if !paros.is_empty() {
+            return exit::bad_input(
+                "--html draws FelixHeadTrim configurations only (no ParosTrimJump diagram yet)",
+            );
         }
         if let Err(message) = crate::html::check_writable(path) {
             return exit::bad_input(message);
         }
+    }
+    let paros_code = if paros.is_empty() {
+        exit::OK
+    } else {
+        crate::check_paros::run(&paros, &args, threads)
+    };
+    if paros_code == exit::BAD_INPUT {
+        return paros_code;
     }
     let show_progress = args.progress || std::io::stderr().is_terminal();
     let mut code = exit::OK;
@@ -103,7 +123,7 @@ pub fn run(args: CheckArgs) -> u8 {
             code = exit::VIOLATION;
         }
     }
-    code
+    code.max(paros_code)
 }
 
 /// Writes to stdout; a closed pipe (`felix check | head`) is not an error worth a panic, so
@@ -127,8 +147,9 @@ pub fn resolve(names: &[String]) -> Result<Vec<&'static Config>, u8> {
             None => {
                 return Err(exit::bad_input(format!(
                     "unknown configuration {name:?}; valid names (the FelixHeadTrim prefix may be \
-                     dropped): {}",
-                    config::names().join(", ")
+                     dropped): {}; and {}",
+                    config::names().join(", "),
+                    felix_model::paros::config::names().join(", ")
                 )))
             }
         }
@@ -137,7 +158,7 @@ pub fn resolve(names: &[String]) -> Result<Vec<&'static Config>, u8> {
 }
 
 /// The human-readable report of one configuration.
-fn report_text(report: &Report, threads: usize) -> String {
+pub(crate) fn report_text(report: &Report, threads: usize) -> String {
     let mut text = String::new();
     let outcome = match (report.outcome, report.invariant) {
         (Outcome::Violated, Some(invariant)) => format!("VIOLATED {invariant}"),

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod check;
+mod check_paros;
 mod exit;
 mod explore;
 mod guided;

@@ -1,6 +1,7 @@
 //! `felix twins --model`: every model twin must break exactly its named invariant.
 //!
-//! Called by `felix twins` (cli/src/twins.rs). Each twin is searched as CI does it: breadth-first,
+//! Called by `felix twins` (cli/src/twins.rs), for FelixHeadTrim's twins and then ParosTrimJump's.
+//! Each twin is searched as CI does it: breadth-first,
 //! one thread, stopping at the first discovery of the twin's invariant. A twin is ok only if that
 //! invariant broke and no other one did.
 
@@ -51,5 +52,46 @@ pub fn run(json: bool) -> u8 {
             code = exit::VIOLATION;
         }
     }
+    // The second spec's twins (ParosTrimJump), searched the same way.
+    for twin in felix_model::paros::config::twins() {
+        let run = felix_model::paros::check::run_twin(twin);
+        if !report(json, twin.short_name(), &run) {
+            code = exit::VIOLATION;
+        }
+    }
     code
+}
+
+/// Prints one twin's line (a JSON object with `json`); returns whether it is ok.
+fn report(json: bool, name: &str, run: &check::TwinRun) -> bool {
+    let found = if run.found.is_empty() {
+        "none".to_string()
+    } else {
+        run.found.join("+")
+    };
+    if json {
+        out(&format!(
+            "{}\n",
+            json!({
+                "twin": name,
+                "layer": "model",
+                "expected": run.expected,
+                "found": found,
+                "ok": run.ok(),
+                "seeds_to_detect": null,
+            })
+        ));
+    } else {
+        out(&format!(
+            "model  {:<17} expected {:<18} found {:<18} {}  ({} steps, {} states, {:.3} s)\n",
+            name,
+            run.expected,
+            found,
+            if run.ok() { "ok" } else { "NOT OK" },
+            run.trace.len().saturating_sub(1),
+            run.unique_states,
+            run.seconds,
+        ));
+    }
+    run.ok()
 }

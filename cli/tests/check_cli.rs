@@ -90,7 +90,11 @@ fn twins_model_holds_every_twin_to_its_invariant() {
             "Retention",
             "ReadFromEarliest",
             "TailFromRefusal",
-            "CompactActive"
+            "CompactActive",
+            "JumpResetsTerm",
+            "UnfencedTruncate",
+            "FloorPastCommit",
+            "AckBeforeSync"
         ]
     );
     for line in &lines {
@@ -99,4 +103,25 @@ fn twins_model_holds_every_twin_to_its_invariant() {
         assert_eq!(line["found"], line["expected"], "{line}");
         assert!(line["seeds_to_detect"].is_null());
     }
+}
+
+#[test]
+fn check_runs_the_second_spec_by_name() {
+    // Proves `felix check` resolves ParosTrimJump names (full, and a twin's without the prefix):
+    // the main configuration passes with its pinned count (TLC's), a twin exits 1 with its named
+    // invariant, and --compact (FelixHeadTrim only) is bad input for it.
+    let (code, stdout, stderr) = felix(&["check", "ParosTrimJump", "--json", "--threads", "1"]);
+    assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("valid JSON");
+    assert_eq!(report["config"], "ParosTrimJump");
+    assert_eq!(report["outcome"], "pass");
+    assert_eq!(report["unique_states"], 112_584);
+    let (code, stdout, _) = felix(&["check", "JumpResetsTerm", "--json"]);
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("valid JSON");
+    assert_eq!(report["config"], "ParosTrimJumpJumpResetsTerm");
+    assert_eq!(report["invariant"], "TermNeverDecreases");
+    let (code, _, stderr) = felix(&["check", "ParosTrimJump", "--compact"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("FelixHeadTrim only"), "{stderr}");
 }

@@ -13,6 +13,8 @@
 //! - `compact`: a lean breadth-first search over the same model (fingerprints only), with the
 //!   same counts, for configurations beyond Stateright's memory (`felix check --compact`).
 //! - `trace`: counterexamples as the action, then the variables it changed.
+//! - `paros`: the second spec, ParosTrimJump (`docs/formal/ParosTrimJump.tla`), laid out the same
+//!   way: truncation decided by consensus, lazy floors and the `TrimmedTo` jump.
 //!
 //! Both searches can run up to broker symmetry (`FelixHeadTrim::with_broker_symmetry`, `felix
 //! check --symmetry`): sound, about 3.4 times fewer states, but the counts are then not TLC's.
@@ -20,6 +22,7 @@
 pub mod check;
 pub mod compact;
 pub mod config;
+pub mod paros;
 pub mod properties;
 pub mod spec;
 pub mod trace;

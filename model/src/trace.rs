@@ -52,7 +52,7 @@ pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
 
 /// The variables (or, for functions, the components) whose rendered value differs between two
 /// states, in the spec's order.
-fn changed_variables(
+pub(crate) fn changed_variables(
     before: &[(&'static str, Rendered)],
     after: &[(&'static str, Rendered)],
 ) -> Vec<(String, String)> {

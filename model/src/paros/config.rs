@@ -1,0 +1,244 @@
+//! The configurations of ParosTrimJump: the constants and rule switches of each `.cfg` file.
+//!
+//! Names are exactly the TLA+ configuration names (`docs/formal/ParosTrimJump<Name>.cfg`). A twin
+//! is its base configuration with exactly one switch flipped, and names the invariant it must
+//! break; `model/tests/paros.rs` holds both facts and ties the registry to the `.cfg` files.
+
+use crate::config::Expectation;
+
+/// The rule switches. `false` everywhere is the design as shipped; each `true` is a twin's bug.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ParosSwitches {
+    /// A TrimmedTo jump overwrites term and vote with the sealed term.
+    pub jump_resets_term: bool,
+    /// The walk accepts a truncate whatever its fence.
+    pub unfenced_truncate: bool,
+    /// A node applies a truncate's floor when it appends it, not when its walk reaches it.
+    pub floor_past_commit: bool,
+    /// A write is acknowledged when the leader sequences it, before a majority holds it.
+    pub ack_before_sync: bool,
+}
+
+impl ParosSwitches {
+    /// Every switch as `(TLA+ constant name, value)`, in the spec's order.
+    pub fn constants(&self) -> [(&'static str, bool); 4] {
+        [
+            ("JumpResetsTerm", self.jump_resets_term),
+            ("UnfencedTruncate", self.unfenced_truncate),
+            ("FloorPastCommit", self.floor_past_commit),
+            ("AckBeforeSync", self.ack_before_sync),
+        ]
+    }
+
+    /// The switches that are on, by their TLA+ constant names.
+    pub fn names_on(&self) -> Vec<&'static str> {
+        self.constants()
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+}
+
+/// The bounds of a configuration (TLA+ CONSTANTS), named as in the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParosBounds {
+    /// `NumVoters`: voting nodes 1..NumVoters.
+    pub voters: u8,
+    /// `NumReplicas`: non-voting replicas after the voters.
+    pub replicas: u8,
+    /// `NumOwners`: writer-token holders 1..NumOwners.
+    pub owners: u8,
+    /// `MaxWrites`: writes sequenced.
+    pub max_writes: u8,
+    /// `MaxTruncates`: truncates sequenced.
+    pub max_truncates: u8,
+    /// `MaxSetLeaders`: SetLeader commands sequenced.
+    pub max_setleaders: u8,
+    /// `MaxPromotions`: elections.
+    pub max_promotions: u8,
+}
+
+impl ParosBounds {
+    /// `MaxLen`: every slot holds a write, a truncate, a SetLeader or a noop.
+    pub fn max_len(&self) -> u8 {
+        self.max_writes + self.max_truncates + self.max_setleaders + self.max_promotions
+    }
+
+    /// Every node, voters first: `NumVoters + NumReplicas`.
+    pub fn nodes(&self) -> u8 {
+        self.voters + self.replicas
+    }
+
+    /// The constants as `(TLA+ name, value)`, in the `.cfg` files' order.
+    pub fn constants(&self) -> [(&'static str, u8); 7] {
+        [
+            ("NumVoters", self.voters),
+            ("NumReplicas", self.replicas),
+            ("NumOwners", self.owners),
+            ("MaxWrites", self.max_writes),
+            ("MaxTruncates", self.max_truncates),
+            ("MaxSetLeaders", self.max_setleaders),
+            ("MaxPromotions", self.max_promotions),
+        ]
+    }
+}
+
+/// One configuration: a `.cfg` file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParosConfig {
+    /// Full name, as the `.cfg` file (without the extension).
+    pub name: &'static str,
+    /// For a twin, the configuration it is one switch away from.
+    pub base: Option<&'static str>,
+    /// The bounds.
+    pub bounds: ParosBounds,
+    /// The rule switches.
+    pub switches: ParosSwitches,
+    /// Pass, or the invariant a twin must break.
+    pub expectation: Expectation,
+}
+
+impl ParosConfig {
+    /// The invariant a twin must break, or `None` for a passing configuration.
+    pub fn expected_violation(&self) -> Option<&'static str> {
+        match self.expectation {
+            Expectation::Pass => None,
+            Expectation::Violates(name) => Some(name),
+        }
+    }
+
+    /// The name without the `ParosTrimJump` prefix (`Main` for the main configuration).
+    pub fn short_name(&self) -> &'static str {
+        match self.name.strip_prefix(PREFIX) {
+            Some("") | None => "Main",
+            Some(rest) => rest,
+        }
+    }
+}
+
+/// The prefix every configuration name shares.
+pub const PREFIX: &str = "ParosTrimJump";
+
+const NO_SWITCH: ParosSwitches = ParosSwitches {
+    jump_resets_term: false,
+    unfenced_truncate: false,
+    floor_past_commit: false,
+    ack_before_sync: false,
+};
+
+/// `ParosTrimJump.cfg`: three voters, two owners, a write, a truncate, a SetLeader and a
+/// promotion.
+const MAIN_BOUNDS: ParosBounds = ParosBounds {
+    voters: 3,
+    replicas: 0,
+    owners: 2,
+    max_writes: 1,
+    max_truncates: 1,
+    max_setleaders: 1,
+    max_promotions: 1,
+};
+
+/// `ParosTrimJumpReplica.cfg`: the main bounds plus a non-voting replica, with no promotion.
+const REPLICA_BOUNDS: ParosBounds = ParosBounds {
+    replicas: 1,
+    max_promotions: 0,
+    ..MAIN_BOUNDS
+};
+
+const MAIN: ParosConfig = ParosConfig {
+    name: "ParosTrimJump",
+    base: None,
+    bounds: MAIN_BOUNDS,
+    switches: NO_SWITCH,
+    expectation: Expectation::Pass,
+};
+
+const fn twin(
+    name: &'static str,
+    base: &ParosConfig,
+    switches: ParosSwitches,
+    invariant: &'static str,
+) -> ParosConfig {
+    ParosConfig {
+        name,
+        base: Some(base.name),
+        bounds: base.bounds,
+        switches,
+        expectation: Expectation::Violates(invariant),
+    }
+}
+
+/// Every configuration (one per `.cfg` file), passing ones first, then the twins.
+pub static CONFIGS: [ParosConfig; 6] = [
+    MAIN,
+    ParosConfig {
+        name: "ParosTrimJumpReplica",
+        bounds: REPLICA_BOUNDS,
+        ..MAIN
+    },
+    twin(
+        "ParosTrimJumpJumpResetsTerm",
+        &MAIN,
+        ParosSwitches {
+            jump_resets_term: true,
+            ..NO_SWITCH
+        },
+        "TermNeverDecreases",
+    ),
+    twin(
+        "ParosTrimJumpUnfencedTruncate",
+        &MAIN,
+        ParosSwitches {
+            unfenced_truncate: true,
+            ..NO_SWITCH
+        },
+        "AckedWritesKept",
+    ),
+    twin(
+        "ParosTrimJumpFloorPastCommit",
+        &MAIN,
+        ParosSwitches {
+            floor_past_commit: true,
+            ..NO_SWITCH
+        },
+        "AckedWritesKept",
+    ),
+    twin(
+        "ParosTrimJumpAckBeforeSync",
+        &MAIN,
+        ParosSwitches {
+            ack_before_sync: true,
+            ..NO_SWITCH
+        },
+        "AckedWritesKept",
+    ),
+];
+
+/// Looks a configuration up by its full name or its name without the `ParosTrimJump` prefix
+/// (`ParosTrimJump` names the main configuration; a bare `Main` is FelixHeadTrim's).
+pub fn lookup(name: &str) -> Option<&'static ParosConfig> {
+    if name.is_empty() {
+        return None;
+    }
+    CONFIGS
+        .iter()
+        .find(|config| config.name == name || config.name.strip_prefix(PREFIX) == Some(name))
+}
+
+/// Every configuration name, for error messages.
+pub fn names() -> Vec<&'static str> {
+    CONFIGS.iter().map(|config| config.name).collect()
+}
+
+/// The twins, in registry order.
+pub fn twins() -> impl Iterator<Item = &'static ParosConfig> {
+    CONFIGS
+        .iter()
+        .filter(|config| config.expected_violation().is_some())
+}
+
+/// The main configuration.
+pub fn main_config() -> &'static ParosConfig {
+    &CONFIGS[0]
+}

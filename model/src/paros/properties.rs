@@ -1,0 +1,153 @@
+//! The properties of ParosTrimJump: the spec's invariants (`always`) and coverage checks
+//! (`sometimes`) that show the invariants are not vacuous.
+//!
+//! Invariant names are the TLA+ names, the audit names and the docs' names (one name per
+//! invariant). TLC has no `sometimes`; those exist only here, as state predicates over the
+//! spec's variables (no variable records why a state came about: one would split states and
+//! break the count equality with TLC).
+
+use stateright::Property;
+
+use super::spec::{goes_back, Kind, ParosTrimJump, ReadAnswer, State};
+
+/// A node's promise (term, then vote within a term) never goes back, jumps included.
+pub const TERM_NEVER_DECREASES: &str = "TermNeverDecreases";
+/// No two nodes hold different records at a slot both have committed.
+pub const COMMITTED_PREFIX_AGREEMENT: &str = "CommittedPrefixAgreement";
+/// Every acknowledged write at or above the decided floor stays, and no floor passes it.
+pub const ACKED_WRITES_KEPT: &str = "AckedWritesKept";
+/// No read is served a slot below the floor of a truncate acknowledged before it.
+pub const NO_READ_BELOW_FLOOR: &str = "NoReadBelowFloor";
+/// Coverage: a voter jumped (it holds nothing below a point above its floor).
+pub const VOTER_JUMPS: &str = "SometimesVoterJumps";
+/// Coverage: a replica jumped.
+pub const REPLICA_JUMPS: &str = "SometimesReplicaJumps";
+/// Coverage: a committed truncate was refused by the fence (TruncateRefused).
+pub const TRUNCATE_REFUSED: &str = "SometimesTruncateRefused";
+/// Coverage: a node has a NotHeld range: committed slots at or above its floor and below its
+/// first held slot (the core's `NotHeld` check; see `not_held_range` for why the answer itself
+/// is never `NotHeld` here).
+pub const NOT_HELD_RANGE: &str = "SometimesNotHeldRange";
+
+/// The `always` properties, in the order the model declares them (the spec's order).
+pub const INVARIANTS: [&str; 4] = [
+    TERM_NEVER_DECREASES,
+    COMMITTED_PREFIX_AGREEMENT,
+    ACKED_WRITES_KEPT,
+    NO_READ_BELOW_FLOOR,
+];
+/// The `sometimes` properties, in the order the model declares them.
+pub const SOMETIMES: [&str; 4] = [VOTER_JUMPS, REPLICA_JUMPS, TRUNCATE_REFUSED, NOT_HELD_RANGE];
+
+/// Every property of the model.
+pub fn all() -> Vec<Property<ParosTrimJump>> {
+    vec![
+        Property::always(TERM_NEVER_DECREASES, term_never_decreases),
+        Property::always(COMMITTED_PREFIX_AGREEMENT, committed_prefix_agreement),
+        Property::always(ACKED_WRITES_KEPT, acked_writes_kept),
+        Property::always(NO_READ_BELOW_FLOOR, no_read_below_floor),
+        Property::sometimes(VOTER_JUMPS, voter_jumps),
+        Property::sometimes(REPLICA_JUMPS, replica_jumps),
+        Property::sometimes(TRUNCATE_REFUSED, truncate_refused),
+        Property::sometimes(NOT_HELD_RANGE, not_held_range),
+    ]
+}
+
+fn nodes(model: &ParosTrimJump) -> std::ops::RangeInclusive<u8> {
+    1..=model.config.bounds.nodes()
+}
+
+/// `TermNeverDecreases`: `~GoesBack(high[n], <<term[n], vote[n]>>)` for every node.
+pub fn term_never_decreases(model: &ParosTrimJump, state: &State) -> bool {
+    nodes(model).all(|n| {
+        let i = usize::from(n) - 1;
+        !goes_back(state.high[i], (state.term[i], state.vote[i]))
+    })
+}
+
+/// `CommittedPrefixAgreement`: nodes that both committed and hold a slot hold the same record.
+pub fn committed_prefix_agreement(model: &ParosTrimJump, state: &State) -> bool {
+    let committed_held = |n: u8, i: u8| i <= state.commit[usize::from(n) - 1] && state.holds(n, i);
+    nodes(model).all(|a| {
+        nodes(model).all(|b| {
+            (1..=model.config.bounds.max_len()).all(|i| {
+                !(committed_held(a, i) && committed_held(b, i))
+                    || state.rec(a, i) == state.rec(b, i)
+            })
+        })
+    })
+}
+
+/// `AckedWritesKept`: every acknowledged write is the record at its slot on every node that
+/// committed and holds that slot, and (at or above `decided`) no node's floor or first held
+/// slot passes it.
+pub fn acked_writes_kept(model: &ParosTrimJump, state: &State) -> bool {
+    state.acked.pairs().all(|(slot, record)| {
+        nodes(model).all(|n| {
+            let i = usize::from(n) - 1;
+            let stays =
+                !(slot <= state.commit[i] && state.holds(n, slot)) || state.rec(n, slot) == record;
+            let not_passed =
+                slot < state.decided || (state.floor[i] <= slot && state.start[i] <= slot);
+            stays && not_passed
+        })
+    })
+}
+
+/// `NoReadBelowFloor`: a read a node would serve from a committed slot starts at or above
+/// `decided`.
+pub fn no_read_below_floor(model: &ParosTrimJump, state: &State) -> bool {
+    let config = model.config;
+    nodes(model).all(|n| {
+        (1..=config.bounds.max_len() + 1).all(|from| {
+            !(from <= state.commit[usize::from(n) - 1]
+                && state.read_answer(config, n, from) == ReadAnswer::Served)
+                || from >= state.decided
+        })
+    })
+}
+
+/// A node that holds nothing below a point above its floor has jumped and its walk has not yet
+/// reached the truncate that set the sender's floor (compaction never leaves `start > floor`).
+fn jumped(state: &State, n: u8) -> bool {
+    state.start[usize::from(n) - 1] > state.floor[usize::from(n) - 1]
+}
+
+fn voter_jumps(model: &ParosTrimJump, state: &State) -> bool {
+    (1..=model.config.bounds.voters).any(|n| jumped(state, n))
+}
+
+fn replica_jumps(model: &ParosTrimJump, state: &State) -> bool {
+    (model.config.bounds.voters + 1..=model.config.bounds.nodes()).any(|n| jumped(state, n))
+}
+
+/// Some node's committed, held log holds a truncate whose fence was not the writer token in
+/// force at its slot (folded from the node's sealed writer).
+fn truncate_refused(model: &ParosTrimJump, state: &State) -> bool {
+    nodes(model).any(|n| {
+        let i = usize::from(n) - 1;
+        let mut writer = state.swriter[i];
+        (state.start[i]..=state.commit[i].min(state.last_index(n))).any(|slot| {
+            let record = state.rec(n, slot);
+            let refused = record.k == Kind::Truncate && record.o != writer;
+            if record.k == Kind::SetLeader && record.o == writer + 1 {
+                writer = record.o;
+            }
+            refused
+        })
+    })
+}
+
+/// Some node holds committed slots at or above its floor and below its first held slot: a read
+/// there passes the core's `CursorTooOld` check and fails its `NotHeld` check. Only a jump makes
+/// such a range, and it closes when the node's walk reaches the truncate that set the sender's
+/// floor. With the read index as modelled (atomic: a confirmed leader's commit index now), the
+/// node is not ready to serve until then, so `ReadAnswer` is never `NotHeld` in a reachable
+/// state: a `NotHeld` answer needs a read index taken before that truncate committed
+/// (docs/formal/README.md says more).
+fn not_held_range(model: &ParosTrimJump, state: &State) -> bool {
+    nodes(model).any(|n| {
+        let i = usize::from(n) - 1;
+        state.floor[i] < state.start[i] && state.floor[i] <= state.commit[i]
+    })
+}

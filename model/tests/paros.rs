@@ -1,0 +1,208 @@
+//! ParosTrimJump: the registry mirrors `docs/formal/ParosTrimJump*.cfg`, every twin is one switch
+//! from its base and breaks exactly its named invariant, and the passing counts are pinned (each
+//! the number TLC prints as "distinct states found" for the same `.cfg`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use felix_model::check::Outcome;
+use felix_model::config::Expectation;
+use felix_model::paros::check;
+use felix_model::paros::config::{self, ParosConfig};
+use felix_model::paros::properties::{self, INVARIANTS, SOMETIMES};
+use felix_model::paros::spec::ParosTrimJump;
+use stateright::Model;
+
+/// `(name, value)` for every `Name = Value` line of a `.cfg` file's CONSTANTS section.
+fn constants(text: &str) -> BTreeMap<String, String> {
+    let mut in_constants = false;
+    let mut values = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.split("\\*").next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && !line.contains('=') {
+            in_constants = line.starts_with("CONSTANT");
+            continue;
+        }
+        if in_constants {
+            if let Some((name, value)) = line.split_once('=') {
+                values.insert(name.trim().to_string(), value.trim().to_string());
+            }
+        }
+    }
+    values
+}
+
+/// The `ParosTrimJump*.cfg` files, by name.
+fn cfg_files() -> BTreeMap<String, String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/formal");
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).expect("docs/formal exists") {
+        let path = entry.expect("a directory entry").path();
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if path.extension().and_then(|e| e.to_str()) == Some("cfg")
+            && name.starts_with(config::PREFIX)
+        {
+            let text = std::fs::read_to_string(&path).expect("a readable .cfg");
+            files.insert(name.to_string(), text);
+        }
+    }
+    files
+}
+
+fn lookup(name: &str) -> &'static ParosConfig {
+    config::lookup(name).unwrap_or_else(|| panic!("{name} is registered"))
+}
+
+#[test]
+fn the_registry_has_exactly_the_cfg_files_with_their_constants() {
+    // Proves every ParosTrimJump*.cfg has a registry entry with every CONSTANT and switch set to
+    // the file's value, every entry has a file, and every file checks every invariant.
+    let files = cfg_files();
+    let mut names: Vec<String> = config::names().iter().map(|n| n.to_string()).collect();
+    names.sort();
+    assert_eq!(names, files.keys().cloned().collect::<Vec<_>>());
+    for (name, text) in files {
+        let config = lookup(&name);
+        let mut expected = BTreeMap::new();
+        for (constant, value) in config.bounds.constants() {
+            expected.insert(constant.to_string(), value.to_string());
+        }
+        for (switch, on) in config.switches.constants() {
+            let value = if on { "TRUE" } else { "FALSE" };
+            expected.insert(switch.to_string(), value.to_string());
+        }
+        assert_eq!(constants(&text), expected, "{name}");
+        for invariant in std::iter::once("TypeOK").chain(INVARIANTS) {
+            assert!(
+                text.lines().any(|line| line.trim() == invariant),
+                "{name} does not check {invariant}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_twin_is_one_switch_from_its_passing_base() {
+    // Proves each twin has a passing base with the same bounds and no switch on, and differs from
+    // it in exactly the switch it is named after; the passing configurations have no switch on.
+    let twins: Vec<_> = config::twins().collect();
+    assert_eq!(
+        twins.len(),
+        4,
+        "JumpResetsTerm, UnfencedTruncate, FloorPastCommit, AckBeforeSync"
+    );
+    for twin in twins {
+        let base = lookup(twin.base.expect("a twin names its base"));
+        assert_eq!(base.expectation, Expectation::Pass, "{}", twin.name);
+        assert_eq!(base.bounds, twin.bounds, "{}", twin.name);
+        assert!(base.switches.names_on().is_empty(), "{}", base.name);
+        assert_eq!(
+            twin.switches.names_on(),
+            vec![twin.short_name()],
+            "{}",
+            twin.name
+        );
+    }
+    for config in config::CONFIGS.iter() {
+        assert_eq!(
+            config.expected_violation().is_none(),
+            config.switches.names_on().is_empty(),
+            "{}",
+            config.name
+        );
+    }
+}
+
+#[test]
+fn names_resolve_with_and_without_the_prefix() {
+    // Proves `felix check JumpResetsTerm` and the full name name the same configuration, no two
+    // configurations share a name, and no short name is also a FelixHeadTrim name.
+    for config in config::CONFIGS.iter() {
+        assert_eq!(config::lookup(config.name), Some(config));
+        if config.name != config::PREFIX {
+            assert_eq!(config::lookup(config.short_name()), Some(config));
+            assert!(felix_model::config::lookup(config.short_name()).is_none());
+        }
+    }
+    assert_eq!(config::main_config().name, "ParosTrimJump");
+    assert_eq!(config::lookup("NoSuchConfig"), None);
+    assert_eq!(config::lookup(""), None);
+    let names = config::names();
+    assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), names.len());
+}
+
+#[test]
+fn property_names_are_unique_and_match_the_lists() {
+    // Proves no two properties share a name, and the runner's lists are exactly the model's
+    // `always` and `sometimes` properties in the model's order.
+    let model = ParosTrimJump::new(config::main_config());
+    let all = model.properties();
+    let names: BTreeSet<&str> = all.iter().map(|p| p.name).collect();
+    assert_eq!(names.len(), all.len());
+    let always: Vec<&str> = all
+        .iter()
+        .filter(|p| p.expectation == stateright::Expectation::Always)
+        .map(|p| p.name)
+        .collect();
+    let sometimes: Vec<&str> = all
+        .iter()
+        .filter(|p| p.expectation == stateright::Expectation::Sometimes)
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(always, INVARIANTS);
+    assert_eq!(sometimes, SOMETIMES);
+    assert_eq!(properties::all().len(), 8);
+}
+
+#[test]
+fn every_twin_breaks_exactly_its_named_invariant() {
+    // Proves each twin, searched as CI does (breadth-first, one thread, stop at the first
+    // discovery of its invariant), breaks its named invariant and no other at the same depth,
+    // with the shortest trace TLC prints with one worker (same number of steps).
+    let tlc_steps = [
+        ("JumpResetsTerm", 6),
+        ("UnfencedTruncate", 4),
+        ("FloorPastCommit", 3),
+        ("AckBeforeSync", 3),
+    ];
+    for (name, steps) in tlc_steps {
+        let twin = lookup(name);
+        let run = check::run_twin(twin);
+        assert!(
+            run.ok(),
+            "{name} must break exactly {}, found {:?}",
+            run.expected,
+            run.found
+        );
+        assert_eq!(run.trace[0].action, "Init");
+        assert_eq!(run.trace.len() - 1, steps, "{name}");
+    }
+}
+
+#[test]
+fn the_passing_counts_are_pinned_and_equal_tlc() {
+    // Proves ParosTrimJump passes with 112,584 distinct states and ParosTrimJumpReplica with
+    // 23,307 (TLC's figures for the spec at the commit that pinned them), that together they
+    // reach every `sometimes`, and that the main one reaches a jump, a refused truncate and a
+    // NotHeld range, the replica one a replica's jump.
+    let mut reached = BTreeSet::new();
+    for (name, unique, total) in [
+        ("ParosTrimJump", 112_584, 364_829),
+        ("ParosTrimJumpReplica", 23_307, 91_684),
+    ] {
+        let report = check::check(lookup(name), 1);
+        assert_eq!(
+            report.outcome,
+            Outcome::Pass,
+            "{name}: {:?}",
+            report.invariant
+        );
+        assert_eq!(report.unique_states, unique, "{name}: distinct states");
+        assert_eq!(report.total_states, total, "{name}: states generated");
+        reached.extend(report.sometimes_reached);
+    }
+    assert_eq!(reached, SOMETIMES.iter().copied().collect());
+}
