@@ -54,7 +54,7 @@ pub struct TwinsArgs {
 pub enum Search {
     /// Consecutive seeds 0, 1, 2, ... of the default swarm.
     Plain,
-    /// A coverage-guided campaign from seed 0 (`felix sweep --guided`).
+    /// A coverage-guided campaign from seed 0 (the campaign `felix sweep` runs when guided).
     Guided,
     /// Both; a twin counts as caught when either catches it.
     Both,
