@@ -20,6 +20,8 @@ pub mod node;
 pub mod queue;
 pub mod rng;
 pub mod script;
+pub mod shrink;
+pub mod tape;
 pub mod trace;
 pub mod world;
 
