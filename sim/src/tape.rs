@@ -115,7 +115,11 @@ mod tests {
         let plain = draws(&mut Stream::new(5, Component::Network));
         let (recorded, tape) = with_tape(None, || draws(&mut Stream::new(5, Component::Network)));
         assert_eq!(plain, recorded);
-        assert_eq!(tape[&Component::Network].len(), 5, "a certain chance is no choice");
+        assert_eq!(
+            tape[&Component::Network].len(),
+            5,
+            "a certain chance is no choice"
+        );
         let (replayed, again) = with_tape(Some(tape.clone()), || {
             draws(&mut Stream::new(99, Component::Network))
         });
@@ -123,7 +127,9 @@ mod tests {
         assert_eq!(again, tape);
         let mut short = tape.clone();
         short.get_mut(&Component::Network).unwrap().truncate(1);
-        let (cut, _) = with_tape(Some(short), || draws(&mut Stream::new(5, Component::Network)));
+        let (cut, _) = with_tape(Some(short), || {
+            draws(&mut Stream::new(5, Component::Network))
+        });
         assert_eq!(cut, vec![plain[0], 0, 0, 0, 1, 3]);
         assert!(!active());
     }

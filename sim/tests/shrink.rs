@@ -21,7 +21,7 @@ const COVERED: [(Twin, u64); 6] = [
 ];
 
 /// Small: the test proves the pipeline, `felix shrink` runs the full budget.
-const BUDGET: u64 = 8;
+const BUDGET: u64 = 3;
 
 fn commands(path: &str, text: &str) -> usize {
     let names = script::verbs::verb_names();
@@ -49,11 +49,17 @@ fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
         assert_eq!(audits[0].actual, ["ok"], "{twin}: the control passes");
         let prefix = format!("{}:", twin.invariant());
         assert!(
-            audits[1].actual.iter().any(|line| line.starts_with(&prefix)),
+            audits[1]
+                .actual
+                .iter()
+                .any(|line| line.starts_with(&prefix)),
             "{twin}: {:?}",
             audits[1].actual
         );
-        let path = format!("{}/../scenarios/twins/{twin}.txt", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/../scenarios/twins/{twin}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let hand = std::fs::read_to_string(&path).expect("the hand-written scenario");
         let (ours, theirs) = (
             commands("shrunk.txt", &scenario.text),

@@ -62,7 +62,9 @@ fn network(knobs: &Knobs) -> Vec<Knobs> {
         variant(knobs, |k| k.network.drop_per_million = 0),
         variant(knobs, |k| k.network.duplicate_per_million = 0),
         variant(knobs, |k| k.network.long_delay_per_million = 0),
-        variant(knobs, |k| k.network.delay_max_micros = k.network.delay_min_micros),
+        variant(knobs, |k| {
+            k.network.delay_max_micros = k.network.delay_min_micros
+        }),
     ]
     .into_iter()
     .flatten()
@@ -115,8 +117,12 @@ fn disk(knobs: &Knobs) -> Vec<Knobs> {
 fn phases(knobs: &Knobs) -> Vec<Knobs> {
     [
         variant(knobs, |k| k.safety_micros = (k.safety_micros / 2).max(1)),
-        variant(knobs, |k| k.liveness_micros = (k.liveness_micros / 16).max(1)),
-        variant(knobs, |k| k.liveness_micros = (k.liveness_micros / 2).max(1)),
+        variant(knobs, |k| {
+            k.liveness_micros = (k.liveness_micros / 16).max(1)
+        }),
+        variant(knobs, |k| {
+            k.liveness_micros = (k.liveness_micros / 2).max(1)
+        }),
     ]
     .into_iter()
     .flatten()

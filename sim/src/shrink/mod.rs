@@ -283,7 +283,12 @@ impl Shrinker<'_> {
             while size >= 1 && !self.out_of_budget() {
                 let mut start = 0;
                 loop {
-                    let values = self.best.choices.get(&component).cloned().unwrap_or_default();
+                    let values = self
+                        .best
+                        .choices
+                        .get(&component)
+                        .cloned()
+                        .unwrap_or_default();
                     if start >= values.len() || self.out_of_budget() {
                         break;
                     }
@@ -323,7 +328,12 @@ impl Shrinker<'_> {
         for component in self.components() {
             let mut position = 0;
             loop {
-                let values = self.best.choices.get(&component).cloned().unwrap_or_default();
+                let values = self
+                    .best
+                    .choices
+                    .get(&component)
+                    .cloned()
+                    .unwrap_or_default();
                 if position >= values.len() || self.out_of_budget() {
                     break;
                 }

@@ -207,7 +207,10 @@ fn reproduces(cluster: &str, twin: Twin, invariant: &str, verbs: &[String]) -> b
     !panicked
         && audits.len() == 2
         && audits[0].actual == ["ok"]
-        && audits[1].actual.iter().any(|line| line.starts_with(&prefix))
+        && audits[1]
+            .actual
+            .iter()
+            .any(|line| line.starts_with(&prefix))
 }
 
 /// Clients renamed in order of appearance (`h1`, `h2`, ... for holders; owners keep their
