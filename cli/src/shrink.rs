@@ -54,9 +54,18 @@ pub fn run(args: ShrinkArgs) -> u8 {
     if args.budget == 0 {
         return exit::bad_input("--budget 0: at least one run is needed");
     }
+    // A path that cannot be written is reported before the shrinking, without leaving a file.
     if let Some(path) = &args.out {
-        if let Err(error) = std::fs::write(path, "") {
+        let existed = path.exists();
+        let opened = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path);
+        if let Err(error) = opened {
             return exit::bad_input(format!("--out {}: cannot write: {error}", path.display()));
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
         }
     }
     let started = Instant::now();
