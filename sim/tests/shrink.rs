@@ -12,8 +12,8 @@ use felix_sim::shrink::{self, script as shrink_script};
 
 /// (twin, a failing seed from `felix twins --sim`) whose shrunk run reproduces as a script.
 const COVERED: [(Twin, u64); 6] = [
-    (Twin::HiddenTrims, 30),
-    (Twin::Untagged, 30),
+    (Twin::HiddenTrims, 34),
+    (Twin::Untagged, 34),
     (Twin::ReadFromEarliest, 1),
     (Twin::TailFromRefusal, 1),
     (Twin::CompactActive, 0),

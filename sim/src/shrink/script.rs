@@ -272,8 +272,31 @@ pub struct NotReproduced {
     pub verbs: Vec<String>,
 }
 
-/// Translates, verifies and minimizes the shrunk run; renders the file with `header` prose.
+/// Translates, verifies and minimizes the shrunk run; renders the file with `header` prose. When
+/// the shrunk run does not translate (the translation is a candidate, see the module doc), the
+/// original run is translated instead: the scenario is then minimized from it by the verb ddmin.
 pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
+    match scenario_of(shrunk, header) {
+        Ok(scenario) => Ok(scenario),
+        Err(failed) => {
+            let original = super::attempt(
+                shrunk.seed,
+                shrunk.twin.rules(),
+                shrunk.twin.name().to_string(),
+                &shrunk.original.knobs,
+                Some(shrunk.original.choices.clone()),
+                true,
+            );
+            let fallback = Shrunk {
+                shrunk: original,
+                ..shrunk.clone()
+            };
+            scenario_of(&fallback, header).map_err(|_| failed)
+        }
+    }
+}
+
+fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
     let knobs = &shrunk.shrunk.knobs;
     let cluster = format!(
         "cluster brokers={} replicas={} segment={}",
