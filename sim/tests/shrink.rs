@@ -11,13 +11,14 @@ use felix_sim::script;
 use felix_sim::shrink::{self, script as shrink_script};
 
 /// (twin, a failing seed from `felix twins --sim`) whose shrunk run reproduces as a script.
-const COVERED: [(Twin, u64); 6] = [
+const COVERED: [(Twin, u64); 7] = [
     (Twin::HiddenTrims, 34),
     (Twin::Untagged, 34),
     (Twin::ReadFromEarliest, 1),
     (Twin::TailFromRefusal, 1),
     (Twin::CompactActive, 0),
     (Twin::FloorPastCommit, 0),
+    (Twin::Retention, 7),
 ];
 
 /// Small: the test proves the pipeline, `felix shrink` runs the full budget.
