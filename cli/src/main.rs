@@ -16,6 +16,7 @@ mod guided;
 mod html;
 mod replay;
 mod scenario;
+mod shrink;
 mod store;
 mod sweep;
 mod trace;
@@ -50,6 +51,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Run scripted scenarios (datadriven golden files); --rewrite updates expectations.
     Scenario(scenario::ScenarioArgs),
+    /// Shrink a failing seed to the smallest scenario that still breaks the twin's invariant.
+    Shrink(shrink::ShrinkArgs),
     /// Hold every twin to the invariant it must break (model and/or simulator).
     Twins(twins::TwinsArgs),
     /// Look at a file store directory without writing (`check`: damage; `dump`: every record).
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Scenario(args) => scenario::run(args),
+        Command::Shrink(args) => shrink::run(args),
         Command::Twins(args) => twins::run(args),
         Command::Store(args) => store::run(args),
         Command::Trace(args) => trace::run(args),

@@ -186,3 +186,40 @@ fn bench_store_with_a_directory_that_cannot_be_made_is_bad_input() {
         "{stderr}"
     );
 }
+
+/// `felix shrink` refuses bad input with exit 2 and a message: no twin, a bad seed, a budget of
+/// zero, a seed that does not break the twin's invariant.
+#[test]
+fn shrink_refuses_bad_input() {
+    let felix = env!("CARGO_BIN_EXE_felix");
+    for args in [
+        vec!["shrink", "--seed", "3"],
+        vec!["shrink", "--seed", "x", "--twin", "HiddenTrims"],
+        vec!["shrink", "--seed", "3", "--twin", "Nope"],
+        vec![
+            "shrink",
+            "--seed",
+            "30",
+            "--twin",
+            "HiddenTrims",
+            "--budget",
+            "0",
+        ],
+        vec![
+            "shrink",
+            "--seed",
+            "2",
+            "--twin",
+            "CompactActive",
+            "--out",
+            "/nonexistent/dir/x.txt",
+        ],
+    ] {
+        let output = std::process::Command::new(felix)
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(!output.stderr.is_empty(), "{args:?}");
+    }
+}

@@ -22,6 +22,8 @@ pub mod node;
 pub mod queue;
 pub mod rng;
 pub mod script;
+pub mod shrink;
+pub mod tape;
 pub mod swarm;
 pub mod trace;
 pub mod why;

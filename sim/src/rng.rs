@@ -53,6 +53,9 @@ impl Component {
 #[derive(Clone, Debug)]
 pub struct Stream {
     rng: ChaCha8Rng,
+    /// Set when a `tape` was active on this thread as the stream was made: every draw then goes
+    /// through the tape (recorded, or replayed for the shrinker). Plain runs pay one branch.
+    component: Option<Component>,
 }
 
 impl Stream {
@@ -60,30 +63,68 @@ impl Stream {
     pub fn new(seed: u64, component: Component) -> Stream {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(component.stream());
-        Stream { rng }
+        let component = crate::tape::active().then_some(component);
+        Stream { rng, component }
     }
 
     /// A uniform draw in `low..=high` (inclusive; `low <= high`).
     pub fn range(&mut self, low: u64, high: u64) -> u64 {
         assert!(low <= high, "empty range {low}..={high}");
-        self.rng.random_range(low..=high)
+        match self.component {
+            None => self.rng.random_range(low..=high),
+            Some(component) => {
+                let rng = &mut self.rng;
+                low + crate::tape::draw(component, high - low, || {
+                    rng.random_range(low..=high) - low
+                })
+            }
+        }
     }
 
     /// True with probability `per_million / 1_000_000`. Integer rates keep knobs exact in traces.
     pub fn chance(&mut self, per_million: u32) -> bool {
         assert!(per_million <= 1_000_000);
-        per_million > 0 && self.rng.random_range(0..1_000_000u32) < per_million
+        match self.component {
+            None => per_million > 0 && self.rng.random_range(0..1_000_000u32) < per_million,
+            // A certain outcome is no choice: it is neither recorded nor replayed.
+            Some(_) if per_million == 0 => false,
+            Some(_) if per_million == 1_000_000 => {
+                // Still advance the generator, so a recorded run draws what a plain run draws.
+                let _ = self.rng.random_range(0..1_000_000u32);
+                true
+            }
+            Some(component) => {
+                let rng = &mut self.rng;
+                crate::tape::draw(component, 1, || {
+                    u64::from(rng.random_range(0..1_000_000u32) < per_million)
+                }) == 1
+            }
+        }
     }
 
     /// An index into a non-empty collection of `len` items.
     pub fn index(&mut self, len: usize) -> usize {
         assert!(len > 0);
-        self.rng.random_range(0..len)
+        match self.component {
+            None => self.rng.random_range(0..len),
+            Some(component) => {
+                let rng = &mut self.rng;
+                crate::tape::draw(component, len as u64 - 1, || {
+                    rng.random_range(0..len) as u64
+                }) as usize
+            }
+        }
     }
 
     /// A raw 64-bit draw (for digests and bodies).
     pub fn next_u64(&mut self) -> u64 {
-        self.rng.random()
+        match self.component {
+            None => self.rng.random(),
+            Some(component) => {
+                let rng = &mut self.rng;
+                crate::tape::draw(component, u64::MAX, || rng.random())
+            }
+        }
     }
 }
 

@@ -1,0 +1,144 @@
+//! `felix shrink`: from a failing seed to the smallest scenario that still fails.
+//!
+//! Shrinks the seed's run under its twin (`felix_sim::shrink`: knobs, then the recorded choices)
+//! while it still breaks the twin's invariant, then writes the shrunk run as a scenario file
+//! (`felix_sim::shrink::script`): prose naming the seed, the twin, the invariant and what happened,
+//! then the same verbs with every rule on (audit `ok`) and under the twin (audit names the
+//! invariant). Progress goes to stderr; the report (events before and after, verbs, tries,
+//! seconds) to stdout. Exit 0: written; 1: shrunk, but no script reproduced it in the driver;
+//! 2: bad usage, or a seed that does not fail.
+
+use crate::exit;
+use crate::sweep::parse_twin;
+use clap::Args;
+use felix_sim::shrink::{self, script, Stop};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Default budget of runs.
+const BUDGET_DEFAULT: u64 = 200;
+
+/// Arguments of `felix shrink`.
+#[derive(Args, Debug)]
+pub struct ShrinkArgs {
+    /// The failing seed.
+    #[arg(long)]
+    pub seed: String,
+    /// The twin the seed fails under (the rule that is off).
+    #[arg(long)]
+    pub twin: Option<String>,
+    /// Write the scenario here (default: print it).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The most runs to try while shrinking.
+    #[arg(long, default_value_t = BUDGET_DEFAULT)]
+    pub budget: u64,
+}
+
+pub fn run(args: ShrinkArgs) -> u8 {
+    let Ok(seed) = args.seed.trim().parse::<u64>() else {
+        return exit::bad_input(format!(
+            "--seed {:?}: not a seed (a whole number 0..2^64)",
+            args.seed
+        ));
+    };
+    let twin = match args.twin.as_deref().map(parse_twin).transpose() {
+        Ok(Some(twin)) => twin,
+        Ok(None) => {
+            return exit::bad_input(
+                "--twin is needed: shrinking keeps the twin's invariant broken (every rule on has no invariant to keep)",
+            )
+        }
+        Err(message) => return exit::bad_input(message),
+    };
+    if args.budget == 0 {
+        return exit::bad_input("--budget 0: at least one run is needed");
+    }
+    // A path that cannot be written is reported before the shrinking, without leaving a file.
+    if let Some(path) = &args.out {
+        let existed = path.exists();
+        let opened = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path);
+        if let Err(error) = opened {
+            return exit::bad_input(format!("--out {}: cannot write: {error}", path.display()));
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    let started = Instant::now();
+    let mut progress = |line: &str| eprintln!("{line}");
+    let shrunk = match shrink::shrink(seed, twin, args.budget, &mut progress) {
+        Ok(shrunk) => shrunk,
+        Err(error) => return exit::bad_input(format!("seed {seed} twin {twin}: {error}")),
+    };
+    let partial = match shrunk.stop {
+        Stop::Fixpoint => "",
+        Stop::Budget => " (partially shrunk: the budget ran out)",
+    };
+    let what = shrunk
+        .shrunk
+        .violations
+        .iter()
+        .find(|finding| finding.invariant == shrunk.invariant)
+        .map(|finding| finding.detail.clone())
+        .unwrap_or_default();
+    let header = format!(
+        "Shrunk by `felix shrink --seed {seed} --twin {twin} --budget {budget}`: seed {seed} under \
+twin {twin} breaks {invariant}.\n\nIn the seeded world ({before} events, shrunk to {after} in {tries} \
+runs{partial}): {what}.\nThe same steps in the scripted driver: with every rule on the audit \
+is ok; with the twin the audit names {invariant}.\n",
+        budget = args.budget,
+        invariant = shrunk.invariant,
+        before = shrunk.original.events,
+        after = shrunk.shrunk.events,
+        tries = shrunk.tries,
+    );
+    let scenario = script::scenario(&shrunk, &header);
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "seed {seed} twin {twin}: breaks {}; events {} -> {}; choices {} -> {}; {} runs ({} kept){partial}; {seconds:.1} s",
+        shrunk.invariant,
+        shrunk.original.events,
+        shrunk.shrunk.events,
+        shrunk.original.size().0,
+        shrunk.shrunk.size().0,
+        shrunk.tries,
+        shrunk.improvements,
+    );
+    println!("knobs: {}", shrunk.shrunk.knobs.describe());
+    match scenario {
+        Ok(scenario) => {
+            println!(
+                "scenario: {} verbs per half (translated {}, {} scripts tried)",
+                scenario.verbs, scenario.translated, scenario.tries
+            );
+            match &args.out {
+                Some(path) => {
+                    if let Err(error) = std::fs::write(path, &scenario.text) {
+                        return exit::bad_input(format!(
+                            "--out {}: cannot write: {error}",
+                            path.display()
+                        ));
+                    }
+                    println!("wrote {}", path.display());
+                }
+                None => print!("{}", scenario.text),
+            }
+            exit::OK
+        }
+        Err(failed) => {
+            println!(
+                "no scenario: the {} translated verbs do not break {} in the scripted driver",
+                failed.verbs.len(),
+                shrunk.invariant
+            );
+            for verb in &failed.verbs {
+                println!("  {verb}");
+            }
+            exit::VIOLATION
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The knob pass of the shrinker: simpler worlds to try, one group of knobs at a time.
+//!
+//! Each group is one function that proposes candidates simpler than the knobs it is given (fewer
+//! nodes and clients, no network faults, no clock skew, one fault kind off, a shorter safety phase);
+//! the shrinker keeps a candidate only if the run still breaks the same invariant. A new knob field
+//! slots in as one more line in its group (or one more group in `GROUPS`). Every candidate keeps
+//! the knobs' own consistency (an odd number of voters, at least three; syncs no shorter than
+//! their minimum; a safety phase longer than zero).
+
+use crate::knobs::{Knobs, Workload};
+
+/// A group of knobs: the simpler variants of `knobs` it proposes (possibly none).
+pub type Group = fn(&Knobs) -> Vec<Knobs>;
+
+/// Every group, in the order the pass tries them (cheapest, highest-yield first).
+pub const GROUPS: [(&str, Group); 6] = [
+    ("sizes", sizes),
+    ("network", network),
+    ("faults", faults),
+    ("clocks", clocks),
+    ("disk", disk),
+    ("phases", phases),
+];
+
+/// A variant of `knobs` changed by `change`, if the change changed anything.
+fn variant(knobs: &Knobs, change: impl FnOnce(&mut Knobs)) -> Option<Knobs> {
+    let mut candidate = knobs.clone();
+    change(&mut candidate);
+    (candidate != *knobs).then_some(candidate)
+}
+
+/// Fewer voters, replicas, clients.
+fn sizes(knobs: &Knobs) -> Vec<Knobs> {
+    let workload = match knobs.workload {
+        Workload::Felixd { holders } => Workload::Felixd {
+            holders: holders.min(2),
+        },
+        Workload::Paros { owners, folders } => Workload::Paros {
+            owners,
+            folders: folders.min(1),
+        },
+    };
+    [
+        variant(knobs, |k| k.brokers = 3),
+        variant(knobs, |k| k.replicas = 0),
+        variant(knobs, |k| k.readers = 0),
+        variant(knobs, |k| k.workload = workload),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// No loss, no duplicates, no long delays, one fixed delay.
+fn network(knobs: &Knobs) -> Vec<Knobs> {
+    [
+        variant(knobs, |k| {
+            k.network.drop_per_million = 0;
+            k.network.duplicate_per_million = 0;
+            k.network.long_delay_per_million = 0;
+        }),
+        variant(knobs, |k| k.network.drop_per_million = 0),
+        variant(knobs, |k| k.network.duplicate_per_million = 0),
+        variant(knobs, |k| k.network.long_delay_per_million = 0),
+        variant(knobs, |k| {
+            k.network.delay_max_micros = k.network.delay_min_micros
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// One fault kind off at a time (all of them off is tried first).
+fn faults(knobs: &Knobs) -> Vec<Knobs> {
+    let mut candidates = vec![variant(knobs, |k| {
+        k.weight_partition = 0;
+        k.weight_clog = 0;
+        k.weight_crash = 0;
+        k.weight_pause = 0;
+        k.weight_lease_move = 0;
+    })];
+    candidates.push(variant(knobs, |k| k.weight_partition = 0));
+    candidates.push(variant(knobs, |k| k.weight_clog = 0));
+    candidates.push(variant(knobs, |k| k.weight_crash = 0));
+    candidates.push(variant(knobs, |k| k.weight_pause = 0));
+    candidates.push(variant(knobs, |k| k.weight_lease_move = 0));
+    candidates.into_iter().flatten().collect()
+}
+
+/// Clocks that neither skew nor drift.
+fn clocks(knobs: &Knobs) -> Vec<Knobs> {
+    [variant(knobs, |k| {
+        k.clock_skew_max_micros = 0;
+        k.clock_drift_max_ppm = 0;
+    })]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Crashes that keep nothing unsynced and tear nothing.
+fn disk(knobs: &Knobs) -> Vec<Knobs> {
+    [
+        variant(knobs, |k| {
+            k.crash_keeps_per_million = 0;
+            k.torn_per_million = 0;
+        }),
+        variant(knobs, |k| k.sync_max_micros = k.sync_min_micros),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// A shorter safety phase (halved) and a shorter liveness deadline.
+fn phases(knobs: &Knobs) -> Vec<Knobs> {
+    [
+        variant(knobs, |k| k.safety_micros = (k.safety_micros / 2).max(1)),
+        variant(knobs, |k| {
+            k.liveness_micros = (k.liveness_micros / 16).max(1)
+        }),
+        variant(knobs, |k| {
+            k.liveness_micros = (k.liveness_micros / 2).max(1)
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}

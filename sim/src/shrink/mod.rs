@@ -1,0 +1,448 @@
+//! Shrinking a failing seed: the smallest run that still breaks the same invariant.
+//!
+//! Choice-sequence reduction (Hypothesis' internal shrinking): the failing run is replayed with
+//! every draw of its streams recorded (`tape`), then edited copies of that recording are replayed
+//! (a value that no longer fits its draw, or a draw past the end, is the simplest value, so every
+//! try is a run the world could have made). A try is kept when the run still breaks the same
+//! invariant under the same twin (no panic, no budget cut) and its recording is smaller: fewer
+//! choices, then lexicographically lower. The passes, repeated until a round changes nothing or the
+//! budget of tries runs out:
+//! 1. knobs (`knobs::GROUPS`): fewer nodes and clients, no network faults, fault kinds off, ...;
+//! 2. truncate each component's choices (what lies after the violation never mattered);
+//! 3. set spans of choices to the simplest values, then delete spans (ddmin-style, halving sizes);
+//! 4. lower single choices (to 0, then halfway).
+//!
+//! Everything is deterministic: the same seed, twin and budget give the same result. `script`
+//! turns the shrunk run into a scenario file.
+
+pub mod knobs;
+pub mod script;
+
+use crate::knobs::Knobs;
+use crate::tape::{self, Choices};
+use crate::trace::Recorder;
+use crate::{world, Finding, EVENT_BUDGET, PANIC};
+use felix_core::{Rules, Twin};
+
+/// One run of the world under a tape, judged.
+#[derive(Clone, Debug)]
+pub struct Attempt {
+    pub knobs: Knobs,
+    /// The choices the run used (its normalized recording).
+    pub choices: Choices,
+    pub events: u64,
+    pub violations: Vec<Finding>,
+    /// The history the audits judged (for rendering a scenario).
+    pub history: Vec<felix_core::history::Event>,
+    /// The trace lines, when asked for.
+    pub trace_lines: Option<Vec<String>>,
+}
+
+impl Attempt {
+    /// Breaks `invariant`, with no panic and no budget cut.
+    pub fn breaks(&self, invariant: &str) -> bool {
+        self.violations.iter().any(|f| f.invariant == invariant)
+            && !self
+                .violations
+                .iter()
+                .any(|f| f.invariant == PANIC || f.invariant == EVENT_BUDGET)
+    }
+
+    /// The shortlex size of the recording: the count of choices, then the values in order.
+    pub fn size(&self) -> (usize, Vec<u64>) {
+        size_of(&self.choices)
+    }
+}
+
+fn size_of(choices: &Choices) -> (usize, Vec<u64>) {
+    let values: Vec<u64> = choices.values().flatten().copied().collect();
+    (values.len(), values)
+}
+
+/// Runs `seed` with `knobs` and `rules`, recording (`replay` None) or replaying a tape.
+pub fn attempt(
+    seed: u64,
+    rules: Rules,
+    label: String,
+    knobs: &Knobs,
+    replay: Option<Choices>,
+    keep_trace: bool,
+) -> Attempt {
+    let (ran, choices) = tape::with_tape(replay, || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            world::World::new(seed, rules, knobs.clone(), keep_trace).run(seed, Some(label))
+        }))
+    });
+    let Ok(mut ran) = ran else {
+        return Attempt {
+            knobs: knobs.clone(),
+            choices,
+            events: 0,
+            violations: vec![Finding {
+                invariant: PANIC.to_string(),
+                detail: "the world panicked while it was built".to_string(),
+                step: None,
+            }],
+            history: Vec::new(),
+            trace_lines: None,
+        };
+    };
+    let report = felix_audits::audit(&ran.recorder.history);
+    let mut violations: Vec<Finding> = report
+        .violations
+        .iter()
+        .map(|violation| Finding {
+            invariant: violation.invariant.to_string(),
+            detail: violation.message.clone(),
+            step: ran.recorder.history_steps.get(violation.step).copied(),
+        })
+        .collect();
+    if let Some(message) = ran.panicked.take() {
+        violations.insert(
+            0,
+            Finding {
+                invariant: PANIC.to_string(),
+                detail: message,
+                step: None,
+            },
+        );
+    }
+    if let Some(reason) = ran.exhausted.take() {
+        violations.push(Finding {
+            invariant: EVENT_BUDGET.to_string(),
+            detail: reason,
+            step: None,
+        });
+    }
+    let mut recorder: Recorder = ran.recorder;
+    let trace_lines = recorder.take_lines();
+    Attempt {
+        knobs: knobs.clone(),
+        choices,
+        events: ran.events,
+        violations,
+        history: recorder.history,
+        trace_lines,
+    }
+}
+
+/// Why shrinking stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// A full round of passes changed nothing: the run is as small as these passes make it.
+    Fixpoint,
+    /// The budget of tries ran out first: partially shrunk.
+    Budget,
+}
+
+/// What shrinking produced.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    pub seed: u64,
+    pub twin: Twin,
+    pub invariant: &'static str,
+    pub original: Attempt,
+    pub shrunk: Attempt,
+    /// Runs tried (the original's recording included).
+    pub tries: u64,
+    /// Tries that were kept.
+    pub improvements: u64,
+    pub stop: Stop,
+}
+
+/// Why a seed cannot be shrunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShrinkError {
+    /// The seed does not break the twin's invariant.
+    Passes { invariant: &'static str },
+    /// Recording the run changed it (a bug in the tape).
+    Flaky,
+}
+
+impl std::fmt::Display for ShrinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShrinkError::Passes { invariant } => {
+                write!(f, "the seed does not break {invariant}: nothing to shrink")
+            }
+            ShrinkError::Flaky => write!(f, "the recorded run differs from the plain run"),
+        }
+    }
+}
+
+struct Shrinker<'a> {
+    seed: u64,
+    rules: Rules,
+    label: String,
+    invariant: &'static str,
+    best: Attempt,
+    tries: u64,
+    improvements: u64,
+    budget: u64,
+    progress: &'a mut dyn FnMut(&str),
+}
+
+impl Shrinker<'_> {
+    fn out_of_budget(&self) -> bool {
+        self.tries >= self.budget
+    }
+
+    /// Runs a candidate; keeps it when it still fails and is smaller (or, for `knobs_changed`,
+    /// simpler knobs). Returns whether it was kept.
+    fn try_candidate(&mut self, knobs: &Knobs, choices: Choices, knobs_changed: bool) -> bool {
+        if self.out_of_budget() {
+            return false;
+        }
+        if !knobs_changed && size_of(&choices) >= self.best.size() {
+            return false;
+        }
+        self.tries += 1;
+        let candidate = attempt(
+            self.seed,
+            self.rules,
+            self.label.clone(),
+            knobs,
+            Some(choices),
+            false,
+        );
+        let smaller = knobs_changed || candidate.size() < self.best.size();
+        if candidate.breaks(self.invariant) && smaller {
+            self.improvements += 1;
+            (self.progress)(&format!(
+                "shrink: try {}: kept, {} events, {} choices",
+                self.tries,
+                candidate.events,
+                candidate.size().0
+            ));
+            self.best = candidate;
+            return true;
+        }
+        false
+    }
+
+    fn knobs_pass(&mut self) -> bool {
+        let mut changed = false;
+        for (_, group) in knobs::GROUPS {
+            // A group may apply again after a success (halving the safety phase).
+            loop {
+                let mut kept = false;
+                for candidate in group(&self.best.knobs) {
+                    if self.try_candidate(&candidate, self.best.choices.clone(), true) {
+                        kept = true;
+                        changed = true;
+                        break;
+                    }
+                }
+                if !kept || self.out_of_budget() {
+                    break;
+                }
+            }
+        }
+        changed
+    }
+
+    fn components(&self) -> Vec<crate::rng::Component> {
+        self.best.choices.keys().copied().collect()
+    }
+
+    /// Cuts each component's choices to the shortest prefix (halving) that still fails.
+    fn truncate_pass(&mut self) -> bool {
+        let mut changed = false;
+        for component in self.components() {
+            loop {
+                let len = self.best.choices.get(&component).map_or(0, Vec::len);
+                if len == 0 {
+                    break;
+                }
+                let mut kept = false;
+                for keep in [0, len / 2, len * 3 / 4, len - 1] {
+                    let mut choices = self.best.choices.clone();
+                    if let Some(values) = choices.get_mut(&component) {
+                        values.truncate(keep);
+                    }
+                    let knobs = self.best.knobs.clone();
+                    if self.try_candidate(&knobs, choices, false) {
+                        kept = true;
+                        changed = true;
+                        break;
+                    }
+                }
+                if !kept || self.out_of_budget() {
+                    break;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Spans of choices set to zero (`delete` false) or deleted, halving span sizes down to one.
+    fn spans_pass(&mut self, delete: bool) -> bool {
+        let mut changed = false;
+        for component in self.components() {
+            let mut size = self.best.choices.get(&component).map_or(0, Vec::len) / 2;
+            while size >= 1 && !self.out_of_budget() {
+                let mut start = 0;
+                loop {
+                    let values = self
+                        .best
+                        .choices
+                        .get(&component)
+                        .cloned()
+                        .unwrap_or_default();
+                    if start >= values.len() || self.out_of_budget() {
+                        break;
+                    }
+                    let end = (start + size).min(values.len());
+                    let mut edited = values.clone();
+                    if delete {
+                        edited.drain(start..end);
+                    } else {
+                        if edited[start..end].iter().all(|value| *value == 0) {
+                            start = end;
+                            continue;
+                        }
+                        edited[start..end].iter_mut().for_each(|value| *value = 0);
+                    }
+                    let mut choices = self.best.choices.clone();
+                    choices.insert(component, edited);
+                    let knobs = self.best.knobs.clone();
+                    if self.try_candidate(&knobs, choices, false) {
+                        changed = true;
+                        // Deleted: the next span now starts here; zeroed: move on.
+                        if !delete {
+                            start = end;
+                        }
+                    } else {
+                        start = end;
+                    }
+                }
+                size /= 2;
+            }
+        }
+        changed
+    }
+
+    /// Each non-zero choice lowered to 0, else to half its value.
+    fn lower_pass(&mut self) -> bool {
+        let mut changed = false;
+        for component in self.components() {
+            let mut position = 0;
+            loop {
+                let values = self
+                    .best
+                    .choices
+                    .get(&component)
+                    .cloned()
+                    .unwrap_or_default();
+                if position >= values.len() || self.out_of_budget() {
+                    break;
+                }
+                let value = values[position];
+                for lower in [0, value / 2] {
+                    if lower >= value {
+                        continue;
+                    }
+                    let mut edited = values.clone();
+                    edited[position] = lower;
+                    let mut choices = self.best.choices.clone();
+                    choices.insert(component, edited);
+                    let knobs = self.best.knobs.clone();
+                    if self.try_candidate(&knobs, choices, false) {
+                        changed = true;
+                        break;
+                    }
+                }
+                position += 1;
+            }
+        }
+        changed
+    }
+}
+
+/// Shrinks `seed` under `twin` with at most `budget` tries, reporting progress lines to
+/// `progress`.
+pub fn shrink(
+    seed: u64,
+    twin: Twin,
+    budget: u64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Shrunk, ShrinkError> {
+    let knobs = Knobs::draw(seed, Some(twin));
+    let rules = twin.rules();
+    let label = twin.name().to_string();
+    let invariant = twin.invariant();
+    let original = attempt(seed, rules, label.clone(), &knobs, None, false);
+    if !original.breaks(invariant) {
+        return Err(ShrinkError::Passes { invariant });
+    }
+    // The recording must replay to the same run (else every try is noise).
+    let again = attempt(
+        seed,
+        rules,
+        label.clone(),
+        &knobs,
+        Some(original.choices.clone()),
+        false,
+    );
+    if again.choices != original.choices || again.events != original.events {
+        return Err(ShrinkError::Flaky);
+    }
+    progress(&format!(
+        "shrink: seed {seed} twin {twin}: {} events, {} choices, breaks {invariant}",
+        original.events,
+        original.size().0
+    ));
+    let mut shrinker = Shrinker {
+        seed,
+        rules,
+        label,
+        invariant,
+        best: original.clone(),
+        tries: 2,
+        improvements: 0,
+        budget: budget.max(2),
+        progress,
+    };
+    let mut round = 0;
+    let stop = loop {
+        round += 1;
+        let mut changed = shrinker.knobs_pass();
+        changed |= shrinker.truncate_pass();
+        changed |= shrinker.spans_pass(false);
+        changed |= shrinker.spans_pass(true);
+        changed |= shrinker.lower_pass();
+        (shrinker.progress)(&format!(
+            "shrink: round {round} done: {} tries, {} events, {} choices",
+            shrinker.tries,
+            shrinker.best.events,
+            shrinker.best.size().0
+        ));
+        if shrinker.out_of_budget() {
+            break Stop::Budget;
+        }
+        if !changed {
+            break Stop::Fixpoint;
+        }
+    };
+    let best = shrinker.best.clone();
+    // The final run once more, with its history kept for the scenario.
+    let shrunk = attempt(
+        seed,
+        rules,
+        twin.name().to_string(),
+        &best.knobs,
+        Some(best.choices.clone()),
+        true,
+    );
+    assert!(shrunk.breaks(invariant), "the shrunk run replays");
+    Ok(Shrunk {
+        seed,
+        twin,
+        invariant,
+        original,
+        shrunk,
+        tries: shrinker.tries,
+        improvements: shrinker.improvements,
+        stop,
+    })
+}

@@ -1,0 +1,360 @@
+//! From a shrunk run to a scenario script: translate, verify in the scripted driver, minimize.
+//!
+//! The translation reads the shrunk run's trace in order and writes the verbs that make the
+//! scripted driver do the same: the first leader campaigns, each lease grant is a `lease` to a new
+//! holder `h<epoch>`, a paros owner taking the fence is an `owner`, readers and folders appear when
+//! they first ask; each write, trim, truncate and checkpoint the world's clients asked for is its
+//! verb; crashes, restarts, isolations, heals, pauses and resumes are theirs. Messages and syncs are
+//! carried by `stabilize` before each verb that follows something the world delivered. A pause is
+//! placed right after the client's last request before it (a paused client of the driver still
+//! takes replies and sends nothing new, as the frozen process of the world did).
+//!
+//! The translation is a candidate, not a proof: the script is run twice in the driver (twin: its
+//! `audit` must name the invariant; rules on: `audit` must print `ok`), and then verbs are deleted
+//! ddmin-style while both still hold. `render` writes the file with its expectations filled in by
+//! the driver itself, so `felix scenario` passes on it by construction.
+
+use super::Shrunk;
+use crate::script;
+use crate::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_core::api::Request;
+use felix_core::client::checkpoint::MAGIC;
+use felix_core::history::Event;
+use felix_core::Twin;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The verbs translated from a run (without `cluster` and `audit`).
+pub fn translate(shrunk: &Shrunk) -> Vec<String> {
+    let mut lines: Vec<TraceLine> = Vec::new();
+    for text in shrunk.shrunk.trace_lines.iter().flatten() {
+        if let Ok(line) = serde_json::from_str::<TraceLine>(text) {
+            lines.push(line);
+        }
+    }
+    let mut verbs: Vec<String> = Vec::new();
+    // World client -> script name; names already used.
+    let mut names: BTreeMap<u32, String> = BTreeMap::new();
+    let mut seen_ops: BTreeSet<(String, String)> = BTreeSet::new();
+    // Index in `verbs` just after each client's last request.
+    let mut after_request: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut pending = false;
+    let mut campaigned = false;
+    let mut crashed: BTreeSet<u32> = BTreeSet::new();
+    let push = |verbs: &mut Vec<String>, pending: &mut bool, verb: String| {
+        if *pending {
+            verbs.push("stabilize".to_string());
+            *pending = false;
+        }
+        verbs.push(verb);
+    };
+    for line in lines {
+        match line.event {
+            TraceEvent::History(event) => match event {
+                Event::BecameLeader { node, .. } => {
+                    if !campaigned || !crashed.is_empty() {
+                        push(&mut verbs, &mut pending, format!("campaign n{node}"));
+                        campaigned = true;
+                    }
+                    pending = true;
+                }
+                Event::Crashed { node } => {
+                    crashed.insert(node);
+                    push(&mut verbs, &mut pending, format!("crash n{node}"));
+                }
+                Event::Restarted { node } => {
+                    crashed.remove(&node);
+                    push(&mut verbs, &mut pending, format!("restart n{node}"));
+                }
+                Event::LeaseGranted { client, epoch } => {
+                    let name = format!("h{epoch}");
+                    names.insert(client, name.clone());
+                    push(&mut verbs, &mut pending, format!("lease {name}"));
+                    after_request.insert(client, verbs.len());
+                }
+                Event::Requested {
+                    client, request, ..
+                } => {
+                    let verb = request_verb(&mut names, &mut seen_ops, client, &request);
+                    if let Some(verb) = verb {
+                        push(&mut verbs, &mut pending, verb);
+                    }
+                    after_request.insert(client, verbs.len());
+                }
+                Event::PromiseChanged { .. }
+                | Event::NodeState { .. }
+                | Event::PhaseChanged { .. } => {}
+                _ => pending = true,
+            },
+            TraceEvent::Sim(event) => match event {
+                SimEvent::Paused { client } => {
+                    if let Some(name) = names.get(&client) {
+                        let at = after_request.get(&client).copied().unwrap_or(verbs.len());
+                        verbs.insert(at.min(verbs.len()), format!("pause {name}"));
+                    }
+                }
+                SimEvent::Resumed { client } => {
+                    if let Some(name) = names.get(&client) {
+                        push(&mut verbs, &mut pending, format!("resume {name}"));
+                    }
+                }
+                SimEvent::NetworkFault { description } => {
+                    if description == "partitions repaired" {
+                        push(&mut verbs, &mut pending, "heal".to_string());
+                    } else if let Some(node) = isolated_node(&description) {
+                        push(&mut verbs, &mut pending, format!("partition n{node}"));
+                    }
+                }
+                SimEvent::Healed => push(&mut verbs, &mut pending, "heal".to_string()),
+                _ => {}
+            },
+        }
+    }
+    verbs.push("stabilize".to_string());
+    verbs
+}
+
+/// `isolate Node(K) for ...` names node K.
+fn isolated_node(description: &str) -> Option<u32> {
+    let rest = description.strip_prefix("isolate Node(")?;
+    rest.split(')').next()?.parse().ok()
+}
+
+/// The verb for a client's request, when it is one the client chose (not one it sends on its own:
+/// a holder's tail read and fenced write, a retry of the same operation, a folder's next read).
+fn request_verb(
+    names: &mut BTreeMap<u32, String>,
+    seen: &mut BTreeSet<(String, String)>,
+    client: u32,
+    request: &Request,
+) -> Option<String> {
+    let mut first = |name: &str, key: String| seen.insert((name.to_string(), key));
+    match request {
+        Request::Fence { new, old } => {
+            let name = format!("o{}", new.0);
+            names.insert(client, name.clone());
+            Some(format!("owner {name} token={} old={}", new.0, old.0))
+        }
+        Request::Append { body, .. } => {
+            let name = names.get(&client)?.clone();
+            if body.starts_with(MAGIC) {
+                return first(&name, "checkpoint".to_string())
+                    .then(|| format!("checkpoint {name}"));
+            }
+            let text = String::from_utf8_lossy(body).to_string();
+            if text.starts_with("fenced write of epoch") || text.contains(char::is_whitespace) {
+                return None;
+            }
+            first(&name, format!("write {text}")).then(|| format!("write {name} {text}"))
+        }
+        Request::Trim { floor, fence, .. } => {
+            let name = names.get(&client)?.clone();
+            if fence.is_some() {
+                first(&name, format!("truncate {floor}"))
+                    .then(|| format!("truncate {name} floor={floor}"))
+            } else {
+                first(&name, format!("trim {floor}")).then(|| format!("trim {name} floor={floor}"))
+            }
+        }
+        Request::Read { .. } => {
+            if names.contains_key(&client) {
+                return None;
+            }
+            // A reader (or folder) asking for the first time: created then.
+            let name = format!("r{client}");
+            names.insert(client, name.clone());
+            Some(format!("reader {name}\nread {name} all"))
+        }
+    }
+}
+
+/// The scenario text for `verbs`: the control (rules on) with `audit`, then the twin with `audit`.
+fn text(header: &str, cluster: &str, twin: Twin, verbs: &[String]) -> String {
+    let mut text = String::new();
+    text.push_str(header);
+    for (title, rules) in [
+        ("every rule on: the same script passes", "none".to_string()),
+        (
+            &*format!("twin {twin}: the rule is off"),
+            twin.name().to_string(),
+        ),
+    ] {
+        text.push_str(&format!("\n# ---- {title} ----\n\n"));
+        text.push_str(&format!("{cluster} twin={rules}\n----\n\n"));
+        for verb in verbs.iter().flat_map(|verb| verb.lines()) {
+            text.push_str(&format!("{verb}\n----\n\n"));
+        }
+        text.push_str("audit\n----\n\n");
+    }
+    text
+}
+
+/// Runs the two halves; true when the control's audit is `ok` and the twin's names `invariant`.
+fn reproduces(cluster: &str, twin: Twin, invariant: &str, verbs: &[String]) -> bool {
+    let Ok(outcome) = script::run_text("shrunk.txt", &text("Shrunk.\n", cluster, twin, verbs))
+    else {
+        return false;
+    };
+    let audits: Vec<&script::BlockOutcome> = outcome
+        .blocks
+        .iter()
+        .filter(|block| block.command == "audit")
+        .collect();
+    let panicked = outcome
+        .blocks
+        .iter()
+        .any(|block| block.actual.iter().any(|line| line.starts_with("panic:")));
+    let prefix = format!("{invariant}:");
+    !panicked
+        && audits.len() == 2
+        && audits[0].actual == ["ok"]
+        && audits[1]
+            .actual
+            .iter()
+            .any(|line| line.starts_with(&prefix))
+}
+
+/// Clients renamed in order of appearance (`h1`, `h2`, ... for holders; owners keep their
+/// token, readers their letter), so the holder of epoch K in the script is `hK`.
+fn renamed(verbs: &[String]) -> Vec<String> {
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut holders = 0;
+    let mut readers = 0;
+    for verb in verbs.iter().flat_map(|verb| verb.lines()) {
+        let mut words = verb.split(' ');
+        match (words.next(), words.next()) {
+            (Some("lease"), Some(name)) => {
+                holders += 1;
+                names.insert(name.to_string(), format!("h{holders}"));
+            }
+            (Some("reader"), Some(name)) => {
+                readers += 1;
+                names.insert(name.to_string(), format!("r{readers}"));
+            }
+            _ => {}
+        }
+    }
+    verbs
+        .iter()
+        .map(|verb| {
+            verb.lines()
+                .map(|line| {
+                    line.split(' ')
+                        .enumerate()
+                        .map(|(index, word)| match names.get(word) {
+                            Some(name) if index == 1 => name.clone(),
+                            _ => word.to_string(),
+                        })
+                        .collect::<Vec<String>>()
+                        .join(" ")
+                })
+                .collect::<Vec<String>>()
+                .join("\n")
+        })
+        .collect()
+}
+
+/// A scenario that reproduces the shrunk run's violation in the driver.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The file's text, expectations filled in.
+    pub text: String,
+    /// Verbs in each half (without `cluster` and `audit`).
+    pub verbs: usize,
+    /// Verbs of the translation before minimizing.
+    pub translated: usize,
+    /// Scripts the minimizer ran.
+    pub tries: u64,
+}
+
+/// Why no scenario could be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotReproduced {
+    pub verbs: Vec<String>,
+}
+
+/// Translates, verifies and minimizes the shrunk run; renders the file with `header` prose. When
+/// the shrunk run does not translate (the translation is a candidate, see the module doc), the
+/// original run is translated instead: the scenario is then minimized from it by the verb ddmin.
+pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
+    match scenario_of(shrunk, header) {
+        Ok(scenario) => Ok(scenario),
+        Err(failed) => {
+            let original = super::attempt(
+                shrunk.seed,
+                shrunk.twin.rules(),
+                shrunk.twin.name().to_string(),
+                &shrunk.original.knobs,
+                Some(shrunk.original.choices.clone()),
+                true,
+            );
+            let fallback = Shrunk {
+                shrunk: original,
+                ..shrunk.clone()
+            };
+            scenario_of(&fallback, header).map_err(|_| failed)
+        }
+    }
+}
+
+fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
+    let knobs = &shrunk.shrunk.knobs;
+    let cluster = format!(
+        "cluster brokers={} replicas={} segment={}",
+        knobs.brokers, knobs.replicas, knobs.records_per_segment
+    );
+    let twin = shrunk.twin;
+    let invariant = shrunk.invariant;
+    let translated = translate(shrunk);
+    let mut candidates = vec![translated.clone()];
+    // Variants of the same run: a stabilize after every verb; the run without its fault verbs.
+    candidates.push(
+        translated
+            .iter()
+            .flat_map(|verb| [verb.clone(), "stabilize".to_string()])
+            .collect(),
+    );
+    let mut tries = 0;
+    let mut found = None;
+    for candidate in candidates {
+        tries += 1;
+        if reproduces(&cluster, twin, invariant, &candidate) {
+            found = Some(candidate);
+            break;
+        }
+    }
+    let Some(mut verbs) = found else {
+        return Err(NotReproduced { verbs: translated });
+    };
+    // ddmin over verbs: delete chunks, halving sizes, while the script still reproduces.
+    let mut size = verbs.len() / 2;
+    while size >= 1 {
+        let mut start = 0;
+        while start < verbs.len() {
+            let end = (start + size).min(verbs.len());
+            let mut edited = verbs.clone();
+            edited.drain(start..end);
+            tries += 1;
+            if reproduces(&cluster, twin, invariant, &edited) {
+                verbs = edited;
+            } else {
+                start = end;
+            }
+        }
+        size /= 2;
+    }
+    let verbs = renamed(&verbs);
+    let draft = text(header, &cluster, twin, &verbs);
+    let filled = script::run_text("shrunk.txt", &draft)
+        .ok()
+        .and_then(|outcome| outcome.rewritten().ok())
+        .ok_or_else(|| NotReproduced {
+            verbs: verbs.clone(),
+        })?;
+    let count = verbs.iter().map(|verb| verb.lines().count()).sum::<usize>() + 2;
+    Ok(Scenario {
+        text: filled,
+        verbs: count,
+        translated: translated.len(),
+        tries,
+    })
+}
