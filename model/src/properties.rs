@@ -142,10 +142,7 @@ fn stale_holder_retires_on_tag(model: &FelixHeadTrim, state: &State) -> bool {
                 let from = state.expected[usize::from(h) - 1] + 1;
                 let rs = state.readable_start(s);
                 let (newer, _) = state.read_outcome(config, h, s, from.max(rs));
-                state.serves(config, s)
-                    && from < rs
-                    && state.floor_tag(config, s) > h
-                    && !newer
+                state.serves(config, s) && from < rs && state.floor_tag(config, s) > h && !newer
             })
     })
 }

@@ -372,8 +372,7 @@ impl State {
             .count();
         2 * accepting > usize::from(config.bounds.brokers)
             && (self.term[li] == 1
-                || (self.commit[li] > 0
-                    && self.log[li].term_at(self.commit[li]) == self.term[li]))
+                || (self.commit[li] > 0 && self.log[li].term_at(self.commit[li]) == self.term[li]))
     }
 
     /// `Serves(s)`: s learnt a read index from the current leader and its walk reached it

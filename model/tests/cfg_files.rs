@@ -94,7 +94,11 @@ fn tlc_checks_stale_holder_retires_on_the_liveness_configuration() {
     // Proves the liveness property is wired into TLC: FelixHeadTrimLiveness.cfg checks the
     // fair specification LiveSpec and the property StaleHolderRetires.
     let files = cfg_files();
-    let text = files.get("FelixHeadTrimLiveness").expect("the liveness .cfg exists");
-    assert!(text.lines().any(|line| line.trim() == "SPECIFICATION LiveSpec"));
+    let text = files
+        .get("FelixHeadTrimLiveness")
+        .expect("the liveness .cfg exists");
+    assert!(text
+        .lines()
+        .any(|line| line.trim() == "SPECIFICATION LiveSpec"));
     assert!(text.lines().any(|line| line.trim() == "StaleHolderRetires"));
 }

@@ -103,9 +103,20 @@ fn the_compact_search_counts_exactly_what_stateright_counts() {
 fn assert_compact_passes_with(name: &str, unique_states: usize, total_states: usize) {
     let config = config::lookup(name).expect("registered");
     let report = check::check_compact(config, 2, false, &mut |_| {});
-    assert_eq!(report.outcome, Outcome::Pass, "{name}: {:?}", report.invariant);
-    assert_eq!(report.unique_states, unique_states, "{name}: distinct states");
-    assert_eq!(report.total_states, total_states, "{name}: states generated");
+    assert_eq!(
+        report.outcome,
+        Outcome::Pass,
+        "{name}: {:?}",
+        report.invariant
+    );
+    assert_eq!(
+        report.unique_states, unique_states,
+        "{name}: distinct states"
+    );
+    assert_eq!(
+        report.total_states, total_states,
+        "{name}: states generated"
+    );
     if config.bounds.holders > 1 && config.bounds.max_trims > 0 {
         assert!(
             report.sometimes_missed.is_empty(),

@@ -97,7 +97,10 @@ fn shared_groups() -> BTreeSet<BTreeSet<&'static str>> {
     for (name, key) in graphs {
         groups.entry(key).or_default().insert(name);
     }
-    groups.into_values().filter(|group| group.len() > 1).collect()
+    groups
+        .into_values()
+        .filter(|group| group.len() > 1)
+        .collect()
 }
 
 fn as_sets(groups: &[&[&'static str]]) -> BTreeSet<BTreeSet<&'static str>> {
@@ -145,7 +148,10 @@ fn the_readme_names_the_same_shared_graphs_for_both_checkers() {
             .split(',')
             .map(|name| name.trim().trim_start_matches(config::PREFIX).to_string())
             .collect();
-        by_checker.entry(cells[1].clone()).or_default().insert(group);
+        by_checker
+            .entry(cells[1].clone())
+            .or_default()
+            .insert(group);
     }
     let owned = |groups: &[&[&str]]| -> BTreeSet<BTreeSet<String>> {
         groups
@@ -153,6 +159,9 @@ fn the_readme_names_the_same_shared_graphs_for_both_checkers() {
             .map(|group| group.iter().map(|name| name.to_string()).collect())
             .collect()
     };
-    assert_eq!(by_checker.get("Stateright"), Some(&owned(STATERIGHT_SHARED)));
+    assert_eq!(
+        by_checker.get("Stateright"),
+        Some(&owned(STATERIGHT_SHARED))
+    );
     assert_eq!(by_checker.get("TLC"), Some(&owned(TLC_SHARED)));
 }
