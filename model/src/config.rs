@@ -198,8 +198,10 @@ const FAILOVER_BOUNDS: Bounds = Bounds {
     ..MAIN_BOUNDS
 };
 
-/// `FelixHeadTrimLiveness.cfg`: one trim, one promotion (TLC also checks StaleHolderRetires).
+/// `FelixHeadTrimLiveness.cfg`: the fence write, one trim, one promotion (TLC also checks
+/// StaleHolderRetires, which needs a small graph).
 const LIVENESS_BOUNDS: Bounds = Bounds {
+    max_writes: 1,
     max_trims: 1,
     seg_size: 2,
     ..MAIN_BOUNDS
