@@ -90,7 +90,10 @@ fn twins_model_holds_every_twin_to_its_invariant() {
             "Retention",
             "ReadFromEarliest",
             "TailFromRefusal",
-            "CompactActive"
+            "CompactActive",
+            "TagAtFloor",
+            "VisibleTrims",
+            "LocalReads"
         ]
     );
     for line in &lines {
