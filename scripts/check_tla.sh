@@ -8,7 +8,10 @@
 #     Twins run with one worker, so the counterexample is a shortest one; it is printed.
 #     Exit 0 ("the twin no longer fails"), parse errors (150/151) and evaluation errors (75-77)
 #     never count as expected.
-#   - a twin's .cfg must differ from its base configuration's .cfg in exactly one line.
+#   - a twin's .cfg must differ from its base configuration's .cfg in exactly one line;
+#   - twins that README.md's table "Twins that share a state graph" lists together for TLC must
+#     give TLC the same counterexample (the same actions) after the same number of distinct
+#     states, when they run in the same invocation (they reach the same states by the same steps).
 #
 # Usage: scripts/check_tla.sh [NAME...]    (no NAME: every configuration of "## Configurations")
 #   A NAME may drop the FelixHeadTrim prefix (scripts/check_tla.sh HiddenTrims) or the
@@ -149,6 +152,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 summary=()
 failures=0
+declare -A signature=()
 
 for n in "${names[@]}"; do
     read -r base expected pinned <<<"$(table_row "$n")"
@@ -205,6 +209,10 @@ for n in "${names[@]}"; do
         fi
     fi
 
+    if [[ "$expected" != "pass" ]]; then
+        # The counterexample's actions in order, and the states explored until it.
+        signature[$n]="$states $(awk '/^[0-9]+: </ { sub(/ line [0-9]+, col .*/, ""); printf "%s;", $0 }' "$out")"
+    fi
     if [[ "$expected" != "pass" && -n "$found" ]]; then
         echo "-- counterexample ($n violates $found):"
         # The trace without the -tool markers: from the violation message to the end of the trace.
@@ -230,6 +238,28 @@ for n in "${names[@]}"; do
     summary+=("$(printf '%-34s %-18s %-18s %12s %7ss  %s' "$n" "$expected" \
         "$shown" "${states:--}" "$seconds" "$verdict")")
 done
+
+# Twins listed together for TLC under "## Twins that share a state graph": rows
+# "| TLC | `A`, `B`, ... | why |". Each group's twins that ran here must look the same to TLC.
+while IFS= read -r group; do
+    first=""
+    for t in $group; do
+        [[ "$t" == "$spec"* ]] || t="$spec$t"
+        [[ -n "${signature[$t]+set}" ]] || continue
+        if [[ -z "$first" ]]; then
+            first="$t"
+        elif [[ "${signature[$t]}" != "${signature[$first]}" ]]; then
+            failures=$((failures + 1))
+            summary+=("$(printf '%-34s %s' "$t" "NOT AS EXPECTED: README says it shares a state graph with $first, but TLC's trace or state count differs")")
+        fi
+    done
+done < <(awk -F'|' '
+    /^## Twins that share a state graph/ { in_table = 1; next }
+    in_table && /^## / { in_table = 0 }
+    in_table && /^\|/ {
+        checker = $2; gsub(/[ `]/, "", checker)
+        if (checker == "TLC") { twins = $3; gsub(/[`,]/, " ", twins); print twins }
+    }' "$readme")
 
 echo
 printf '%-34s %-18s %-18s %12s %8s  %s\n' configuration expected found "distinct*" time verdict

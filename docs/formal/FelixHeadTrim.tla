@@ -5,13 +5,17 @@
 (* Why this spec exists: a trim is a record appended under the same tail   *)
 (* check as a write, and a stale lease holder learns that it lost the      *)
 (* lease either by reading a write of a newer epoch or from the tag that   *)
-(* CursorTooOld carries (the epoch of the trim that set the floor).  The   *)
-(* spec checks that no committed write or trim of an older holder ever     *)
-(* follows a committed write of a newer one (StaleTrimRefused), and that   *)
-(* the serving leader still holds the record that set its floor            *)
-(* (FloorRecordKept).  Every rule is a boolean switch; a twin is a         *)
-(* configuration with exactly one rule off, and it must break its named    *)
-(* invariant (see README.md, "A trim is a record").                        *)
+(* CursorTooOld carries (the headers, here the epoch, of the trim that set *)
+(* the floor).  The spec checks that no committed write or trim of an      *)
+(* older holder ever follows a committed write of a newer one              *)
+(* (StaleTrimRefused), that every broker's floor is the one its trim       *)
+(* records set and that it still holds the record that set it              *)
+(* (FloorRecordKept), that no reader is served a record below the floor of *)
+(* an acknowledged trim (NoReadBelowFloor), and, under weak fairness, that *)
+(* a holder whose lease moved eventually retires (StaleHolderRetires).     *)
+(* Every rule is a boolean switch; a twin is a configuration with exactly  *)
+(* one rule off, and it must break its named invariant (see README.md, "A  *)
+(* trim is a record").                                                     *)
 (*                                                                         *)
 (* The Stateright model in model/ mirrors this spec ONE TO ONE: the same   *)
 (* variables, the same actions with the same parameters and guards, and    *)
@@ -41,16 +45,20 @@ CONSTANTS
     Untagged,         \* only the tag is gone (FloorTag = 0)
     NoopSkip,         \* a no-op trim skips the tail check and answers the tail
     Retention,        \* retention deletes committed segments regardless of trims
-    ReadFromEarliest, \* a refused holder re-reads from earliest (the floor), never seeing the tag
+    ReadFromEarliest, \* a holder re-reads from earliest (the floor), never from its own cursor
     TailFromRefusal,  \* a holder adopts the tail named by OffsetMismatch
-    CompactActive     \* compaction may delete the segment holding the floor-setting trim
+    CompactActive,    \* compaction may delete the active segment (the one holding the floor-setting trim)
+    TagAtFloor,       \* the tag is read from the record at the floor, not from the trim that set it
+    VisibleTrims,     \* the seed's rejected first fix: no tag, readers see trims, deletion on
+    LocalReads        \* a broker serves reads from its own state, without a read index
 
 ASSUME NumBrokers \in Nat \ {0}
 ASSUME NumHolders \in Nat \ {0}
 ASSUME MaxWrites \in Nat /\ MaxTrims \in Nat /\ MaxPromotions \in Nat /\ MaxCrashes \in Nat
 ASSUME SegSize \in Nat \ {0}
 ASSUME \A sw \in {HiddenTrims, Untagged, NoopSkip, Retention, ReadFromEarliest,
-                  TailFromRefusal, CompactActive} : sw \in BOOLEAN
+                  TailFromRefusal, CompactActive, TagAtFloor, VisibleTrims,
+                  LocalReads} : sw \in BOOLEAN
 
 Brokers == 1..NumBrokers
 Holders == 1..NumHolders
@@ -68,17 +76,19 @@ VARIABLES
     term,        \* term[b]: broker b's current term (its promise)
     leader,      \* leader[b]: b believes it leads term[b] (a deposed leader still does)
     log,         \* log[b]: b's log, deleted records included (see start)
-    commit,      \* commit[b]: b's committed index
+    commit,      \* commit[b]: b's committed index (a follower learns it from its leader)
+    floor,       \* floor[b]: b's floor, applied as b's committed walk reaches each trim
     start,       \* start[b]: first offset b still holds; 1 + a multiple of SegSize
     lease,       \* the epoch (holder) the lease service has granted last
     expected,    \* expected[h]: the last offset holder h believes is in the stream (its tail)
     retired,     \* retired[h]: h learnt that a newer holder exists and stopped
+    staleRead,   \* some read served a write below the floor of an acknowledged trim (history)
     writes,      \* writes appended so far
     trims,       \* trims appended so far
     promotions,  \* elections so far
     crashes      \* crashes so far
 
-vars == <<term, leader, log, commit, start, lease, expected, retired,
+vars == <<term, leader, log, commit, floor, start, lease, expected, retired, staleRead,
           writes, trims, promotions, crashes>>
 
 -----------------------------------------------------------------------------
@@ -98,31 +108,59 @@ UpToDate(b, q) ==
     \/ /\ LastTerm(b) = LastTerm(q)
        /\ Len(log[b]) >= Len(log[q])
 
-\* Offsets of b's committed trim records (deleted ones included).
-CommittedTrims(b) == {i \in 1..commit[b] : log[b][i].k = "t"}
+\* The floor after a committed walk over lg[b]'s records from + 1 .. to, starting
+\* from floor fl: each trim's floor is applied when the walk reaches it, and a
+\* floor never decreases.
+Walk(lg, b, from, to, fl) ==
+    SetMax({fl} \cup {lg[b][i].f : i \in {j \in (from + 1)..to : lg[b][j].k = "t"}})
 
-\* The floor: the highest floor among b's committed trims, 1 when none.
-\* Each broker applies a trim's floor when its commit reaches the record, so the
-\* floor is a function of the committed prefix and never decreases.
-Floor(b) == SetMax({1} \cup {log[b][i].f : i \in CommittedTrims(b)})
+\* The floor b's trim records set: the highest floor among b's committed trims,
+\* deleted ones included, 1 when none (what floor[b] must be: FloorRecordKept).
+TrimFloor(b) == Walk(log, b, 0, commit[b], 1)
 
-\* The offset of the trim record that set the floor (the first committed trim
-\* asking for Floor(b)); 0 when no trim set it.
+\* The offset of the trim record that set b's floor (the first committed trim
+\* asking for floor[b]); 0 when no trim set it.
 FloorSetter(b) ==
-    IF Floor(b) = 1 THEN 0
-    ELSE SetMin({i \in CommittedTrims(b) : log[b][i].f = Floor(b)})
+    LET setters == {i \in 1..commit[b] : log[b][i].k = "t" /\ log[b][i].f = floor[b]}
+    IN IF floor[b] = 1 \/ setters = {} THEN 0 ELSE SetMin(setters)
 
 \* The first offset b can serve: below it a read is refused with CursorTooOld.
-ReadableStart(b) == Max(Floor(b), start[b])
+ReadableStart(b) == Max(floor[b], start[b])
 
-\* The tag CursorTooOld carries: the epoch of the floor-setting trim, found in
-\* the records b still holds (its trim index is derived from them); 0 when the
-\* tag is switched off, when no trim set the floor, or when the record is gone.
+\* The tag CursorTooOld carries: the epoch in the headers of the trim that set
+\* the floor, found in b's trim index (derived from the records b still holds);
+\* 0 when the tag is off, when no trim set the floor, or when the record is gone.
+\* TagAtFloor: the epoch of whatever record sits at the floor (a write, a noop
+\* or a trim), which is the floor-setting trim only when a trim asks for its
+\* own offset.
 FloorTag(b) ==
-    IF HiddenTrims \/ Untagged THEN 0
-    ELSE IF FloorSetter(b) = 0 THEN 0
-    ELSE IF FloorSetter(b) < start[b] THEN 0
+    IF HiddenTrims \/ Untagged \/ VisibleTrims \/ floor[b] = 1 THEN 0
+    ELSE IF TagAtFloor
+        THEN IF floor[b] >= start[b] THEN log[b][floor[b]].h ELSE 0
+    ELSE IF FloorSetter(b) = 0 \/ FloorSetter(b) < start[b] THEN 0
     ELSE log[b][FloorSetter(b)].h
+
+\* The highest floor of any acknowledged trim.  A trim is acknowledged once it
+\* is committed, and a broker's floor covers exactly its committed trims, so
+\* this is the highest floor any broker has applied.
+AckedFloor == SetMax({floor[b] : b \in Brokers})
+
+\* Leader l can hand out a read index: a heartbeat round shows that a majority
+\* still accepts its term (so no newer leader exists), and it has committed a
+\* record of its own term (a new leader's noop; the initial leader of term 1
+\* has no earlier term to catch up with).  The read index is commit[l].
+ReadIndexFrom(l) ==
+    /\ leader[l]
+    /\ 2 * Cardinality({q \in Brokers : term[q] <= term[l]}) > NumBrokers
+    /\ \/ term[l] = 1
+       \/ commit[l] > 0 /\ log[l][commit[l]].t = term[l]
+
+\* Broker s may answer a read: it learnt a read index from the current leader
+\* and its committed walk has reached it (LocalReads: any broker, at once, from
+\* its own state).
+Serves(s) ==
+    \/ LocalReads
+    \/ \E l \in Brokers : ReadIndexFrom(l) /\ commit[s] >= commit[l]
 
 \* A holder acts while it believes it holds the lease: it was granted the lease
 \* at some point (h <= lease) and has not learnt of a newer holder.
@@ -151,6 +189,11 @@ CommitIn(lg, l) ==
 SegFirst(b) == start[b]
 SegLast(b) == start[b] + SegSize - 1
 
+\* A committed write of an epoch newer than h exists: h's lease has moved and
+\* the new holder's fenced write landed.
+FenceCommitted(h) ==
+    \E b \in Brokers : \E i \in 1..commit[b] : log[b][i].k = "w" /\ log[b][i].h > h
+
 -----------------------------------------------------------------------------
 (* Initial state: broker 1 leads term 1, every log is empty, holder 1 has the *)
 (* lease and believes the stream is empty.                                    *)
@@ -160,10 +203,12 @@ Init ==
     /\ leader = [b \in Brokers |-> b = 1]
     /\ log = [b \in Brokers |-> << >>]
     /\ commit = [b \in Brokers |-> 0]
+    /\ floor = [b \in Brokers |-> 1]
     /\ start = [b \in Brokers |-> 1]
     /\ lease = 1
     /\ expected = [h \in Holders |-> 0]
     /\ retired = [h \in Holders |-> FALSE]
+    /\ staleRead = FALSE
     /\ writes = 0
     /\ trims = 0
     /\ promotions = 0
@@ -177,7 +222,7 @@ Init ==
 MoveLease ==
     /\ lease < NumHolders
     /\ lease' = lease + 1
-    /\ UNCHANGED <<term, leader, log, commit, start, expected, retired,
+    /\ UNCHANGED <<term, leader, log, commit, floor, start, expected, retired, staleRead,
                    writes, trims, promotions, crashes>>
 
 \* Broker b is elected by the majority Q (b in Q): every member's log is at
@@ -197,7 +242,8 @@ Promote(b, Q) ==
                                     ELSE leader[x]]
     /\ log' = [log EXCEPT ![b] = Append(@, [k |-> "n", h |-> 0, t |-> newTerm, f |-> 0])]
     /\ promotions' = promotions + 1
-    /\ UNCHANGED <<commit, start, lease, expected, retired, writes, trims, crashes>>
+    /\ UNCHANGED <<commit, floor, start, lease, expected, retired, staleRead,
+                   writes, trims, crashes>>
 
 \* Holder h writes through broker s, conditional on the tail it expects.  The
 \* check is done in s's sequencing step: it passes only if s's log ends at
@@ -210,24 +256,26 @@ Write(h, s) ==
     /\ expected[h] = Len(log[s])
     /\ log' = [log EXCEPT ![s] = Append(@, [k |-> "w", h |-> h, t |-> term[s], f |-> 0])]
     /\ writes' = writes + 1
-    /\ UNCHANGED <<term, leader, commit, start, lease, expected, retired,
+    /\ UNCHANGED <<term, leader, commit, floor, start, lease, expected, retired, staleRead,
                    trims, promotions, crashes>>
 
-\* Holder h asks broker s for floor fl, above s's floor (not a no-op), equal to
-\* the trim record's own offset (expected[h] + 1 once the tail check passes):
-\* the most a trim may ask for, everything before the record.  A lower floor
-\* would only leave more records readable, so the model does not branch on it.
-\* The trim record is appended under the same tail check as a write.
+\* Holder h asks broker s for floor fl: above s's floor (not a no-op) and at
+\* most the trim record's own offset (expected[h] + 1 once the tail check
+\* passes).  Every such floor is a branch: a floor below the record's own
+\* offset leaves records between the floor and the trim readable (a checkpoint
+\* run kept above its truncate), and then the record at the floor is not the
+\* trim that set it.  The trim record is appended under the same tail check
+\* as a write.
 TrimAppend(h, s, fl) ==
     /\ Active(h)
     /\ trims < MaxTrims
     /\ leader[s]
     /\ expected[h] = Len(log[s])
-    /\ fl > Floor(s)
-    /\ fl = expected[h] + 1
+    /\ fl > floor[s]
+    /\ fl <= expected[h] + 1
     /\ log' = [log EXCEPT ![s] = Append(@, [k |-> "t", h |-> h, t |-> term[s], f |-> fl])]
     /\ trims' = trims + 1
-    /\ UNCHANGED <<term, leader, commit, start, lease, expected, retired,
+    /\ UNCHANGED <<term, leader, commit, floor, start, lease, expected, retired, staleRead,
                    writes, promotions, crashes>>
 
 \* Holder h asks broker s for a floor at or below s's floor: a no-op.  Nothing
@@ -241,7 +289,7 @@ TrimNoop(h, s) ==
     /\ leader[s]
     /\ NoopSkip \/ expected[h] = Len(log[s])
     /\ expected' = [expected EXCEPT ![h] = Len(log[s])]
-    /\ UNCHANGED <<term, leader, log, commit, start, lease, retired,
+    /\ UNCHANGED <<term, leader, log, commit, floor, start, lease, retired, staleRead,
                    writes, trims, promotions, crashes>>
 
 \* TailFromRefusal only: a write or trim of h refused by s with OffsetMismatch
@@ -253,59 +301,68 @@ Refused(h, s) ==
     /\ leader[s]
     /\ expected[h] /= Len(log[s])
     /\ expected' = [expected EXCEPT ![h] = Len(log[s])]
-    /\ UNCHANGED <<term, leader, log, commit, start, lease, retired,
+    /\ UNCHANGED <<term, leader, log, commit, floor, start, lease, retired, staleRead,
                    writes, trims, promotions, crashes>>
 
 \* Holder h reads the committed stream from broker s, from its own cursor
-\* expected[h] + 1.  Below where s can serve, the read is refused with
-\* CursorTooOld carrying the floor tag, and the holder resumes at the floor
-\* (ReadFromEarliest: it re-reads from earliest instead, which resolves to the
-\* floor and is never refused, so it never sees the tag).  A tag of a newer
-\* epoch, or a committed write of a newer epoch, retires the holder (its tail
-\* is reset to 0: a retired holder never uses it, and keeping it would only
-\* tell states apart); otherwise the holder takes s's committed index as its
-\* tail.  Readers skip trims.
+\* expected[h] + 1 (ReadFromEarliest: from earliest, which resolves to the
+\* floor and is never refused).  s answers only once it may serve (Serves: a
+\* read index).  Below where s can serve, the read is refused with
+\* CursorTooOld carrying the floor tag, and the holder resumes there.  A tag
+\* of a newer epoch, or a committed write of a newer epoch (VisibleTrims: or a
+\* trim), retires the holder (its tail is reset to 0: a retired holder never
+\* uses it, and keeping it would only tell states apart); otherwise the holder
+\* takes s's committed index as its tail.  Readers skip trims (VisibleTrims:
+\* not) and noops.  staleRead records a write served below the floor of an
+\* acknowledged trim (NoReadBelowFloor).
 Read(h, s) ==
     /\ Active(h)
-    /\ leader[s]
-    /\ LET from == expected[h] + 1
-           rs == ReadableStart(s)
+    /\ Serves(s)
+    /\ LET rs == ReadableStart(s)
+           from == IF ReadFromEarliest THEN rs ELSE expected[h] + 1
            tooOld == from < rs
-           newer == {i \in Max(from, rs)..commit[s] :
-                        log[s][i].k = "w" /\ log[s][i].h > h}
-       IN IF (tooOld /\ ~ReadFromEarliest /\ FloorTag(s) > h) \/ newer /= {}
-             THEN /\ retired' = [retired EXCEPT ![h] = TRUE]
-                  /\ expected' = [expected EXCEPT ![h] = 0]
-             ELSE /\ expected' = [expected EXCEPT ![h] = commit[s]]
-                  /\ UNCHANGED retired
-    /\ UNCHANGED <<term, leader, log, commit, start, lease,
+           seen == {i \in Max(from, rs)..commit[s] :
+                       log[s][i].k = "w" \/ (VisibleTrims /\ log[s][i].k = "t")}
+           newer == {i \in seen : log[s][i].h > h}
+       IN /\ staleRead' = (staleRead \/ \E i \in seen : i < AckedFloor)
+          /\ IF (tooOld /\ FloorTag(s) > h) \/ newer /= {}
+                THEN /\ retired' = [retired EXCEPT ![h] = TRUE]
+                     /\ expected' = [expected EXCEPT ![h] = 0]
+                ELSE /\ expected' = [expected EXCEPT ![h] = commit[s]]
+                     /\ UNCHANGED retired
+    /\ UNCHANGED <<term, leader, log, commit, floor, start, lease,
                    writes, trims, promotions, crashes>>
 
 \* Leader l sends follower f one AppendEntries and handles its answer in the
 \* same step: f receives the record after their common prefix (dropping any
 \* conflicting suffix), or nothing when it already holds all of l's log; f
-\* takes l's term and, if the term is new to it, stops leading; then l commits
-\* what a majority now holds of its term.  The floor follows each commit
-\* (Floor).  A broker's commit index moves only while it leads: followers do
-\* not track it, since nothing reads from a follower or deletes on one here,
-\* and a new leader starts from the index it had (Raft's commit index is
-\* volatile).  A follower whose next record l has deleted cannot catch up here
-\* (no TrimmedTo jump in this model).
+\* takes l's term and, if the term is new to it, stops leading.  The message
+\* carries l's commit index: f commits up to it, within the prefix it now
+\* shares with l (Raft's min(leaderCommit, index of last new entry)).  Then l
+\* commits what a majority now holds of its term.  Each broker whose commit
+\* moved walks the newly committed records and applies their trims' floors.
+\* A follower whose next record l has deleted cannot catch up here (no
+\* TrimmedTo jump in this model).
 Replicate(l, f) ==
     LET m == MatchLen(l, f)
         sent == m < Len(log[l])
         newLog == IF sent THEN [log EXCEPT ![f] = Append(SubSeq(log[f], 1, m), log[l][m + 1])]
                           ELSE log
+        shared == IF sent THEN m + 1 ELSE m
+        fc == Max(commit[f], Min(commit[l], shared))
+        lc == CommitIn(newLog, l)
     IN
     /\ leader[l]
     /\ f /= l
     /\ term[f] <= term[l]
     /\ sent => m + 1 >= start[l]
     /\ log' = newLog
-    /\ commit' = [commit EXCEPT ![l] = CommitIn(newLog, l)]
+    /\ commit' = [commit EXCEPT ![l] = lc, ![f] = fc]
+    /\ floor' = [floor EXCEPT ![l] = Walk(newLog, l, commit[l], lc, floor[l]),
+                              ![f] = Walk(newLog, f, commit[f], fc, floor[f])]
     /\ term' = [term EXCEPT ![f] = term[l]]
     /\ leader' = [leader EXCEPT ![f] = IF term[f] < term[l] THEN FALSE ELSE leader[f]]
-    /\ UNCHANGED <<start, lease, expected, retired, writes, trims, promotions, crashes>>
+    /\ UNCHANGED <<start, lease, expected, retired, staleRead, writes, trims, promotions, crashes>>
 
 \* A leader learns from broker f's answer that a newer term exists: it takes
 \* the term and stops leading.  Until then a deposed leader keeps appending.
@@ -314,33 +371,31 @@ StepDown(l, f) ==
     /\ term[f] > term[l]
     /\ term' = [term EXCEPT ![l] = term[f]]
     /\ leader' = [leader EXCEPT ![l] = FALSE]
-    /\ UNCHANGED <<log, commit, start, lease, expected, retired,
+    /\ UNCHANGED <<log, commit, floor, start, lease, expected, retired, staleRead,
                    writes, trims, promotions, crashes>>
 
-\* Leader b deletes its oldest segment (the serving leader's storage is the one
-\* readers and followers depend on; followers keep their logs whole here).
-\* The rule: only a whole segment entirely below the floor (so never the
+\* Broker b (leader or follower, each on its own) deletes its oldest segment.
+\* The rule: only a whole segment entirely below b's floor (so never the
 \* active one, nor the one holding the floor-setting trim, which sits at or
 \* above the floor).  CompactActive: any committed segment that starts below
-\* the floor.
+\* the floor, so also the one holding the floor-setting trim, which is the
+\* active segment whenever that trim is the last record written.
 Compact(b) ==
-    /\ leader[b]
     /\ IF CompactActive
-          THEN /\ SegFirst(b) < Floor(b)
+          THEN /\ SegFirst(b) < floor[b]
                /\ SegLast(b) <= commit[b]
-          ELSE SegLast(b) < Floor(b)
+          ELSE SegLast(b) < floor[b]
     /\ start' = [start EXCEPT ![b] = SegLast(b) + 1]
-    /\ UNCHANGED <<term, leader, log, commit, lease, expected, retired,
+    /\ UNCHANGED <<term, leader, log, commit, floor, lease, expected, retired, staleRead,
                    writes, trims, promotions, crashes>>
 
-\* Retention only: leader b deletes its oldest committed segment, whatever the
-\* floor and the trims say.
+\* Retention (and VisibleTrims, judged with deletion on): broker b deletes its
+\* oldest committed segment, whatever the floor and the trims say.
 Retain(b) ==
-    /\ Retention
-    /\ leader[b]
+    /\ Retention \/ VisibleTrims
     /\ SegLast(b) <= commit[b]
     /\ start' = [start EXCEPT ![b] = SegLast(b) + 1]
-    /\ UNCHANGED <<term, leader, log, commit, lease, expected, retired,
+    /\ UNCHANGED <<term, leader, log, commit, floor, lease, expected, retired, staleRead,
                    writes, trims, promotions, crashes>>
 
 \* Leader b crashes and restarts at once as a follower of the same term.  Its
@@ -350,7 +405,7 @@ Crash(b) ==
     /\ leader[b]
     /\ leader' = [leader EXCEPT ![b] = FALSE]
     /\ crashes' = crashes + 1
-    /\ UNCHANGED <<term, log, commit, start, lease, expected, retired,
+    /\ UNCHANGED <<term, log, commit, floor, start, lease, expected, retired, staleRead,
                    writes, trims, promotions>>
 
 -----------------------------------------------------------------------------
@@ -371,6 +426,19 @@ Next ==
 
 Spec == Init /\ [][Next]_vars
 
+\* Weak fairness of the protocol's steps: holders keep reading (felixd polls),
+\* leaders keep replicating, a deposed leader learns of the newer term, and a
+\* cluster without a leader elects one while elections are left.  Writes,
+\* trims, lease moves, deletion and crashes are choices of the clients and the
+\* environment: never forced.
+Fairness ==
+    /\ \A h \in Holders, s \in Brokers : WF_vars(Read(h, s))
+    /\ \A l \in Brokers, f \in Brokers : WF_vars(Replicate(l, f))
+    /\ \A l \in Brokers, f \in Brokers : WF_vars(StepDown(l, f))
+    /\ WF_vars(\E b \in Brokers, Q \in SUBSET Brokers : Promote(b, Q))
+
+LiveSpec == Spec /\ Fairness
+
 -----------------------------------------------------------------------------
 (* Invariants.  Same names in Stateright, the audits and the docs. *)
 
@@ -381,11 +449,13 @@ TypeOK ==
                           /\ \A i \in 1..Len(log[b]) : log[b][i] \in Records
     /\ commit \in [Brokers -> 0..MaxLen]
     /\ \A b \in Brokers : commit[b] <= Len(log[b])
+    /\ floor \in [Brokers -> 1..(MaxLen + 1)]
     /\ start \in [Brokers -> 1..(MaxLen + 1)]
     /\ \A b \in Brokers : start[b] <= commit[b] + 1
     /\ lease \in Holders
     /\ expected \in [Holders -> 0..MaxLen]
     /\ retired \in [Holders -> BOOLEAN]
+    /\ staleRead \in BOOLEAN
     /\ writes \in 0..MaxWrites
     /\ trims \in 0..MaxTrims
     /\ promotions \in 0..MaxPromotions
@@ -401,10 +471,29 @@ StaleTrimRefused ==
              /\ log[b][j].k \in {"w", "t"})
             => log[b][j].h >= log[b][i].h
 
-\* The serving leader's floor is always the one its trim records set, deleted
-\* ones included (Floor), and it still holds the record that set it.
+\* Every broker's floor is the one its trim records set, deleted ones included
+\* (its lazily applied floor equals the highest floor of its committed trims),
+\* and it still holds the record that set it: it deleted only whole segments
+\* entirely below its floor, and that record sits at or above the floor.  With
+\* deletion by retention on (Retention, VisibleTrims), retention deletes past
+\* the floor by design and only the first half is checked (as the audit does);
+\* their danger is judged by StaleTrimRefused.
 FloorRecordKept ==
     \A b \in Brokers :
-        (leader[b] /\ FloorSetter(b) /= 0) => FloorSetter(b) >= start[b]
+        /\ floor[b] = TrimFloor(b)
+        /\ (Retention \/ VisibleTrims) \/ start[b] <= floor[b]
+
+\* No reader is ever served a record below the floor of a trim whose
+\* acknowledgement came before the read (judged against the highest floor any
+\* broker had applied when the read was served, not the serving broker's own).
+NoReadBelowFloor == ~staleRead
+
+\* Liveness: once a write of a newer epoch is committed, a holder that has not
+\* retired eventually retires, unless the cluster is left with no leader and no
+\* election (then no record lands again).  Checked under LiveSpec.
+NoLeaderEver == promotions = MaxPromotions /\ \A b \in Brokers : ~leader[b]
+
+StaleHolderRetires ==
+    \A h \in Holders : FenceCommitted(h) ~> (retired[h] \/ NoLeaderEver)
 
 =============================================================================

@@ -19,8 +19,14 @@ pub struct Switches {
     pub read_from_earliest: bool,
     /// A holder adopts the tail named by OffsetMismatch.
     pub tail_from_refusal: bool,
-    /// Compaction may delete the segment holding the floor-setting trim.
+    /// Compaction may delete the active segment (the one holding the floor-setting trim).
     pub compact_active: bool,
+    /// The tag is read from the record at the floor, not from the trim that set it.
+    pub tag_at_floor: bool,
+    /// The seed's rejected first fix: no tag, readers see trim records, deletion on.
+    pub visible_trims: bool,
+    /// A broker serves reads from its own state, without a read index.
+    pub local_reads: bool,
 }
 
 impl Switches {
@@ -34,7 +40,7 @@ impl Switches {
     }
 
     /// Every switch as `(TLA+ constant name, value)`, in the spec's order.
-    pub fn constants(&self) -> [(&'static str, bool); 7] {
+    pub fn constants(&self) -> [(&'static str, bool); 10] {
         [
             ("HiddenTrims", self.hidden_trims),
             ("Untagged", self.untagged),
@@ -43,6 +49,9 @@ impl Switches {
             ("ReadFromEarliest", self.read_from_earliest),
             ("TailFromRefusal", self.tail_from_refusal),
             ("CompactActive", self.compact_active),
+            ("TagAtFloor", self.tag_at_floor),
+            ("VisibleTrims", self.visible_trims),
+            ("LocalReads", self.local_reads),
         ]
     }
 }
@@ -56,7 +65,7 @@ pub struct Bounds {
     pub holders: u8,
     /// `MaxWrites`: writes appended, all holders and brokers together.
     pub max_writes: u8,
-    /// `MaxTrims`: trims appended plus no-op trims answered.
+    /// `MaxTrims`: trims appended (a no-op trim needs one left but uses none up).
     pub max_trims: u8,
     /// `MaxPromotions`: elections (each appends the new leader's noop).
     pub max_promotions: u8,
@@ -139,23 +148,37 @@ const NO_SWITCH: Switches = Switches {
     read_from_earliest: false,
     tail_from_refusal: false,
     compact_active: false,
+    tag_at_floor: false,
+    visible_trims: false,
+    local_reads: false,
 };
 
-/// `FelixHeadTrim.cfg`: three trims or no-ops, one promotion.
+/// `FelixHeadTrim.cfg` (main): two trims with every floor they may ask for, one promotion,
+/// three-record segments.
 const MAIN_BOUNDS: Bounds = Bounds {
     brokers: 3,
     holders: 2,
     max_writes: 2,
-    max_trims: 3,
+    max_trims: 2,
     max_promotions: 1,
     max_crashes: 0,
-    seg_size: 2,
+    seg_size: 3,
 };
 
-/// `FelixHeadTrimPromotions.cfg`: two promotions, one trim.
+/// `FelixHeadTrimSteady.cfg`: three trims under one leader, two-record segments.
+const STEADY_BOUNDS: Bounds = Bounds {
+    max_trims: 3,
+    max_promotions: 0,
+    seg_size: 2,
+    ..MAIN_BOUNDS
+};
+
+/// `FelixHeadTrimPromotions.cfg`: two promotions, one write, one trim.
 const PROMOTIONS_BOUNDS: Bounds = Bounds {
+    max_writes: 1,
     max_trims: 1,
     max_promotions: 2,
+    seg_size: 2,
     ..MAIN_BOUNDS
 };
 
@@ -175,10 +198,33 @@ const FAILOVER_BOUNDS: Bounds = Bounds {
     ..MAIN_BOUNDS
 };
 
-/// `FelixHeadTrimAll.cfg`: everything together, three trims, two promotions and a crash.
+/// `FelixHeadTrimLiveness.cfg`: the fence write, one trim, one promotion (TLC also checks
+/// StaleHolderRetires, which needs a small graph).
+const LIVENESS_BOUNDS: Bounds = Bounds {
+    max_writes: 1,
+    max_trims: 1,
+    seg_size: 2,
+    ..MAIN_BOUNDS
+};
+
+/// `FelixHeadTrimCombined.cfg`: two trims, two promotions and a crash together, with one holder
+/// and one write (the broker side: floors, deletion, read index, failover).
+const COMBINED_BOUNDS: Bounds = Bounds {
+    holders: 1,
+    max_writes: 1,
+    max_trims: 2,
+    max_promotions: 2,
+    max_crashes: 1,
+    seg_size: 2,
+    ..MAIN_BOUNDS
+};
+
+/// `FelixHeadTrimAll.cfg`: everything together with two holders: two trims, two promotions and
+/// a crash.
 const ALL_BOUNDS: Bounds = Bounds {
     max_promotions: 2,
     max_crashes: 1,
+    seg_size: 2,
     ..MAIN_BOUNDS
 };
 
@@ -209,13 +255,17 @@ const fn twin(
 
 const MAIN: Config = passing("FelixHeadTrim", MAIN_BOUNDS);
 const FAILOVER: Config = passing("FelixHeadTrimFailover", FAILOVER_BOUNDS);
+const STEADY: Config = passing("FelixHeadTrimSteady", STEADY_BOUNDS);
 
 /// Every configuration (one per `.cfg` file), passing ones first, then the twins.
-pub static CONFIGS: [Config; 12] = [
+pub static CONFIGS: [Config; 18] = [
     MAIN,
+    STEADY,
     passing("FelixHeadTrimPromotions", PROMOTIONS_BOUNDS),
     passing("FelixHeadTrimCrash", CRASH_BOUNDS),
     FAILOVER,
+    passing("FelixHeadTrimLiveness", LIVENESS_BOUNDS),
+    passing("FelixHeadTrimCombined", COMBINED_BOUNDS),
     passing("FelixHeadTrimAll", ALL_BOUNDS),
     twin(
         "FelixHeadTrimHiddenTrims",
@@ -279,6 +329,33 @@ pub static CONFIGS: [Config; 12] = [
             ..NO_SWITCH
         },
         "FloorRecordKept",
+    ),
+    twin(
+        "FelixHeadTrimTagAtFloor",
+        &MAIN,
+        Switches {
+            tag_at_floor: true,
+            ..NO_SWITCH
+        },
+        "StaleTrimRefused",
+    ),
+    twin(
+        "FelixHeadTrimVisibleTrims",
+        &STEADY,
+        Switches {
+            visible_trims: true,
+            ..NO_SWITCH
+        },
+        "StaleTrimRefused",
+    ),
+    twin(
+        "FelixHeadTrimLocalReads",
+        &MAIN,
+        Switches {
+            local_reads: true,
+            ..NO_SWITCH
+        },
+        "NoReadBelowFloor",
     ),
 ];
 

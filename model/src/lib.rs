@@ -7,7 +7,9 @@
 //! crate never imports `felix-core`: it checks the design, the simulator checks the code.
 //!
 //! - `config`: one entry per `.cfg` file; a twin is its base with one switch on.
-//! - `properties`: `StaleTrimRefused`, `FloorRecordKept` and the `sometimes` coverage checks.
+//! - `properties`: `TypeOK`, `StaleTrimRefused`, `FloorRecordKept`, `NoReadBelowFloor` and the
+//!   `sometimes` coverage checks (the liveness property `StaleHolderRetires` is TLC's alone: it
+//!   needs fairness, which Stateright does not have).
 //! - `check`: Stateright's breadth-first checker, the twin runner (one thread, stop at the
 //!   twin's invariant) and the shortest-counterexample search.
 //! - `compact`: a lean breadth-first search over the same model (fingerprints only), with the

@@ -10,12 +10,18 @@ use stateright::Property;
 
 use crate::spec::{FelixHeadTrim, Kind, State};
 
+/// Every variable in its domain, as the spec's `TypeOK`: terms, lengths, commit indexes, floors,
+/// starts, tails and counters within their bounds, and `commit[b] <= Len(log[b])`,
+/// `start[b] <= commit[b] + 1`.
+pub const TYPE_OK: &str = "TypeOK";
 /// No committed write or trim of one holder follows a committed write of a newer holder
 /// (deleted records included).
 pub const STALE_TRIM_REFUSED: &str = "StaleTrimRefused";
-/// The serving leader's floor is always the one its trim records set, deleted ones included,
-/// and it still holds the record that set it.
+/// Every broker's floor is the one its trim records set, deleted ones included, and it still
+/// holds the record that set it (deleted only whole segments entirely below its floor).
 pub const FLOOR_RECORD_KEPT: &str = "FloorRecordKept";
+/// No reader is ever served a record below the floor of a trim acknowledged before the read.
+pub const NO_READ_BELOW_FLOOR: &str = "NoReadBelowFloor";
 /// Coverage: a trim lands (some broker's floor rises above 1).
 pub const TRIM_LANDS: &str = "SometimesTrimLands";
 /// Coverage: a stale holder retires on a tagged refusal.
@@ -24,7 +30,12 @@ pub const STALE_HOLDER_RETIRES_ON_TAG: &str = "SometimesStaleHolderRetiresOnTag"
 pub const READ_BELOW_FLOOR_REFUSED: &str = "SometimesReadBelowFloorRefused";
 
 /// The `always` properties, in the order the model declares them.
-pub const INVARIANTS: [&str; 2] = [STALE_TRIM_REFUSED, FLOOR_RECORD_KEPT];
+pub const INVARIANTS: [&str; 4] = [
+    TYPE_OK,
+    STALE_TRIM_REFUSED,
+    FLOOR_RECORD_KEPT,
+    NO_READ_BELOW_FLOOR,
+];
 /// The `sometimes` properties, in the order the model declares them.
 pub const SOMETIMES: [&str; 3] = [
     TRIM_LANDS,
@@ -35,8 +46,10 @@ pub const SOMETIMES: [&str; 3] = [
 /// Every property of the model.
 pub fn all() -> Vec<Property<FelixHeadTrim>> {
     vec![
+        Property::always(TYPE_OK, type_ok),
         Property::always(STALE_TRIM_REFUSED, stale_trim_refused),
         Property::always(FLOOR_RECORD_KEPT, floor_record_kept),
+        Property::always(NO_READ_BELOW_FLOOR, no_read_below_floor),
         Property::sometimes(TRIM_LANDS, trim_lands),
         Property::sometimes(STALE_HOLDER_RETIRES_ON_TAG, stale_holder_retires_on_tag),
         Property::sometimes(READ_BELOW_FLOOR_REFUSED, read_below_floor_refused),
@@ -62,14 +75,52 @@ pub fn stale_trim_refused(model: &FelixHeadTrim, state: &State) -> bool {
     })
 }
 
-/// `FloorRecordKept`: a leader whose floor was set by a trim still holds that trim record.
+/// `TypeOK`: every variable in its domain (the spec's conjuncts, one by one).
+pub fn type_ok(model: &FelixHeadTrim, state: &State) -> bool {
+    let bounds = &model.config.bounds;
+    let max_len = bounds.max_len();
+    let max_term = 1 + bounds.max_promotions;
+    let brokers_ok = (1..=bounds.brokers).all(|b| {
+        let i = usize::from(b) - 1;
+        let log = &state.log[i];
+        (1..=max_term).contains(&state.term[i])
+            && log.len() <= max_len
+            && log.records().all(|record| {
+                record.k != Kind::Empty
+                    && record.h <= bounds.holders
+                    && (1..=max_term).contains(&record.t)
+                    && record.f <= max_len + 1
+            })
+            && state.commit[i] <= max_len
+            && state.commit[i] <= log.len()
+            && (1..=max_len + 1).contains(&state.floor[i])
+            && (1..=max_len + 1).contains(&state.start[i])
+            && state.start[i] <= state.commit[i] + 1
+    });
+    brokers_ok
+        && (1..=bounds.holders).contains(&state.lease)
+        && (1..=bounds.holders).all(|h| state.expected[usize::from(h) - 1] <= max_len)
+        && state.writes <= bounds.max_writes
+        && state.trims <= bounds.max_trims
+        && state.promotions <= bounds.max_promotions
+        && state.crashes <= bounds.max_crashes
+}
+
+/// `FloorRecordKept`: every broker's applied floor equals the highest floor of its committed
+/// trims (deleted ones included), and, unless retention deletes by design (Retention,
+/// VisibleTrims), it deleted nothing at or above its floor.
 pub fn floor_record_kept(model: &FelixHeadTrim, state: &State) -> bool {
+    let switches = &model.config.switches;
+    let retention = switches.retention || switches.visible_trims;
     (1..=model.config.bounds.brokers).all(|b| {
-        let setter = state.floor_setter(b);
-        !state.leader[usize::from(b) - 1]
-            || setter == 0
-            || setter >= state.start[usize::from(b) - 1]
+        state.floor(b) == state.trim_floor(b)
+            && (retention || state.start[usize::from(b) - 1] <= state.floor(b))
     })
+}
+
+/// `NoReadBelowFloor`: no read has served a write below the floor of an acknowledged trim.
+pub fn no_read_below_floor(_: &FelixHeadTrim, state: &State) -> bool {
+    !state.stale_read
 }
 
 /// Some broker's floor rose above 1: a trim committed.
@@ -90,14 +141,8 @@ fn stale_holder_retires_on_tag(model: &FelixHeadTrim, state: &State) -> bool {
             && (1..=config.bounds.brokers).any(|s| {
                 let from = state.expected[usize::from(h) - 1] + 1;
                 let rs = state.readable_start(s);
-                let newer = (from.max(rs)..=state.commit[usize::from(s) - 1]).any(|i| {
-                    let record = state.log[usize::from(s) - 1].at(i);
-                    record.k == Kind::Write && record.h > h
-                });
-                state.leader[usize::from(s) - 1]
-                    && from < rs
-                    && state.floor_tag(config, s) > h
-                    && !newer
+                let (newer, _) = state.read_outcome(config, h, s, from.max(rs));
+                state.serves(config, s) && from < rs && state.floor_tag(config, s) > h && !newer
             })
     })
 }
@@ -108,7 +153,7 @@ fn read_below_floor_refused(model: &FelixHeadTrim, state: &State) -> bool {
     (1..=model.config.bounds.holders).any(|h| {
         state.active(h)
             && (1..=model.config.bounds.brokers).any(|s| {
-                state.leader[usize::from(s) - 1]
+                state.serves(model.config, s)
                     && state.expected[usize::from(h) - 1] + 1 < state.readable_start(s)
             })
     })

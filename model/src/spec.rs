@@ -193,8 +193,10 @@ pub struct State {
     pub leader: [bool; BROKERS_MAX],
     /// `log[b]`: b's log, deleted records included (see `start`).
     pub log: [Log; BROKERS_MAX],
-    /// `commit[b]`: b's committed index.
+    /// `commit[b]`: b's committed index (a follower learns it from its leader).
     pub commit: [u8; BROKERS_MAX],
+    /// `floor[b]`: b's floor, applied as b's committed walk reaches each trim.
+    pub floor: [u8; BROKERS_MAX],
     /// `start[b]`: first offset b still holds.
     pub start: [u8; BROKERS_MAX],
     /// `lease`: the epoch (holder) the lease service granted last.
@@ -203,6 +205,8 @@ pub struct State {
     pub expected: [u8; HOLDERS_MAX],
     /// `retired[h]`: h learnt that a newer holder exists and stopped.
     pub retired: [bool; HOLDERS_MAX],
+    /// `staleRead`: some read served a write below the floor of an acknowledged trim.
+    pub stale_read: bool,
     /// `writes`: writes appended so far.
     pub writes: u8,
     /// `trims`: trims appended so far (a no-op trim needs one left but uses none up).
@@ -217,7 +221,7 @@ pub struct State {
 /// fingerprints every generated state, and one `write` is much cheaper than one per field.
 impl std::hash::Hash for State {
     fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
-        const BYTES: usize = BROKERS_MAX * (5 + 2 * LOG_MAX) + HOLDERS_MAX * 2 + 5;
+        const BYTES: usize = BROKERS_MAX * (6 + 2 * LOG_MAX) + HOLDERS_MAX * 2 + 6;
         let mut bytes = [0u8; BYTES];
         let mut at = 0;
         let mut put = |byte: u8| {
@@ -228,6 +232,7 @@ impl std::hash::Hash for State {
             put(self.term[b]);
             put(u8::from(self.leader[b]));
             put(self.commit[b]);
+            put(self.floor[b]);
             put(self.start[b]);
             put(self.log[b].len);
             for slot in self.log[b].slots {
@@ -241,6 +246,7 @@ impl std::hash::Hash for State {
             put(self.expected[h]);
             put(u8::from(self.retired[h]));
         }
+        put(u8::from(self.stale_read));
         put(self.writes);
         put(self.trims);
         put(self.promotions);
@@ -282,32 +288,41 @@ impl State {
             || (self.last_term(b) == self.last_term(q) && self.len(b) >= self.len(q))
     }
 
-    /// `CommittedTrims(b)`: offsets of b's committed trim records, deleted ones included.
-    fn committed_trims(&self, b: Broker) -> impl Iterator<Item = (u8, Record)> + '_ {
-        let log = &self.log[index(b)];
-        (1..=self.commit[index(b)])
-            .map(move |i| (i, log.at(i)))
-            .filter(|(_, record)| record.k == Kind::Trim)
+    /// `Walk(lg, b, from, to, fl)` on this state's log: the floor after a committed walk over
+    /// `log[b]`'s records `from + 1 ..= to`, starting from floor `fl`.
+    fn walk(log: &Log, from: u8, to: u8, fl: u8) -> u8 {
+        ((from + 1)..=to)
+            .map(|i| log.at(i))
+            .filter(|record| record.k == Kind::Trim)
+            .map(|record| record.f)
+            .fold(fl, u8::max)
     }
 
-    /// `Floor(b)`: the highest floor among b's committed trims, 1 when none.
+    /// `TrimFloor(b)`: the highest floor among b's committed trims, deleted ones included, 1 when
+    /// none (what `floor[b]` must be: FloorRecordKept).
+    pub fn trim_floor(&self, b: Broker) -> u8 {
+        State::walk(&self.log[index(b)], 0, self.commit[index(b)], 1)
+    }
+
+    /// `floor[b]`: b's applied floor.
     pub fn floor(&self, b: Broker) -> u8 {
-        self.committed_trims(b)
-            .map(|(_, record)| record.f)
-            .fold(1, u8::max)
+        self.floor[index(b)]
     }
 
-    /// `FloorSetter(b)`: the offset of the first committed trim asking for `Floor(b)`, 0 when
-    /// no trim set the floor.
+    /// `FloorSetter(b)`: the offset of the first committed trim asking for `floor[b]`, 0 when no
+    /// trim set the floor.
     pub fn floor_setter(&self, b: Broker) -> u8 {
         let floor = self.floor(b);
         if floor == 1 {
             return 0;
         }
-        self.committed_trims(b)
-            .find(|(_, record)| record.f == floor)
-            .map(|(i, _)| i)
-            .unwrap_or_else(|| unreachable!("a floor above 1 is set by a committed trim"))
+        let log = &self.log[index(b)];
+        (1..=self.commit[index(b)])
+            .find(|&i| {
+                let record = log.at(i);
+                record.k == Kind::Trim && record.f == floor
+            })
+            .unwrap_or(0)
     }
 
     /// `ReadableStart(b)`: the first offset b can serve; below it a read is refused.
@@ -315,16 +330,68 @@ impl State {
         self.floor(b).max(self.start[index(b)])
     }
 
-    /// `FloorTag(b)`: the epoch of the floor-setting trim, if b still holds it and the tag is on.
+    /// `FloorTag(b)`: the epoch of the floor-setting trim, if b still holds it and the tag is on
+    /// (TagAtFloor: of the record at the floor).
     pub fn floor_tag(&self, config: &Config, b: Broker) -> u8 {
-        if config.switches.hidden_trims || config.switches.untagged {
+        let switches = &config.switches;
+        let floor = self.floor(b);
+        if switches.hidden_trims || switches.untagged || switches.visible_trims || floor == 1 {
             return 0;
+        }
+        if switches.tag_at_floor {
+            return if floor >= self.start[index(b)] {
+                self.log[index(b)].at(floor).h
+            } else {
+                0
+            };
         }
         let setter = self.floor_setter(b);
         if setter == 0 || setter < self.start[index(b)] {
             return 0;
         }
         self.log[index(b)].at(setter).h
+    }
+
+    /// `AckedFloor`: the highest floor any broker has applied (of any acknowledged trim).
+    pub fn acked_floor(&self, config: &Config) -> u8 {
+        (1..=config.bounds.brokers)
+            .map(|b| self.floor(b))
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// `ReadIndexFrom(l)`: l leads, a majority still accepts its term, and it has committed a
+    /// record of its own term (or leads term 1).
+    pub fn read_index_from(&self, config: &Config, l: Broker) -> bool {
+        let li = index(l);
+        if !self.leader[li] {
+            return false;
+        }
+        let accepting = (1..=config.bounds.brokers)
+            .filter(|&q| self.term[index(q)] <= self.term[li])
+            .count();
+        2 * accepting > usize::from(config.bounds.brokers)
+            && (self.term[li] == 1
+                || (self.commit[li] > 0 && self.log[li].term_at(self.commit[li]) == self.term[li]))
+    }
+
+    /// `Serves(s)`: s learnt a read index from the current leader and its walk reached it
+    /// (LocalReads: always).
+    pub fn serves(&self, config: &Config, s: Broker) -> bool {
+        config.switches.local_reads
+            || (1..=config.bounds.brokers).any(|l| {
+                self.read_index_from(config, l) && self.commit[index(s)] >= self.commit[index(l)]
+            })
+    }
+
+    /// `FenceCommitted(h)`: a committed write of an epoch newer than h exists.
+    pub fn fence_committed(&self, config: &Config, h: Holder) -> bool {
+        (1..=config.bounds.brokers).any(|b| {
+            self.log[index(b)]
+                .records()
+                .take(usize::from(self.commit[index(b)]))
+                .any(|record| record.k == Kind::Write && record.h > h)
+        })
     }
 
     /// `Active(h)`: h holds, or believes it holds, the lease.
@@ -366,14 +433,24 @@ impl State {
         self.start[index(b)] + config.bounds.seg_size - 1
     }
 
-    /// `newer` in `Read(h, s)`: whether s's committed log, from `Max(from, rs)`, holds a write of
-    /// an epoch newer than h.
-    fn newer_write_visible(&self, h: Holder, s: Broker, from: u8) -> bool {
+    /// `seen` and `newer` in `Read(h, s)`: whether s's committed records from `lo` that the
+    /// reader sees (writes; VisibleTrims: trims too) hold one of an epoch newer than h, and whether
+    /// one of them lies below `AckedFloor` (the read serves it).
+    pub fn read_outcome(&self, config: &Config, h: Holder, s: Broker, lo: u8) -> (bool, bool) {
         let log = &self.log[index(s)];
-        (from..=self.commit[index(s)]).any(|i| {
+        let acked = self.acked_floor(config);
+        let mut newer = false;
+        let mut below = false;
+        for i in lo..=self.commit[index(s)] {
             let record = log.at(i);
-            record.k == Kind::Write && record.h > h
-        })
+            let seen = record.k == Kind::Write
+                || (config.switches.visible_trims && record.k == Kind::Trim);
+            if seen {
+                newer |= record.h > h;
+                below |= i < acked;
+            }
+        }
+        (newer, below)
     }
 
     /// Every variable rendered as TLC prints it, in the spec's order.
@@ -385,10 +462,15 @@ impl State {
             ("leader", booleans(&self.leader[..brokers])),
             ("log", function(&self.log[..brokers])),
             ("commit", function(&self.commit[..brokers])),
+            ("floor", function(&self.floor[..brokers])),
             ("start", function(&self.start[..brokers])),
             ("lease", Rendered::Scalar(self.lease.to_string())),
             ("expected", function(&self.expected[..holders])),
             ("retired", booleans(&self.retired[..holders])),
+            (
+                "staleRead",
+                Rendered::Scalar(if self.stale_read { "TRUE" } else { "FALSE" }.to_string()),
+            ),
             ("writes", Rendered::Scalar(self.writes.to_string())),
             ("trims", Rendered::Scalar(self.trims.to_string())),
             ("promotions", Rendered::Scalar(self.promotions.to_string())),
@@ -539,6 +621,7 @@ impl FelixHeadTrim {
                 state.term[b],
                 state.leader[b],
                 state.commit[b],
+                state.floor[b],
                 state.start[b],
                 state.log[b].len,
                 state.log[b].slots,
@@ -554,6 +637,7 @@ impl FelixHeadTrim {
             sorted.term[position] = state.term[b];
             sorted.leader[position] = state.leader[b];
             sorted.commit[position] = state.commit[b];
+            sorted.floor[position] = state.floor[b];
             sorted.start[position] = state.start[b];
             sorted.log[position] = state.log[b].clone();
         }
@@ -591,7 +675,7 @@ impl FelixHeadTrim {
                     && state.leader[index(s)]
                     && state.expected[index(h)] == state.len(s)
                     && fl > state.floor(s)
-                    && fl == state.expected[index(h)] + 1
+                    && fl <= state.expected[index(h)] + 1
             }
             Action::TrimNoop(h, s) => {
                 state.active(h)
@@ -605,7 +689,7 @@ impl FelixHeadTrim {
                     && state.leader[index(s)]
                     && state.expected[index(h)] != state.len(s)
             }
-            Action::Read(h, s) => state.active(h) && state.leader[index(s)],
+            Action::Read(h, s) => state.active(h) && state.serves(self.config, s),
             Action::Replicate(l, f) => {
                 let m = state.match_len(l, f);
                 state.leader[index(l)]
@@ -617,9 +701,6 @@ impl FelixHeadTrim {
                 state.leader[index(l)] && state.term[index(f)] > state.term[index(l)]
             }
             Action::Compact(b) => {
-                if !state.leader[index(b)] {
-                    return false;
-                }
                 let first = state.start[index(b)];
                 let last = state.seg_last(self.config, b);
                 if switches.compact_active {
@@ -629,8 +710,7 @@ impl FelixHeadTrim {
                 }
             }
             Action::Retain(b) => {
-                switches.retention
-                    && state.leader[index(b)]
+                (switches.retention || switches.visible_trims)
                     && state.seg_last(self.config, b) <= state.commit[index(b)]
             }
             Action::Crash(b) => state.crashes < bounds.max_crashes && state.leader[index(b)],
@@ -692,13 +772,16 @@ impl FelixHeadTrim {
                 next.expected[index(h)] = state.len(s);
             }
             Action::Read(h, s) => {
-                let from = state.expected[index(h)] + 1;
                 let rs = state.readable_start(s);
+                let from = if self.config.switches.read_from_earliest {
+                    rs
+                } else {
+                    state.expected[index(h)] + 1
+                };
                 let too_old = from < rs;
-                let newer = state.newer_write_visible(h, s, from.max(rs));
-                let tagged = too_old
-                    && !self.config.switches.read_from_earliest
-                    && state.floor_tag(self.config, s) > h;
+                let (newer, below) = state.read_outcome(self.config, h, s, from.max(rs));
+                next.stale_read = state.stale_read || below;
+                let tagged = too_old && state.floor_tag(self.config, s) > h;
                 if tagged || newer {
                     next.retired[index(h)] = true;
                     // A retired holder never uses its tail again (spec change e5a4592).
@@ -715,9 +798,26 @@ impl FelixHeadTrim {
                     next.log[index(f)].truncate(m);
                     next.log[index(f)].append(record);
                 }
-                // A broker's commit moves only while it leads (the spec's Replicate changes
-                // commit[l] only): followers do not track it.
-                next.commit[index(l)] = state.commit_in(self.config, &next.log, l);
+                // The message carries l's commit index: f commits up to it within the prefix it
+                // now shares with l; then l commits what a majority holds of its term. Each walks
+                // its newly committed records and applies their floors.
+                let shared = if sent { m + 1 } else { m };
+                let fc = state.commit[index(f)].max(state.commit[index(l)].min(shared));
+                let lc = state.commit_in(self.config, &next.log, l);
+                next.commit[index(l)] = lc;
+                next.commit[index(f)] = fc;
+                next.floor[index(l)] = State::walk(
+                    &next.log[index(l)],
+                    state.commit[index(l)],
+                    lc,
+                    state.floor[index(l)],
+                );
+                next.floor[index(f)] = State::walk(
+                    &next.log[index(f)],
+                    state.commit[index(f)],
+                    fc,
+                    state.floor[index(f)],
+                );
                 next.term[index(f)] = state.term[index(l)];
                 if state.term[index(f)] < state.term[index(l)] {
                     next.leader[index(f)] = false;
@@ -749,19 +849,23 @@ impl Model for FelixHeadTrim {
         leader[0] = true;
         let mut term = [0; BROKERS_MAX];
         let mut start = [0; BROKERS_MAX];
+        let mut floor = [0; BROKERS_MAX];
         for b in 0..usize::from(self.config.bounds.brokers) {
             term[b] = 1;
             start[b] = 1;
+            floor[b] = 1;
         }
         vec![self.canonical(State {
             term,
             leader,
             log: [Log::EMPTY; BROKERS_MAX],
             commit: [0; BROKERS_MAX],
+            floor,
             start,
             lease: 1,
             expected: [0; HOLDERS_MAX],
             retired: [false; HOLDERS_MAX],
+            stale_read: false,
             writes: 0,
             trims: 0,
             promotions: 0,
@@ -803,9 +907,9 @@ impl Model for FelixHeadTrim {
         if state.trims < bounds.max_trims {
             for h in 1..=holders {
                 for s in (1..=brokers).filter(|&s| is_leader(s)) {
-                    // `fl = expected[h] + 1` (the trim record's own offset), above `Floor(s)`.
-                    let fl = state.expected[index(h)] + 1;
-                    if fl > state.floor(s) && fl <= self.max_len() + 1 {
+                    // `Floor(s) < fl <= expected[h] + 1` (at most the trim record's own offset).
+                    let own = (state.expected[index(h)] + 1).min(self.max_len() + 1);
+                    for fl in (state.floor(s) + 1)..=own {
                         push(Action::TrimAppend(h, s, fl));
                     }
                 }
@@ -824,7 +928,7 @@ impl Model for FelixHeadTrim {
             }
         }
         for h in 1..=holders {
-            for s in (1..=brokers).filter(|&s| is_leader(s)) {
+            for s in 1..=brokers {
                 push(Action::Read(h, s));
             }
         }
@@ -841,7 +945,7 @@ impl Model for FelixHeadTrim {
         for b in 1..=brokers {
             push(Action::Compact(b));
         }
-        if switches.retention {
+        if switches.retention || switches.visible_trims {
             for b in 1..=brokers {
                 push(Action::Retain(b));
             }

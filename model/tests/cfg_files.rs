@@ -75,11 +75,11 @@ fn every_configuration_has_the_cfg_constants_and_switches() {
 }
 
 #[test]
-fn every_cfg_checks_both_invariants() {
-    // Proves every .cfg file, twins included, keeps the full list of invariants, so a twin that
-    // breaks another invariant would show in TLC too.
+fn every_cfg_checks_every_invariant() {
+    // Proves every .cfg file, twins included, keeps the full list of invariants (the model's
+    // `always` properties), so a twin that breaks another invariant would show in TLC too.
     for (name, text) in cfg_files() {
-        for invariant in ["TypeOK", "StaleTrimRefused", "FloorRecordKept"] {
+        for invariant in felix_model::properties::INVARIANTS {
             assert!(
                 text.lines().any(|line| line.trim() == invariant),
                 "{name} does not check {invariant}"
@@ -90,4 +90,18 @@ fn every_cfg_checks_both_invariants() {
             assert!(text.contains(invariant), "{name}");
         }
     }
+}
+
+#[test]
+fn tlc_checks_stale_holder_retires_on_the_liveness_configuration() {
+    // Proves the liveness property is wired into TLC: FelixHeadTrimLiveness.cfg checks the
+    // fair specification LiveSpec and the property StaleHolderRetires.
+    let files = cfg_files();
+    let text = files
+        .get("FelixHeadTrimLiveness")
+        .expect("the liveness .cfg exists");
+    assert!(text
+        .lines()
+        .any(|line| line.trim() == "SPECIFICATION LiveSpec"));
+    assert!(text.lines().any(|line| line.trim() == "StaleHolderRetires"));
 }

@@ -7,7 +7,12 @@ fn every_twin_is_one_switch_from_its_passing_base() {
     // Proves each twin has a passing base configuration with the same bounds and differs from it
     // in exactly one switch, and that the switch is the one the twin is named after.
     let twins: Vec<_> = config::twins().collect();
-    assert_eq!(twins.len(), 7, "HiddenTrims, Untagged, NoopSkip, Retention, ReadFromEarliest, TailFromRefusal, CompactActive");
+    assert_eq!(
+        twins.len(),
+        10,
+        "HiddenTrims, Untagged, NoopSkip, Retention, ReadFromEarliest, TailFromRefusal, \
+         CompactActive, TagAtFloor, VisibleTrims, LocalReads"
+    );
     for twin in twins {
         let base_name = twin.base.expect("a twin names its base");
         let base = config::lookup(base_name).expect("the base is registered");
