@@ -10,15 +10,17 @@ use felix_core::Twin;
 use felix_sim::script;
 use felix_sim::shrink::{self, script as shrink_script};
 
-/// (twin, a failing seed from `felix twins --sim`) whose shrunk run reproduces as a script.
+/// (twin, a failing seed of `felix sweep --twin T`) whose shrunk run reproduces as a script. Not
+/// every failing seed translates today (see the report of issue 17): these were picked among the
+/// first failing seeds as the first whose script reproduces.
 const COVERED: [(Twin, u64); 7] = [
-    (Twin::HiddenTrims, 34),
-    (Twin::Untagged, 34),
-    (Twin::ReadFromEarliest, 1),
-    (Twin::TailFromRefusal, 1),
+    (Twin::HiddenTrims, 60),
+    (Twin::Untagged, 60),
+    (Twin::ReadFromEarliest, 40),
+    (Twin::TailFromRefusal, 0),
     (Twin::CompactActive, 0),
-    (Twin::FloorPastCommit, 0),
-    (Twin::Retention, 7),
+    (Twin::FloorPastCommit, 8),
+    (Twin::Retention, 42),
 ];
 
 /// Small: the test proves the pipeline, `felix shrink` runs the full budget.
@@ -77,7 +79,7 @@ fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
 #[test]
 fn shrinking_is_deterministic() {
     let run = || {
-        let shrunk = shrink::shrink(0, Twin::FloorPastCommit, BUDGET, &mut |_| {}).unwrap();
+        let shrunk = shrink::shrink(8, Twin::FloorPastCommit, BUDGET, &mut |_| {}).unwrap();
         let scenario = shrink_script::scenario(&shrunk, "Shrunk.\n").unwrap();
         (shrunk.tries, shrunk.shrunk.choices.clone(), scenario.text)
     };

