@@ -638,13 +638,15 @@ mod tests {
 
     /// A seed HiddenTrims fails on (`felix sweep --twin HiddenTrims --seeds 0..100`); the first
     /// seed's story on a three-broker cluster with a replica and two holders.
-    const SEED: u64 = 928;
+    const SEED: u64 = 2304;
+    /// The holder the lease left without telling it, last before the violation: its lane and name.
+    const STALE: (usize, &str) = (2, "c1");
 
     fn hidden_trims() -> (RunReport, Diagram) {
         let mut spec = RunSpec::new(SEED, Some(Twin::HiddenTrims));
         spec.keep_trace = true;
         let report = felix_sim::run(&spec);
-        let diagram = diagram(&report, "felix replay --seed 928 --twin HiddenTrims");
+        let diagram = diagram(&report, "felix replay --seed 2304 --twin HiddenTrims");
         (report, diagram)
     }
 
@@ -677,12 +679,12 @@ mod tests {
         let at = diagram.violations[0].row;
         let before = &diagram.rows[..at];
         let moved = before.iter().rposition(|row| {
-            matches!(&row.mark, Mark::Point { lane: 1, label, style: Style::Fault }
-                if label.contains("NOT told"))
+            matches!(&row.mark, Mark::Point { lane, label, style: Style::Fault }
+                if *lane == STALE.0 && label.contains("NOT told"))
         });
         let refused = before.iter().rposition(|row| {
-            matches!(&row.mark, Mark::Arrow { to: 1, label, style: Style::Refusal, .. }
-                if label.contains("CursorTooOld") && label.contains("untagged"))
+            matches!(&row.mark, Mark::Arrow { to, label, style: Style::Refusal, .. }
+                if *to == STALE.0 && label.contains("CursorTooOld") && label.contains("untagged"))
         });
         assert!(
             moved.is_some() && refused.is_some(),
@@ -691,7 +693,7 @@ mod tests {
         assert!(moved < refused, "the lease moved before the refused read");
         assert!(
             matches!(&diagram.rows[at].mark, Mark::Point { style: Style::Commit, label, .. }
-                if label.contains("epoch=1")),
+                if label.contains(" write ")),
             "{:?}",
             diagram.rows[at].mark
         );
@@ -722,9 +724,13 @@ mod tests {
                 .any(|log| log.contains(" write ") && log.contains("trim floor=")),
             "{brokers:?}"
         );
-        let c0 = state(1);
-        assert!(c0.contains("holds lease epoch"), "{c0}");
-        assert!(c0.contains("believes the tail is"), "{c0}");
-        assert!(state(0).contains("c0 lost its lease and was NOT told"));
+        let stale = state(STALE.0);
+        assert!(stale.contains("holds lease epoch"), "{stale}");
+        assert!(stale.contains("believes the tail is"), "{stale}");
+        let lease = state(0);
+        assert!(
+            lease.contains(&format!("{} lost its lease and was NOT told", STALE.1)),
+            "{lease}"
+        );
     }
 }
