@@ -23,12 +23,21 @@ pub struct TraceStep {
 
 /// Builds the steps of a path: `Init` with every variable, then each action with what it changed.
 pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
+    steps_of(path, |state: &State| state.variables(config))
+}
+
+/// The steps of any spec's path (FelixHeadTrim's, ParosTrimJump's): `Init` with every variable,
+/// then each action with the variables it changed, as `variables` renders a state.
+pub(crate) fn steps_of<S, A: std::fmt::Display>(
+    path: Path<S, A>,
+    variables: impl Fn(&S) -> Vec<(&'static str, Rendered)>,
+) -> Vec<TraceStep> {
     let pairs = path.into_vec();
     let mut steps = Vec::with_capacity(pairs.len());
     let mut previous: Option<Vec<(&'static str, Rendered)>> = None;
-    let mut pending_action: Option<Action> = None;
+    let mut pending_action: Option<A> = None;
     for (state, action) in pairs {
-        let variables = state.variables(config);
+        let variables = variables(&state);
         let step = match (&previous, &pending_action) {
             (None, _) => TraceStep {
                 action: "Init".to_string(),
@@ -52,7 +61,7 @@ pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
 
 /// The variables (or, for functions, the components) whose rendered value differs between two
 /// states, in the spec's order.
-pub(crate) fn changed_variables(
+fn changed_variables(
     before: &[(&'static str, Rendered)],
     after: &[(&'static str, Rendered)],
 ) -> Vec<(String, String)> {

@@ -16,7 +16,7 @@ use super::config::ParosConfig;
 use super::properties;
 use super::spec::{Action, ParosTrimJump, State};
 use crate::check::{Outcome, Progress, Report, TwinRun, PROGRESS_INTERVAL};
-use crate::trace::{changed_variables, TraceStep};
+use crate::trace::TraceStep;
 
 /// How often a running search is polled for completion.
 const POLL_INTERVAL: Duration = Duration::from_millis(5);
@@ -168,28 +168,5 @@ pub fn shortest_counterexample(
 
 /// The steps of a path: `Init` with every variable, then each action with what it changed.
 pub fn steps(config: &ParosConfig, path: Path<State, Action>) -> Vec<TraceStep> {
-    let mut steps = Vec::new();
-    let mut previous: Option<Vec<(&'static str, crate::spec::Rendered)>> = None;
-    let mut pending: Option<Action> = None;
-    for (state, action) in path.into_vec() {
-        let variables = state.variables(config);
-        let step = match (&previous, pending) {
-            (None, _) => TraceStep {
-                action: "Init".to_string(),
-                changed: variables
-                    .iter()
-                    .map(|(name, value)| (name.to_string(), value.to_string()))
-                    .collect(),
-            },
-            (Some(before), Some(taken)) => TraceStep {
-                action: taken.to_string(),
-                changed: changed_variables(before, &variables),
-            },
-            (Some(_), None) => unreachable!("every state but the first follows an action"),
-        };
-        steps.push(step);
-        previous = Some(variables);
-        pending = action;
-    }
-    steps
+    crate::trace::steps_of(path, |state: &State| state.variables(config))
 }
