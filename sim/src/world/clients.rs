@@ -107,7 +107,12 @@ impl World {
         let fence = self.trim_fence();
         let trim_chance = self.knobs.trim_per_million;
         let op_chance = self.knobs.op_per_million;
-        let stale_owner = self.owner_current != Some(client);
+        // An owner is stale once a newer fence is committed: from then on every fenced request
+        // it sends is refused (the fence in force only moves forward). Being replaced by the
+        // lease service is not enough: the successor's fence may never land (it named an `old`
+        // that had already moved on), and then this owner still holds the fence in force and a
+        // truncate it sends lands, at a floor with no checkpoint.
+        let fence_committed = self.fence_committed;
         let mut renew = None;
         let mut owner_crashes = 0;
         let owner_crash_chance = self.knobs.owner_crash_per_million;
@@ -149,6 +154,7 @@ impl World {
             Role::Owner { owner: Some(owner) } => {
                 owner.set_trim_limit(fence);
                 let busy = self.workload.chance(op_chance);
+                let stale_owner = owner.token().0 < fence_committed;
                 if working && busy && owner.status() == OwnerStatus::Fenced {
                     if stale_owner {
                         if self.workload.chance(trim_chance) {
@@ -242,8 +248,14 @@ impl World {
     }
 
     pub(super) fn try_send(&mut self, client: usize) {
+        let now = self.now();
         let slot = &mut self.clients[client];
-        if slot.in_flight.is_some() || slot.paused || self.finished {
+        if slot.in_flight.is_some() || slot.paused || self.finished || now < slot.backoff_until {
+            return;
+        }
+        // After the quiesce writers send nothing more (see the phases in `world/mod.rs`).
+        let writer = matches!(slot.role, Role::Felixd { .. } | Role::Owner { .. });
+        if self.quiesced && writer {
             return;
         }
         let Some(handle) = World::client_mut(&mut slot.role) else {
@@ -334,6 +346,7 @@ impl World {
             reply,
         });
         let progressed = !step.delivered.is_empty() || step.route != Route::Any;
+        self.back_off_after_refusals(client, &step);
         self.apply_step(client, step);
         if acked {
             self.buggify_acked(client);
@@ -370,6 +383,29 @@ impl World {
         let target = self.workload.index(self.nodes.len());
         self.clients[client].target = target;
         self.try_send(client);
+    }
+
+    /// A reply that only sends the client elsewhere (no records, a route) is a refusal. The first
+    /// refusals are retried at once (following the hint finds a leader in one round trip), but a
+    /// client that has been refused by as many nodes in a row as there are nodes waits a broker
+    /// tick before each further try, as a real client backs off: with no leader anywhere (an
+    /// election after a mass crash) an immediate retry on a 10 us network is a storm of
+    /// hundreds of thousands of round trips per simulated second, which ends the run with an
+    /// event budget instead of letting the election finish.
+    fn back_off_after_refusals(&mut self, client: usize, step: &felix_core::client::Step) {
+        let refused = step.delivered.is_empty() && step.route != Route::Any;
+        let nodes = self.nodes.len();
+        let backoff = self.knobs.tick_micros.max(1);
+        let now = self.now();
+        let slot = &mut self.clients[client];
+        if !refused {
+            slot.refusals = 0;
+            return;
+        }
+        slot.refusals += 1;
+        if slot.refusals >= nodes {
+            slot.backoff_until = now + backoff;
+        }
     }
 
     /// Records a client's conclusions and routes its next request.

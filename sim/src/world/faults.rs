@@ -1,5 +1,5 @@
 //! Faults and phases of the seeded world: drops, partitions, pauses, lease moves without telling,
-//! and the heal that starts the liveness phase.
+//! the heal that starts the liveness phase and the quiesce before its deadline.
 
 use super::*;
 
@@ -331,6 +331,19 @@ impl World {
         });
         self.queue
             .push_after(self.knobs.tick_micros * 20, Ev::SettleCheck);
+    }
+
+    /// The quiesce: writers send nothing more (a request in flight still gets its answer or its
+    /// timeout), so the committed prefix stops moving and Convergence is judged on a cluster at
+    /// rest. Readers keep reading: reads never move the committed prefix.
+    pub(super) fn quiesce(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.quiesced = true;
+        self.sim(SimEvent::Phase {
+            name: "quiesce".into(),
+        });
     }
 }
 

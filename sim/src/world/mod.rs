@@ -7,6 +7,18 @@
 //! safety phase injects faults drawn by the seed; then everything heals and the liveness phase
 //! must converge before its deadline.
 //!
+//! Phases, in order:
+//! 1. **safety** (`safety_micros`): the workload runs and faults are drawn.
+//! 2. **liveness** (`liveness_micros`): every fault healed, every node restarted, every client
+//!    resumed; clients submit no new work but finish what they had queued.
+//! 3. **quiesce**, the last [`QUIESCE_SHARE`]th of the liveness phase: writers (holders, owners)
+//!    send nothing more, so the committed prefix stops moving and the cluster can converge; readers
+//!    and folders keep reading. As in VOPR's liveness mode, a cluster is judged on whether it
+//!    converges once requests stop, not on whether the last write of a live workload reached
+//!    every follower before an arbitrary instant.
+//! 4. **end**: at the deadline (or earlier, once every node holds the same committed prefix
+//!    twice in a row) the Convergence audit judges the nodes.
+//!
 //! Clients are the core's own state machines, one per client slot at a time:
 //! - felixd processes get a new `Holder` with every lease grant. A holder renews on its own
 //!   (skewed, drifting) clock with a round trip to the lease service, and learns that it lost the
@@ -61,6 +73,8 @@ pub const EVENTS_MAX: u64 = 1_000_000;
 const PENDING_MAX: usize = 1_000_000;
 /// Messages a node may hold back waiting for a sync.
 const HELD_MAX: usize = 20_000;
+/// The quiesce starts this fraction (1/N) of the liveness phase before its deadline.
+pub const QUIESCE_SHARE: u64 = 4;
 
 /// One scheduled event.
 #[derive(Clone, Debug)]
@@ -105,6 +119,8 @@ enum Ev {
     },
     LeaseCheck,
     Heal,
+    /// Writers stop sending: the committed prefix settles before the deadline.
+    Quiesce,
     SettleCheck,
     End,
     /// A BUGGIFY site fired (`world/buggify.rs`).
@@ -152,6 +168,11 @@ struct ClientSlot {
     in_flight: Option<InFlight>,
     generation: u64,
     clock: Clock,
+    /// Consecutive replies that only sent the client elsewhere (`NotLeader`, `NoReadIndex`,
+    /// `NotHeld`, `ReadPastTail`): once it has tried every node, it backs off.
+    refusals: usize,
+    /// The client sends nothing before this time (its backoff after refusals).
+    backoff_until: Time,
 }
 
 /// Counters of what the simulator did (for the sweep summary).
@@ -188,6 +209,8 @@ pub struct World {
     owner_current: Option<usize>,
     recorder: Recorder,
     phase: Phase,
+    /// The quiesce began: writers send nothing more.
+    quiesced: bool,
     events: u64,
     counters: SimCounters,
     finished: bool,
@@ -272,6 +295,8 @@ impl World {
                 in_flight: None,
                 generation: 0,
                 clock: draw_clock(&knobs),
+                refusals: 0,
+                backoff_until: 0,
             })
             .collect();
         World {
@@ -289,6 +314,7 @@ impl World {
             owner_current: None,
             recorder: Recorder::new(keep_trace),
             phase: Phase::Safety,
+            quiesced: false,
             events: 0,
             counters: SimCounters::new(),
             finished: false,
@@ -374,6 +400,11 @@ impl World {
         self.queue
             .push_after(self.knobs.lease_micros / 4, Ev::LeaseCheck);
         self.queue.push_after(self.knobs.safety_micros, Ev::Heal);
+        let quiesce = self.knobs.liveness_micros / QUIESCE_SHARE;
+        self.queue.push_after(
+            self.knobs.safety_micros + self.knobs.liveness_micros - quiesce,
+            Ev::Quiesce,
+        );
         self.queue.push_after(
             self.knobs.safety_micros + self.knobs.liveness_micros,
             Ev::End,
@@ -444,6 +475,7 @@ impl World {
             Ev::Resume { client } => self.resume(client),
             Ev::LeaseCheck => self.lease_check(),
             Ev::Heal => self.heal(),
+            Ev::Quiesce => self.quiesce(),
             Ev::SettleCheck => self.settle_check(),
             Ev::End => self.end("liveness deadline"),
             Ev::Buggify(act) => self.buggify_act(act),
