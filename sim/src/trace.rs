@@ -26,7 +26,7 @@ pub enum SimEvent {
         twin: Option<String>,
         knobs: serde_json::Value,
     },
-    /// A phase began: "safety" with faults, "liveness" after heal.
+    /// A phase began: "liveness" after heal, "quiesce" when writers stop before the deadline.
     Phase {
         name: String,
     },
