@@ -344,8 +344,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--felix", required=True, help="the felix binary")
     parser.add_argument("--out", required=True, help="directory for pages and screenshots")
-    parser.add_argument("--seed", type=int, default=2304,
-                        help="a seed the twin fails on (default 2304, HiddenTrims)")
+    parser.add_argument("--seed", type=int, default=2508,
+                        help="a seed the twin fails on (default 2508, HiddenTrims)")
     parser.add_argument("--twin", default="HiddenTrims")
     parser.add_argument("--readme-image", help="also save the compact replay shot here")
     args = parser.parse_args()

@@ -51,7 +51,7 @@ fn replay_writes_a_self_contained_page_with_the_violation() {
     let (code, stdout, stderr) = felix(&[
         "replay",
         "--seed",
-        "2304",
+        "2508",
         "--twin",
         "HiddenTrims",
         "--html",
@@ -88,7 +88,7 @@ fn a_control_run_page_has_no_violation() {
     let (code, stdout, stderr) = felix(&[
         "replay",
         "--seed",
-        "2304",
+        "2508",
         "--twin",
         "HiddenTrims",
         "--control",
@@ -128,7 +128,7 @@ fn bad_html_paths_and_usage_exit_2() {
     // configurations is refused, each with exit 2 and no panic.
     let bad = "/nonexistent-felix-dir/x.html";
     for args in [
-        vec!["replay", "--seed", "2304", "--html", bad],
+        vec!["replay", "--seed", "2508", "--html", bad],
         vec!["check", "HiddenTrims", "--html", bad],
         vec!["check", "HiddenTrims", "Untagged", "--html", "x.html"],
     ] {

@@ -14,13 +14,13 @@ use felix_sim::shrink::{self, script as shrink_script};
 /// every failing seed translates today (see the report of issue 17): these were picked among the
 /// first failing seeds as the first whose script reproduces.
 const COVERED: [(Twin, u64); 7] = [
-    (Twin::HiddenTrims, 60),
-    (Twin::Untagged, 60),
+    (Twin::HiddenTrims, 40),
+    (Twin::Untagged, 40),
     (Twin::ReadFromEarliest, 40),
     (Twin::TailFromRefusal, 0),
     (Twin::CompactActive, 0),
     (Twin::FloorPastCommit, 8),
-    (Twin::Retention, 42),
+    (Twin::Retention, 40),
 ];
 
 /// Small: the test proves the pipeline, `felix shrink` runs the full budget.

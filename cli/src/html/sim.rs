@@ -636,17 +636,18 @@ mod tests {
     use felix_core::Twin;
     use felix_sim::RunSpec;
 
-    /// A seed HiddenTrims fails on (`felix sweep --twin HiddenTrims --seeds 0..100`); the first
-    /// seed's story on a three-broker cluster with a replica and two holders.
-    const SEED: u64 = 2304;
+    /// A seed HiddenTrims fails on (`felix sweep --twin HiddenTrims --seeds 2000..4000`: of those
+    /// with this cluster's shape, the one with the shortest story); the first seed's story on a
+    /// three-broker cluster with a replica and two holders.
+    const SEED: u64 = 2508;
     /// The holder the lease left without telling it, last before the violation: its lane and name.
-    const STALE: (usize, &str) = (2, "c1");
+    const STALE: (usize, &str) = (1, "c0");
 
     fn hidden_trims() -> (RunReport, Diagram) {
         let mut spec = RunSpec::new(SEED, Some(Twin::HiddenTrims));
         spec.keep_trace = true;
         let report = felix_sim::run(&spec);
-        let diagram = diagram(&report, "felix replay --seed 2304 --twin HiddenTrims");
+        let diagram = diagram(&report, "felix replay --seed 2508 --twin HiddenTrims");
         (report, diagram)
     }
 
