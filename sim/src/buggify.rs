@@ -20,6 +20,9 @@ pub const ACTIVE_PER_MILLION: u32 = 250_000;
 /// fire every time).
 pub const FIRE_PER_MILLION: u32 = 250_000;
 
+/// How many sites `draw_active` draws (the sites of the first swarm); the rest are drawn last.
+const FIRST_SITES: usize = 7;
+
 /// The named sites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Site {
@@ -57,8 +60,7 @@ impl Site {
         Site::IsolateAfterAck,
         Site::PowerLossAfterAck,
         Site::SlowSync,
-        // Listed last: its activation is the knobs stream's last draw, so adding it moved no
-        // other knob of the default swarm.
+        // Added later: its activation is the knobs stream's last draw (`draw_active_late`).
         Site::ReadAfterJump,
     ];
 
@@ -87,10 +89,23 @@ impl Site {
         }
     }
 
-    /// The sites active in a run, drawn once (from the knobs stream, as a knob).
+    /// The sites active in a run among the first seven, drawn once (from the knobs stream, as a
+    /// knob).
     pub fn draw_active(stream: &mut Stream) -> Vec<Site> {
-        Site::ALL
-            .into_iter()
+        Site::ALL[..FIRST_SITES]
+            .iter()
+            .copied()
+            .filter(|_| stream.chance(ACTIVE_PER_MILLION))
+            .collect()
+    }
+
+    /// The later sites active in a run: drawn after every other knob (a twin's bias included), so
+    /// that adding a site moved no earlier draw of any seed: a seed's world changes only where the
+    /// new site is active and its moment comes.
+    pub fn draw_active_late(stream: &mut Stream) -> Vec<Site> {
+        Site::ALL[FIRST_SITES..]
+            .iter()
+            .copied()
             .filter(|_| stream.chance(ACTIVE_PER_MILLION))
             .collect()
     }
