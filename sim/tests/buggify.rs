@@ -14,7 +14,11 @@ fn every_site_fires_when_active_and_never_when_not() {
     // SEEDS_MAX.
     const SEEDS_MAX: u64 = 400;
     for seed in 0..SEEDS_MAX {
-        if seed >= 30 && Site::ALL.iter().all(|site| fired.get(site).is_some_and(|n| *n > 0)) {
+        if seed >= 30
+            && Site::ALL
+                .iter()
+                .all(|site| fired.get(site).is_some_and(|n| *n > 0))
+        {
             break;
         }
         let mut knobs = Knobs::draw(seed, None);
