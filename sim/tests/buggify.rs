@@ -46,3 +46,37 @@ fn every_site_fires_when_active_and_never_when_not() {
         assert!(fired[&site] > 0, "{site:?} never fired in {SEEDS_MAX} runs");
     }
 }
+
+/// Issue 10's figure: the default swarm reaches `NotHeld` (a read below a jump's point, on the
+/// node that jumped, before its walk reaches the trim that set the sender's floor) within the
+/// default 1,000-seed sweep, and the run that does has ReadAfterJump active and every rule on
+/// clean. Consecutive seeds, stopping at the first that reaches it.
+#[test]
+fn the_default_sweep_reaches_not_held() {
+    let found = (0..1_000u64).find_map(|seed| {
+        let report = run(&RunSpec::new(seed, None));
+        let not_held = report.coverage.get("read_not_held").copied().unwrap_or(0);
+        (not_held > 0).then_some((seed, report))
+    });
+    let Some((seed, report)) = found else {
+        panic!("no seed of 0..1000 reached read_not_held");
+    };
+    assert!(
+        report.violations.is_empty(),
+        "seed {seed}: {:?}",
+        report.violations
+    );
+    assert!(
+        report.knobs.buggify.contains(&Site::ReadAfterJump),
+        "seed {seed}"
+    );
+    assert!(
+        report
+            .coverage
+            .get(Site::ReadAfterJump.counter())
+            .copied()
+            .unwrap_or(0)
+            > 0,
+        "seed {seed}"
+    );
+}
