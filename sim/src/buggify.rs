@@ -6,7 +6,8 @@
 //! component's draws shift. Each run thus enables a random subset of the rare paths: swarm testing
 //! at the granularity of a moment. The sites are moments every fenced, replicated system must
 //! survive (a process paused right after an acknowledgement, a lease that moves while a request is
-//! in flight, a node that dies right after it answered), not the path of any one rule.
+//! in flight, a node that dies right after it answered, a read that reaches a node right after it
+//! caught up by a jump), not the path of any one rule.
 //!
 //! The world evaluates the sites (`world/buggify.rs`); this module holds their names and gates.
 
@@ -15,8 +16,12 @@ use serde::{Deserialize, Serialize};
 
 /// The chance that a site is active in a run.
 pub const ACTIVE_PER_MILLION: u32 = 250_000;
-/// The chance that an active site fires when evaluated.
+/// The chance that an active site fires when evaluated (`Site::fire_per_million`: rare moments
+/// fire every time).
 pub const FIRE_PER_MILLION: u32 = 250_000;
+
+/// How many sites `draw_active` draws (the sites of the first swarm); the rest are drawn last.
+const FIRST_SITES: usize = 7;
 
 /// The named sites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -38,10 +43,16 @@ pub enum Site {
     PowerLossAfterAck,
     /// One sync takes far longer than the disk's usual latency (a stalled disk).
     SlowSync,
+    /// Right after a node caught up by a jump (state transfer: it now holds nothing below the
+    /// point), a reader restarts from the start of the journal and asks that node first: the
+    /// node's replaced state meets the read that depends most on it (a cursor the jump skipped),
+    /// at the moment it is least settled. The moment is InstallSnapshot's; the behaviour a
+    /// consumer restarting without its saved position.
+    ReadAfterJump,
 }
 
 impl Site {
-    pub const ALL: [Site; 7] = [
+    pub const ALL: [Site; 8] = [
         Site::PauseAfterAck,
         Site::PauseInFlight,
         Site::LeaseMoveInFlight,
@@ -49,6 +60,8 @@ impl Site {
         Site::IsolateAfterAck,
         Site::PowerLossAfterAck,
         Site::SlowSync,
+        // Added later: its activation is the knobs stream's last draw (`draw_active_late`).
+        Site::ReadAfterJump,
     ];
 
     /// The counter a firing bumps (in the run's coverage).
@@ -61,13 +74,38 @@ impl Site {
             Site::IsolateAfterAck => "buggify_isolate_after_ack",
             Site::PowerLossAfterAck => "buggify_power_loss_after_ack",
             Site::SlowSync => "buggify_slow_sync",
+            Site::ReadAfterJump => "buggify_read_after_jump",
         }
     }
 
-    /// The sites active in a run, drawn once (from the knobs stream, as a knob).
+    /// The chance that this site fires when active and evaluated. A site evaluated at a moment
+    /// that comes a handful of times per run at most (a jump) fires every time: a quarter of
+    /// those moments would leave the site all but unseen, which is what the gate is not for
+    /// (it keeps frequent moments from firing on every evaluation).
+    pub fn fire_per_million(self) -> u32 {
+        match self {
+            Site::ReadAfterJump => 1_000_000,
+            _ => FIRE_PER_MILLION,
+        }
+    }
+
+    /// The sites active in a run among the first seven, drawn once (from the knobs stream, as a
+    /// knob).
     pub fn draw_active(stream: &mut Stream) -> Vec<Site> {
-        Site::ALL
-            .into_iter()
+        Site::ALL[..FIRST_SITES]
+            .iter()
+            .copied()
+            .filter(|_| stream.chance(ACTIVE_PER_MILLION))
+            .collect()
+    }
+
+    /// The later sites active in a run: drawn after every other knob (a twin's bias included), so
+    /// that adding a site moved no earlier draw of any seed: a seed's world changes only where the
+    /// new site is active and its moment comes.
+    pub fn draw_active_late(stream: &mut Stream) -> Vec<Site> {
+        Site::ALL[FIRST_SITES..]
+            .iter()
+            .copied()
             .filter(|_| stream.chance(ACTIVE_PER_MILLION))
             .collect()
     }
@@ -89,7 +127,7 @@ impl Buggify {
 
     /// Whether `site` fires now: never when inactive (and then nothing is drawn).
     pub fn fire(&mut self, site: Site) -> bool {
-        self.active.contains(&site) && self.stream.chance(FIRE_PER_MILLION)
+        self.active.contains(&site) && self.stream.chance(site.fire_per_million())
     }
 
     /// A draw for what a firing site does (how long a pause lasts, ...).

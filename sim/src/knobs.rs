@@ -195,6 +195,7 @@ impl Knobs {
         if let Some(twin) = twin {
             knobs.bias(twin, s);
         }
+        knobs.buggify.extend(Site::draw_active_late(s));
         knobs.normalize();
         knobs.check();
         knobs

@@ -10,7 +10,17 @@ use std::collections::BTreeMap;
 #[test]
 fn every_site_fires_when_active_and_never_when_not() {
     let mut fired: BTreeMap<Site, u64> = BTreeMap::new();
-    for seed in 0..30 {
+    // Seeds until every site fired (a jump, ReadAfterJump's moment, comes in few runs), at most
+    // SEEDS_MAX.
+    const SEEDS_MAX: u64 = 400;
+    for seed in 0..SEEDS_MAX {
+        if seed >= 30
+            && Site::ALL
+                .iter()
+                .all(|site| fired.get(site).is_some_and(|n| *n > 0))
+        {
+            break;
+        }
         let mut knobs = Knobs::draw(seed, None);
         knobs.buggify = Site::ALL.to_vec();
         let mut spec = RunSpec::new(seed, None);
@@ -33,6 +43,40 @@ fn every_site_fires_when_active_and_never_when_not() {
         }
     }
     for site in Site::ALL {
-        assert!(fired[&site] > 0, "{site:?} never fired in 30 runs");
+        assert!(fired[&site] > 0, "{site:?} never fired in {SEEDS_MAX} runs");
     }
+}
+
+/// Issue 10's figure: the default swarm reaches `NotHeld` (a read below a jump's point, on the
+/// node that jumped, before its walk reaches the trim that set the sender's floor) within the
+/// default 1,000-seed sweep, and the run that does has ReadAfterJump active and every rule on
+/// clean. Consecutive seeds, stopping at the first that reaches it.
+#[test]
+fn the_default_sweep_reaches_not_held() {
+    let found = (0..1_000u64).find_map(|seed| {
+        let report = run(&RunSpec::new(seed, None));
+        let not_held = report.coverage.get("read_not_held").copied().unwrap_or(0);
+        (not_held > 0).then_some((seed, report))
+    });
+    let Some((seed, report)) = found else {
+        panic!("no seed of 0..1000 reached read_not_held");
+    };
+    assert!(
+        report.violations.is_empty(),
+        "seed {seed}: {:?}",
+        report.violations
+    );
+    assert!(
+        report.knobs.buggify.contains(&Site::ReadAfterJump),
+        "seed {seed}"
+    );
+    assert!(
+        report
+            .coverage
+            .get(Site::ReadAfterJump.counter())
+            .copied()
+            .unwrap_or(0)
+            > 0,
+        "seed {seed}"
+    );
 }

@@ -5,7 +5,7 @@
 //! carried out as an event at the same instant (`Ev::Buggify`), so it never runs in the middle of
 //! another step. Sites fire only in the safety phase: the liveness phase is fault-free.
 
-use super::{Ev, Role, World};
+use super::{Ev, Reader, Role, World};
 use crate::buggify::Site;
 use crate::network::Address;
 use crate::queue::Time;
@@ -25,6 +25,8 @@ pub(super) enum Act {
     PowerLoss { downtime: Time },
     /// Cut a node off from everyone for `micros`.
     Isolate { node: usize, micros: Time },
+    /// Restart reader `client` from offset 1, its first read to node `node`.
+    RewindReader { client: usize, node: usize },
 }
 
 impl World {
@@ -124,6 +126,28 @@ impl World {
         }
     }
 
+    /// Hook: node `index` just installed a jump (`TrimmedTo`).
+    pub(super) fn buggify_jumped(&mut self, index: usize) {
+        if !self.buggify_armed() {
+            return;
+        }
+        let readers: Vec<usize> = (0..self.clients.len())
+            .filter(|&client| self.clients[client].joined && !self.clients[client].paused)
+            .filter(|&client| matches!(self.clients[client].role, Role::Reader(_)))
+            .collect();
+        if readers.is_empty() || !self.buggify.fire(Site::ReadAfterJump) {
+            return;
+        }
+        let client = readers[self.buggify.range(0, readers.len() as u64 - 1) as usize];
+        self.buggify_schedule(
+            Site::ReadAfterJump,
+            Act::RewindReader {
+                client,
+                node: index,
+            },
+        );
+    }
+
     /// Hook: a sync of `latency` micros starts; a stalled disk makes it up to 50 times longer.
     pub(super) fn buggify_sync(&mut self, latency: Time) -> Time {
         if self.buggify_armed() && self.buggify.fire(Site::SlowSync) {
@@ -146,6 +170,19 @@ impl World {
                 self.pause(client, until);
             }
             Act::MoveLease { client } => self.buggify_move_lease(client),
+            Act::RewindReader { client, node } => {
+                let slot = &self.clients[client];
+                if slot.paused || !matches!(slot.role, Role::Reader(_)) {
+                    return;
+                }
+                // A new reader state machine (its request in flight is abandoned, as a restarted
+                // process abandons it) whose first read goes to the node that just jumped.
+                // The batch size every reader of the world starts with.
+                let reader = Reader::new(slot.id, 1, 16);
+                self.set_role(client, Role::Reader(reader));
+                self.clients[client].target = node;
+                self.try_send(client);
+            }
             Act::Crash { node, downtime } => {
                 if self.nodes[node].host.is_up() {
                     self.crash(node);

@@ -59,6 +59,7 @@ impl World {
         result: Result<(), HostError>,
     ) {
         let mut answered = false;
+        let mut jumped = false;
         for effect in effects.drain(..) {
             match effect {
                 Effect::SyncStarted => self.sync_started(index),
@@ -72,7 +73,11 @@ impl World {
                     );
                     self.transmit(packet.from, packet.to, packet.payload)
                 }
-                Effect::Observe(event) => self.history(event),
+                Effect::Observe(event) => {
+                    // BUGGIFY hook (world/buggify.rs): a jump is a dangerous moment.
+                    jumped |= matches!(event, Event::Jumped { .. });
+                    self.history(event)
+                }
                 Effect::DrawElectionTimeout => {
                     let ticks = node::election_timeout(&mut self.nodes[index].timeouts);
                     self.step_node(index, node::Input::ElectionTimeout { ticks });
@@ -82,6 +87,9 @@ impl World {
         self.effects = std::mem::take(effects);
         if answered {
             self.buggify_answered(index);
+        }
+        if jumped {
+            self.buggify_jumped(index);
         }
         match result {
             Ok(()) => {}
