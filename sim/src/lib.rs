@@ -14,6 +14,7 @@ pub mod clock;
 pub mod describe;
 pub mod disk;
 pub mod guided;
+pub mod hash;
 pub mod host;
 pub mod knobs;
 pub mod lease;

@@ -1,46 +1,35 @@
 //! The event queue on simulated time.
 //!
-//! A min-heap of (time, sequence number, event): the sequence number is assigned at push time, so
-//! two events due at the same microsecond come out in the order they were scheduled, never in an
-//! order that depends on the heap's internals. The queue is bounded (`pending_max`) so a runaway
+//! A min-heap of (time, sequence number): the sequence number is assigned at push time, so two
+//! events due at the same microsecond come out in the order they were scheduled, never in an order
+//! that depends on the heap's internals. The queue is bounded (`pending_max`) so a runaway
 //! feedback loop in a model is a loud failure, not a slow one.
+//!
+//! For speed the heap holds only 16-byte keys: the time, and the sequence number with the index
+//! of the event's slot in its low `SLOT_BITS` bits. The events themselves wait in a slab of
+//! reused slots and never move while pending. Since sequence numbers are unique, ordering keys
+//! orders by (time, sequence) exactly: the slot bits never decide.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Simulated time in microseconds since the start of the run.
 pub type Time = u64;
 
-struct Scheduled<E> {
-    time: Time,
-    sequence: u64,
-    event: E,
-}
-
-impl<E> PartialEq for Scheduled<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.sequence == other.sequence
-    }
-}
-
-impl<E> Eq for Scheduled<E> {}
-
-impl<E> PartialOrd for Scheduled<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<E> Ord for Scheduled<E> {
-    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.sequence).cmp(&(self.time, self.sequence))
-    }
-}
+/// Bits of a key that name the event's slot (so at most 2^24 events pending).
+const SLOT_BITS: u32 = 24;
+const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
+/// Pushes one queue may take in its life (2^40: far beyond any run's event budget).
+const SEQUENCE_MAX: u64 = 1 << (64 - SLOT_BITS);
 
 /// Pending events ordered by (time, push order).
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Scheduled<E>>,
+    /// `Reverse((time, sequence << SLOT_BITS | slot))`: `BinaryHeap` is a max-heap.
+    heap: BinaryHeap<Reverse<(Time, u64)>>,
+    /// The events, by slot; `None` for a free slot.
+    slots: Vec<Option<E>>,
+    /// Free slots, reused last-freed first.
+    free: Vec<u32>,
     sequence_next: u64,
     now: Time,
     pending_max: usize,
@@ -49,8 +38,14 @@ pub struct EventQueue<E> {
 impl<E> EventQueue<E> {
     pub fn new(pending_max: usize) -> EventQueue<E> {
         assert!(pending_max > 0);
+        assert!(
+            pending_max as u64 <= SLOT_MASK + 1,
+            "pending_max {pending_max} above 2^{SLOT_BITS}"
+        );
         EventQueue {
             heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
             sequence_next: 0,
             now: 0,
             pending_max,
@@ -74,13 +69,23 @@ impl<E> EventQueue<E> {
             "event queue overflow: {} pending (pending_max)",
             self.heap.len()
         );
+        assert!(self.sequence_next < SEQUENCE_MAX, "event sequence overflow");
         let sequence = self.sequence_next;
         self.sequence_next += 1;
-        self.heap.push(Scheduled {
-            time,
-            sequence,
-            event,
-        });
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                debug_assert!(self.slots[slot as usize].is_none());
+                self.slots[slot as usize] = Some(event);
+                slot
+            }
+            None => {
+                self.slots.push(Some(event));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        debug_assert!(u64::from(slot) <= SLOT_MASK);
+        self.heap
+            .push(Reverse((time, sequence << SLOT_BITS | u64::from(slot))));
     }
 
     /// Schedules `event` `delay` microseconds from now.
@@ -90,15 +95,20 @@ impl<E> EventQueue<E> {
 
     /// The next event, advancing the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let scheduled = self.heap.pop()?;
-        assert!(scheduled.time >= self.now);
-        self.now = scheduled.time;
-        Some((scheduled.time, scheduled.event))
+        let Reverse((time, key)) = self.heap.pop()?;
+        assert!(time >= self.now);
+        self.now = time;
+        let slot = (key & SLOT_MASK) as u32;
+        let event = self.slots[slot as usize]
+            .take()
+            .expect("a pending key names a full slot");
+        self.free.push(slot);
+        Some((time, event))
     }
 
     /// The time of the next event without removing it.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|scheduled| scheduled.time)
+        self.heap.peek().map(|Reverse((time, _))| *time)
     }
 
     pub fn len(&self) -> usize {
@@ -126,5 +136,48 @@ mod tests {
         let order: Vec<&str> = std::iter::from_fn(|| queue.pop().map(|(_, event)| event)).collect();
         assert_eq!(order, ["first", "second", "third", "middle", "late"]);
         assert_eq!(queue.now(), 5);
+    }
+
+    /// Reused slots never reorder: interleaved pushes and pops come out exactly as a sort by
+    /// (time, push order) says, whatever slot each event landed in.
+    #[test]
+    fn reused_slots_keep_push_order() {
+        let mut queue = EventQueue::new(64);
+        let mut expected: Vec<(Time, u64)> = Vec::new();
+        let mut popped: Vec<(Time, u64)> = Vec::new();
+        let mut state: u64 = 7;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 33
+        };
+        for pushed in 0..2000u64 {
+            let time = queue.now() + next() % 5;
+            queue.push(time, pushed);
+            expected.push((time, pushed));
+            if next() % 3 != 0 {
+                let (time, event) = queue.pop().expect("one pending");
+                popped.push((time, event));
+            }
+        }
+        while let Some(item) = queue.pop() {
+            popped.push(item);
+        }
+        expected.sort();
+        assert_eq!(popped, expected);
+        assert!(queue.is_empty());
+    }
+
+    /// A full queue is a loud failure, not a slow one.
+    #[test]
+    fn overflow_is_loud() {
+        let outcome = std::panic::catch_unwind(|| {
+            let mut queue = EventQueue::new(2);
+            queue.push(0, ());
+            queue.push(0, ());
+            queue.push(0, ());
+        });
+        assert!(outcome.is_err());
     }
 }
