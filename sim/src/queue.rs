@@ -5,13 +5,11 @@
 //! that depends on the heap's internals. The queue is bounded (`pending_max`) so a runaway
 //! feedback loop in a model is a loud failure, not a slow one.
 //!
-//! For speed the heap holds only 16-byte keys: the time, and the sequence number with the index
-//! of the event's slot in its low `SLOT_BITS` bits. The events themselves wait in a slab of
-//! reused slots and never move while pending. Since sequence numbers are unique, ordering keys
-//! orders by (time, sequence) exactly: the slot bits never decide.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+//! For speed the heap is a 4-ary min-heap (half the depth of a binary heap, a node's children
+//! side by side) of 16-byte keys: the time in the high 64 bits, the sequence number and the index
+//! of the event's slot (its low `SLOT_BITS` bits) in the low 64. The events themselves wait in a
+//! slab of reused slots and never move while pending. Since sequence numbers are unique, ordering
+//! keys orders by (time, sequence) exactly: the slot bits never decide.
 
 /// Simulated time in microseconds since the start of the run.
 pub type Time = u64;
@@ -24,8 +22,9 @@ const SEQUENCE_MAX: u64 = 1 << (64 - SLOT_BITS);
 
 /// Pending events ordered by (time, push order).
 pub struct EventQueue<E> {
-    /// `Reverse((time, sequence << SLOT_BITS | slot))`: `BinaryHeap` is a max-heap.
-    heap: BinaryHeap<Reverse<(Time, u64)>>,
+    /// `time << 64 | sequence << SLOT_BITS | slot`, a 4-ary min-heap: the children of `i` are
+    /// `4i + 1 ..= 4i + 4`.
+    heap: Vec<u128>,
     /// The events, by slot; `None` for a free slot.
     slots: Vec<Option<E>>,
     /// Free slots, reused last-freed first.
@@ -43,7 +42,7 @@ impl<E> EventQueue<E> {
             "pending_max {pending_max} above 2^{SLOT_BITS}"
         );
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: Vec::new(),
             slots: Vec::new(),
             free: Vec::new(),
             sequence_next: 0,
@@ -84,8 +83,8 @@ impl<E> EventQueue<E> {
             }
         };
         debug_assert!(u64::from(slot) <= SLOT_MASK);
-        self.heap
-            .push(Reverse((time, sequence << SLOT_BITS | u64::from(slot))));
+        let key = u128::from(time) << 64 | u128::from(sequence << SLOT_BITS | u64::from(slot));
+        self.sift_up(key);
     }
 
     /// Schedules `event` `delay` microseconds from now.
@@ -95,10 +94,15 @@ impl<E> EventQueue<E> {
 
     /// The next event, advancing the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let Reverse((time, key)) = self.heap.pop()?;
+        let key = *self.heap.first()?;
+        let last = self.heap.pop().expect("a first key means a last one");
+        if !self.heap.is_empty() {
+            self.sift_down(last);
+        }
+        let time = (key >> 64) as Time;
         assert!(time >= self.now);
         self.now = time;
-        let slot = (key & SLOT_MASK) as u32;
+        let slot = (key as u64 & SLOT_MASK) as u32;
         let event = self.slots[slot as usize]
             .take()
             .expect("a pending key names a full slot");
@@ -108,7 +112,46 @@ impl<E> EventQueue<E> {
 
     /// The time of the next event without removing it.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|Reverse((time, _))| *time)
+        self.heap.first().map(|key| (key >> 64) as Time)
+    }
+
+    /// Adds `key` at the end and moves it up past every parent it precedes.
+    fn sift_up(&mut self, key: u128) {
+        let mut hole = self.heap.len();
+        self.heap.push(key);
+        while hole > 0 {
+            let parent = (hole - 1) / 4;
+            if self.heap[parent] <= key {
+                break;
+            }
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
+        }
+        self.heap[hole] = key;
+    }
+
+    /// Puts `key` at the root (which was just taken) and moves it down past every smaller child.
+    fn sift_down(&mut self, key: u128) {
+        let len = self.heap.len();
+        let mut hole = 0;
+        loop {
+            let first = 4 * hole + 1;
+            if first >= len {
+                break;
+            }
+            let mut least = first;
+            for child in first + 1..(first + 4).min(len) {
+                if self.heap[child] < self.heap[least] {
+                    least = child;
+                }
+            }
+            if self.heap[least] >= key {
+                break;
+            }
+            self.heap[hole] = self.heap[least];
+            hole = least;
+        }
+        self.heap[hole] = key;
     }
 
     pub fn len(&self) -> usize {
@@ -142,7 +185,7 @@ mod tests {
     /// (time, push order) says, whatever slot each event landed in.
     #[test]
     fn reused_slots_keep_push_order() {
-        let mut queue = EventQueue::new(64);
+        let mut queue = EventQueue::new(4096);
         let mut expected: Vec<(Time, u64)> = Vec::new();
         let mut popped: Vec<(Time, u64)> = Vec::new();
         let mut state: u64 = 7;
