@@ -8,7 +8,7 @@
 //! timings live here and in `bench store`, nowhere else (STYLE.md).
 
 use crate::exit;
-use crate::sweep::{parse_seed_range, parse_twin};
+use crate::sweep::{emit, parse_seed_range, parse_twin};
 use clap::Args;
 use felix_core::Twin;
 use felix_sim::{stopwatch, RunSpec};
@@ -108,9 +108,8 @@ pub fn run(args: SimArgs) -> u8 {
     let overhead = share(timed.wall, plain.wall) - 100.0;
     let same = plain.sweep_hash == timed.sweep_hash && plain.events == timed.events;
     if args.json {
-        println!(
-            "{}",
-            json!({
+        emit(
+            &json!({
                 "seeds": format!("{}..{}", seeds.start, seeds.end),
                 "twin": twin.map(|twin| twin.name()),
                 "runs": count,
@@ -129,10 +128,11 @@ pub fn run(args: SimArgs) -> u8 {
                 "sweep_hash": format!("{:016x}", plain.sweep_hash),
                 "same_runs_timed": same,
             })
+            .to_string(),
         );
     } else {
         let twin = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
-        println!(
+        emit(&format!(
             "bench sim {}..{}{twin} (one thread): {count} seeds, {} failed, {} events, {} trace lines, {:.2} s",
             seeds.start,
             seeds.end,
@@ -140,18 +140,22 @@ pub fn run(args: SimArgs) -> u8 {
             plain.events,
             plain.steps,
             plain.wall.as_secs_f64()
-        );
-        println!("  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s");
-        println!(
+        ));
+        emit(&format!(
+            "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s"
+        ));
+        emit(&format!(
             "  inside the core's Broker::step: {step_share:.1}% of wall time ({} steps, {step_nanos:.0} ns each)",
             timed.timers.broker_steps
-        );
-        println!("  inside the audits: {audit_share:.1}% of wall time");
-        println!(
+        ));
+        emit(&format!(
+            "  inside the audits: {audit_share:.1}% of wall time"
+        ));
+        emit(&format!(
             "  timed pass {:.2} s ({overhead:+.1}% for the timers); sweep hash {:016x}",
             timed.wall.as_secs_f64(),
             plain.sweep_hash
-        );
+        ));
     }
     if !same {
         eprintln!(
