@@ -1,4 +1,5 @@
-//! `felix bench store`: append and read-back throughput of the two log stores.
+//! `felix bench store`: append and read-back throughput of the two log stores (`felix bench sim`,
+//! the simulator's speed, is in `bench_sim.rs`).
 //!
 //! Appends N write records in batches (one sync per batch), then reads every record back, first on
 //! the in-memory store (the simulator's disk, its hot path) and then on the file-backed store in a
@@ -23,6 +24,9 @@ pub struct BenchArgs {
 enum Target {
     /// Append + read throughput of the in-memory and file-backed log stores.
     Store(StoreArgs),
+    /// Simulator speed: seeds/s, events/s, and the share of wall time inside the core's
+    /// Broker::step and the audits (one thread).
+    Sim(crate::bench_sim::SimArgs),
 }
 
 /// Arguments of `felix bench store`.
@@ -56,6 +60,7 @@ const BODY_BYTES_MAX: usize = 1 << 20;
 pub fn run(args: BenchArgs) -> u8 {
     match args.target {
         Target::Store(args) => store(args),
+        Target::Sim(args) => crate::bench_sim::run(args),
     }
 }
 

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench;
+mod bench_sim;
 mod check;
 mod check_paros;
 mod exit;
@@ -39,7 +40,8 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     // One variant per working subcommand; see each module for its arguments.
-    /// Measure throughput (`felix bench store`: append + read on both log stores).
+    /// Measure throughput (`felix bench store`: append + read on both log stores; `felix bench
+    /// sim`: the simulator's seeds/s, events/s and time inside the core's step).
     Bench(bench::BenchArgs),
     /// Check model configurations with Stateright (exit 1 on a violation).
     Check(check::CheckArgs),

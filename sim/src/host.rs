@@ -119,7 +119,10 @@ impl Host {
             return Ok(());
         };
         self.outputs.clear();
-        broker.step(input, &mut self.outputs);
+        let outputs = &mut self.outputs;
+        crate::stopwatch::time(crate::stopwatch::Section::BrokerStep, || {
+            broker.step(input, outputs)
+        });
         self.duties.clear();
         let carried = self.outbox.carry(self.outputs.drain(..), &mut self.duties);
         let from = Address::Node(self.id);

@@ -14,6 +14,7 @@ pub mod clock;
 pub mod describe;
 pub mod disk;
 pub mod guided;
+pub mod hash;
 pub mod host;
 pub mod knobs;
 pub mod lease;
@@ -23,6 +24,7 @@ pub mod queue;
 pub mod rng;
 pub mod script;
 pub mod shrink;
+pub mod stopwatch;
 pub mod swarm;
 pub mod tape;
 pub mod trace;
@@ -265,7 +267,9 @@ fn run_unguarded(spec: &RunSpec) -> RunReport {
     };
     let world = world::World::new(spec.seed, rules, knobs.clone(), spec.keep_trace);
     let mut ran = world.run(spec.seed, label);
-    let report = felix_audits::audit(&ran.recorder.history);
+    let report = stopwatch::time(stopwatch::Section::Audits, || {
+        felix_audits::audit(&ran.recorder.history)
+    });
     let violations = report
         .violations
         .iter()

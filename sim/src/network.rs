@@ -66,6 +66,36 @@ pub struct NetworkKnobs {
     pub long_delay_max_micros: Time,
 }
 
+/// The arrival times of one message's copies: none (lost), one, or two (duplicated). A slice
+/// without an allocation: `route` runs once per message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrivals {
+    times: [Time; 2],
+    len: usize,
+}
+
+impl Arrivals {
+    const NONE: Arrivals = Arrivals {
+        times: [0; 2],
+        len: 0,
+    };
+
+    fn one(at: Time) -> Arrivals {
+        Arrivals {
+            times: [at, 0],
+            len: 1,
+        }
+    }
+}
+
+impl std::ops::Deref for Arrivals {
+    type Target = [Time];
+
+    fn deref(&self) -> &[Time] {
+        &self.times[..self.len]
+    }
+}
+
 /// Links, clogs and the fault rates in force.
 pub struct Network {
     knobs: NetworkKnobs,
@@ -90,15 +120,15 @@ impl Network {
 
     /// When copies of a message sent now from `from` to `to` arrive: none if it is lost, two if it
     /// is duplicated.
-    pub fn route(&mut self, now: Time, from: Address, to: Address) -> Vec<Time> {
+    pub fn route(&mut self, now: Time, from: Address, to: Address) -> Arrivals {
         if from == to {
-            return vec![now];
+            return Arrivals::one(now);
         }
         if self.blocked.contains(&(from, to)) {
-            return Vec::new();
+            return Arrivals::NONE;
         }
         if !self.healed && self.stream.chance(self.knobs.drop_per_million) {
-            return Vec::new();
+            return Arrivals::NONE;
         }
         let copies = if !self.healed && self.stream.chance(self.knobs.duplicate_per_million) {
             2
@@ -110,21 +140,21 @@ impl Network {
             .filter_map(|address| self.clogged_until.get(address).copied())
             .max()
             .unwrap_or(0);
-        (0..copies)
-            .map(|_| {
-                let delay = if !self.healed && self.stream.chance(self.knobs.long_delay_per_million)
-                {
-                    self.stream.range(
-                        self.knobs.delay_max_micros,
-                        self.knobs.long_delay_max_micros,
-                    )
-                } else {
-                    self.stream
-                        .range(self.knobs.delay_min_micros, self.knobs.delay_max_micros)
-                };
-                now.max(clog_end) + delay
-            })
-            .collect()
+        let mut arrivals = Arrivals::NONE;
+        for _ in 0..copies {
+            let delay = if !self.healed && self.stream.chance(self.knobs.long_delay_per_million) {
+                self.stream.range(
+                    self.knobs.delay_max_micros,
+                    self.knobs.long_delay_max_micros,
+                )
+            } else {
+                self.stream
+                    .range(self.knobs.delay_min_micros, self.knobs.delay_max_micros)
+            };
+            arrivals.times[arrivals.len] = now.max(clog_end) + delay;
+            arrivals.len += 1;
+        }
+        arrivals
     }
 
     /// Blocks traffic from `from` to `to` (one direction).

@@ -2,9 +2,12 @@
 //!
 //! The audits judge `history` (core `history::Event`s only). The trace interleaves those with the
 //! simulator's own events (faults, phases, lease moves, pauses) and numbers every line with a step.
-//! The trace hash is FNV-1a over each line's JSON: a fixed, documented 64-bit function (never std's
-//! randomly keyed hasher), so one seed gives one hash on every machine and every `--jobs` value.
+//! The trace hash is structural (`hash`): every line's step, time and event data go into a fixed,
+//! documented 64-bit function without being rendered as text, so one seed gives one hash on every
+//! machine, every `--jobs` value, and whether or not the lines are kept. A line is rendered as
+//! JSON only when the lines are kept (replay, `--trace`, determinism checks, failing runs).
 
+use crate::hash;
 use crate::queue::Time;
 use felix_core::api::ClientId;
 use felix_core::history::Event;
@@ -80,10 +83,15 @@ pub struct TraceLine {
     pub event: TraceEvent,
 }
 
+/// The kind word of a history line and of a simulator line in the hash.
+const TRACE_HISTORY: u64 = 0;
+const TRACE_SIM: u64 = 1;
+
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
-/// FNV-1a, 64 bits: deterministic across processes, platforms and Rust versions.
+/// FNV-1a, 64 bits: deterministic across processes, platforms and Rust versions (the sweep hash
+/// over every seed's trace hash).
 pub fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(hash, |hash, byte| {
         (hash ^ u64::from(*byte)).wrapping_mul(FNV_PRIME)
@@ -105,7 +113,7 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(keep_lines: bool) -> Recorder {
         Recorder {
-            hash: FNV_OFFSET,
+            hash: hash::SEED,
             steps: 0,
             history: Vec::new(),
             history_steps: Vec::new(),
@@ -115,15 +123,33 @@ impl Recorder {
 
     pub fn history(&mut self, time: Time, event: Event) {
         self.history_steps.push(self.steps);
-        self.history.push(event.clone());
-        self.push(time, TraceEvent::History(event));
+        self.hash_line(time, TRACE_HISTORY, &event);
+        if self.lines.is_some() {
+            self.keep_line(time, TraceEvent::History(event.clone()));
+        }
+        self.history.push(event);
+        self.steps += 1;
     }
 
     pub fn sim(&mut self, time: Time, event: SimEvent) {
-        self.push(time, TraceEvent::Sim(event));
+        self.hash_line(time, TRACE_SIM, &event);
+        if self.lines.is_some() {
+            self.keep_line(time, TraceEvent::Sim(event));
+        }
+        self.steps += 1;
     }
 
-    fn push(&mut self, time: Time, event: TraceEvent) {
+    /// Feeds one line into the hash: its step, its time, which kind of event, and the event's
+    /// data (`hash::hash_value`, no text).
+    fn hash_line<T: Serialize>(&mut self, time: Time, kind: u64, event: &T) {
+        let mut hash = hash::mix(self.hash, self.steps);
+        hash = hash::mix(hash, time);
+        hash = hash::mix(hash, kind);
+        self.hash = hash::hash_value(hash, event);
+    }
+
+    /// Renders the line as JSON, only when the lines are kept (replay, `--trace`, failures).
+    fn keep_line(&mut self, time: Time, event: TraceEvent) {
         let line = TraceLine {
             step: self.steps,
             time,
@@ -131,9 +157,6 @@ impl Recorder {
         };
         // Serializing a plain enum of owned data cannot fail; a failure here is a bug.
         let json = serde_json::to_string(&line).expect("trace line serializes");
-        self.hash = fnv1a(self.hash, json.as_bytes());
-        self.hash = fnv1a(self.hash, b"\n");
-        self.steps += 1;
         if let Some(lines) = &mut self.lines {
             lines.push(json);
         }

@@ -70,6 +70,17 @@ fn state_key(broker: &Broker) -> StateKey {
     )
 }
 
+/// `state_key(broker) == *key`, without building the key.
+fn same_state(key: &StateKey, broker: &Broker) -> bool {
+    let (term, vote, leader, floor, readable_start, floor_tag) = key;
+    *term == broker.term()
+        && *vote == broker.vote()
+        && *leader == broker.is_leader()
+        && *floor == broker.floor()
+        && *readable_start == broker.readable_start()
+        && floor_tag.as_ref() == broker.floor_tag()
+}
+
 /// One node's outputs in flight between its broker and the world.
 #[derive(Clone, Debug)]
 pub struct Outbox {
@@ -188,11 +199,16 @@ impl Outbox {
     /// The node's state as a `NodeState` event if anything but its committed index changed
     /// since the last sample (always, for the first sample of an incarnation).
     pub fn sample(&mut self, broker: &Broker) -> Option<Event> {
-        let key = state_key(broker);
-        if self.sampled.as_ref() == Some(&key) {
+        // Compared in place: building the key clones the floor tag, and most steps change
+        // nothing.
+        if self
+            .sampled
+            .as_ref()
+            .is_some_and(|key| same_state(key, broker))
+        {
             return None;
         }
-        self.sampled = Some(key);
+        self.sampled = Some(state_key(broker));
         Some(broker.node_state())
     }
 

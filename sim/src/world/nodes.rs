@@ -135,13 +135,22 @@ impl World {
         if arrivals.len() > 1 {
             self.count("messages_duplicated");
         }
-        for at in arrivals {
+        // The last copy takes the payload itself; only a duplicate clones it.
+        let mut payload = Some(payload);
+        for (copy, &at) in arrivals.iter().enumerate() {
+            let payload = if copy + 1 == arrivals.len() {
+                payload
+                    .take()
+                    .expect("the payload is taken once, by the last copy")
+            } else {
+                payload.clone().expect("the payload is still here")
+            };
             self.queue.push(
                 at,
                 Ev::Deliver {
                     from,
                     to,
-                    payload: Box::new(payload.clone()),
+                    payload: Box::new(payload),
                 },
             );
         }
