@@ -124,6 +124,7 @@ impl Recorder {
     }
 
     fn push(&mut self, time: Time, event: TraceEvent) {
+        crate::tape::note(|| crate::tape::Step::Line);
         let line = TraceLine {
             step: self.steps,
             time,
