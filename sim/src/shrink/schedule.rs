@@ -31,6 +31,9 @@ use felix_core::history::Event;
 use felix_core::NodeId;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The most ticks one `tick` verb gives (the verb's own bound).
+const TICKS_MAX: u64 = 1_000;
+
 /// What a world client is, from its id (`world::World::new` numbers them in this order).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -62,6 +65,10 @@ struct Lockstep {
     sent: BTreeMap<u32, Vec<(usize, NodeId)>>,
     /// The trace line being read (or the count read so far, between lines).
     at: usize,
+    /// Per node, the ticks the world gave it since the last tick verb written for it.
+    ticks: BTreeMap<NodeId, u64>,
+    /// Aim clients at the world's nodes (`via=`, `target`); off, they route as the driver does.
+    aiming: bool,
 }
 
 impl Lockstep {
@@ -134,6 +141,9 @@ impl Lockstep {
 
     /// The node the world's client sends its next request to (from the current line on).
     fn next_node(&self, client: u32) -> Option<NodeId> {
+        if !self.aiming {
+            return None;
+        }
         let sent = self.sent.get(&client)?;
         let index = sent.partition_point(|(line, _)| *line < self.at);
         sent.get(index).map(|(_, node)| *node)
@@ -148,13 +158,15 @@ impl Lockstep {
 
     /// Before a verb that makes the client send: `target` it where the world's client sent, when
     /// the driver's client would send elsewhere.
-    fn aim(&mut self, client: u32) {
+    /// `reply`: the verb delivers a reply, which replaces the client's route.
+    fn aim(&mut self, client: u32, reply: bool) {
         let (Some(node), Some(id)) = (self.next_node(client), self.driver_id(client)) else {
             return;
         };
         let leader = self.env.leader();
         let slot = &self.env.clients[id as usize];
-        let natural = slot.next_target.or(slot.pinned).unwrap_or(leader);
+        let routed = if reply { None } else { slot.next_target };
+        let natural = slot.aimed.or(routed).or(slot.pinned).unwrap_or(leader);
         if natural != node {
             let name = slot.name.clone();
             self.run(format!("target {name} n{node}"));
@@ -201,7 +213,7 @@ impl Lockstep {
                     slot.in_flight.is_some() || slot.reads_wanted > 0
                 });
                 if !busy {
-                    self.aim(client);
+                    self.aim(client, false);
                     self.run(format!("read {name}"));
                 }
             }
@@ -211,7 +223,7 @@ impl Lockstep {
                 };
                 if body.starts_with(MAGIC) {
                     if self.seen.insert((name.clone(), "checkpoint".to_string())) {
-                        self.aim(client);
+                        self.aim(client, false);
                         self.run(format!("checkpoint {name}"));
                     }
                     return;
@@ -222,7 +234,7 @@ impl Lockstep {
                     return;
                 }
                 if self.seen.insert((name.clone(), format!("write {text}"))) {
-                    self.aim(client);
+                    self.aim(client, false);
                     self.run(format!("write {name} {text}"));
                 }
             }
@@ -236,7 +248,7 @@ impl Lockstep {
                     format!("trim {name} floor={floor}")
                 };
                 if self.seen.insert((name, verb.clone())) {
-                    self.aim(client);
+                    self.aim(client, false);
                     self.run(verb);
                 }
             }
@@ -246,7 +258,8 @@ impl Lockstep {
 }
 
 /// The verbs (without `cluster` and `audit`) that replay `attempt`'s schedule in the driver.
-pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str) -> Vec<String> {
+/// With `aiming`, each client's requests go to the node the world's client sent them to.
+pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: bool) -> Vec<String> {
     let lines: Vec<Option<TraceLine>> = attempt
         .trace_lines
         .iter()
@@ -262,6 +275,8 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str) -> Vec<Stri
         seen: BTreeSet::new(),
         sent: BTreeMap::new(),
         at: 0,
+        ticks: BTreeMap::new(),
+        aiming,
     };
     for (index, line) in lines.iter().enumerate() {
         if let Some(TraceLine {
@@ -315,13 +330,29 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str) -> Vec<Stri
                 node,
                 campaigned,
                 sent,
-            } => match lock.role(*node) {
-                Some(Role::Follower | Role::Candidate) if *campaigned => {
-                    lock.run(format!("campaign n{node}"));
+            } => {
+                // Silent ticks count: a leader heartbeats on every third, so the tick verb gives
+                // the node every tick since the last one written.
+                let count = lock.ticks.entry(*node).or_insert(0);
+                *count += 1;
+                let count = *count;
+                match lock.role(*node) {
+                    Some(Role::Follower | Role::Candidate) if *campaigned => {
+                        lock.ticks.insert(*node, 0);
+                        lock.run(format!("campaign n{node}"));
+                    }
+                    Some(Role::Leader) if *sent => {
+                        lock.ticks.insert(*node, 0);
+                        let count = count.min(TICKS_MAX);
+                        if count == 1 {
+                            lock.run(format!("tick n{node}"));
+                        } else {
+                            lock.run(format!("tick n{node} {count}"));
+                        }
+                    }
+                    _ => {}
                 }
-                Some(Role::Leader) if *sent => lock.run(format!("tick n{node}")),
-                _ => {}
-            },
+            }
             Step::Synced { node } => {
                 let pending = lock
                     .env
@@ -340,7 +371,8 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str) -> Vec<Stri
 fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
     match event {
         TraceEvent::History(event) => match event {
-            Event::LeaseGranted { client, epoch } => {
+            // Only felixd processes hold leases as holders (a paros owner's grant is no holder).
+            Event::LeaseGranted { client, epoch } if kind_of(workload, client) == Kind::Holder => {
                 let name = format!("h{epoch}");
                 let via = lock.via(client);
                 lock.clients.insert(client, name.clone());
@@ -365,7 +397,7 @@ fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
                     matches!(payload, Payload::Reply { request_id, .. } if Some(*request_id) == in_flight)
                 };
                 let similar = |_: &Payload| true;
-                lock.aim(client);
+                lock.aim(client, true);
                 lock.deliver(Address::Node(node), Address::Client(id), &wanted, &similar);
             }
             Event::Crashed { node } => lock.run(format!("crash n{node}")),
@@ -383,7 +415,7 @@ fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
             SimEvent::Resumed { client } => {
                 if let Some(name) = lock.clients.get(&client).cloned() {
                     if lock.driver_id(client).is_some() {
-                        lock.aim(client);
+                        lock.aim(client, false);
                         lock.run(format!("resume {name}"));
                     }
                 }
