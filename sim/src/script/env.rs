@@ -521,11 +521,14 @@ impl Env {
         ))
     }
 
-    /// A crash: the node loses every unsynced op and whatever it held back.
-    pub fn crash(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<usize> {
+    /// A crash: the node loses its unsynced ops but the first `kept` (a power loss that
+    /// happened to keep them), and whatever it held back. Returns how many ops it lost.
+    pub fn crash(&mut self, id: NodeId, kept: usize, trace: &mut Trace) -> EnvResult<usize> {
         let host = &mut self.nodes[id as usize].host;
-        let lost = host.disk.unsynced_ops();
-        host.crash(|disk| disk.crash_keeping(0, 0))
+        let unsynced = host.disk.unsynced_ops();
+        let kept = kept.min(unsynced);
+        let lost = unsynced - kept;
+        host.crash(|disk| disk.crash_keeping(kept, 0))
             .map_err(|error| error.to_string())?;
         self.observe(Event::Crashed { node: id }, trace);
         Ok(lost)

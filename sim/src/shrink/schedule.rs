@@ -400,11 +400,25 @@ fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
                 lock.aim(client, true);
                 lock.deliver(Address::Node(node), Address::Client(id), &wanted, &similar);
             }
-            Event::Crashed { node } => lock.run(format!("crash n{node}")),
+            // The crash is written when its disk loss is known (`DiskLost`, the next line).
+            Event::Crashed { .. } => {}
             Event::Restarted { node } => lock.run(format!("restart n{node}")),
             _ => {}
         },
         TraceEvent::Sim(event) => match event {
+            SimEvent::DiskLost { node, ops_lost, .. } => {
+                let unsynced = lock
+                    .env
+                    .nodes
+                    .get(node as usize)
+                    .map_or(0, |slot| slot.host.disk.unsynced_ops() as u64);
+                let kept = unsynced.saturating_sub(ops_lost);
+                if kept == 0 {
+                    lock.run(format!("crash n{node}"));
+                } else {
+                    lock.run(format!("crash n{node} keep={kept}"));
+                }
+            }
             SimEvent::Paused { client } => {
                 if let Some(name) = lock.clients.get(&client).cloned() {
                     if lock.driver_id(client).is_some() {

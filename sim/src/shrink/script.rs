@@ -263,13 +263,6 @@ fn renamed(verbs: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// A verb that only moves messages and storage (what `stabilize` does in bulk).
-fn is_timing(verb: &str) -> bool {
-    ["deliver", "drop", "sync", "stabilize"]
-        .iter()
-        .any(|name| verb == *name || verb.starts_with(&format!("{name} ")))
-}
-
 /// The verb merging `first` and `second` when they are neighbours of one kind: two syncs are one
 /// `sync` of both nodes; two deliveries of the next message on one link are `n=2` (which differs:
 /// the second message must be queued before the first arrives, so the merge is verified).
@@ -283,24 +276,26 @@ fn merged(first: &str, second: &str) -> Option<String> {
     (a == b && a.starts_with("deliver ") && !a.contains("skip=")).then(|| format!("{a} n={}", n + m))
 }
 
-/// Shortens the timing verbs of `verbs` while `still` holds: windows of them (halving sizes)
-/// replaced by one `stabilize`, then neighbours merged, then single timing verbs deleted.
+/// Shortens `verbs` while `still` holds: windows (halving sizes, sliding by half a window)
+/// replaced by one `stabilize` (a stretch of the schedule whose order did not matter), then
+/// neighbours merged, then single verbs deleted.
 fn coarsened(mut verbs: Vec<String>, still: &mut dyn FnMut(&[String]) -> bool) -> Vec<String> {
     let mut size = verbs.len();
     while size >= 2 {
         let mut start = 0;
         while start + size <= verbs.len() {
             let window = &verbs[start..start + size];
-            if window.iter().all(|verb| is_timing(verb)) && window.iter().any(|v| v != "stabilize")
-            {
+            if window.iter().any(|verb| verb != "stabilize") {
                 let mut edited = verbs[..start].to_vec();
                 edited.push("stabilize".to_string());
                 edited.extend_from_slice(&verbs[start + size..]);
                 if still(&edited) {
                     verbs = edited;
+                    start += 1;
+                    continue;
                 }
             }
-            start += 1;
+            start += (size / 2).max(1);
         }
         size /= 2;
     }
@@ -430,6 +425,12 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
             timed: timed_verbs,
         });
     };
+    // Stretches whose order did not matter become one `stabilize` first (cheap on a long
+    // schedule), then ddmin over verbs: delete chunks, halving sizes, while it still reproduces.
+    verbs = coarsened(verbs, &mut |edited: &[String]| {
+        tries += 1;
+        reproduces(&cluster, twin, invariant, edited)
+    });
     // ddmin over verbs: delete chunks, halving sizes, while the script still reproduces.
     let mut size = verbs.len() / 2;
     while size >= 1 {

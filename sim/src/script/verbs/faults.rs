@@ -138,13 +138,15 @@ pub(super) fn heal(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     Ok(vec!["healed: every link restored".to_string()])
 }
 
-/// `crash <node|client>`
+/// `crash <node|client> [keep=<ops>]`
 ///
-/// A node crashes: it loses every storage op not yet synced and every send it held back; its
-/// disk keeps what was synced. Messages to it are lost until `restart`. A client crashes for
-/// good: it sends nothing more and replies to it are lost (its requests may still land).
+/// A node crashes: it loses every storage op not yet synced (but the first `keep`, default 0: a
+/// power loss whose disk happened to write them) and every send it held back; its disk keeps
+/// what was synced. Messages to it are lost until `restart`. A client crashes for good: it sends
+/// nothing more and replies to it are lost (its requests may still land).
 pub(super) fn crash(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&[], 1)?;
+    args.only(&["keep"], 1)?;
+    let keep = args.number("keep")?.unwrap_or(0) as usize;
     need_cluster(env)?;
     let name = args.positional(0, "a node or client")?;
     let id = match addr_arg(env, name)? {
@@ -159,7 +161,7 @@ pub(super) fn crash(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
         return Ok(vec![format!("{} is already down", describe::node(id))]);
     }
     let mut trace = Trace::new(false);
-    let result = env.crash(id, &mut trace);
+    let result = env.crash(id, keep, &mut trace);
     if let Ok(lost) = &result {
         trace.line(format!(
             "{}: lost {lost} unsynced storage ops",
