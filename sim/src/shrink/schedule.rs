@@ -229,8 +229,7 @@ impl Lockstep {
                     return;
                 }
                 let text = String::from_utf8_lossy(body).to_string();
-                if text.starts_with("fenced write of epoch") || text.contains(char::is_whitespace)
-                {
+                if text.starts_with("fenced write of epoch") || text.contains(char::is_whitespace) {
                     return;
                 }
                 if self.seen.insert((name.clone(), format!("write {text}"))) {
@@ -302,7 +301,8 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
                 lock.at = line_index;
             }
             Step::Message { from, to, message } => {
-                let wanted = |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
+                let wanted =
+                    |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
                 let similar = |payload: &Payload| {
                     matches!(payload, Payload::Message(m)
                         if std::mem::discriminant(m) == std::mem::discriminant(message))
@@ -317,9 +317,7 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
                 let Some(id) = lock.driver_id(*client) else {
                     continue;
                 };
-                let wanted = |payload: &Payload| {
-                    matches!(payload, Payload::Request { request: r, .. } if r == request)
-                };
+                let wanted = |payload: &Payload| matches!(payload, Payload::Request { request: r, .. } if r == request);
                 let similar = |payload: &Payload| {
                     matches!(payload, Payload::Request { request: r, .. }
                         if std::mem::discriminant(r) == std::mem::discriminant(request))
@@ -393,9 +391,7 @@ fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
                     .in_flight
                     .as_ref()
                     .map(|(request_id, _, _)| *request_id);
-                let wanted = |payload: &Payload| {
-                    matches!(payload, Payload::Reply { request_id, .. } if Some(*request_id) == in_flight)
-                };
+                let wanted = |payload: &Payload| matches!(payload, Payload::Reply { request_id, .. } if Some(*request_id) == in_flight);
                 let similar = |_: &Payload| true;
                 lock.aim(client, true);
                 lock.deliver(Address::Node(node), Address::Client(id), &wanted, &similar);

@@ -273,7 +273,8 @@ fn merged(first: &str, second: &str) -> Option<String> {
     let (a, n) = first.rsplit_once(" n=")?;
     let (b, m) = second.rsplit_once(" n=")?;
     let (n, m) = (n.parse::<u64>().ok()?, m.parse::<u64>().ok()?);
-    (a == b && a.starts_with("deliver ") && !a.contains("skip=")).then(|| format!("{a} n={}", n + m))
+    (a == b && a.starts_with("deliver ") && !a.contains("skip="))
+        .then(|| format!("{a} n={}", n + m))
 }
 
 /// Shortens `verbs` while `still` holds: windows (halving sizes, sliding by half a window)

@@ -24,10 +24,7 @@ pub(super) fn packet_filter(
 
 /// The filter of `deliver` and `drop`: from/to match, and the first `skip=K` matching packets
 /// (in queue order) are passed over, so a later message on a link can overtake earlier ones.
-fn link_filter(
-    env: &Env,
-    args: &Args,
-) -> Result<(impl Fn(&Packet) -> bool, usize), String> {
+fn link_filter(env: &Env, args: &Args) -> Result<(impl Fn(&Packet) -> bool, usize), String> {
     let (from, to, count) = packet_filter(env, args)?;
     let skip = args.number("skip")?.unwrap_or(0);
     let skipped = std::cell::Cell::new(0u64);
