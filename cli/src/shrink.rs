@@ -138,6 +138,15 @@ is ok; with the twin the audit names {invariant}.\n",
             for verb in &failed.verbs {
                 println!("  {verb}");
             }
+            if !failed.timed.is_empty() {
+                println!(
+                    "nor do the {} verbs of its schedule (deliveries, ticks, syncs):",
+                    failed.timed.len()
+                );
+                for verb in &failed.timed {
+                    println!("  {verb}");
+                }
+            }
             exit::VIOLATION
         }
     }

@@ -118,6 +118,8 @@ impl Host {
         let Some(broker) = self.broker.as_mut() else {
             return Ok(());
         };
+        // The shrinker's final replay records what each host was given (`tape::with_schedule`).
+        let noted = crate::tape::noting().then(|| (input.clone(), broker.term(), effects.len()));
         self.outputs.clear();
         let outputs = &mut self.outputs;
         crate::stopwatch::time(crate::stopwatch::Section::BrokerStep, || {
@@ -156,12 +158,40 @@ impl Host {
         if let Some(event) = self.broker.as_ref().and_then(|b| self.outbox.sample(b)) {
             effects.push(Effect::Observe(event));
         }
+        if let Some((input, term, before)) = noted {
+            self.note(input, term, &effects[before.min(effects.len())..]);
+        }
         Ok(())
+    }
+
+    /// Records one input in the schedule being recorded (`tape::Step`).
+    fn note(&self, input: Input, term_before: u64, effects: &[Effect]) {
+        let to = self.id;
+        let step = match input {
+            Input::Message { from, message } => crate::tape::Step::Message { from, to, message },
+            Input::Client {
+                client, request, ..
+            } => crate::tape::Step::Request {
+                client,
+                to,
+                request,
+            },
+            Input::Tick => crate::tape::Step::Tick {
+                node: to,
+                campaigned: self.broker.as_ref().map_or(0, Broker::term) > term_before,
+                sent: effects
+                    .iter()
+                    .any(|effect| matches!(effect, Effect::Transmit(_))),
+            },
+            Input::ElectionTimeout { .. } | Input::Persisted { .. } => return,
+        };
+        crate::tape::note(|| step);
     }
 
     /// Completes the sync in flight: every op applied before it started is durable. Releases the
     /// deliveries it covers, then tells the broker. Returns how far the disk is durable.
     pub fn finish_sync(&mut self, effects: &mut Vec<Effect>) -> Result<u64, HostError> {
+        crate::tape::note(|| crate::tape::Step::Synced { node: self.id });
         self.disk.finish_sync().map_err(|error| HostError::Store {
             node: self.id,
             what: format!("sync failed: {error}"),

@@ -9,8 +9,14 @@
 //! whose recording ran out answers 0 from then on ("nothing more happens"). Either way the tape
 //! keeps the values actually used, so a replay yields its own normalized recording. Components
 //! stay separate: editing the network's choices never shifts the fault plan or the workload.
+//!
+//! The same thread may record the run's schedule (`with_schedule`): what each node's host was given
+//! (messages, requests, ticks, syncs) interleaved with the trace lines, for the scenario translation.
 
 use crate::rng::Component;
+use felix_core::api::{ClientId, Request};
+use felix_core::broker::Message;
+use felix_core::NodeId;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
@@ -91,6 +97,76 @@ pub fn with_tape<R>(replay: Option<Choices>, body: impl FnOnce() -> R) -> (R, Ch
     });
     drop(guard);
     (result, used)
+}
+
+/// One thing a node's host was given by its scheduler, or a trace line written, in run order: the
+/// run's schedule, which `shrink::script` turns into delivery, tick and sync verbs. Recorded only
+/// inside `with_schedule` (the shrinker's final replay); a run outside it records nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The next trace line was written (the k-th `Line` is trace line k).
+    Line,
+    /// Node `to` took `message` from node `from`.
+    Message {
+        from: NodeId,
+        to: NodeId,
+        message: Message,
+    },
+    /// Node `to` took a client's request.
+    Request {
+        client: ClientId,
+        to: NodeId,
+        request: Request,
+    },
+    /// Node `node` ticked; `campaigned` when its term rose, `sent` when it put packets out.
+    Tick {
+        node: NodeId,
+        campaigned: bool,
+        sent: bool,
+    },
+    /// Node `node`'s disk completed a sync.
+    Synced { node: NodeId },
+}
+
+thread_local! {
+    static SCHEDULE: RefCell<Option<Vec<Step>>> = const { RefCell::new(None) };
+}
+
+/// True while a schedule is being recorded on this thread (the host's hooks check it first).
+pub fn noting() -> bool {
+    SCHEDULE.with(|schedule| schedule.borrow().is_some())
+}
+
+/// Appends a step to the schedule being recorded, if any.
+pub fn note(step: impl FnOnce() -> Step) {
+    SCHEDULE.with(|schedule| {
+        if let Some(steps) = schedule.borrow_mut().as_mut() {
+            steps.push(step());
+        }
+    });
+}
+
+/// Clears the thread's schedule even when `body` panics.
+struct ScheduleGuard;
+
+impl Drop for ScheduleGuard {
+    fn drop(&mut self) {
+        SCHEDULE.with(|schedule| *schedule.borrow_mut() = None);
+    }
+}
+
+/// Runs `body` recording its schedule. Returns what `body` returned and the steps.
+pub fn with_schedule<R>(body: impl FnOnce() -> R) -> (R, Vec<Step>) {
+    SCHEDULE.with(|schedule| {
+        let mut schedule = schedule.borrow_mut();
+        assert!(schedule.is_none(), "schedules do not nest");
+        *schedule = Some(Vec::new());
+    });
+    let guard = ScheduleGuard;
+    let result = body();
+    let steps = SCHEDULE.with(|schedule| schedule.borrow_mut().take().unwrap_or_default());
+    drop(guard);
+    (result, steps)
 }
 
 #[cfg(test)]

@@ -142,6 +142,7 @@ impl Recorder {
     /// Feeds one line into the hash: its step, its time, which kind of event, and the event's
     /// data (`hash::hash_value`, no text).
     fn hash_line<T: Serialize>(&mut self, time: Time, kind: u64, event: &T) {
+        crate::tape::note(|| crate::tape::Step::Line);
         let mut hash = hash::mix(self.hash, self.steps);
         hash = hash::mix(hash, time);
         hash = hash::mix(hash, kind);

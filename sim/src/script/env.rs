@@ -92,6 +92,8 @@ pub struct ClientSlot {
     pub pinned: Option<NodeId>,
     /// Where the next request goes, from the last reply's `Route`.
     pub next_target: Option<NodeId>,
+    /// Where the next request goes, whatever the last reply said (`target`): used once.
+    pub aimed: Option<NodeId>,
     /// The request in flight: its id, the node it went to, the request.
     pub in_flight: Option<(RequestId, NodeId, Request)>,
     /// The client process crashed: it never sends again and replies to it are lost.
@@ -519,11 +521,14 @@ impl Env {
         ))
     }
 
-    /// A crash: the node loses every unsynced op and whatever it held back.
-    pub fn crash(&mut self, id: NodeId, trace: &mut Trace) -> EnvResult<usize> {
+    /// A crash: the node loses its unsynced ops but the first `kept` (a power loss that
+    /// happened to keep them), and whatever it held back. Returns how many ops it lost.
+    pub fn crash(&mut self, id: NodeId, kept: usize, trace: &mut Trace) -> EnvResult<usize> {
         let host = &mut self.nodes[id as usize].host;
-        let lost = host.disk.unsynced_ops();
-        host.crash(|disk| disk.crash_keeping(0, 0))
+        let unsynced = host.disk.unsynced_ops();
+        let kept = kept.min(unsynced);
+        let lost = unsynced - kept;
+        host.crash(|disk| disk.crash_keeping(kept, 0))
             .map_err(|error| error.to_string())?;
         self.observe(Event::Crashed { node: id }, trace);
         Ok(lost)
@@ -554,6 +559,7 @@ impl Env {
             until_tail: false,
             pinned,
             next_target: None,
+            aimed: None,
             in_flight: None,
             down: false,
             crash_after_end: false,
@@ -607,7 +613,9 @@ impl Env {
         if passive {
             slot.reads_wanted -= 1;
         }
-        let target = slot.next_target.take().or(slot.pinned).unwrap_or(leader);
+        let aimed = slot.aimed.take();
+        let routed = slot.next_target.take();
+        let target = aimed.or(routed).or(slot.pinned).unwrap_or(leader);
         slot.in_flight = Some((request_id, target, request.clone()));
         let requested = Event::Requested {
             client,

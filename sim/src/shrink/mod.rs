@@ -16,6 +16,7 @@
 //! turns the shrunk run into a scenario file.
 
 pub mod knobs;
+pub mod schedule;
 pub mod script;
 
 use crate::knobs::Knobs;
@@ -36,6 +37,8 @@ pub struct Attempt {
     pub history: Vec<felix_core::history::Event>,
     /// The trace lines, when asked for.
     pub trace_lines: Option<Vec<String>>,
+    /// What each node's host was given, interleaved with the trace lines (with the trace only).
+    pub schedule: Vec<tape::Step>,
 }
 
 impl Attempt {
@@ -68,10 +71,18 @@ pub fn attempt(
     replay: Option<Choices>,
     keep_trace: bool,
 ) -> Attempt {
-    let (ran, choices) = tape::with_tape(replay, || {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            world::World::new(seed, rules, knobs.clone(), keep_trace).run(seed, Some(label))
-        }))
+    let ((ran, schedule), choices) = tape::with_tape(replay, || {
+        let run = || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                world::World::new(seed, rules, knobs.clone(), keep_trace).run(seed, Some(label))
+            }))
+        };
+        // The schedule is recorded with the trace (the final replay), never on every try.
+        if keep_trace {
+            tape::with_schedule(run)
+        } else {
+            (run(), Vec::new())
+        }
     });
     let Ok(mut ran) = ran else {
         return Attempt {
@@ -85,6 +96,7 @@ pub fn attempt(
             }],
             history: Vec::new(),
             trace_lines: None,
+            schedule: Vec::new(),
         };
     };
     let report = felix_audits::audit(&ran.recorder.history);
@@ -123,6 +135,7 @@ pub fn attempt(
         violations,
         history: recorder.history,
         trace_lines,
+        schedule,
     }
 }
 

@@ -23,6 +23,9 @@ use felix_core::history::Event;
 use felix_core::Twin;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The longest schedule translation worth minimizing (each try replays the whole script).
+const SCHEDULE_VERBS_MAX: usize = 5_000;
+
 /// The verbs translated from a run (without `cluster` and `audit`).
 pub fn translate(shrunk: &Shrunk) -> Vec<String> {
     let mut lines: Vec<TraceLine> = Vec::new();
@@ -240,9 +243,16 @@ fn renamed(verbs: &[String]) -> Vec<String> {
                 .map(|line| {
                     line.split(' ')
                         .enumerate()
-                        .map(|(index, word)| match names.get(word) {
-                            Some(name) if index == 1 => name.clone(),
-                            _ => word.to_string(),
+                        .map(|(index, word)| match word.split_once('=') {
+                            // `deliver from=h2 to=n0`: a client named in a key.
+                            Some((key, value)) if index > 0 => match names.get(value) {
+                                Some(name) => format!("{key}={name}"),
+                                None => word.to_string(),
+                            },
+                            _ => match names.get(word) {
+                                Some(name) if index == 1 => name.clone(),
+                                _ => word.to_string(),
+                            },
                         })
                         .collect::<Vec<String>>()
                         .join(" ")
@@ -251,6 +261,68 @@ fn renamed(verbs: &[String]) -> Vec<String> {
                 .join("\n")
         })
         .collect()
+}
+
+/// The verb merging `first` and `second` when they are neighbours of one kind: two syncs are one
+/// `sync` of both nodes; two deliveries of the next message on one link are `n=2` (which differs:
+/// the second message must be queued before the first arrives, so the merge is verified).
+fn merged(first: &str, second: &str) -> Option<String> {
+    if let (Some(a), Some(b)) = (first.strip_prefix("sync "), second.strip_prefix("sync ")) {
+        return Some(format!("sync {a} {b}"));
+    }
+    let (a, n) = first.rsplit_once(" n=")?;
+    let (b, m) = second.rsplit_once(" n=")?;
+    let (n, m) = (n.parse::<u64>().ok()?, m.parse::<u64>().ok()?);
+    (a == b && a.starts_with("deliver ") && !a.contains("skip="))
+        .then(|| format!("{a} n={}", n + m))
+}
+
+/// Shortens `verbs` while `still` holds: windows (halving sizes, sliding by half a window)
+/// replaced by one `stabilize` (a stretch of the schedule whose order did not matter), then
+/// neighbours merged, then single verbs deleted.
+fn coarsened(mut verbs: Vec<String>, still: &mut dyn FnMut(&[String]) -> bool) -> Vec<String> {
+    let mut size = verbs.len();
+    while size >= 2 {
+        let mut start = 0;
+        while start + size <= verbs.len() {
+            let window = &verbs[start..start + size];
+            if window.iter().any(|verb| verb != "stabilize") {
+                let mut edited = verbs[..start].to_vec();
+                edited.push("stabilize".to_string());
+                edited.extend_from_slice(&verbs[start + size..]);
+                if still(&edited) {
+                    verbs = edited;
+                    start += 1;
+                    continue;
+                }
+            }
+            start += (size / 2).max(1);
+        }
+        size /= 2;
+    }
+    let mut index = 0;
+    while index + 1 < verbs.len() {
+        if let Some(verb) = merged(&verbs[index], &verbs[index + 1]) {
+            let mut edited = verbs.clone();
+            edited.splice(index..index + 2, [verb]);
+            if still(&edited) {
+                verbs = edited;
+                continue;
+            }
+        }
+        index += 1;
+    }
+    let mut index = 0;
+    while index < verbs.len() {
+        let mut edited = verbs.clone();
+        edited.remove(index);
+        if still(&edited) {
+            verbs = edited;
+        } else {
+            index += 1;
+        }
+    }
+    verbs
 }
 
 /// A scenario that reproduces the shrunk run's violation in the driver.
@@ -270,6 +342,8 @@ pub struct Scenario {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotReproduced {
     pub verbs: Vec<String>,
+    /// The schedule translation (`schedule`), when one was made.
+    pub timed: Vec<String>,
 }
 
 /// Translates, verifies and minimizes the shrunk run; renders the file with `header` prose. When
@@ -322,9 +396,42 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
             break;
         }
     }
+    // The run's own schedule (deliveries, ticks, syncs: `schedule`), for bugs that need its
+    // timing; then the same with a final `stabilize`.
+    let mut timed_verbs = Vec::new();
+    if found.is_none() && !shrunk.shrunk.schedule.is_empty() {
+        // Clients aimed where the world's clients sent, then routed as the driver routes.
+        for aiming in [true, false] {
+            let timed = super::schedule::translate(&shrunk.shrunk, &cluster, twin.name(), aiming);
+            if timed_verbs.is_empty() {
+                timed_verbs = timed.clone();
+            }
+            if found.is_some() || timed.len() > SCHEDULE_VERBS_MAX {
+                continue;
+            }
+            let mut settled = timed.clone();
+            settled.push("stabilize".to_string());
+            for candidate in [timed, settled] {
+                tries += 1;
+                if reproduces(&cluster, twin, invariant, &candidate) {
+                    found = Some(candidate);
+                    break;
+                }
+            }
+        }
+    }
     let Some(mut verbs) = found else {
-        return Err(NotReproduced { verbs: translated });
+        return Err(NotReproduced {
+            verbs: translated,
+            timed: timed_verbs,
+        });
     };
+    // Stretches whose order did not matter become one `stabilize` first (cheap on a long
+    // schedule), then ddmin over verbs: delete chunks, halving sizes, while it still reproduces.
+    verbs = coarsened(verbs, &mut |edited: &[String]| {
+        tries += 1;
+        reproduces(&cluster, twin, invariant, edited)
+    });
     // ddmin over verbs: delete chunks, halving sizes, while the script still reproduces.
     let mut size = verbs.len() / 2;
     while size >= 1 {
@@ -342,6 +449,12 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
         }
         size /= 2;
     }
+    // A schedule's deliveries and syncs, shortened: a window of them becomes one `stabilize`,
+    // neighbours merge (`sync n0 n1`, `deliver ... n=2`), while the script still reproduces.
+    verbs = coarsened(verbs, &mut |edited: &[String]| {
+        tries += 1;
+        reproduces(&cluster, twin, invariant, edited)
+    });
     let verbs = renamed(&verbs);
     let draft = text(header, &cluster, twin, &verbs);
     let filled = script::run_text("shrunk.txt", &draft)
@@ -349,6 +462,7 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
         .and_then(|outcome| outcome.rewritten().ok())
         .ok_or_else(|| NotReproduced {
             verbs: verbs.clone(),
+            timed: Vec::new(),
         })?;
     let count = verbs.iter().map(|verb| verb.lines().count()).sum::<usize>() + 2;
     Ok(Scenario {

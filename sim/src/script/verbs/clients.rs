@@ -175,3 +175,22 @@ pub(super) fn truncate(env: &mut Env, args: &Args) -> Result<Vec<String>, String
     }
     pump_lines(env, id)
 }
+
+/// `target <client> <node>`
+///
+/// The client's next request goes to `<node>`, whatever the replies before it say (once; then it
+/// routes as before: the leader it was told of, else where `via=` pinned it, else the leader). A
+/// client of the seeded world picks its node itself; a shrunk run names it with this verb. Sends
+/// nothing by itself.
+pub(super) fn target(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
+    args.only(&[], 2)?;
+    let id = client_arg(env, args.positional(0, "a client")?)?;
+    let node = node_arg(env, args.positional(1, "a node")?)?;
+    let slot = &mut env.clients[id as usize];
+    slot.aimed = Some(node);
+    Ok(vec![format!(
+        "{}: next request to {}",
+        slot.name,
+        describe::node(node)
+    )])
+}

@@ -22,6 +22,24 @@ pub(super) fn packet_filter(
     Ok((from, to, count))
 }
 
+/// The filter of `deliver` and `drop`: from/to match, and the first `skip=K` matching packets
+/// (in queue order) are passed over, so a later message on a link can overtake earlier ones.
+fn link_filter(env: &Env, args: &Args) -> Result<(impl Fn(&Packet) -> bool, usize), String> {
+    let (from, to, count) = packet_filter(env, args)?;
+    let skip = args.number("skip")?.unwrap_or(0);
+    let skipped = std::cell::Cell::new(0u64);
+    let filter = move |packet: &Packet| {
+        let matches =
+            from.is_none_or(|from| packet.from == from) && to.is_none_or(|to| packet.to == to);
+        if matches && skipped.get() < skip {
+            skipped.set(skipped.get() + 1);
+            return false;
+        }
+        matches
+    };
+    Ok((filter, count))
+}
+
 pub(super) fn describe_packet(env: &Env, packet: &Packet) -> String {
     let what = match &packet.payload {
         Payload::Message(message) => describe::message(message),
@@ -35,18 +53,17 @@ pub(super) fn describe_packet(env: &Env, packet: &Packet) -> String {
     )
 }
 
-/// `deliver [from=<name>] [to=<name>] [n=<count>]`
+/// `deliver [from=<name>] [to=<name>] [n=<count>] [skip=<count>]`
 ///
 /// Delivers, in queue order, the messages queued now (from/to a node or client, at most n) and
-/// prints each broker message as it arrives. What they cause is queued, not delivered. Storage is
+/// prints each broker message as it arrives. `skip=K` passes over the first K matching messages
+/// (they stay queued): `deliver from=n0 to=n1 skip=1 n=1` delivers the second message on that
+/// link before the first, as a reordering network would. What they cause is queued, not delivered. Storage is
 /// not synced: sends that follow an unsynced persist stay held (see `sync`).
 pub(super) fn deliver(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&["from", "to", "n"], 0)?;
+    args.only(&["from", "to", "n", "skip"], 0)?;
     need_cluster(env)?;
-    let (from, to, count) = packet_filter(env, args)?;
-    let filter = move |packet: &Packet| {
-        from.is_none_or(|from| packet.from == from) && to.is_none_or(|to| packet.to == to)
-    };
+    let (filter, count) = link_filter(env, args)?;
     let mut trace = Trace::new(true);
     let result = env.deliver(&filter, count, &mut trace);
     let delivered = *result.as_ref().unwrap_or(&0);
@@ -57,16 +74,14 @@ pub(super) fn deliver(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
     Ok(lines)
 }
 
-/// `drop [from=<name>] [to=<name>] [n=<count>]`
+/// `drop [from=<name>] [to=<name>] [n=<count>] [skip=<count>]`
 ///
-/// Loses queued messages matching the filter (at most n), printing each.
+/// Loses queued messages matching the filter (at most n, after passing over the first `skip`),
+/// printing each.
 pub(super) fn drop_verb(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&["from", "to", "n"], 0)?;
+    args.only(&["from", "to", "n", "skip"], 0)?;
     need_cluster(env)?;
-    let (from, to, count) = packet_filter(env, args)?;
-    let filter = move |packet: &Packet| {
-        from.is_none_or(|from| packet.from == from) && to.is_none_or(|to| packet.to == to)
-    };
+    let (filter, count) = link_filter(env, args)?;
     let dropped = env.drop_packets(&filter, count);
     if dropped.is_empty() {
         return Ok(vec!["nothing to drop".to_string()]);
@@ -120,13 +135,15 @@ pub(super) fn heal(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     Ok(vec!["healed: every link restored".to_string()])
 }
 
-/// `crash <node|client>`
+/// `crash <node|client> [keep=<ops>]`
 ///
-/// A node crashes: it loses every storage op not yet synced and every send it held back; its
-/// disk keeps what was synced. Messages to it are lost until `restart`. A client crashes for
-/// good: it sends nothing more and replies to it are lost (its requests may still land).
+/// A node crashes: it loses every storage op not yet synced (but the first `keep`, default 0: a
+/// power loss whose disk happened to write them) and every send it held back; its disk keeps
+/// what was synced. Messages to it are lost until `restart`. A client crashes for good: it sends
+/// nothing more and replies to it are lost (its requests may still land).
 pub(super) fn crash(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&[], 1)?;
+    args.only(&["keep"], 1)?;
+    let keep = args.number("keep")?.unwrap_or(0) as usize;
     need_cluster(env)?;
     let name = args.positional(0, "a node or client")?;
     let id = match addr_arg(env, name)? {
@@ -141,7 +158,7 @@ pub(super) fn crash(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
         return Ok(vec![format!("{} is already down", describe::node(id))]);
     }
     let mut trace = Trace::new(false);
-    let result = env.crash(id, &mut trace);
+    let result = env.crash(id, keep, &mut trace);
     if let Ok(lost) = &result {
         trace.line(format!(
             "{}: lost {lost} unsynced storage ops",

@@ -38,7 +38,7 @@ const TICKS_MAX: u64 = 1_000;
 pub type Handler = fn(&mut Env, &Args) -> Result<Vec<String>, String>;
 
 /// Every verb, in the order `describe`-like help lists them.
-pub const VERBS: [(&str, Handler); 27] = [
+pub const VERBS: [(&str, Handler); 28] = [
     ("cluster", cluster),
     ("twin", twin),
     ("campaign", campaign),
@@ -52,6 +52,7 @@ pub const VERBS: [(&str, Handler); 27] = [
     ("read", read),
     ("fold", fold),
     ("checkpoint", checkpoint),
+    ("target", target),
     ("truncate", truncate),
     ("deliver", deliver),
     ("drop", drop_verb),

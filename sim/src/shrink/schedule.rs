@@ -1,0 +1,436 @@
+//! From a shrunk run's schedule to verbs that keep its timing: deliveries, ticks and syncs.
+//!
+//! `script::translate` carries messages and syncs with `stabilize`, which delivers everything:
+//! a bug that needs one message to arrive before another, a follower whose storage has not
+//! completed, or a node that crashes before its sync is lost that way. This translation reads the
+//! run's schedule (`tape::Step`: what each node's host was given, interleaved with the trace
+//! lines) and replays it in a scripted environment in lockstep, one verb at a time:
+//! - a message or request a node took is `deliver from=X to=Y n=1`, with `skip=K` when the
+//!   matching packet is not the first queued on its link (the world's network reorders; packets
+//!   the world lost simply stay queued);
+//! - a reply a client took (`Replied`) is the same `deliver` to the client;
+//! - a completed sync is `sync nK`; a tick that made a node campaign is `campaign nK`, a leader's
+//!   tick that sent something is `tick nK`; crashes, restarts, client pauses, lease grants and the
+//!   operations the world's clients chose are their verbs (as in `script::translate`).
+//!
+//! Running the verbs while translating lets each delivery name the packet the environment really
+//! holds (a request the driver's client never sent is not asked for). Like `script::translate`,
+//! the result is a candidate: `script::scenario` verifies it in the driver and minimizes it.
+
+use super::Attempt;
+use crate::knobs::Workload;
+use crate::network::{Address, Packet, Payload};
+use crate::script::env::Env;
+use crate::script::{parse, verbs};
+use crate::tape::Step;
+use crate::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_core::api::Request;
+use felix_core::broker::Role;
+use felix_core::client::checkpoint::MAGIC;
+use felix_core::history::Event;
+use felix_core::NodeId;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The most ticks one `tick` verb gives (the verb's own bound).
+const TICKS_MAX: u64 = 1_000;
+
+/// What a world client is, from its id (`world::World::new` numbers them in this order).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Holder,
+    Owner,
+    Folder,
+    Reader,
+}
+
+fn kind_of(workload: &Workload, client: u32) -> Kind {
+    match *workload {
+        Workload::Felixd { holders } if client < holders => Kind::Holder,
+        Workload::Paros { owners, .. } if client < owners => Kind::Owner,
+        Workload::Paros { owners, folders } if client < owners + folders => Kind::Folder,
+        _ => Kind::Reader,
+    }
+}
+
+/// The environment run in lockstep with the verbs written so far.
+struct Lockstep {
+    env: Env,
+    verbs: Vec<String>,
+    names: Vec<&'static str>,
+    /// World client -> the driver's name for it now.
+    clients: BTreeMap<u32, String>,
+    /// Operations already asked for, per driver name (a world retry is not a new verb).
+    seen: BTreeSet<(String, String)>,
+    /// Per world client, the trace line and node of each request it sent.
+    sent: BTreeMap<u32, Vec<(usize, NodeId)>>,
+    /// The trace line being read (or the count read so far, between lines).
+    at: usize,
+    /// Per node, the ticks the world gave it since the last tick verb written for it.
+    ticks: BTreeMap<NodeId, u64>,
+    /// Aim clients at the world's nodes (`via=`, `target`); off, they route as the driver does.
+    aiming: bool,
+}
+
+impl Lockstep {
+    /// Runs `verb` on the environment and keeps it. A verb the driver refuses is dropped.
+    fn run(&mut self, verb: String) {
+        let text = format!("{verb}\n----\n\n");
+        let Ok(script) = parse::parse("schedule", &text, &self.names) else {
+            return;
+        };
+        let Some(block) = script.blocks.first() else {
+            return;
+        };
+        let Some(handler) = verbs::VERBS
+            .iter()
+            .find(|(name, _)| *name == block.verb)
+            .map(|(_, handler)| *handler)
+        else {
+            return;
+        };
+        let Ok(args) = verbs::Args::new(&block.verb, &block.args) else {
+            return;
+        };
+        let env = &mut self.env;
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(env, &args)));
+        if let Ok(Ok(_)) = outcome {
+            self.verbs.push(verb);
+        }
+    }
+
+    fn name(&self, address: Address) -> Option<String> {
+        match address {
+            Address::Node(id) => Some(format!("n{id}")),
+            Address::Client(id) => self.env.clients.get(id as usize).map(|c| c.name.clone()),
+        }
+    }
+
+    /// Delivers the queued packet from `from` to `to` that `wanted` picks (else the first on
+    /// that link that `similar` accepts), naming it by its place among that link's packets.
+    fn deliver(
+        &mut self,
+        from: Address,
+        to: Address,
+        wanted: &dyn Fn(&Payload) -> bool,
+        similar: &dyn Fn(&Payload) -> bool,
+    ) {
+        let link: Vec<&Packet> = self
+            .env
+            .network
+            .iter()
+            .filter(|packet| packet.from == from && packet.to == to)
+            .collect();
+        let Some(skip) = link
+            .iter()
+            .position(|packet| wanted(&packet.payload))
+            .or_else(|| link.iter().position(|packet| similar(&packet.payload)))
+        else {
+            return;
+        };
+        let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
+            return;
+        };
+        let skip = if skip == 0 {
+            String::new()
+        } else {
+            format!(" skip={skip}")
+        };
+        self.run(format!("deliver from={from} to={to}{skip} n=1"));
+    }
+
+    /// The node the world's client sends its next request to (from the current line on).
+    fn next_node(&self, client: u32) -> Option<NodeId> {
+        if !self.aiming {
+            return None;
+        }
+        let sent = self.sent.get(&client)?;
+        let index = sent.partition_point(|(line, _)| *line < self.at);
+        sent.get(index).map(|(_, node)| *node)
+    }
+
+    /// ` via=nK` for a client about to be created: where the world's client first sends.
+    fn via(&self, client: u32) -> String {
+        self.next_node(client)
+            .map(|node| format!(" via=n{node}"))
+            .unwrap_or_default()
+    }
+
+    /// Before a verb that makes the client send: `target` it where the world's client sent, when
+    /// the driver's client would send elsewhere.
+    /// `reply`: the verb delivers a reply, which replaces the client's route.
+    fn aim(&mut self, client: u32, reply: bool) {
+        let (Some(node), Some(id)) = (self.next_node(client), self.driver_id(client)) else {
+            return;
+        };
+        let leader = self.env.leader();
+        let slot = &self.env.clients[id as usize];
+        let routed = if reply { None } else { slot.next_target };
+        let natural = slot.aimed.or(routed).or(slot.pinned).unwrap_or(leader);
+        if natural != node {
+            let name = slot.name.clone();
+            self.run(format!("target {name} n{node}"));
+        }
+    }
+
+    fn driver_id(&self, client: u32) -> Option<u32> {
+        let name = self.clients.get(&client)?;
+        self.env.names.get(name).copied()
+    }
+
+    fn role(&self, node: NodeId) -> Option<Role> {
+        let slot = self.env.nodes.get(node as usize)?;
+        slot.host.broker.as_ref().map(|broker| broker.role())
+    }
+
+    /// The verb for a request a world client chose (not one its state machine sends on its own).
+    fn request(&mut self, kind: Kind, client: u32, request: &Request) {
+        match (kind, request) {
+            (_, Request::Fence { new, old }) => {
+                let name = format!("o{}", new.0);
+                let via = self.via(client);
+                self.clients.insert(client, name.clone());
+                self.run(format!("owner {name} token={} old={}{via}", new.0, old.0));
+            }
+            (Kind::Reader | Kind::Folder, Request::Read { .. }) => {
+                let name = match self.clients.get(&client) {
+                    Some(name) => name.clone(),
+                    None => {
+                        let (verb, name) = if kind == Kind::Folder {
+                            ("folder", format!("f{client}"))
+                        } else {
+                            ("reader", format!("r{client}"))
+                        };
+                        let via = self.via(client);
+                        self.run(format!("{verb} {name}{via}"));
+                        self.clients.insert(client, name.clone());
+                        name
+                    }
+                };
+                // One read per read the world's client sent, unless one is already on its way.
+                let busy = self.driver_id(client).is_some_and(|id| {
+                    let slot = &self.env.clients[id as usize];
+                    slot.in_flight.is_some() || slot.reads_wanted > 0
+                });
+                if !busy {
+                    self.aim(client, false);
+                    self.run(format!("read {name}"));
+                }
+            }
+            (_, Request::Append { body, .. }) => {
+                let Some(name) = self.clients.get(&client).cloned() else {
+                    return;
+                };
+                if body.starts_with(MAGIC) {
+                    if self.seen.insert((name.clone(), "checkpoint".to_string())) {
+                        self.aim(client, false);
+                        self.run(format!("checkpoint {name}"));
+                    }
+                    return;
+                }
+                let text = String::from_utf8_lossy(body).to_string();
+                if text.starts_with("fenced write of epoch") || text.contains(char::is_whitespace) {
+                    return;
+                }
+                if self.seen.insert((name.clone(), format!("write {text}"))) {
+                    self.aim(client, false);
+                    self.run(format!("write {name} {text}"));
+                }
+            }
+            (_, Request::Trim { floor, fence, .. }) => {
+                let Some(name) = self.clients.get(&client).cloned() else {
+                    return;
+                };
+                let verb = if fence.is_some() {
+                    format!("truncate {name} floor={floor}")
+                } else {
+                    format!("trim {name} floor={floor}")
+                };
+                if self.seen.insert((name, verb.clone())) {
+                    self.aim(client, false);
+                    self.run(verb);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The verbs (without `cluster` and `audit`) that replay `attempt`'s schedule in the driver.
+/// With `aiming`, each client's requests go to the node the world's client sent them to.
+pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: bool) -> Vec<String> {
+    let lines: Vec<Option<TraceLine>> = attempt
+        .trace_lines
+        .iter()
+        .flatten()
+        .map(|text| serde_json::from_str::<TraceLine>(text).ok())
+        .collect();
+    let workload = attempt.knobs.workload.clone();
+    let mut lock = Lockstep {
+        env: Env::new(),
+        verbs: Vec::new(),
+        names: verbs::verb_names(),
+        clients: BTreeMap::new(),
+        seen: BTreeSet::new(),
+        sent: BTreeMap::new(),
+        at: 0,
+        ticks: BTreeMap::new(),
+        aiming,
+    };
+    for (index, line) in lines.iter().enumerate() {
+        if let Some(TraceLine {
+            event: TraceEvent::History(Event::Requested { client, node, .. }),
+            ..
+        }) = line
+        {
+            lock.sent.entry(*client).or_default().push((index, *node));
+        }
+    }
+    lock.run(format!("{cluster} twin={twin_rules}"));
+    lock.verbs.clear();
+    let mut line_index = 0;
+    for step in &attempt.schedule {
+        match step {
+            Step::Line => {
+                let line = lines.get(line_index).cloned().flatten();
+                lock.at = line_index;
+                if let Some(line) = line {
+                    on_line(&mut lock, &workload, line.event);
+                }
+                line_index += 1;
+                lock.at = line_index;
+            }
+            Step::Message { from, to, message } => {
+                let wanted =
+                    |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
+                let similar = |payload: &Payload| {
+                    matches!(payload, Payload::Message(m)
+                        if std::mem::discriminant(m) == std::mem::discriminant(message))
+                };
+                lock.deliver(Address::Node(*from), Address::Node(*to), &wanted, &similar);
+            }
+            Step::Request {
+                client,
+                to,
+                request,
+            } => {
+                let Some(id) = lock.driver_id(*client) else {
+                    continue;
+                };
+                let wanted = |payload: &Payload| matches!(payload, Payload::Request { request: r, .. } if r == request);
+                let similar = |payload: &Payload| {
+                    matches!(payload, Payload::Request { request: r, .. }
+                        if std::mem::discriminant(r) == std::mem::discriminant(request))
+                };
+                lock.deliver(Address::Client(id), Address::Node(*to), &wanted, &similar);
+            }
+            Step::Tick {
+                node,
+                campaigned,
+                sent,
+            } => {
+                // Silent ticks count: a leader heartbeats on every third, so the tick verb gives
+                // the node every tick since the last one written.
+                let count = lock.ticks.entry(*node).or_insert(0);
+                *count += 1;
+                let count = *count;
+                match lock.role(*node) {
+                    Some(Role::Follower | Role::Candidate) if *campaigned => {
+                        lock.ticks.insert(*node, 0);
+                        lock.run(format!("campaign n{node}"));
+                    }
+                    Some(Role::Leader) if *sent => {
+                        lock.ticks.insert(*node, 0);
+                        let count = count.min(TICKS_MAX);
+                        if count == 1 {
+                            lock.run(format!("tick n{node}"));
+                        } else {
+                            lock.run(format!("tick n{node} {count}"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Step::Synced { node } => {
+                let pending = lock
+                    .env
+                    .nodes
+                    .get(*node as usize)
+                    .is_some_and(|slot| slot.host.unsynced_through().is_some());
+                if pending {
+                    lock.run(format!("sync n{node}"));
+                }
+            }
+        }
+    }
+    lock.verbs
+}
+
+fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
+    match event {
+        TraceEvent::History(event) => match event {
+            // Only felixd processes hold leases as holders (a paros owner's grant is no holder).
+            Event::LeaseGranted { client, epoch } if kind_of(workload, client) == Kind::Holder => {
+                let name = format!("h{epoch}");
+                let via = lock.via(client);
+                lock.clients.insert(client, name.clone());
+                lock.run(format!("lease {name}{via}"));
+            }
+            Event::Requested {
+                client, request, ..
+            } => {
+                let kind = kind_of(workload, client);
+                lock.request(kind, client, &request);
+            }
+            Event::Replied { client, node, .. } => {
+                let Some(id) = lock.driver_id(client) else {
+                    return;
+                };
+                // The reply to the request the driver's client has in flight, if it is that one.
+                let in_flight = lock.env.clients[id as usize]
+                    .in_flight
+                    .as_ref()
+                    .map(|(request_id, _, _)| *request_id);
+                let wanted = |payload: &Payload| matches!(payload, Payload::Reply { request_id, .. } if Some(*request_id) == in_flight);
+                let similar = |_: &Payload| true;
+                lock.aim(client, true);
+                lock.deliver(Address::Node(node), Address::Client(id), &wanted, &similar);
+            }
+            // The crash is written when its disk loss is known (`DiskLost`, the next line).
+            Event::Crashed { .. } => {}
+            Event::Restarted { node } => lock.run(format!("restart n{node}")),
+            _ => {}
+        },
+        TraceEvent::Sim(event) => match event {
+            SimEvent::DiskLost { node, ops_lost, .. } => {
+                let unsynced = lock
+                    .env
+                    .nodes
+                    .get(node as usize)
+                    .map_or(0, |slot| slot.host.disk.unsynced_ops() as u64);
+                let kept = unsynced.saturating_sub(ops_lost);
+                if kept == 0 {
+                    lock.run(format!("crash n{node}"));
+                } else {
+                    lock.run(format!("crash n{node} keep={kept}"));
+                }
+            }
+            SimEvent::Paused { client } => {
+                if let Some(name) = lock.clients.get(&client).cloned() {
+                    if lock.driver_id(client).is_some() {
+                        lock.run(format!("pause {name}"));
+                    }
+                }
+            }
+            SimEvent::Resumed { client } => {
+                if let Some(name) = lock.clients.get(&client).cloned() {
+                    if lock.driver_id(client).is_some() {
+                        lock.aim(client, false);
+                        lock.run(format!("resume {name}"));
+                    }
+                }
+            }
+            _ => {}
+        },
+    }
+}
