@@ -728,3 +728,160 @@ fn compact(
     current.start = after.start;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(term: u64) -> ProjectedRecord {
+        ProjectedRecord {
+            kind: Kind::Write,
+            epoch: 1,
+            term,
+            floor: 0,
+        }
+    }
+
+    fn trim(term: u64, floor: u64) -> ProjectedRecord {
+        ProjectedRecord {
+            kind: Kind::Trim,
+            epoch: 1,
+            term,
+            floor,
+        }
+    }
+
+    fn noop(term: u64) -> ProjectedRecord {
+        ProjectedRecord {
+            kind: Kind::Noop,
+            epoch: 0,
+            term,
+            floor: 0,
+        }
+    }
+
+    fn broker(term: u64, leader: bool, log: Vec<ProjectedRecord>, commit: u64) -> BrokerProjection {
+        BrokerProjection {
+            term,
+            leader,
+            log,
+            commit,
+            floor: 1,
+            start: 1,
+        }
+    }
+
+    fn diverged(verdict: &Verdict) -> bool {
+        matches!(verdict, Verdict::Diverged(_))
+    }
+
+    /// A leader's append in its own term is the model's `Write`; one in another term is not.
+    #[test]
+    fn leader_append_is_a_write_of_its_term() {
+        let before = broker(2, true, vec![noop(2)], 1);
+        let mut after = before.clone();
+        after.log.push(write(2));
+        assert_eq!(
+            check(0, &before, &after),
+            Verdict::Matched(vec!["Write(h, 0)".to_string()])
+        );
+        let mut wrong_term = before.clone();
+        wrong_term.log.push(write(1));
+        assert!(diverged(&check(0, &before, &wrong_term)));
+    }
+
+    /// A trim appended with a floor at or below the leader's floor is a divergence: the model
+    /// appends only a trim that raises the floor (a lower one is a no-op, `TrimNoop`).
+    #[test]
+    fn trim_not_above_the_floor_is_not_appended() {
+        let mut before = broker(1, true, vec![noop(1), write(1), trim(1, 3), write(1)], 3);
+        before.floor = 3;
+        let mut raising = before.clone();
+        raising.log.push(trim(1, 5));
+        assert!(matches!(check(0, &before, &raising), Verdict::Matched(_)));
+        let mut lowering = before.clone();
+        lowering.log.push(trim(1, 2));
+        assert!(diverged(&check(0, &before, &lowering)));
+    }
+
+    /// A follower's floor is the model's walk over its newly committed records: applied when the
+    /// walk reaches the trim, never before.
+    #[test]
+    fn follower_floor_follows_the_walk() {
+        let log = vec![noop(1), write(1), write(1), trim(1, 3)];
+        let before = broker(1, false, log.clone(), 2);
+        let mut committed = before.clone();
+        committed.commit = 4;
+        committed.floor = 3;
+        assert!(matches!(check(1, &before, &committed), Verdict::Matched(_)));
+        let mut early = before.clone();
+        early.commit = 3;
+        early.floor = 3;
+        assert!(diverged(&check(1, &before, &early)));
+    }
+
+    /// A follower catching up many records at once is a chain of `Replicate`s, one per record,
+    /// across windows wider than the model's logs; its floor is still the walk's.
+    #[test]
+    fn long_catch_up_is_a_chain_of_replicates() {
+        let before = broker(1, false, vec![noop(1)], 1);
+        let mut log = vec![noop(1)];
+        for index in 0..20u64 {
+            log.push(if index % 5 == 4 {
+                trim(1, index)
+            } else {
+                write(1)
+            });
+        }
+        let mut after = broker(2, false, log, 18);
+        after.floor = 14;
+        match check(2, &before, &after) {
+            Verdict::Matched(actions) => {
+                assert!(actions.len() >= 20, "{actions:?}");
+                assert!(actions.iter().all(|action| action == "Replicate(·, 2)"));
+            }
+            other => panic!("expected a match, got {other:?}"),
+        }
+        let mut wrong_floor = after.clone();
+        wrong_floor.floor = 19;
+        assert!(diverged(&check(2, &before, &wrong_floor)));
+    }
+
+    /// No model action lowers a term or a commit index.
+    #[test]
+    fn terms_and_commits_never_go_back() {
+        let before = broker(3, false, vec![noop(1), write(1)], 2);
+        let mut lower_term = before.clone();
+        lower_term.term = 2;
+        assert!(diverged(&check(0, &before, &lower_term)));
+        let mut lower_commit = before.clone();
+        lower_commit.commit = 1;
+        assert!(diverged(&check(0, &before, &lower_commit)));
+    }
+
+    /// A new leader is `Promote`: its log kept, its term's noop appended.
+    #[test]
+    fn promotion_appends_the_noop() {
+        let before = broker(4, false, vec![noop(1), write(1)], 2);
+        let mut after = broker(5, true, vec![noop(1), write(1), noop(5)], 2);
+        assert_eq!(
+            check(0, &before, &after),
+            Verdict::Matched(vec!["Promote(0, Q)".to_string()])
+        );
+        after.log.pop();
+        assert!(diverged(&check(0, &before, &after)));
+    }
+
+    /// Compaction deletes only below the floor (`Compact`'s guard).
+    #[test]
+    fn compaction_stays_below_the_floor() {
+        let mut before = broker(1, false, vec![noop(1), write(1), trim(1, 3), write(1)], 4);
+        before.floor = 3;
+        let mut below = before.clone();
+        below.start = 3;
+        assert!(matches!(check(0, &before, &below), Verdict::Matched(_)));
+        let mut past = before.clone();
+        past.start = 4;
+        assert!(diverged(&check(0, &before, &past)));
+    }
+}
