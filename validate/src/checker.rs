@@ -111,11 +111,18 @@ enum Failure {
     Unseen,
 }
 
-/// Walks one broker's step through the model. `node` names the broker in action names.
-pub fn check(node: u32, before: &BrokerProjection, after: &BrokerProjection) -> Verdict {
+/// Walks one broker's step through the model. `node` names the broker in action names; `tail`
+/// is the expected tail of the client request the step delivered to it, if the request had one
+/// (the model's holder believes the stream ends at `tail - 1`).
+pub fn check(
+    node: u32,
+    before: &BrokerProjection,
+    after: &BrokerProjection,
+    tail: Option<u64>,
+) -> Verdict {
     let mut taken = Vec::new();
     let mut current = before.clone();
-    match chain(node, &mut current, after, &mut taken) {
+    match chain(node, &mut current, after, tail, &mut taken) {
         Ok(()) => {}
         Err(Failure::OutOfBounds) => return Verdict::Abstracted(Abstraction::OutOfBounds),
         Err(Failure::Unseen) => return Verdict::Abstracted(Abstraction::Unseen),
@@ -186,6 +193,7 @@ fn chain(
     node: u32,
     current: &mut BrokerProjection,
     after: &BrokerProjection,
+    tail: Option<u64>,
     taken: &mut Vec<String>,
 ) -> Result<(), Failure> {
     if after.term < current.term {
@@ -198,10 +206,10 @@ fn chain(
         ));
     }
     if current.leader && after.leader && current.term == after.term {
-        leader_steps(node, current, after, taken)?;
+        leader_steps(node, current, after, tail, taken)?;
     } else if !current.leader && after.leader {
         promote(node, current, after, taken)?;
-        leader_steps(node, current, after, taken)?;
+        leader_steps(node, current, after, None, taken)?;
     } else {
         if current.leader {
             step_down(node, current, after, taken)?;
@@ -276,6 +284,7 @@ fn leader_steps(
     node: u32,
     current: &mut BrokerProjection,
     after: &BrokerProjection,
+    mut tail: Option<u64>,
     taken: &mut Vec<String>,
 ) -> Result<(), Failure> {
     if after.len() < current.len()
@@ -289,7 +298,8 @@ fn leader_steps(
         ));
     }
     for offset in (current.len() + 1)..=after.len() {
-        append(node, current, after.at(offset), taken)?;
+        // The request's tail conditions the first record it appends (a request appends one).
+        append(node, current, after.at(offset), tail.take(), taken)?;
     }
     if after.commit != current.commit {
         leader_commit(node, current, after.commit, taken)?;
@@ -298,15 +308,19 @@ fn leader_steps(
 }
 
 /// One appended record: `Write(1, b)` or `TrimAppend(1, b, fl)` on a window holding only the
-/// leader's tail and floor (the actions read nothing else of its log).
+/// leader's tail and floor (the actions read nothing else of its log). Holder 1's `expected` is
+/// the request's tail - 1; a request without a tail condition (paros' fenced appends) is taken
+/// as expecting the leader's tail: the model's holders always condition on it.
 fn append(
     node: u32,
     current: &mut BrokerProjection,
     appended: ProjectedRecord,
+    tail: Option<u64>,
     taken: &mut Vec<String>,
 ) -> Result<(), Failure> {
     let len = current.len();
-    let mut offsets = vec![0, len, len + 1, current.floor];
+    let expected = tail.map_or(len, |tail| tail.saturating_sub(1));
+    let mut offsets = vec![0, len, len + 1, expected, expected + 1, current.floor];
     if appended.kind == Kind::Trim {
         offsets.push(appended.floor);
     }
@@ -327,8 +341,11 @@ fn append(
         start: 1,
     };
     let tail = offsets.to(len);
-    let state = window::state([me, WindowBroker::absent(1), WindowBroker::absent(1)], tail)
-        .ok_or(Failure::OutOfBounds)?;
+    let state = window::state(
+        [me, WindowBroker::absent(1), WindowBroker::absent(1)],
+        offsets.to(expected),
+    )
+    .ok_or(Failure::OutOfBounds)?;
     let (action, label) = match appended.kind {
         Kind::Write => (Action::Write(1, SELF), format!("Write(h, {node})")),
         Kind::Trim => (
@@ -782,12 +799,27 @@ mod tests {
         let mut after = before.clone();
         after.log.push(write(2));
         assert_eq!(
-            check(0, &before, &after),
+            check(0, &before, &after, None),
             Verdict::Matched(vec!["Write(h, 0)".to_string()])
         );
         let mut wrong_term = before.clone();
         wrong_term.log.push(write(1));
-        assert!(diverged(&check(0, &before, &wrong_term)));
+        assert!(diverged(&check(0, &before, &wrong_term, None)));
+    }
+
+    /// An append is the model's `Write` only when the request's tail is the leader's: a write
+    /// appended under a stale tail is a divergence (the tail check is the model's guard).
+    #[test]
+    fn append_needs_the_right_tail() {
+        let before = broker(2, true, vec![noop(2), write(2)], 1);
+        let mut after = before.clone();
+        after.log.push(write(2));
+        assert!(matches!(
+            check(0, &before, &after, Some(3)),
+            Verdict::Matched(_)
+        ));
+        assert!(diverged(&check(0, &before, &after, Some(2))));
+        assert!(diverged(&check(0, &before, &after, Some(40))));
     }
 
     /// A trim appended with a floor at or below the leader's floor is a divergence: the model
@@ -798,10 +830,13 @@ mod tests {
         before.floor = 3;
         let mut raising = before.clone();
         raising.log.push(trim(1, 5));
-        assert!(matches!(check(0, &before, &raising), Verdict::Matched(_)));
+        assert!(matches!(
+            check(0, &before, &raising, None),
+            Verdict::Matched(_)
+        ));
         let mut lowering = before.clone();
         lowering.log.push(trim(1, 2));
-        assert!(diverged(&check(0, &before, &lowering)));
+        assert!(diverged(&check(0, &before, &lowering, None)));
     }
 
     /// A follower's floor is the model's walk over its newly committed records: applied when the
@@ -813,11 +848,14 @@ mod tests {
         let mut committed = before.clone();
         committed.commit = 4;
         committed.floor = 3;
-        assert!(matches!(check(1, &before, &committed), Verdict::Matched(_)));
+        assert!(matches!(
+            check(1, &before, &committed, None),
+            Verdict::Matched(_)
+        ));
         let mut early = before.clone();
         early.commit = 3;
         early.floor = 3;
-        assert!(diverged(&check(1, &before, &early)));
+        assert!(diverged(&check(1, &before, &early, None)));
     }
 
     /// A follower catching up many records at once is a chain of `Replicate`s, one per record,
@@ -835,7 +873,7 @@ mod tests {
         }
         let mut after = broker(2, false, log, 18);
         after.floor = 14;
-        match check(2, &before, &after) {
+        match check(2, &before, &after, None) {
             Verdict::Matched(actions) => {
                 assert!(actions.len() >= 20, "{actions:?}");
                 assert!(actions.iter().all(|action| action == "Replicate(·, 2)"));
@@ -844,7 +882,7 @@ mod tests {
         }
         let mut wrong_floor = after.clone();
         wrong_floor.floor = 19;
-        assert!(diverged(&check(2, &before, &wrong_floor)));
+        assert!(diverged(&check(2, &before, &wrong_floor, None)));
     }
 
     /// No model action lowers a term or a commit index.
@@ -853,10 +891,10 @@ mod tests {
         let before = broker(3, false, vec![noop(1), write(1)], 2);
         let mut lower_term = before.clone();
         lower_term.term = 2;
-        assert!(diverged(&check(0, &before, &lower_term)));
+        assert!(diverged(&check(0, &before, &lower_term, None)));
         let mut lower_commit = before.clone();
         lower_commit.commit = 1;
-        assert!(diverged(&check(0, &before, &lower_commit)));
+        assert!(diverged(&check(0, &before, &lower_commit, None)));
     }
 
     /// A new leader is `Promote`: its log kept, its term's noop appended.
@@ -865,11 +903,11 @@ mod tests {
         let before = broker(4, false, vec![noop(1), write(1)], 2);
         let mut after = broker(5, true, vec![noop(1), write(1), noop(5)], 2);
         assert_eq!(
-            check(0, &before, &after),
+            check(0, &before, &after, None),
             Verdict::Matched(vec!["Promote(0, Q)".to_string()])
         );
         after.log.pop();
-        assert!(diverged(&check(0, &before, &after)));
+        assert!(diverged(&check(0, &before, &after, None)));
     }
 
     /// Compaction deletes only below the floor (`Compact`'s guard).
@@ -879,9 +917,12 @@ mod tests {
         before.floor = 3;
         let mut below = before.clone();
         below.start = 3;
-        assert!(matches!(check(0, &before, &below), Verdict::Matched(_)));
+        assert!(matches!(
+            check(0, &before, &below, None),
+            Verdict::Matched(_)
+        ));
         let mut past = before.clone();
         past.start = 4;
-        assert!(diverged(&check(0, &before, &past)));
+        assert!(diverged(&check(0, &before, &past, None)));
     }
 }

@@ -26,6 +26,7 @@ pub mod projection;
 pub mod window;
 
 use checker::{Abstraction, Verdict};
+use felix_core::api::Request;
 use felix_core::history::Event;
 use felix_sim::world::{Observer, World};
 use felix_sim::{Finding, RunReport, RunSpec};
@@ -167,6 +168,14 @@ impl Validator {
         }
         self.history_seen = world.history_events().len();
         let line = world.trace_steps();
+        let delivered = world
+            .delivered_request()
+            .and_then(|(node, request)| match request {
+                Request::Append { expected_tail, .. } | Request::Trim { expected_tail, .. } => {
+                    expected_tail.map(|tail| (node, tail))
+                }
+                _ => None,
+            });
         let mut changed = false;
         let mut matched = false;
         for (index, broker) in world.brokers().take(voters).enumerate() {
@@ -200,7 +209,10 @@ impl Validator {
             }
             changed = true;
             let after = before.advance(broker);
-            match checker::check(node, &before, &after) {
+            let tail = delivered
+                .filter(|(target, _)| *target == node)
+                .map(|(_, tail)| tail);
+            match checker::check(node, &before, &after, tail) {
                 Verdict::Matched(actions) => {
                     matched = true;
                     for action in &actions {

@@ -212,6 +212,8 @@ pub struct World {
     buggify: crate::buggify::Buggify,
     /// Trace validation's observer, if any (`run_observed`).
     observer: Option<Box<dyn Observer>>,
+    /// With an observer: the client request the current event delivered, and to which node.
+    observed_request: Option<(NodeId, Request)>,
 }
 
 impl World {
@@ -238,6 +240,14 @@ impl World {
     /// Trace lines written so far: the step of the next line.
     pub fn trace_steps(&self) -> u64 {
         self.recorder.steps()
+    }
+
+    /// The client request the event just handled delivered to a node, if any (recorded only
+    /// while an observer is set).
+    pub fn delivered_request(&self) -> Option<(NodeId, &Request)> {
+        self.observed_request
+            .as_ref()
+            .map(|(node, request)| (*node, request))
     }
 
     /// The history recorded so far.
@@ -341,6 +351,7 @@ impl World {
             fence_committed: 0,
             buggify: crate::buggify::Buggify::new(seed, &knobs.buggify),
             observer: None,
+            observed_request: None,
             knobs,
         }
     }
@@ -439,6 +450,7 @@ impl World {
                 if let Some(mut observer) = self.observer.take() {
                     observer.after_event(&self);
                     self.observer = Some(observer);
+                    self.observed_request = None;
                 }
             }
             if let Err(payload) = handled {
