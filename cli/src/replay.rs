@@ -137,14 +137,23 @@ pub fn run(args: ReplayArgs) -> u8 {
     };
     emit(report.summary_with(window).trim_end());
     if let Some(steps) = &validated_steps {
-        emit("model actions matched, by trace line (felix-validate):");
-        for step in steps {
-            emit(&format!(
-                "  line {:>6} node {}: {}",
-                step.line,
-                step.node,
-                crate::validation::compact_actions(&step.actions)
-            ));
+        let lines = report.trace_lines.as_deref().unwrap_or(&[]);
+        // The same window as the summary: up to the divergence (or the end), `--context` lines
+        // before it, or every line with `--all`.
+        let last = report
+            .violations
+            .first()
+            .and_then(|finding| finding.step)
+            .map_or(lines.len(), |step| (step as usize + 1).min(lines.len()));
+        let first = match window {
+            Window::All => 0,
+            Window::Before(context) => last.saturating_sub(context + 1),
+        };
+        emit(&format!(
+            "validated trace, lines {first}..{last} (under a line: the model actions of the steps that ended after it):"
+        ));
+        for line in crate::validation::interleaved(lines, steps, first, last) {
+            emit(&line);
         }
         let coverage: std::collections::BTreeMap<String, u64> = report
             .coverage

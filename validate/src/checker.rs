@@ -231,13 +231,21 @@ fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
         None => {
             let mut enabled = Vec::new();
             model.actions(state, &mut enabled);
-            let mut tried = vec![format!("{label}: guard false")];
-            tried.extend(
-                enabled
-                    .iter()
-                    .take(8)
-                    .map(|action| format!("enabled in the window: {action}")),
-            );
+            // The nearest actions: the ones of the same kind the model had enabled there.
+            let kind = |action: &Action| std::mem::discriminant(action);
+            let mut tried = vec![format!(
+                "{label}: guard false (as {action} in the window, where broker 1 is the stepping node and broker 2 a ghost)"
+            )];
+            let same: Vec<String> = enabled
+                .iter()
+                .filter(|candidate| kind(candidate) == kind(&action))
+                .map(|candidate| candidate.to_string())
+                .collect();
+            tried.push(if same.is_empty() {
+                "no action of that kind is enabled in the window".to_string()
+            } else {
+                format!("enabled in the window instead: {}", same.join(", "))
+            });
             Err(Failure::Mismatch(
                 format!("{label} is not enabled in the model"),
                 tried,

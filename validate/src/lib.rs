@@ -41,7 +41,7 @@ pub const TRACE_VALIDATION: &str = "TraceValidation";
 /// The counts of one validated run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Events the simulator handled and the validator checked.
+    /// Events the simulator handled and the validator checked (up to the first divergence).
     pub steps: u64,
     /// Steps where no voter's projection changed (stuttering).
     pub stutters: u64,
@@ -74,7 +74,7 @@ impl Counts {
 /// One step the model matched, for the readable trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchedStep {
-    /// The trace line the step's event ended at (the next line's step).
+    /// The last trace line of the step's event.
     pub line: u64,
     pub node: u32,
     pub actions: Vec<String>,
@@ -83,7 +83,7 @@ pub struct MatchedStep {
 /// A divergence: the first step the model cannot make.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
-    /// The trace line the step's event ended at.
+    /// The last trace line of the step's event.
     pub line: u64,
     pub node: u32,
     pub before: String,
@@ -145,10 +145,10 @@ impl Validator {
 
     /// Checks the step the world just took.
     pub fn observe(&mut self, world: &World) {
-        self.counts.steps += 1;
         if self.divergence.is_some() {
             return;
         }
+        self.counts.steps += 1;
         let voters = world.voters();
         if self.brokers.len() < voters {
             self.brokers.resize(voters, None);
@@ -167,7 +167,8 @@ impl Validator {
             }
         }
         self.history_seen = world.history_events().len();
-        let line = world.trace_steps();
+        // The step's last trace line (the line before the next one to be written).
+        let line = world.trace_steps().saturating_sub(1);
         let delivered = world
             .delivered_request()
             .and_then(|(node, request)| match request {
@@ -294,7 +295,7 @@ pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
         report.violations.push(Finding {
             invariant: TRACE_VALIDATION.to_string(),
             detail: divergence.describe(),
-            step: Some(divergence.line.saturating_sub(1)),
+            step: Some(divergence.line),
         });
     }
     for (name, count) in validator.counts.coverage() {
