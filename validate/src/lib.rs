@@ -189,10 +189,10 @@ impl Validator {
                 continue;
             };
             let key = Key::of(broker);
-            let (before_key, before) = match (&self.brokers[index], rebase[index]) {
-                (Some(previous), None) => previous.clone(),
+            let (before_key, before) = match (self.brokers[index].clone(), rebase[index]) {
+                (Some(previous), None) => previous,
                 (previous, rule) => {
-                    let rule = match (previous, rule) {
+                    let rule = match (&previous, rule) {
                         (_, Some(rule)) => rule,
                         (None, None) => Abstraction::Baseline,
                         (Some(_), None) => unreachable!("matched above"),
@@ -201,7 +201,30 @@ impl Validator {
                     // as the restart that sets the new baseline.
                     self.abstracted(rule);
                     changed = true;
-                    self.brokers[index] = Some((key, BrokerProjection::read(broker)));
+                    let fresh = BrokerProjection::read(broker);
+                    // A jump hides the log, commit, floor and start, never the term: no model
+                    // action lowers a term (the jump "never touches the term or the vote").
+                    if let (Abstraction::Jump, Some((_, before))) = (rule, previous) {
+                        if fresh.term < before.term {
+                            self.divergence = Some(Divergence {
+                                line,
+                                node,
+                                before: before.describe(),
+                                after: fresh.describe(),
+                                mismatch: checker::Mismatch {
+                                    reason: format!(
+                                        "a jump lowered the term from {} to {}: no model action lowers a term",
+                                        before.term, fresh.term
+                                    ),
+                                    taken: Vec::new(),
+                                    model_state: None,
+                                    tried: Vec::new(),
+                                },
+                            });
+                            return;
+                        }
+                    }
+                    self.brokers[index] = Some((key, fresh));
                     continue;
                 }
             };
