@@ -22,11 +22,12 @@ pub fn summary_line(coverage: &BTreeMap<String, u64>) -> String {
         }
     };
     format!(
-        "  validated: {} steps, {} stuttering, {} matched to model actions; actions: {}; not checked: {}",
+        "  validated: {} steps, {} stuttering, {} matched to model actions; actions: {}; {} holder requests held to Active(h); not checked: {}",
         get("validated_steps"),
         get("validated_stutters"),
         get("validated_matched"),
         listed("validated_action_"),
+        get("validated_holder_requests"),
         listed("validated_abstracted_"),
     )
 }

@@ -17,9 +17,12 @@
 //! - `validator` (here): the `felix_sim::world::Observer` that runs the checker after every event
 //!   and keeps the counts; `run_validated` runs one seed with it.
 //!
-//! Not projected yet: the lease, holders' expected tails and retirements (the client side of the
-//! model: `MoveLease`, `Read`, `TrimNoop`, `Refused`); they stay the audits' (StaleTrimRefused,
-//! NoReadBelowFloor).
+//! Holders are projected only where the model's guards read them: the lease (`LeaseGranted`)
+//! and the retired epochs (`HolderRetired`) hold every write or trim a holder sends to the model's
+//! `Active(h)`, and an append's request carries the holder's expected tail (the `Write` and
+//! `TrimAppend` guard `expected[h] = Len(log[s])`). Not projected: a holder's tail between
+//! requests and its reads (the model's `Read`, `TrimNoop`, `Refused` and `MoveLease` are not
+//! matched); StaleTrimRefused and NoReadBelowFloor stay the audits'.
 
 pub mod checker;
 pub mod projection;
@@ -51,6 +54,8 @@ pub struct Counts {
     pub abstracted: BTreeMap<&'static str, u64>,
     /// Model actions matched, by action name (`Write`, `Replicate`, ...).
     pub actions: BTreeMap<&'static str, u64>,
+    /// Holders' write and trim requests held to the model's `Active(h)` when sent.
+    pub holder_requests: u64,
 }
 
 impl Counts {
@@ -60,6 +65,10 @@ impl Counts {
             ("validated_steps".to_string(), self.steps),
             ("validated_stutters".to_string(), self.stutters),
             ("validated_matched".to_string(), self.matched),
+            (
+                "validated_holder_requests".to_string(),
+                self.holder_requests,
+            ),
         ];
         for (name, count) in &self.abstracted {
             entries.push((format!("validated_abstracted_{name}"), *count));
@@ -85,7 +94,8 @@ pub struct MatchedStep {
 pub struct Divergence {
     /// The last trace line of the step's event.
     pub line: u64,
-    pub node: u32,
+    /// The node (or client) whose step it is, as `node 2` or `client 3`.
+    pub who: String,
     pub before: String,
     pub after: String,
     pub mismatch: checker::Mismatch,
@@ -95,8 +105,8 @@ impl Divergence {
     /// The finding's text: the step, the projections, the actions taken and tried.
     pub fn describe(&self) -> String {
         let mut text = format!(
-            "node {} at trace line {}: {}\n    before: {}\n    after:  {}",
-            self.node, self.line, self.mismatch.reason, self.before, self.after
+            "{} at trace line {}: {}\n    before: {}\n    after:  {}",
+            self.who, self.line, self.mismatch.reason, self.before, self.after
         );
         if !self.mismatch.taken.is_empty() {
             text.push_str(&format!(
@@ -121,6 +131,10 @@ pub struct Validator {
     brokers: Vec<Option<(Key, BrokerProjection)>>,
     /// History events already seen.
     history_seen: usize,
+    /// `lease`: the newest epoch the lease service granted.
+    lease: u64,
+    /// `retired`: the epochs whose holder retired.
+    retired: std::collections::BTreeSet<u64>,
     pub counts: Counts,
     /// Every matched step (kept only when asked for: `keep_steps`).
     pub steps: Option<Vec<MatchedStep>>,
@@ -143,6 +157,41 @@ impl Validator {
             .or_insert(0) += 1;
     }
 
+    /// A holder's write or trim request, held to the model's `Active(h)` (its epoch granted, its
+    /// holder not retired) when it is sent: the model's `Write`, `TrimAppend` and `TrimNoop`
+    /// all need it. Requests without an epoch (paros, readers) are not a holder's.
+    fn holder_request(&mut self, request: &Request) -> Option<checker::Mismatch> {
+        let epoch = match request {
+            Request::Append { headers, .. } | Request::Trim { headers, .. } => headers.epoch()?,
+            _ => return None,
+        };
+        self.counts.holder_requests += 1;
+        let mut state = window::state(
+            [
+                window::WindowBroker::absent(1),
+                window::WindowBroker::absent(1),
+                window::WindowBroker::absent(1),
+            ],
+            0,
+        )
+        .unwrap_or_else(|| unreachable!("empty logs fit"));
+        state.lease = u8::from(epoch <= self.lease);
+        state.retired[0] = self.retired.contains(&epoch);
+        if state.active(1) {
+            return None;
+        }
+        Some(checker::Mismatch {
+            reason: format!(
+                "the holder of epoch {epoch} sent a write or trim while not Active(h) (the lease granted up to {}, retired: {}): the model's Write, TrimAppend and TrimNoop need it",
+                self.lease,
+                self.retired.contains(&epoch)
+            ),
+            taken: Vec::new(),
+            model_state: None,
+            tried: vec!["Active(h) on the window: false".to_string()],
+        })
+    }
+
     /// Checks the step the world just took.
     pub fn observe(&mut self, world: &World) {
         if self.divergence.is_some() {
@@ -155,6 +204,7 @@ impl Validator {
         }
         // What the step's history says about nodes: restarts and jumps start a new baseline.
         let mut rebase = vec![None; voters];
+        let line = world.trace_steps().saturating_sub(1);
         for event in &world.history_events()[self.history_seen..] {
             match event {
                 Event::Restarted { node } if (*node as usize) < voters => {
@@ -163,12 +213,31 @@ impl Validator {
                 Event::Jumped { node, .. } if (*node as usize) < voters => {
                     rebase[*node as usize] = Some(Abstraction::Jump)
                 }
+                Event::LeaseGranted { epoch, .. } => self.lease = self.lease.max(*epoch),
+                Event::HolderRetired { epoch, .. } => {
+                    self.retired.insert(*epoch);
+                }
+                Event::Requested {
+                    client, request, ..
+                } => {
+                    if let Some(mismatch) = self.holder_request(request) {
+                        self.divergence = Some(Divergence {
+                            line,
+                            who: format!("client {client}"),
+                            before: format!(
+                                "lease {} retired epochs {:?}",
+                                self.lease, self.retired
+                            ),
+                            after: format!("the request sent: {request:?}"),
+                            mismatch,
+                        });
+                        return;
+                    }
+                }
                 _ => {}
             }
         }
         self.history_seen = world.history_events().len();
-        // The step's last trace line (the line before the next one to be written).
-        let line = world.trace_steps().saturating_sub(1);
         let delivered = world
             .delivered_request()
             .and_then(|(node, request)| match request {
@@ -208,7 +277,7 @@ impl Validator {
                         if fresh.term < before.term {
                             self.divergence = Some(Divergence {
                                 line,
-                                node,
+                                who: format!("node {node}"),
                                 before: before.describe(),
                                 after: fresh.describe(),
                                 mismatch: checker::Mismatch {
@@ -256,7 +325,7 @@ impl Validator {
                 Verdict::Diverged(mismatch) => {
                     self.divergence = Some(Divergence {
                         line,
-                        node,
+                        who: format!("node {node}"),
                         before: before.describe(),
                         after: after.describe(),
                         mismatch,
@@ -330,4 +399,34 @@ pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
 /// `felix_sim::run` with validation, for runners that take a plain function.
 pub fn run(spec: &RunSpec) -> RunReport {
     run_validated(spec, false).report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use felix_core::Headers;
+
+    fn append(epoch: u64) -> Request {
+        Request::Append {
+            expected_tail: Some(1),
+            fence: None,
+            body: Vec::new(),
+            headers: Headers::with_epoch(epoch),
+        }
+    }
+
+    /// A holder's request is held to the model's `Active(h)`: its epoch granted and not retired.
+    #[test]
+    fn holder_requests_need_an_active_holder() {
+        let mut validator = Validator::new(false);
+        validator.lease = 2;
+        assert!(validator.holder_request(&append(2)).is_none());
+        assert!(
+            validator.holder_request(&append(3)).is_some(),
+            "never granted"
+        );
+        validator.retired.insert(1);
+        assert!(validator.holder_request(&append(1)).is_some(), "retired");
+        assert_eq!(validator.counts.holder_requests, 3);
+    }
 }

@@ -167,6 +167,11 @@ impl BrokerProjection {
         self.log.len() as u64
     }
 
+    /// `Len(log[b]) = 0`.
+    pub fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+
     /// The record at `offset` (from 1).
     pub fn at(&self, offset: u64) -> ProjectedRecord {
         self.log[(offset - 1) as usize]
