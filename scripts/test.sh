@@ -2,7 +2,8 @@
 # The test command named in README.md. On a fresh machine it builds everything it needs.
 #   1. every unit, property, engine, scenario and CLI test (cargo test, release profile);
 #   2. the scripted scenarios through the CLI;
-#   3. a seed sweep with every rule on (CI size; FELIX_SWEEP_SEEDS overrides);
+#   3. a seed sweep with every rule on (CI size; FELIX_SWEEP_SEEDS overrides), and 200 seeds of
+#      it again with trace validation (every step held to the FelixHeadTrim model's actions);
 #   4. every twin, in the Stateright model and in the simulator, must fail with its invariant,
 #      in the simulator also with the default swarm (no per-twin bias) within 1,000 runs;
 #   5. the TLA+ configurations through TLC, when TLA2TOOLS_JAR points at a tla2tools.jar.
@@ -26,6 +27,9 @@ step "felix scenario"
 
 step "felix sweep --seeds ${FELIX_SWEEP_SEEDS:-0..500}"
 "$felix" sweep --seeds "${FELIX_SWEEP_SEEDS:-0..500}"
+
+step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace validation)"
+"$felix" sweep --seeds "${FELIX_VALIDATE_SEEDS:-0..200}" --validate
 
 step "felix twins (model and simulator; the simulator's swarm biased per twin: the fast canary)"
 "$felix" twins

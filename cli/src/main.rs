@@ -23,6 +23,7 @@ mod sweep;
 mod trace;
 mod twins;
 mod twins_model;
+mod validation;
 
 /// Felix: deterministic simulation and model checking of a replicated journal.
 #[derive(Parser, Debug)]

@@ -49,6 +49,10 @@ pub struct ReplayArgs {
     /// Run with exactly these knobs (JSON, as a guided sweep prints them) instead of the seed's.
     #[arg(long)]
     pub knobs: Option<String>,
+    /// Trace validation: hold every step to the FelixHeadTrim model's actions; prints the model
+    /// actions each step matched, and a divergence fails the run (`TraceValidation`).
+    #[arg(long)]
+    pub validate: bool,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -97,7 +101,12 @@ pub fn run(args: ReplayArgs) -> u8 {
     spec.control = args.control;
     spec.unbiased = args.unbiased;
     spec.knobs = knobs;
-    let report = felix_sim::run(&spec);
+    let (report, validated_steps) = if args.validate {
+        let validated = felix_validate::run_validated(&spec, true);
+        (validated.report, validated.validator.steps)
+    } else {
+        (felix_sim::run(&spec), None)
+    };
     // The trace file first: a reader that closes stdout early (`| head`) must not cost the file.
     let mut trace_note = None;
     if let (Some(file), Some(path)) = (&mut trace_file, &args.trace) {
@@ -127,6 +136,32 @@ pub fn run(args: ReplayArgs) -> u8 {
         Window::Before(args.context.unwrap_or(felix_sim::CONTEXT_LINES))
     };
     emit(report.summary_with(window).trim_end());
+    if let Some(steps) = &validated_steps {
+        let lines = report.trace_lines.as_deref().unwrap_or(&[]);
+        // The same window as the summary: up to the divergence (or the end), `--context` lines
+        // before it, or every line with `--all`.
+        let last = report
+            .violations
+            .first()
+            .and_then(|finding| finding.step)
+            .map_or(lines.len(), |step| (step as usize + 1).min(lines.len()));
+        let first = match window {
+            Window::All => 0,
+            Window::Before(context) => last.saturating_sub(context + 1),
+        };
+        emit(&format!(
+            "validated trace, lines {first}..{last} (under a line: the model actions of the steps that ended after it):"
+        ));
+        for line in crate::validation::interleaved(lines, steps, first, last) {
+            emit(&line);
+        }
+        let coverage: std::collections::BTreeMap<String, u64> = report
+            .coverage
+            .iter()
+            .map(|(name, count)| (name.clone(), *count))
+            .collect();
+        emit(&crate::validation::summary_line(&coverage));
+    }
     for note in [trace_note, html_note].into_iter().flatten() {
         emit(&note);
     }

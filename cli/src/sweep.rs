@@ -45,6 +45,10 @@ pub struct SweepArgs {
     /// the default swarm's knobs (no per-twin bias), the same output for any --jobs.
     #[arg(long)]
     pub guided: bool,
+    /// Trace validation: hold every step of every run to the FelixHeadTrim model's actions
+    /// (`felix-validate`); a divergence fails the seed like a violation (`TraceValidation`).
+    #[arg(long)]
+    pub validate: bool,
 }
 
 /// Prints one line on stdout. A closed stdout (`felix sweep | head`) ends the command quietly
@@ -190,6 +194,18 @@ pub fn run_specs_in_order(
     count: u64,
     spec: impl Fn(u64) -> Option<RunSpec> + Sync,
     jobs: usize,
+    visit: impl FnMut(RunReport) -> bool,
+) {
+    run_specs_in_order_with(count, spec, jobs, felix_sim::run, visit);
+}
+
+/// `run_specs_in_order` with the function that runs one spec (`felix_validate::run` for
+/// `--validate`).
+pub fn run_specs_in_order_with(
+    count: u64,
+    spec: impl Fn(u64) -> Option<RunSpec> + Sync,
+    jobs: usize,
+    runner: fn(&RunSpec) -> RunReport,
     mut visit: impl FnMut(RunReport) -> bool,
 ) {
     assert!(jobs >= 1);
@@ -208,7 +224,7 @@ pub fn run_specs_in_order(
                 let Some(spec) = spec(index as u64) else {
                     break;
                 };
-                let report = felix_sim::run(&spec);
+                let report = runner(&spec);
                 if sender.send((index, report)).is_err() {
                     break;
                 }
@@ -269,6 +285,9 @@ pub fn run(args: SweepArgs) -> u8 {
         );
     }
     if args.guided {
+        if args.validate {
+            return exit::bad_input("--guided does not take --validate: validate its seeds with `felix replay --seed S --knobs JSON --validate`");
+        }
         if args.shard.is_some() || args.control {
             return exit::bad_input(
                 "--guided runs one campaign: it takes neither --shard nor --control",
@@ -304,7 +323,7 @@ pub fn run(args: SweepArgs) -> u8 {
         sweep_hash: felix_sim::trace::FNV_OFFSET,
         ..Totals::default()
     };
-    run_in_order(seeds, twin, args.control, jobs, |report| {
+    let mut visit = |report: RunReport| {
         totals.seeds += 1;
         totals.events += report.events;
         totals.steps += report.steps;
@@ -350,7 +369,23 @@ pub fn run(args: SweepArgs) -> u8 {
             }
         }
         true
-    });
+    };
+    if args.validate {
+        let spec = |seed| {
+            let mut spec = RunSpec::new(seed, twin);
+            spec.control = args.control;
+            spec
+        };
+        run_specs_in_order_with(
+            seeds.count,
+            |index| seeds.get(index).map(spec),
+            jobs,
+            felix_validate::run,
+            &mut visit,
+        );
+    } else {
+        run_in_order(seeds, twin, args.control, jobs, &mut visit);
+    }
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
@@ -397,6 +432,9 @@ pub fn run(args: SweepArgs) -> u8 {
             .map(|(name, count)| format!("{name}={count}"))
             .collect();
         emit(&format!("  coverage: {}", coverage.join(" ")));
+        if args.validate {
+            emit(&crate::validation::summary_line(&totals.coverage));
+        }
         if !totals.violations.is_empty() {
             let violations: Vec<String> = totals
                 .violations

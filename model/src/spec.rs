@@ -126,6 +126,16 @@ impl Log {
         self.len
     }
 
+    /// A log holding these records, offsets 1..: how trace validation (`felix-validate`) builds
+    /// a model state from a simulated broker's projected log. At most `LOG_MAX` records.
+    pub fn from_records(records: &[Record]) -> Log {
+        let mut log = Log::EMPTY;
+        for &record in records {
+            log.append(record);
+        }
+        log
+    }
+
     /// `Len(log[b]) = 0`.
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -289,8 +299,9 @@ impl State {
     }
 
     /// `Walk(lg, b, from, to, fl)` on this state's log: the floor after a committed walk over
-    /// `log[b]`'s records `from + 1 ..= to`, starting from floor `fl`.
-    fn walk(log: &Log, from: u8, to: u8, fl: u8) -> u8 {
+    /// `log[b]`'s records `from + 1 ..= to`, starting from floor `fl`. Public for trace
+    /// validation (`felix-validate`), which holds the simulator's floors to it.
+    pub fn walk(log: &Log, from: u8, to: u8, fl: u8) -> u8 {
         ((from + 1)..=to)
             .map(|i| log.at(i))
             .filter(|record| record.k == Kind::Trim)

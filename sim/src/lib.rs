@@ -255,7 +255,30 @@ pub fn run(spec: &RunSpec) -> RunReport {
     }
 }
 
+/// `run` with an observer called after every handled event (trace validation); the observer is
+/// handed back with the report. The run is the same, event for event, as without it.
+pub fn run_observed(
+    spec: &RunSpec,
+    observer: Box<dyn world::Observer>,
+) -> (RunReport, Option<Box<dyn world::Observer>>) {
+    let mut slot = Some(observer);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_unguarded_with(spec, slot.take())
+    }));
+    match outcome {
+        Ok(pair) => pair,
+        Err(_) => (run(spec), None),
+    }
+}
+
 fn run_unguarded(spec: &RunSpec) -> RunReport {
+    run_unguarded_with(spec, None).0
+}
+
+fn run_unguarded_with(
+    spec: &RunSpec,
+    observer: Option<Box<dyn world::Observer>>,
+) -> (RunReport, Option<Box<dyn world::Observer>>) {
     let knobs = spec.knobs();
     let (rules, label) = match spec.twin {
         Some(twin) if spec.control => (
@@ -265,8 +288,12 @@ fn run_unguarded(spec: &RunSpec) -> RunReport {
         Some(twin) => (twin.rules(), Some(twin.name().to_string())),
         None => (Rules::default(), None),
     };
-    let world = world::World::new(spec.seed, rules, knobs.clone(), spec.keep_trace);
+    let mut world = world::World::new(spec.seed, rules, knobs.clone(), spec.keep_trace);
+    if let Some(observer) = observer {
+        world.set_observer(observer);
+    }
     let mut ran = world.run(spec.seed, label);
+    let observer = ran.observer.take();
     let report = stopwatch::time(stopwatch::Section::Audits, || {
         felix_audits::audit(&ran.recorder.history)
     });
@@ -310,7 +337,7 @@ fn run_unguarded(spec: &RunSpec) -> RunReport {
     for (name, count) in &ran.counters {
         coverage.insert(name.to_string(), *count);
     }
-    RunReport {
+    let report = RunReport {
         seed: spec.seed,
         twin: spec.twin,
         control: spec.control,
@@ -322,5 +349,6 @@ fn run_unguarded(spec: &RunSpec) -> RunReport {
         violations,
         coverage,
         trace_lines: ran.recorder.take_lines(),
-    }
+    };
+    (report, observer)
 }

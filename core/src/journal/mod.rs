@@ -31,6 +31,8 @@
 //! Below `first_held()` only the sealed state remains. The walk is synchronous: the fold always
 //! describes the committed prefix (except floors under the FloorPastCommit twin).
 
+#[cfg(feature = "validation-bite")]
+pub mod bite;
 mod trim_index;
 
 pub use trim_index::{TrimIndex, TrimIndexEntry};
@@ -702,8 +704,48 @@ impl Journal {
             }
             self.committed = offset;
         }
+        #[cfg(feature = "validation-bite")]
+        if bite::early_floor() {
+            self.apply_next_trim_early(events);
+        }
         assert!(self.fold.floor >= floor_before, "the floor never decreases");
         assert!(self.committed >= committed);
+    }
+
+    /// Test-only (`bite`): applies the floor of an unfenced trim held right after the commit
+    /// index, one walk step before the walk reaches it.
+    #[cfg(feature = "validation-bite")]
+    fn apply_next_trim_early(&mut self, events: &mut Vec<WalkEvent>) {
+        let offset = self.committed + 1;
+        if offset < self.first_held() || offset > self.last_offset() {
+            return;
+        }
+        let entry = &self.entries[(offset - self.first_held()) as usize];
+        if let Command::Trim {
+            floor,
+            headers,
+            fence: None,
+        } = &entry.command
+        {
+            let (floor, headers) = (*floor, headers.clone());
+            // Only when nothing a reader reads lies in between: no write below the early floor
+            // and at or above the floor in force.
+            let quiet = (self.fold.floor.max(self.first_held())..floor).all(|below| {
+                !matches!(
+                    self.entries[(below - self.first_held()) as usize].command,
+                    Command::Write { .. }
+                )
+            });
+            if quiet
+                && self.config.rules.floor_after_commit
+                && self.raise_floor(floor, offset, headers)
+            {
+                events.push(WalkEvent::FloorApplied {
+                    floor,
+                    trim: offset,
+                });
+            }
+        }
     }
 
     // ---- compaction and retention ----

@@ -175,6 +175,14 @@ struct ClientSlot {
     backoff_until: Time,
 }
 
+/// Watches the world after every event the loop handles (trace validation, `felix-validate`).
+/// It reads the world through `World`'s read-only accessors and never changes the run: a run with
+/// an observer is the same run, event for event, as one without.
+pub trait Observer {
+    /// Called after each handled event (not after the one that panicked or exhausted a budget).
+    fn after_event(&mut self, world: &World);
+}
+
 /// Counters of what the simulator did (for the sweep summary).
 pub type SimCounters = BTreeMap<&'static str, u64>;
 
@@ -189,6 +197,8 @@ pub struct Ran {
     pub exhausted: Option<String>,
     /// The message of a panic that ended the run, if one did.
     pub panicked: Option<String>,
+    /// The observer the world was given, handed back.
+    pub observer: Option<Box<dyn Observer>>,
 }
 
 pub struct World {
@@ -223,9 +233,51 @@ pub struct World {
     /// The newest writer token of a committed fence record.
     fence_committed: u64,
     buggify: crate::buggify::Buggify,
+    /// Trace validation's observer, if any (`run_observed`).
+    observer: Option<Box<dyn Observer>>,
+    /// With an observer: the client request the current event delivered, and to which node.
+    observed_request: Option<(NodeId, Request)>,
 }
 
 impl World {
+    /// Sets the observer called after every handled event.
+    pub fn set_observer(&mut self, observer: Box<dyn Observer>) {
+        self.observer = Some(observer);
+    }
+
+    /// Every node of the world in id order: voters first, then replicas; `None` while crashed.
+    pub fn brokers(&self) -> impl Iterator<Item = Option<&Broker>> + '_ {
+        self.nodes.iter().map(|slot| slot.host.broker.as_ref())
+    }
+
+    /// The number of voting brokers (nodes `0..voters`); the rest are replicas.
+    pub fn voters(&self) -> usize {
+        self.knobs.brokers as usize
+    }
+
+    /// The rules this run is under.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Trace lines written so far: the step of the next line.
+    pub fn trace_steps(&self) -> u64 {
+        self.recorder.steps()
+    }
+
+    /// The client request the event just handled delivered to a node, if any (recorded only
+    /// while an observer is set).
+    pub fn delivered_request(&self) -> Option<(NodeId, &Request)> {
+        self.observed_request
+            .as_ref()
+            .map(|(node, request)| (*node, request))
+    }
+
+    /// The history recorded so far.
+    pub fn history_events(&self) -> &[Event] {
+        &self.recorder.history
+    }
+
     pub fn new(seed: u64, rules: Rules, knobs: Knobs, keep_trace: bool) -> World {
         let mut clocks = Stream::new(seed, Component::Clocks);
         let mut draw_clock = |knobs: &Knobs| Clock {
@@ -324,6 +376,8 @@ impl World {
             cluster_committed: 0,
             fence_committed: 0,
             buggify: crate::buggify::Buggify::new(seed, &knobs.buggify),
+            observer: None,
+            observed_request: None,
             knobs,
         }
     }
@@ -423,6 +477,13 @@ impl World {
             // here, so the trace up to that event survives for the replay.
             let handled =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(event)));
+            if handled.is_ok() && self.exhausted.is_none() {
+                if let Some(mut observer) = self.observer.take() {
+                    observer.after_event(&self);
+                    self.observer = Some(observer);
+                    self.observed_request = None;
+                }
+            }
             if let Err(payload) = handled {
                 let message = panic_message(payload.as_ref());
                 self.sim(SimEvent::Finished {
@@ -443,6 +504,7 @@ impl World {
             counters: self.counters,
             exhausted: self.exhausted,
             panicked: self.panicked,
+            observer: self.observer,
         }
     }
 

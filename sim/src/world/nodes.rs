@@ -172,6 +172,9 @@ impl World {
                 let Address::Client(client) = from else {
                     return;
                 };
+                if self.observer.is_some() {
+                    self.observed_request = Some((node, request.clone()));
+                }
                 self.step_node(
                     node as usize,
                     node::Input::Client {

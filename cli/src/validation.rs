@@ -1,0 +1,84 @@
+//! `--validate` output shared by `felix sweep` and `felix replay`: the counts of trace
+//! validation (`felix-validate`) from a run's (or a sweep's summed) coverage counters.
+
+use std::collections::BTreeMap;
+
+/// One line: validated steps, stutters, matched steps, matched model actions by name, and the
+/// steps not checked by each abstraction rule.
+pub fn summary_line(coverage: &BTreeMap<String, u64>) -> String {
+    let get = |name: &str| coverage.get(name).copied().unwrap_or(0);
+    let listed = |prefix: &str| -> String {
+        let entries: Vec<String> = coverage
+            .iter()
+            .filter_map(|(name, count)| {
+                name.strip_prefix(prefix)
+                    .map(|short| format!("{short}={count}"))
+            })
+            .collect();
+        if entries.is_empty() {
+            "none".to_string()
+        } else {
+            entries.join(" ")
+        }
+    };
+    format!(
+        "  validated: {} steps, {} stuttering, {} matched to model actions; actions: {}; {} holder requests held to Active(h); not checked: {}",
+        get("validated_steps"),
+        get("validated_stutters"),
+        get("validated_matched"),
+        listed("validated_action_"),
+        get("validated_holder_requests"),
+        listed("validated_abstracted_"),
+    )
+}
+
+/// A step's chain of actions with repeats folded: `Replicate(·, 2) x3, TrimAppend(h, 0, 5)`.
+pub fn compact_actions(actions: &[String]) -> String {
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    for action in actions {
+        match parts.last_mut() {
+            Some((last, count)) if last == action => *count += 1,
+            _ => parts.push((action.clone(), 1)),
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(action, count)| {
+            if count == 1 {
+                action
+            } else {
+                format!("{action} x{count}")
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(", ")
+}
+
+/// The readable trace of lines `first..last`, each followed by the model actions of the steps
+/// that ended on it (`  = model: node N: actions`).
+pub fn interleaved(
+    lines: &[String],
+    steps: &[felix_validate::MatchedStep],
+    first: usize,
+    last: usize,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut next = steps.partition_point(|step| (step.line as usize) < first);
+    for (index, line) in lines.iter().enumerate().take(last).skip(first) {
+        out.push(
+            match serde_json::from_str::<felix_sim::trace::TraceLine>(line) {
+                Ok(parsed) => felix_sim::describe::trace_line(&parsed),
+                Err(_) => line.clone(),
+            },
+        );
+        while let Some(step) = steps.get(next).filter(|step| step.line as usize == index) {
+            out.push(format!(
+                "             = model: node {}: {}",
+                step.node,
+                compact_actions(&step.actions)
+            ));
+            next += 1;
+        }
+    }
+    out
+}

@@ -1,0 +1,432 @@
+//! felix-validate: trace validation. Every simulated run held, step by step, to the FelixHeadTrim
+//! model's own actions.
+//!
+//! The simulator runs the real core; the model checks the design. This crate ties the two: after
+//! every event the simulator handles, each voter's state is projected onto the model's variables
+//! (`projection`), and the step from the previous projection must be a short chain of the
+//! model's own actions, taken through `Model::next_state` on a small renamed window of the state
+//! (`window`, `checker`). A step the model cannot make is a *divergence*: a finding like a
+//! violation, named `TraceValidation`, with the step, the projections before and after, and the
+//! model actions tried.
+//!
+//! - `projection`: a voter as `term`, `leader`, `log` (kind, epoch, term, floor), `commit`,
+//!   `floor`, `start`; what it hides (replicas, fences, deleted records) and why.
+//! - `window`: renaming a step's values into the model's bounds.
+//! - `checker`: the step → actions table, the ghosts that stand for hidden senders, and the
+//!   `Abstraction` rules (baseline, crash, restart, jump, out of bounds), each counted.
+//! - `validator` (here): the `felix_sim::world::Observer` that runs the checker after every event
+//!   and keeps the counts; `run_validated` runs one seed with it.
+//!
+//! Holders are projected only where the model's guards read them: the lease (`LeaseGranted`)
+//! and the retired epochs (`HolderRetired`) hold every write or trim a holder sends to the model's
+//! `Active(h)`, and an append's request carries the holder's expected tail (the `Write` and
+//! `TrimAppend` guard `expected[h] = Len(log[s])`). Not projected: a holder's tail between
+//! requests and its reads (the model's `Read`, `TrimNoop`, `Refused` and `MoveLease` are not
+//! matched); StaleTrimRefused and NoReadBelowFloor stay the audits'.
+
+pub mod checker;
+pub mod projection;
+pub mod window;
+
+use checker::{Abstraction, Verdict};
+use felix_core::api::Request;
+use felix_core::history::Event;
+use felix_sim::world::{Observer, World};
+use felix_sim::{Finding, RunReport, RunSpec};
+use projection::{BrokerProjection, Key};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// The invariant name of a divergence.
+pub const TRACE_VALIDATION: &str = "TraceValidation";
+
+/// The counts of one validated run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Events the simulator handled and the validator checked (up to the first divergence).
+    pub steps: u64,
+    /// Steps where no voter's projection changed (stuttering).
+    pub stutters: u64,
+    /// Steps matched to at least one model action.
+    pub matched: u64,
+    /// Broker steps not checked, by rule.
+    pub abstracted: BTreeMap<&'static str, u64>,
+    /// Model actions matched, by action name (`Write`, `Replicate`, ...).
+    pub actions: BTreeMap<&'static str, u64>,
+    /// Holders' write and trim requests held to the model's `Active(h)` when sent.
+    pub holder_requests: u64,
+}
+
+impl Counts {
+    /// The counts as `validated_*` coverage entries (summed by a sweep like every counter).
+    pub fn coverage(&self) -> Vec<(String, u64)> {
+        let mut entries = vec![
+            ("validated_steps".to_string(), self.steps),
+            ("validated_stutters".to_string(), self.stutters),
+            ("validated_matched".to_string(), self.matched),
+            (
+                "validated_holder_requests".to_string(),
+                self.holder_requests,
+            ),
+        ];
+        for (name, count) in &self.abstracted {
+            entries.push((format!("validated_abstracted_{name}"), *count));
+        }
+        for (name, count) in &self.actions {
+            entries.push((format!("validated_action_{name}"), *count));
+        }
+        entries
+    }
+}
+
+/// One step the model matched, for the readable trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchedStep {
+    /// The last trace line of the step's event.
+    pub line: u64,
+    pub node: u32,
+    pub actions: Vec<String>,
+}
+
+/// A divergence: the first step the model cannot make.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// The last trace line of the step's event.
+    pub line: u64,
+    /// The node (or client) whose step it is, as `node 2` or `client 3`.
+    pub who: String,
+    pub before: String,
+    pub after: String,
+    pub mismatch: checker::Mismatch,
+}
+
+impl Divergence {
+    /// The finding's text: the step, the projections, the actions taken and tried.
+    pub fn describe(&self) -> String {
+        let mut text = format!(
+            "{} at trace line {}: {}\n    before: {}\n    after:  {}",
+            self.who, self.line, self.mismatch.reason, self.before, self.after
+        );
+        if !self.mismatch.taken.is_empty() {
+            text.push_str(&format!(
+                "\n    model actions taken: {}",
+                self.mismatch.taken.join(", ")
+            ));
+        }
+        if let Some(state) = &self.mismatch.model_state {
+            text.push_str(&format!("\n    model reached: {state}"));
+        }
+        for tried in &self.mismatch.tried {
+            text.push_str(&format!("\n    tried: {tried}"));
+        }
+        text
+    }
+}
+
+/// The validator: the observer that projects and checks after every event.
+#[derive(Default)]
+pub struct Validator {
+    /// Each voter's last projection and its key (None while down or before its first sample).
+    brokers: Vec<Option<(Key, BrokerProjection)>>,
+    /// History events already seen.
+    history_seen: usize,
+    /// `lease`: the newest epoch the lease service granted.
+    lease: u64,
+    /// `retired`: the epochs whose holder retired.
+    retired: std::collections::BTreeSet<u64>,
+    pub counts: Counts,
+    /// Every matched step (kept only when asked for: `keep_steps`).
+    pub steps: Option<Vec<MatchedStep>>,
+    pub divergence: Option<Divergence>,
+}
+
+impl Validator {
+    pub fn new(keep_steps: bool) -> Validator {
+        Validator {
+            steps: keep_steps.then(Vec::new),
+            ..Validator::default()
+        }
+    }
+
+    fn abstracted(&mut self, abstraction: Abstraction) {
+        *self
+            .counts
+            .abstracted
+            .entry(abstraction.name())
+            .or_insert(0) += 1;
+    }
+
+    /// A holder's write or trim request, held to the model's `Active(h)` (its epoch granted, its
+    /// holder not retired) when it is sent: the model's `Write`, `TrimAppend` and `TrimNoop`
+    /// all need it. Requests without an epoch (paros, readers) are not a holder's.
+    fn holder_request(&mut self, request: &Request) -> Option<checker::Mismatch> {
+        let epoch = match request {
+            Request::Append { headers, .. } | Request::Trim { headers, .. } => headers.epoch()?,
+            _ => return None,
+        };
+        self.counts.holder_requests += 1;
+        let mut state = window::state(
+            [
+                window::WindowBroker::absent(1),
+                window::WindowBroker::absent(1),
+                window::WindowBroker::absent(1),
+            ],
+            0,
+        )
+        .unwrap_or_else(|| unreachable!("empty logs fit"));
+        state.lease = u8::from(epoch <= self.lease);
+        state.retired[0] = self.retired.contains(&epoch);
+        if state.active(1) {
+            return None;
+        }
+        Some(checker::Mismatch {
+            reason: format!(
+                "the holder of epoch {epoch} sent a write or trim while not Active(h) (the lease granted up to {}, retired: {}): the model's Write, TrimAppend and TrimNoop need it",
+                self.lease,
+                self.retired.contains(&epoch)
+            ),
+            taken: Vec::new(),
+            model_state: None,
+            tried: vec!["Active(h) on the window: false".to_string()],
+        })
+    }
+
+    /// Checks the step the world just took.
+    pub fn observe(&mut self, world: &World) {
+        if self.divergence.is_some() {
+            return;
+        }
+        self.counts.steps += 1;
+        let voters = world.voters();
+        if self.brokers.len() < voters {
+            self.brokers.resize(voters, None);
+        }
+        // What the step's history says about nodes: restarts and jumps start a new baseline.
+        let mut rebase = vec![None; voters];
+        let line = world.trace_steps().saturating_sub(1);
+        for event in &world.history_events()[self.history_seen..] {
+            match event {
+                Event::Restarted { node } if (*node as usize) < voters => {
+                    rebase[*node as usize] = Some(Abstraction::Restart)
+                }
+                Event::Jumped { node, .. } if (*node as usize) < voters => {
+                    rebase[*node as usize] = Some(Abstraction::Jump)
+                }
+                Event::LeaseGranted { epoch, .. } => self.lease = self.lease.max(*epoch),
+                Event::HolderRetired { epoch, .. } => {
+                    self.retired.insert(*epoch);
+                }
+                Event::Requested {
+                    client, request, ..
+                } => {
+                    if let Some(mismatch) = self.holder_request(request) {
+                        self.divergence = Some(Divergence {
+                            line,
+                            who: format!("client {client}"),
+                            before: format!(
+                                "lease {} retired epochs {:?}",
+                                self.lease, self.retired
+                            ),
+                            after: format!("the request sent: {request:?}"),
+                            mismatch,
+                        });
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.history_seen = world.history_events().len();
+        let delivered = world
+            .delivered_request()
+            .and_then(|(node, request)| match request {
+                Request::Append { expected_tail, .. } | Request::Trim { expected_tail, .. } => {
+                    expected_tail.map(|tail| (node, tail))
+                }
+                _ => None,
+            });
+        let mut changed = false;
+        let mut matched = false;
+        for (index, broker) in world.brokers().take(voters).enumerate() {
+            let node = index as u32;
+            let Some(broker) = broker else {
+                if self.brokers[index].take().is_some() {
+                    changed = true;
+                    self.abstracted(Abstraction::Crash);
+                }
+                continue;
+            };
+            let key = Key::of(broker);
+            let (before_key, before) = match (self.brokers[index].clone(), rebase[index]) {
+                (Some(previous), None) => previous,
+                (previous, rule) => {
+                    let rule = match (&previous, rule) {
+                        (_, Some(rule)) => rule,
+                        (None, None) => Abstraction::Baseline,
+                        (Some(_), None) => unreachable!("matched above"),
+                    };
+                    // A restart after a crash was already counted as a crash; count it once more
+                    // as the restart that sets the new baseline.
+                    self.abstracted(rule);
+                    changed = true;
+                    let fresh = BrokerProjection::read(broker);
+                    // A jump hides the log, commit, floor and start, never the term: no model
+                    // action lowers a term (the jump "never touches the term or the vote").
+                    if let (Abstraction::Jump, Some((_, before))) = (rule, previous) {
+                        if fresh.term < before.term {
+                            self.divergence = Some(Divergence {
+                                line,
+                                who: format!("node {node}"),
+                                before: before.describe(),
+                                after: fresh.describe(),
+                                mismatch: checker::Mismatch {
+                                    reason: format!(
+                                        "a jump lowered the term from {} to {}: no model action lowers a term",
+                                        before.term, fresh.term
+                                    ),
+                                    taken: Vec::new(),
+                                    model_state: None,
+                                    tried: Vec::new(),
+                                },
+                            });
+                            return;
+                        }
+                    }
+                    self.brokers[index] = Some((key, fresh));
+                    continue;
+                }
+            };
+            if before_key == key {
+                continue;
+            }
+            changed = true;
+            let after = before.advance(broker);
+            let tail = delivered
+                .filter(|(target, _)| *target == node)
+                .map(|(_, tail)| tail);
+            match checker::check(node, &before, &after, tail) {
+                Verdict::Matched(actions) => {
+                    matched = true;
+                    for action in &actions {
+                        let name = action.split('(').next().unwrap_or(action);
+                        let name = action_name(name);
+                        *self.counts.actions.entry(name).or_insert(0) += 1;
+                    }
+                    if let Some(steps) = &mut self.steps {
+                        steps.push(MatchedStep {
+                            line,
+                            node,
+                            actions,
+                        });
+                    }
+                }
+                Verdict::Abstracted(rule) => self.abstracted(rule),
+                Verdict::Diverged(mismatch) => {
+                    self.divergence = Some(Divergence {
+                        line,
+                        who: format!("node {node}"),
+                        before: before.describe(),
+                        after: after.describe(),
+                        mismatch,
+                    });
+                    return;
+                }
+            }
+            self.brokers[index] = Some((key, after));
+        }
+        if !changed {
+            self.counts.stutters += 1;
+        }
+        if matched {
+            self.counts.matched += 1;
+        }
+    }
+}
+
+/// The model action names, as static strings (the counts' keys).
+fn action_name(name: &str) -> &'static str {
+    match name {
+        "Write" => "Write",
+        "TrimAppend" => "TrimAppend",
+        "Replicate" => "Replicate",
+        "Promote" => "Promote",
+        "StepDown" => "StepDown",
+        "Compact" => "Compact",
+        _ => "Other",
+    }
+}
+
+/// Shares the validator between the world (as its observer) and the caller.
+struct Shared(Rc<RefCell<Validator>>);
+
+impl Observer for Shared {
+    fn after_event(&mut self, world: &World) {
+        self.0.borrow_mut().observe(world);
+    }
+}
+
+/// A validated run: the simulator's report (a divergence added as a `TraceValidation` finding,
+/// the counts added to its coverage) and the validator.
+pub struct Validated {
+    pub report: RunReport,
+    pub validator: Validator,
+}
+
+/// Runs one seed with trace validation.
+pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
+    let validator = Rc::new(RefCell::new(Validator::new(keep_steps)));
+    let (mut report, observer) =
+        felix_sim::run_observed(spec, Box::new(Shared(Rc::clone(&validator))));
+    drop(observer);
+    let validator = match Rc::try_unwrap(validator) {
+        Ok(cell) => cell.into_inner(),
+        Err(shared) => std::mem::take(&mut *shared.borrow_mut()),
+    };
+    if let Some(divergence) = &validator.divergence {
+        report.violations.push(Finding {
+            invariant: TRACE_VALIDATION.to_string(),
+            detail: divergence.describe(),
+            step: Some(divergence.line),
+        });
+    }
+    for (name, count) in validator.counts.coverage() {
+        report.coverage.insert(name, count);
+    }
+    Validated { report, validator }
+}
+
+/// `felix_sim::run` with validation, for runners that take a plain function.
+pub fn run(spec: &RunSpec) -> RunReport {
+    run_validated(spec, false).report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use felix_core::Headers;
+
+    fn append(epoch: u64) -> Request {
+        Request::Append {
+            expected_tail: Some(1),
+            fence: None,
+            body: Vec::new(),
+            headers: Headers::with_epoch(epoch),
+        }
+    }
+
+    /// A holder's request is held to the model's `Active(h)`: its epoch granted and not retired.
+    #[test]
+    fn holder_requests_need_an_active_holder() {
+        let mut validator = Validator::new(false);
+        validator.lease = 2;
+        assert!(validator.holder_request(&append(2)).is_none());
+        assert!(
+            validator.holder_request(&append(3)).is_some(),
+            "never granted"
+        );
+        validator.retired.insert(1);
+        assert!(validator.holder_request(&append(1)).is_some(), "retired");
+        assert_eq!(validator.counts.holder_requests, 3);
+    }
+}

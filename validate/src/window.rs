@@ -1,0 +1,160 @@
+//! Windows: a few simulated brokers' projected variables as one small FelixHeadTrim `State`.
+//!
+//! The model's states are bounded (3 brokers, logs of at most `LOG_MAX` records, terms below 32,
+//! floors below 64, epochs below 8); a simulated run is not. Every model action used here reads
+//! offsets only relative to a commit index or a match point, and compares terms, floors and
+//! epochs only by order, equality and successor; so each check renames the values it needs:
+//! - offsets: shifted down by a base at or below every offset the action reads (the records at or
+//!   below the base are identical before and after, and no action looks at them);
+//! - terms, floors, epochs: an order-preserving renaming that also keeps "v + 1" adjacent
+//!   (`Renaming`), so `<`, `=`, `max` and `+ 1` mean the same on both sides.
+//!
+//! A step whose values do not fit (more than `LOG_MAX` records above the base, too many distinct
+//! terms) is not checked and is counted as `Abstraction::OutOfBounds`, never passed silently.
+
+use felix_model::config::{Bounds, Config, Expectation, Switches};
+use felix_model::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
+
+/// The configuration every window runs under: the design (every rule on), three brokers, one
+/// holder, and bounds loose enough that no counter guard ever binds (window states start every
+/// counter at 0 and take at most a few actions).
+pub static WINDOW: Config = Config {
+    name: "FelixHeadTrimValidate",
+    base: None,
+    bounds: Bounds {
+        brokers: 3,
+        holders: 1,
+        max_writes: 3,
+        max_trims: 3,
+        max_promotions: 2,
+        max_crashes: 1,
+        seg_size: 1,
+    },
+    switches: Switches {
+        hidden_trims: false,
+        untagged: false,
+        noop_skip: false,
+        retention: false,
+        read_from_earliest: false,
+        tail_from_refusal: false,
+        compact_active: false,
+        tag_at_floor: false,
+        visible_trims: false,
+        local_reads: false,
+    },
+    expectation: Expectation::Pass,
+};
+
+/// An order-preserving renaming of a set of values into `first..=last` that keeps successors
+/// adjacent: `a < b` iff `r(a) < r(b)`, and `b = a + 1` iff `r(b) = r(a) + 1`.
+#[derive(Clone, Debug)]
+pub struct Renaming {
+    values: Vec<u64>,
+    images: Vec<u8>,
+}
+
+impl Renaming {
+    /// The renaming of `values`, or None when they do not fit below `last`.
+    pub fn new(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
+        let mut values: Vec<u64> = values.into_iter().collect();
+        values.sort_unstable();
+        values.dedup();
+        let mut images = Vec::with_capacity(values.len());
+        let mut image = u16::from(first);
+        for (index, &value) in values.iter().enumerate() {
+            if index > 0 {
+                image += if value == values[index - 1] + 1 { 1 } else { 2 };
+            }
+            if image > u16::from(last) {
+                return None;
+            }
+            images.push(image as u8);
+        }
+        Some(Renaming { values, images })
+    }
+
+    /// The image of a value of the set.
+    pub fn to(&self, value: u64) -> u8 {
+        match self.values.binary_search(&value) {
+            Ok(index) => self.images[index],
+            Err(_) => unreachable!("value {value} was not in the renamed set"),
+        }
+    }
+
+    /// The value an image stands for, if it is one.
+    pub fn back(&self, image: u8) -> Option<u64> {
+        self.images
+            .iter()
+            .position(|&candidate| candidate == image)
+            .map(|index| self.values[index])
+    }
+}
+
+/// One broker of a window, already renamed.
+#[derive(Clone, Debug)]
+pub struct WindowBroker {
+    pub term: u8,
+    pub leader: bool,
+    pub records: Vec<Record>,
+    pub commit: u8,
+    pub floor: u8,
+    pub start: u8,
+}
+
+impl WindowBroker {
+    /// An empty follower (a window's unused broker).
+    pub fn absent(term: u8) -> WindowBroker {
+        WindowBroker {
+            term,
+            leader: false,
+            records: Vec::new(),
+            commit: 0,
+            floor: 1,
+            start: 1,
+        }
+    }
+}
+
+/// The model state of a window: brokers 1..=3, holder 1 with the lease and the tail `expected`.
+/// None when a log does not fit.
+pub fn state(brokers: [WindowBroker; BROKERS_MAX], expected: u8) -> Option<State> {
+    if brokers.iter().any(|broker| broker.records.len() > LOG_MAX) {
+        return None;
+    }
+    let mut expected_all = [0; HOLDERS_MAX];
+    expected_all[0] = expected;
+    Some(State {
+        term: std::array::from_fn(|b| brokers[b].term),
+        leader: std::array::from_fn(|b| brokers[b].leader),
+        log: std::array::from_fn(|b| Log::from_records(&brokers[b].records)),
+        commit: std::array::from_fn(|b| brokers[b].commit),
+        floor: std::array::from_fn(|b| brokers[b].floor),
+        start: std::array::from_fn(|b| brokers[b].start),
+        lease: 1,
+        expected: expected_all,
+        retired: [false; HOLDERS_MAX],
+        stale_read: false,
+        writes: 0,
+        trims: 0,
+        promotions: 0,
+        crashes: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The renaming keeps order and successors, and refuses a set that does not fit.
+    #[test]
+    fn renaming_keeps_order_and_successors() {
+        let renaming = Renaming::new([7, 100, 8, 3], 1, 31).expect("fits");
+        assert_eq!(renaming.to(3), 1);
+        assert_eq!(renaming.to(7), 3);
+        assert_eq!(renaming.to(8), 4);
+        assert_eq!(renaming.to(100), 6);
+        assert_eq!(renaming.back(4), Some(8));
+        assert_eq!(renaming.back(2), None);
+        assert!(Renaming::new(0..40, 1, 31).is_none());
+    }
+}
