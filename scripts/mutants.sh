@@ -19,6 +19,7 @@
 #                    changes under core/)
 #   --file PATH      only this core source file (repeatable), e.g. core/src/broker/mod.rs
 #   --no-sweep       stage 1 only
+#   --re RE, --exclude-re RE  only / not the mutants whose names match RE (cargo-mutants')
 #   --stage2-of DIR  skip stage 1: take the outcomes of an earlier run from DIR (a mutants.out
 #                    directory; repeatable) and run stage 2 on its survivors
 #   --list           list the mutants that would run, and stop
@@ -44,6 +45,7 @@ sweep=1
 list=0
 resume=""
 resume_dirs=()
+extra=()
 out=""
 timeout=120
 seeds="${FELIX_MUTANTS_SEEDS:-0..500}"
@@ -66,6 +68,9 @@ while [[ $# -gt 0 ]]; do
             [[ $# -ge 2 && -f "$2" && "$2" == core/src/* ]] || { echo "--file needs a file under core/src/ (got '${2:-}')" >&2; exit 2; }
             files+=("$2"); shift 2 ;;
         --no-sweep) sweep=0; shift ;;
+        --re|--exclude-re)
+            [[ $# -ge 2 ]] || { echo "$1 needs a regular expression" >&2; exit 2; }
+            extra+=("$1" "$2"); shift 2 ;;
         --stage2-of)
             [[ $# -ge 2 && -f "$2/mutants.json" ]] || { echo "--stage2-of needs a mutants.out directory" >&2; exit 2; }
             resume=1; resume_dirs+=("$(cd "$2" && pwd)"); shift 2 ;;
@@ -102,6 +107,7 @@ out="$(cd "$out" && pwd)"
 common=(mutants --package felix-core --jobs 1 --gitignore true --baseline skip --timeout "$timeout"
         --test-package felix-core)
 [[ -n "$shard" ]] && common+=(--shard "$shard")
+[[ ${#extra[@]} -gt 0 ]] && common+=("${extra[@]}")
 
 # --- the diff (--in-diff) ---------------------------------------------------------------------
 if [[ $in_diff -eq 1 ]]; then
