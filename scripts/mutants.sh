@@ -31,6 +31,8 @@
 #
 # Everything runs under `nice -n 19` with one job: the machine is shared. cargo-mutants is
 # installed (`cargo install cargo-mutants --locked`, the version below) when it is missing.
+# The body is one block, read whole before it runs: editing this file mid-run is safe.
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -137,12 +139,13 @@ fi
 # Two groups, each under the tests that can see it: the storage files (and the codec, which only
 # the file store uses) under every core test; everything else under every core test but the two
 # store test files (store_contract and store_file_crash: ~30 s of fsyncs per run, and neither
-# touches a broker, journal or client).
+# touches a broker, journal or client). The selection goes to the build as well as the test
+# command (--cargo-arg), so the test step never compiles (its time limit is for tests).
 store_tests=" core/tests/store_contract.rs core/tests/store_file_crash.rs "
-logic_args=(--exclude 'core/src/storage/**' --exclude core/src/codec.rs --cargo-test-arg=--lib)
+logic_args=(--exclude 'core/src/storage/**' --exclude core/src/codec.rs --cargo-arg=--lib)
 for test in core/tests/*.rs; do
     [[ "$store_tests" == *" $test "* ]] && continue
-    logic_args+=(--cargo-test-arg=--test "--cargo-test-arg=$(basename "$test" .rs)")
+    logic_args+=(--cargo-arg=--test "--cargo-arg=$(basename "$test" .rs)")
 done
 store_args=(--file 'core/src/storage/**' --file core/src/codec.rs)
 if [[ ${#files[@]} -gt 0 ]]; then
@@ -206,7 +209,15 @@ for list_name in caught missed timeout unviable; do
     done
     mv "$mo/$list_name.txt.new" "$mo/$list_name.txt"
 done
-for group in "${groups[@]}"; do cat "$group/mutants.json"; done | jq -s 'add // []' > "$mo/mutants.json.new"
+python3 - "$mo/mutants.json.new" "${groups[@]}" <<'PY'
+import json, sys
+merged = []
+for group in sys.argv[2:]:
+    with open(f"{group}/mutants.json") as handle:
+        merged.extend(json.load(handle))
+with open(sys.argv[1], "w") as handle:
+    json.dump(merged, handle)
+PY
 mv "$mo/mutants.json.new" "$mo/mutants.json"
 missed="$mo/missed.txt"
 touch "$missed"
@@ -234,29 +245,55 @@ if [[ $sweep -eq 1 && -s "$missed" ]]; then
     felix="$CARGO_TARGET_DIR/mutant-sweep/felix"
     while IFS= read -r name; do
         [[ -n "$name" ]] || continue
-        # mutants.json holds each mutant's file and diff (its `+++` line names the mutation).
-        file="$(jq -r --arg n "$name" '.[] | select(.name == $n) | .file' "$mo/mutants.json" | head -n 1)"
-        diff="$out/mutant.diff"
-        jq -r --arg n "$name" '.[] | select(.name == $n) | .diff' "$mo/mutants.json" > "$diff"
-        if [[ -z "$file" || ! -s "$diff" ]]; then
-            echo "no diff for '$name' in mutants.json" >&2
+        # mutants.json holds each mutant's file and diff; the mutated file is written from the
+        # diff's hunks (no patch tool needed), the original kept to put back.
+        file="$(python3 - "$mo/mutants.json" "$name" "$scratch" <<'PY'
+import json, re, sys
+mutants = [m for m in json.load(open(sys.argv[1])) if m["name"] == sys.argv[2]]
+if not mutants:
+    sys.exit(0)
+mutant = mutants[0]
+path = f"{sys.argv[3]}/{mutant['file']}"
+lines = open(path).read().splitlines(keepends=True)
+hunks = re.split(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@.*\n", mutant["diff"], flags=re.M)
+shift = 0
+for index in range(1, len(hunks), 2):
+    start = int(hunks[index]) - 1 + shift
+    old, new = [], []
+    for line in hunks[index + 1].splitlines(keepends=True):
+        if not line.endswith("\n"):
+            line += "\n"
+        kind, text = line[:1], line[1:]
+        if kind in (" ", "-"):
+            old.append(text)
+        if kind in (" ", "+"):
+            new.append(text)
+    if lines[start:start + len(old)] != old:
+        sys.exit(f"the diff of {mutant['name']} does not apply to {path}")
+    lines[start:start + len(old)] = new
+    shift += len(new) - len(old)
+open(path, "w").write("".join(lines))
+print(mutant["file"])
+PY
+)"
+        if [[ -z "$file" ]]; then
+            echo "no diff for '$name' in mutants.json, or it does not apply" >&2
             exit 1
         fi
-        patch -s "$scratch/$file" < "$diff"
         verdict="survived"
         if ! (cd "$scratch" && nice -n 19 cargo build --profile mutant-sweep -p felix-cli -q -j 1 \
                 > "$out/last-build.log" 2>&1); then
             # It compiled for stage 1, so this is not the mutant's doing.
             tail -n 20 "$out/last-build.log" >&2
             echo "stage 2: felix did not build with '$name' applied (see $out/last-build.log)" >&2
-            patch -s -R "$scratch/$file" < "$diff"
+            cp -p "$root/$file" "$scratch/$file"
             exit 1
         elif ! (cd "$scratch" && nice -n 19 timeout 600 "$felix" scenario scenarios/ > "$out/last-scenario.log" 2>&1); then
             verdict="killed by felix scenario"
         elif ! (cd "$scratch" && nice -n 19 timeout 600 "$felix" sweep --seeds "$seeds" --jobs 1 > "$out/last-sweep.log" 2>&1); then
             verdict="killed by felix sweep --seeds $seeds"
         fi
-        patch -s -R "$scratch/$file" < "$diff"
+        cp "$root/$file" "$scratch/$file"
         echo "$verdict: $name"
         if [[ "$verdict" == survived ]]; then
             echo "$name" >> "$out/survivors.txt"
@@ -304,3 +341,5 @@ if [[ $unexplained -gt 0 ]]; then
     exit 1
 fi
 echo "every surviving mutant is on mutants-equivalent.txt."
+exit 0
+}
