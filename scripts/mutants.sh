@@ -99,13 +99,15 @@ if ! command -v cargo-mutants >/dev/null 2>&1; then
 fi
 echo "cargo-mutants: $(cargo mutants --version)"
 
-# cargo-mutants builds each mutant in a copy of the tree (ignored files, such as target/, are not
-# copied); one target dir for all of them (and for the tree itself) reuses the compiled
-# dependencies. Paths differ, so nothing is overwritten.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 out="${out:-$CARGO_TARGET_DIR/mutants}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+# cargo-mutants builds each mutant in a copy of the tree (ignored files, such as target/, are not
+# copied). Cargo names a workspace crate's artifacts by its path *within* the workspace, so a
+# copy built in the tree's own target dir would overwrite the tree's felix-core with mutants:
+# the copies get a target dir of their own, kept between runs.
+mutants_target="$out/target"
 common=(mutants --package felix-core --jobs 1 --gitignore true --baseline skip --timeout "$timeout"
         --test-package felix-core)
 [[ -n "$shard" ]] && common+=(--shard "$shard")
@@ -174,7 +176,8 @@ run_group() {
     local group="$1"; shift
     step "stage 1 ($group): cargo ${common[*]} $*"
     local started=$SECONDS status=0
-    nice -n 19 cargo "${common[@]}" --output "$out/$group" "$@" 2>&1 | tee "$out/$group.log" || true
+    CARGO_TARGET_DIR="$mutants_target" nice -n 19 cargo "${common[@]}" --output "$out/$group" "$@" 2>&1 \
+        | tee "$out/$group.log" || true
     status=${PIPESTATUS[0]}
     echo "stage 1 ($group) took $((SECONDS - started)) s (cargo-mutants exit $status)"
     case "$status" in
@@ -240,9 +243,9 @@ if [[ $sweep -eq 1 && -s "$missed" ]]; then
         fi
     done
     # The scratch tree builds with the `mutant-sweep` profile (Cargo.toml: release semantics,
-    # opt-level 1, incremental), so the real felix binary is never replaced by a mutant and each
-    # rebuild after a one-line change in the core is quick.
-    felix="$CARGO_TARGET_DIR/mutant-sweep/felix"
+    # opt-level 1, incremental) in the copies' target dir, so the real felix binary is never
+    # replaced by a mutant and each rebuild after a one-line change in the core is quick.
+    felix="$mutants_target/mutant-sweep/felix"
     while IFS= read -r name; do
         [[ -n "$name" ]] || continue
         # mutants.json holds each mutant's file and diff; the mutated file is written from the
@@ -281,7 +284,7 @@ PY
             exit 1
         fi
         verdict="survived"
-        if ! (cd "$scratch" && nice -n 19 cargo build --profile mutant-sweep -p felix-cli -q -j 1 \
+        if ! (cd "$scratch" && CARGO_TARGET_DIR="$mutants_target" nice -n 19 cargo build --profile mutant-sweep -p felix-cli -q -j 1 \
                 > "$out/last-build.log" 2>&1); then
             # It compiled for stage 1, so this is not the mutant's doing.
             tail -n 20 "$out/last-build.log" >&2

@@ -11,7 +11,7 @@ use client_driver::Cluster;
 use felix_core::api::{Reply, Request};
 use felix_core::broker::{Broker, BrokerConfig, Role};
 use felix_core::history::Event;
-use felix_core::record::Headers;
+use felix_core::record::{Headers, Token};
 use felix_core::Rules;
 
 fn write(body: &str) -> Request {
@@ -110,6 +110,22 @@ fn the_journal_bounds_writer_and_entries_are_the_nodes_own() {
         assert_eq!(peer.next, 4);
     }
     assert!(cluster.brokers[1].progress().is_empty());
+}
+
+#[test]
+fn the_writer_is_the_token_the_last_committed_fence_set() {
+    let mut cluster = cluster_with_two_writes();
+    let reply = cluster.request(
+        7,
+        3,
+        Request::Fence {
+            new: Token(5),
+            old: cluster.brokers[0].writer(),
+        },
+    );
+    assert!(matches!(reply, Reply::Appended { .. }), "{reply:?}");
+    assert_eq!(cluster.brokers[0].writer(), Token(5));
+    assert_eq!(cluster.brokers[0].journal().writer(), Token(5));
 }
 
 #[test]
