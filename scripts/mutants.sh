@@ -213,11 +213,13 @@ for list_name in caught missed timeout unviable; do
     mv "$mo/$list_name.txt.new" "$mo/$list_name.txt"
 done
 python3 - "$mo/mutants.json.new" "${groups[@]}" <<'PY'
-import json, sys
+import json, os, sys
 merged = []
 for group in sys.argv[2:]:
-    with open(f"{group}/mutants.json") as handle:
-        merged.extend(json.load(handle))
+    # A group with no mutant to run (--in-diff) writes no mutants.out at all.
+    if os.path.exists(f"{group}/mutants.json"):
+        with open(f"{group}/mutants.json") as handle:
+            merged.extend(json.load(handle))
 with open(sys.argv[1], "w") as handle:
     json.dump(merged, handle)
 PY
@@ -324,7 +326,7 @@ while IFS= read -r name; do
 done < "$out/survivors.txt"
 
 # --- summary ------------------------------------------------------------------------------------
-n() { [[ -f "$1" ]] && grep -c . "$1" || echo 0; }
+n() { if [[ -f "$1" ]]; then grep -c . "$1" || true; else echo 0; fi; }
 caught=$(n "$mo/caught.txt"); timeouts=$(n "$mo/timeout.txt"); unviable=$(n "$mo/unviable.txt")
 stage1_missed=$(n "$missed"); killed2=$(n "$out/sweep-killed.txt"); survivors=$(n "$out/survivors.txt")
 unexplained=$(n "$out/unexplained.txt")
