@@ -66,13 +66,6 @@ pub enum Command {
     Noop,
 }
 
-impl Command {
-    /// Readers see writes only; everything else is bookkeeping.
-    pub fn is_bookkeeping(&self) -> bool {
-        !matches!(self, Command::Write { .. })
-    }
-}
-
 /// A record at an offset, with the term of the leader that sequenced it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {

@@ -66,14 +66,18 @@ fn io_error(path: &Path, error: std::io::Error) -> StoreError {
     }
 }
 
-fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+/// Fsyncs the directory: files created, renamed or deleted in it since survive a power loss only
+/// after this. `syncs` counts the directory fsyncs (`FileStore::directory_syncs`).
+fn sync_dir(dir: &Path, syncs: &mut u64) -> Result<(), StoreError> {
     File::open(dir)
         .and_then(|handle| handle.sync_all())
-        .map_err(|error| io_error(dir, error))
+        .map_err(|error| io_error(dir, error))?;
+    *syncs += 1;
+    Ok(())
 }
 
 /// Replaces `dir/name` with `bytes`: write temp, fsync, rename, fsync the directory.
-fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8], syncs: &mut u64) -> Result<(), StoreError> {
     let temp = dir.join(format!("{name}{TEMP_SUFFIX}"));
     let path = dir.join(name);
     let mut handle = File::create(&temp).map_err(|error| io_error(&temp, error))?;
@@ -83,7 +87,7 @@ fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> 
         .map_err(|error| io_error(&temp, error))?;
     drop(handle);
     fs::rename(&temp, &path).map_err(|error| io_error(&path, error))?;
-    sync_dir(dir)
+    sync_dir(dir, syncs)
 }
 
 /// What the store knows about one segment file on disk.
@@ -143,6 +147,8 @@ pub struct FileStore {
     /// False until `recover` succeeds (on open, after a crash, after a failed sync).
     recovered: bool,
     scratch: Vec<u8>,
+    /// Directory fsyncs so far (see `directory_syncs`).
+    dir_syncs: u64,
 }
 
 impl FileStore {
@@ -164,12 +170,21 @@ impl FileStore {
             disk: Disk::new(),
             recovered: false,
             scratch: Vec::new(),
+            dir_syncs: 0,
         })
     }
 
     /// The directory this store lives in.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// How many times this store has fsynced its directory. A file created, renamed or deleted
+    /// in the directory survives a power loss only once a directory fsync follows it: a
+    /// fault-injecting test wrapper uses this count to know which directory entries a power loss
+    /// may drop (`core/tests/store_power_loss.rs`).
+    pub fn directory_syncs(&self) -> u64 {
+        self.dir_syncs
     }
 
     /// The path of the segment file whose base is `base`.
@@ -194,7 +209,7 @@ impl FileStore {
             self.disk.active_dirty = false;
         }
         if self.disk.dir_dirty {
-            sync_dir(&self.dir)?;
+            sync_dir(&self.dir, &mut self.dir_syncs)?;
             self.disk.dir_dirty = false;
         }
         // Everything written is durable now: raise the synced mark to the first record of the
@@ -362,7 +377,12 @@ impl FileStore {
             self.flush()?;
             self.disk.active = None;
         }
-        write_atomic(&self.dir, &segment::file_name(base), kept)?;
+        write_atomic(
+            &self.dir,
+            &segment::file_name(base),
+            kept,
+            &mut self.dir_syncs,
+        )?;
         let segment = self
             .disk
             .segments
@@ -390,11 +410,21 @@ impl FileStore {
             }
             StorageOp::HardState(hard_state) => {
                 self.flush()?;
-                write_atomic(&self.dir, PROMISE_FILE, &encode_hard_state(hard_state))?;
+                write_atomic(
+                    &self.dir,
+                    PROMISE_FILE,
+                    &encode_hard_state(hard_state),
+                    &mut self.dir_syncs,
+                )?;
             }
             StorageOp::Compact { sealed, .. } | StorageOp::TrimmedTo { state: sealed, .. } => {
                 self.flush()?;
-                write_atomic(&self.dir, SEALED_FILE, &encode_sealed(after.start, sealed))?;
+                write_atomic(
+                    &self.dir,
+                    SEALED_FILE,
+                    &encode_sealed(after.start, sealed),
+                    &mut self.dir_syncs,
+                )?;
                 self.delete_below(after.start)?;
                 self.drop_front_within(after.start)?;
                 self.flush()?;
@@ -482,6 +512,7 @@ impl FileStore {
                             &self.dir,
                             PROMISE_FILE,
                             &encode_hard_state(&initial_promise()),
+                            &mut self.dir_syncs,
                         )?;
                     }
                     if *meta {
@@ -519,7 +550,12 @@ impl FileStore {
             records_per_segment: self.layout.records_per_segment,
             synced_mark,
         };
-        write_atomic(&self.dir, META_FILE, &encode_meta(&meta))?;
+        write_atomic(
+            &self.dir,
+            META_FILE,
+            &encode_meta(&meta),
+            &mut self.dir_syncs,
+        )?;
         self.disk.synced_mark = synced_mark;
         Ok(())
     }
