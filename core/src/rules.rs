@@ -2,8 +2,10 @@
 //!
 //! A *twin* is the default configuration with exactly one rule switched off; each twin must break
 //! the invariant named in `Twin::invariant`, in every layer that has it (simulator, Stateright
-//! model, TLA+). The names are the same everywhere.
+//! model, TLA+). The names are the same everywhere: they live in `felix-names` (`TwinName`,
+//! `Invariant`), which the model shares without importing the core.
 
+pub use felix_names::{Invariant, Layer, TwinName};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -114,20 +116,25 @@ impl Twin {
     ];
 
     pub fn name(self) -> &'static str {
+        self.named().name()
+    }
+
+    /// This twin's name in every layer.
+    pub fn named(self) -> TwinName {
         match self {
-            Twin::HiddenTrims => "HiddenTrims",
-            Twin::Untagged => "Untagged",
-            Twin::NoopSkip => "NoopSkip",
-            Twin::Retention => "Retention",
-            Twin::ReadFromEarliest => "ReadFromEarliest",
-            Twin::TailFromRefusal => "TailFromRefusal",
-            Twin::CompactActive => "CompactActive",
-            Twin::JumpResetsTerm => "JumpResetsTerm",
-            Twin::UnfencedTruncate => "UnfencedTruncate",
-            Twin::FloorPastCommit => "FloorPastCommit",
-            Twin::AckBeforeSync => "AckBeforeSync",
-            Twin::LocalReads => "LocalReads",
-            Twin::VisibleTrims => "VisibleTrims",
+            Twin::HiddenTrims => TwinName::HiddenTrims,
+            Twin::Untagged => TwinName::Untagged,
+            Twin::NoopSkip => TwinName::NoopSkip,
+            Twin::Retention => TwinName::Retention,
+            Twin::ReadFromEarliest => TwinName::ReadFromEarliest,
+            Twin::TailFromRefusal => TwinName::TailFromRefusal,
+            Twin::CompactActive => TwinName::CompactActive,
+            Twin::JumpResetsTerm => TwinName::JumpResetsTerm,
+            Twin::UnfencedTruncate => TwinName::UnfencedTruncate,
+            Twin::FloorPastCommit => TwinName::FloorPastCommit,
+            Twin::AckBeforeSync => TwinName::AckBeforeSync,
+            Twin::LocalReads => TwinName::LocalReads,
+            Twin::VisibleTrims => TwinName::VisibleTrims,
         }
     }
 
@@ -137,35 +144,13 @@ impl Twin {
         Twin::ALL.into_iter().find(|twin| twin.name() == name)
     }
 
-    /// The invariant this twin must break (DESIGN.md, "Rules, switches and twins").
-    pub fn invariant(self) -> &'static str {
-        match self {
-            Twin::HiddenTrims
-            | Twin::Untagged
-            | Twin::NoopSkip
-            | Twin::Retention
-            | Twin::ReadFromEarliest
-            | Twin::TailFromRefusal
-            | Twin::VisibleTrims => "StaleTrimRefused",
-            Twin::CompactActive => "FloorRecordKept",
-            Twin::JumpResetsTerm => "TermNeverDecreases",
-            Twin::UnfencedTruncate => "FoldAgreement",
-            Twin::FloorPastCommit | Twin::AckBeforeSync => "AckedWritesKept",
-            Twin::LocalReads => "NoReadBelowFloor",
+    /// The invariant this twin must break in the simulator (DESIGN.md, "Rules, switches and
+    /// twins"; `TwinName::expected` holds every layer's).
+    pub fn invariant(self) -> Invariant {
+        match self.named().expected(Layer::Sim) {
+            Some(invariant) => invariant,
+            None => unreachable!("{self} is a simulator twin without a simulator invariant"),
         }
-    }
-
-    /// Whether the twin exists in the Stateright model and TLA+ (the others are simulator-only;
-    /// VisibleTrims is not in the model yet).
-    pub fn in_model(self) -> bool {
-        !matches!(
-            self,
-            Twin::JumpResetsTerm
-                | Twin::UnfencedTruncate
-                | Twin::FloorPastCommit
-                | Twin::AckBeforeSync
-                | Twin::VisibleTrims
-        )
     }
 
     /// The rules with exactly this one switched off.
@@ -211,6 +196,19 @@ mod tests {
             assert_eq!(Twin::parse(&format!("FelixHeadTrim{twin}")), Some(twin));
         }
         assert_eq!(Twin::parse("NoSuchTwin"), None);
+    }
+
+    /// The core's twins are exactly the simulator's twins in `felix-names`, each under its own
+    /// name (TagAtFloor is the model's only: the simulator cannot express it).
+    #[test]
+    fn the_twins_are_the_simulator_layer_of_the_shared_names() {
+        let core: Vec<TwinName> = Twin::ALL.into_iter().map(Twin::named).collect();
+        let shared: Vec<TwinName> = TwinName::in_layer(Layer::Sim).collect();
+        assert_eq!(core, shared);
+        for twin in Twin::ALL {
+            assert_eq!(twin.name(), format!("{twin:?}"));
+            assert_eq!(Some(twin.invariant()), twin.named().expected(Layer::Sim));
+        }
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
