@@ -20,9 +20,9 @@ pub struct Rules {
     pub floor_tag: bool,
     /// A no-op trim still checks the tail and the fence (off: NoopSkip).
     pub noop_trim_checks_tail: bool,
-    /// Retention stays off (off: Retention, time/size deletion regardless of trims; see
-    /// `Rules::retention_deletes`).
-    pub retention_off: bool,
+    /// Only trims delete: no retention by time or size (off: Retention, deletion regardless of
+    /// trims; see `Rules::retention_deletes`).
+    pub only_trims_delete: bool,
     /// A refused holder re-reads from its own cursor (off: ReadFromEarliest).
     pub reread_from_cursor: bool,
     /// The tail never comes from a refusal (off: TailFromRefusal).
@@ -53,7 +53,7 @@ impl Default for Rules {
             trims_visible: true,
             floor_tag: true,
             noop_trim_checks_tail: true,
-            retention_off: true,
+            only_trims_delete: true,
             reread_from_cursor: true,
             tail_not_from_refusal: true,
             compaction_keeps_floor_record: true,
@@ -71,7 +71,7 @@ impl Rules {
     /// Whether retention deletes segments regardless of trims: the Retention twin, and the
     /// VisibleTrims twin (the rejected fix ran with deletion on).
     pub fn retention_deletes(&self) -> bool {
-        !self.retention_off || !self.tag_not_visible_trims
+        !self.only_trims_delete || !self.tag_not_visible_trims
     }
 
     /// Whether readers are served trim records (the VisibleTrims twin) rather than skipping them.
@@ -160,7 +160,7 @@ impl Twin {
             Twin::HiddenTrims => rules.trims_visible = false,
             Twin::Untagged => rules.floor_tag = false,
             Twin::NoopSkip => rules.noop_trim_checks_tail = false,
-            Twin::Retention => rules.retention_off = false,
+            Twin::Retention => rules.only_trims_delete = false,
             Twin::ReadFromEarliest => rules.reread_from_cursor = false,
             Twin::TailFromRefusal => rules.tail_not_from_refusal = false,
             Twin::CompactActive => rules.compaction_keeps_floor_record = false,
@@ -216,7 +216,7 @@ mod tests {
             trims_visible,
             floor_tag,
             noop_trim_checks_tail,
-            retention_off,
+            only_trims_delete,
             reread_from_cursor,
             tail_not_from_refusal,
             compaction_keeps_floor_record,
@@ -231,7 +231,7 @@ mod tests {
             trims_visible,
             floor_tag,
             noop_trim_checks_tail,
-            retention_off,
+            only_trims_delete,
             reread_from_cursor,
             tail_not_from_refusal,
             compaction_keeps_floor_record,
