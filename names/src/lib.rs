@@ -88,7 +88,7 @@ impl Invariant {
 
 impl fmt::Display for Invariant {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.name())
+        formatter.pad(self.name())
     }
 }
 
@@ -157,7 +157,7 @@ impl Layer {
 
 impl fmt::Display for Layer {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.name())
+        formatter.pad(self.name())
     }
 }
 
@@ -267,7 +267,7 @@ impl TwinName {
 
 impl fmt::Display for TwinName {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.name())
+        formatter.pad(self.name())
     }
 }
 
@@ -282,6 +282,9 @@ mod tests {
             assert_eq!(Invariant::parse(invariant.name()), Some(invariant));
             assert_eq!(invariant.to_string(), invariant.name());
         }
+        // Tables pad names (`felix twins`): Display honours width and alignment.
+        assert_eq!(format!("[{:<8}]", Invariant::Panic), "[Panic   ]");
+        assert_eq!(format!("[{:>7}]", TwinName::Untagged), "[Untagged]");
         for twin in TwinName::ALL {
             assert_eq!(TwinName::parse(twin.name()), Some(twin));
         }
