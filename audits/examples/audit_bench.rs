@@ -6,7 +6,8 @@
 use felix_audits::synthetic::correct_history;
 use felix_audits::{
     acked_writes_kept, audit, committed_prefix_agreement, convergence, coverage, floor_record_kept,
-    fold_agreement, no_read_below_floor, stale_trim_refused, term_never_decreases, Violation,
+    fold_agreement, no_read_below_floor, stale_trim_refused, term_never_decreases, Invariant,
+    Violation,
 };
 use felix_core::history::Event;
 use std::collections::BTreeMap;
@@ -48,17 +49,26 @@ fn main() -> ExitCode {
     let mut audit_seconds = 0f64;
     type Check = fn(&[Event]) -> Vec<Violation>;
     let checks: [(&str, Check); 8] = [
-        ("StaleTrimRefused", stale_trim_refused::check),
-        ("FloorRecordKept", floor_record_kept::check),
-        ("NoReadBelowFloor", no_read_below_floor::check),
-        ("AckedWritesKept", acked_writes_kept::check),
         (
-            "CommittedPrefixAgreement",
+            Invariant::StaleTrimRefused.name(),
+            stale_trim_refused::check,
+        ),
+        (Invariant::FloorRecordKept.name(), floor_record_kept::check),
+        (
+            Invariant::NoReadBelowFloor.name(),
+            no_read_below_floor::check,
+        ),
+        (Invariant::AckedWritesKept.name(), acked_writes_kept::check),
+        (
+            Invariant::CommittedPrefixAgreement.name(),
             committed_prefix_agreement::check,
         ),
-        ("TermNeverDecreases", term_never_decreases::check),
-        ("FoldAgreement", fold_agreement::check),
-        ("Convergence", convergence::check),
+        (
+            Invariant::TermNeverDecreases.name(),
+            term_never_decreases::check,
+        ),
+        (Invariant::FoldAgreement.name(), fold_agreement::check),
+        (Invariant::Convergence.name(), convergence::check),
     ];
     let mut check_seconds = [0f64; 9];
     for seed in 0..histories as u64 {

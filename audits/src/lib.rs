@@ -67,18 +67,21 @@ use felix_core::history::Event;
 use serde::Serialize;
 use std::fmt;
 
-/// The name of each invariant, exactly as in DESIGN.md, TLA+, Stateright and `Twin::invariant`.
-pub const STALE_TRIM_REFUSED: &str = "StaleTrimRefused";
-pub const FLOOR_RECORD_KEPT: &str = "FloorRecordKept";
-pub const NO_READ_BELOW_FLOOR: &str = "NoReadBelowFloor";
-pub const ACKED_WRITES_KEPT: &str = "AckedWritesKept";
-pub const COMMITTED_PREFIX_AGREEMENT: &str = "CommittedPrefixAgreement";
-pub const TERM_NEVER_DECREASES: &str = "TermNeverDecreases";
-pub const FOLD_AGREEMENT: &str = "FoldAgreement";
-pub const CONVERGENCE: &str = "Convergence";
+pub use felix_names::Invariant;
+
+/// Each invariant the audits judge (`felix-names` spells it for DESIGN.md, TLA+, Stateright and
+/// `Twin::invariant`).
+pub const STALE_TRIM_REFUSED: Invariant = Invariant::StaleTrimRefused;
+pub const FLOOR_RECORD_KEPT: Invariant = Invariant::FloorRecordKept;
+pub const NO_READ_BELOW_FLOOR: Invariant = Invariant::NoReadBelowFloor;
+pub const ACKED_WRITES_KEPT: Invariant = Invariant::AckedWritesKept;
+pub const COMMITTED_PREFIX_AGREEMENT: Invariant = Invariant::CommittedPrefixAgreement;
+pub const TERM_NEVER_DECREASES: Invariant = Invariant::TermNeverDecreases;
+pub const FOLD_AGREEMENT: Invariant = Invariant::FoldAgreement;
+pub const CONVERGENCE: Invariant = Invariant::Convergence;
 
 /// Every invariant the audits judge, in DESIGN.md order.
-pub const INVARIANTS: [&str; 8] = [
+pub const INVARIANTS: [Invariant; 8] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -92,8 +95,9 @@ pub const INVARIANTS: [&str; 8] = [
 /// One broken invariant, found at one event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Violation {
-    /// The invariant's name, one of `INVARIANTS`.
-    pub invariant: &'static str,
+    /// The invariant, one of `INVARIANTS` (serialized as its name).
+    #[serde(serialize_with = "serialize_name")]
+    pub invariant: Invariant,
     /// The index in the history of the event at which the violation was detected.
     pub step: usize,
     /// What happened, in a sentence naming the nodes, clients and offsets involved.
@@ -101,7 +105,7 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub fn new(invariant: &'static str, step: usize, message: String) -> Violation {
+    pub fn new(invariant: Invariant, step: usize, message: String) -> Violation {
         assert!(
             INVARIANTS.contains(&invariant),
             "unknown invariant {invariant}"
@@ -112,6 +116,13 @@ impl Violation {
             message,
         }
     }
+}
+
+fn serialize_name<S: serde::Serializer>(
+    invariant: &Invariant,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(invariant.name())
 }
 
 impl fmt::Display for Violation {
@@ -145,7 +156,7 @@ impl Report {
     }
 
     /// Whether `invariant` was broken anywhere in the history.
-    pub fn violates(&self, invariant: &str) -> bool {
+    pub fn violates(&self, invariant: Invariant) -> bool {
         self.violations
             .iter()
             .any(|violation| violation.invariant == invariant)
@@ -170,10 +181,10 @@ pub fn audit(history: &[Event]) -> Report {
     }
 }
 
-fn invariant_rank(invariant: &str) -> usize {
+fn invariant_rank(invariant: Invariant) -> usize {
     INVARIANTS
         .iter()
-        .position(|name| *name == invariant)
+        .position(|known| *known == invariant)
         .unwrap_or(INVARIANTS.len())
 }
 
@@ -223,7 +234,7 @@ mod tests {
             end(),
         ];
         let report = audit(&broken);
-        let found: Vec<(usize, &str)> = report
+        let found: Vec<(usize, Invariant)> = report
             .violations
             .iter()
             .map(|violation| (violation.step, violation.invariant))

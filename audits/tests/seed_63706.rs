@@ -73,7 +73,7 @@ fn restarts_and_node_floors_do_not_move_the_verdict() {
         .cloned()
         .collect();
     // Steps shift when events are removed; the rest of the verdict must not.
-    let verdict = |events: &[Event]| -> Vec<(String, &str)> {
+    let verdict = |events: &[Event]| -> Vec<(String, felix_audits::Invariant)> {
         check(events)
             .into_iter()
             .map(|violation| {

@@ -241,7 +241,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 json!({
                     "twin": twin.name(),
                     "layer": "sim",
-                    "expected": twin.invariant(),
+                    "expected": twin.invariant().name(),
                     "found": found,
                     "ok": ok,
                     "seeds_to_detect": best,

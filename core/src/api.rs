@@ -30,6 +30,7 @@ pub enum Request {
     Append {
         expected_tail: Option<Offset>,
         fence: Option<Token>,
+        #[serde(with = "crate::body_json")]
         body: Vec<u8>,
         headers: Headers,
     },
@@ -51,6 +52,7 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadRecord {
     pub offset: Offset,
+    #[serde(with = "crate::body_json")]
     pub body: Vec<u8>,
     pub headers: Headers,
 }

@@ -9,6 +9,7 @@
 //! never touch it.
 
 pub mod api;
+pub mod body_json;
 pub mod broker;
 pub mod client;
 pub mod codec;

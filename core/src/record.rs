@@ -52,7 +52,11 @@ impl Headers {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
     /// An application write: opaque to the journal.
-    Write { body: Vec<u8>, headers: Headers },
+    Write {
+        #[serde(with = "crate::body_json")]
+        body: Vec<u8>,
+        headers: Headers,
+    },
     /// Asks for the floor to rise to `floor` (at most the record's own offset). `fence`, when
     /// present, must be the writer token in force when the walk reaches it (paros' Truncate).
     Trim {

@@ -2,8 +2,10 @@
 //!
 //! A *twin* is the default configuration with exactly one rule switched off; each twin must break
 //! the invariant named in `Twin::invariant`, in every layer that has it (simulator, Stateright
-//! model, TLA+). The names are the same everywhere.
+//! model, TLA+). The names are the same everywhere: they live in `felix-names` (`TwinName`,
+//! `Invariant`), which the model shares without importing the core.
 
+pub use felix_names::{Invariant, Layer, TwinName};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -18,9 +20,9 @@ pub struct Rules {
     pub floor_tag: bool,
     /// A no-op trim still checks the tail and the fence (off: NoopSkip).
     pub noop_trim_checks_tail: bool,
-    /// Retention stays off (off: Retention, time/size deletion regardless of trims; see
-    /// `Rules::retention_deletes`).
-    pub retention_off: bool,
+    /// Only trims delete: no retention by time or size (off: Retention, deletion regardless of
+    /// trims; see `Rules::retention_deletes`).
+    pub only_trims_delete: bool,
     /// A refused holder re-reads from its own cursor (off: ReadFromEarliest).
     pub reread_from_cursor: bool,
     /// The tail never comes from a refusal (off: TailFromRefusal).
@@ -51,7 +53,7 @@ impl Default for Rules {
             trims_visible: true,
             floor_tag: true,
             noop_trim_checks_tail: true,
-            retention_off: true,
+            only_trims_delete: true,
             reread_from_cursor: true,
             tail_not_from_refusal: true,
             compaction_keeps_floor_record: true,
@@ -69,7 +71,7 @@ impl Rules {
     /// Whether retention deletes segments regardless of trims: the Retention twin, and the
     /// VisibleTrims twin (the rejected fix ran with deletion on).
     pub fn retention_deletes(&self) -> bool {
-        !self.retention_off || !self.tag_not_visible_trims
+        !self.only_trims_delete || !self.tag_not_visible_trims
     }
 
     /// Whether readers are served trim records (the VisibleTrims twin) rather than skipping them.
@@ -114,20 +116,25 @@ impl Twin {
     ];
 
     pub fn name(self) -> &'static str {
+        self.named().name()
+    }
+
+    /// This twin's name in every layer.
+    pub fn named(self) -> TwinName {
         match self {
-            Twin::HiddenTrims => "HiddenTrims",
-            Twin::Untagged => "Untagged",
-            Twin::NoopSkip => "NoopSkip",
-            Twin::Retention => "Retention",
-            Twin::ReadFromEarliest => "ReadFromEarliest",
-            Twin::TailFromRefusal => "TailFromRefusal",
-            Twin::CompactActive => "CompactActive",
-            Twin::JumpResetsTerm => "JumpResetsTerm",
-            Twin::UnfencedTruncate => "UnfencedTruncate",
-            Twin::FloorPastCommit => "FloorPastCommit",
-            Twin::AckBeforeSync => "AckBeforeSync",
-            Twin::LocalReads => "LocalReads",
-            Twin::VisibleTrims => "VisibleTrims",
+            Twin::HiddenTrims => TwinName::HiddenTrims,
+            Twin::Untagged => TwinName::Untagged,
+            Twin::NoopSkip => TwinName::NoopSkip,
+            Twin::Retention => TwinName::Retention,
+            Twin::ReadFromEarliest => TwinName::ReadFromEarliest,
+            Twin::TailFromRefusal => TwinName::TailFromRefusal,
+            Twin::CompactActive => TwinName::CompactActive,
+            Twin::JumpResetsTerm => TwinName::JumpResetsTerm,
+            Twin::UnfencedTruncate => TwinName::UnfencedTruncate,
+            Twin::FloorPastCommit => TwinName::FloorPastCommit,
+            Twin::AckBeforeSync => TwinName::AckBeforeSync,
+            Twin::LocalReads => TwinName::LocalReads,
+            Twin::VisibleTrims => TwinName::VisibleTrims,
         }
     }
 
@@ -137,35 +144,13 @@ impl Twin {
         Twin::ALL.into_iter().find(|twin| twin.name() == name)
     }
 
-    /// The invariant this twin must break (DESIGN.md, "Rules, switches and twins").
-    pub fn invariant(self) -> &'static str {
-        match self {
-            Twin::HiddenTrims
-            | Twin::Untagged
-            | Twin::NoopSkip
-            | Twin::Retention
-            | Twin::ReadFromEarliest
-            | Twin::TailFromRefusal
-            | Twin::VisibleTrims => "StaleTrimRefused",
-            Twin::CompactActive => "FloorRecordKept",
-            Twin::JumpResetsTerm => "TermNeverDecreases",
-            Twin::UnfencedTruncate => "FoldAgreement",
-            Twin::FloorPastCommit | Twin::AckBeforeSync => "AckedWritesKept",
-            Twin::LocalReads => "NoReadBelowFloor",
+    /// The invariant this twin must break in the simulator (DESIGN.md, "Rules, switches and
+    /// twins"; `TwinName::expected` holds every layer's).
+    pub fn invariant(self) -> Invariant {
+        match self.named().expected(Layer::Sim) {
+            Some(invariant) => invariant,
+            None => unreachable!("{self} is a simulator twin without a simulator invariant"),
         }
-    }
-
-    /// Whether the twin exists in the Stateright model and TLA+ (the others are simulator-only;
-    /// VisibleTrims is not in the model yet).
-    pub fn in_model(self) -> bool {
-        !matches!(
-            self,
-            Twin::JumpResetsTerm
-                | Twin::UnfencedTruncate
-                | Twin::FloorPastCommit
-                | Twin::AckBeforeSync
-                | Twin::VisibleTrims
-        )
     }
 
     /// The rules with exactly this one switched off.
@@ -175,7 +160,7 @@ impl Twin {
             Twin::HiddenTrims => rules.trims_visible = false,
             Twin::Untagged => rules.floor_tag = false,
             Twin::NoopSkip => rules.noop_trim_checks_tail = false,
-            Twin::Retention => rules.retention_off = false,
+            Twin::Retention => rules.only_trims_delete = false,
             Twin::ReadFromEarliest => rules.reread_from_cursor = false,
             Twin::TailFromRefusal => rules.tail_not_from_refusal = false,
             Twin::CompactActive => rules.compaction_keeps_floor_record = false,
@@ -213,12 +198,25 @@ mod tests {
         assert_eq!(Twin::parse("NoSuchTwin"), None);
     }
 
+    /// The core's twins are exactly the simulator's twins in `felix-names`, each under its own
+    /// name (TagAtFloor is the model's only: the simulator cannot express it).
+    #[test]
+    fn the_twins_are_the_simulator_layer_of_the_shared_names() {
+        let core: Vec<TwinName> = Twin::ALL.into_iter().map(Twin::named).collect();
+        let shared: Vec<TwinName> = TwinName::in_layer(Layer::Sim).collect();
+        assert_eq!(core, shared);
+        for twin in Twin::ALL {
+            assert_eq!(twin.name(), format!("{twin:?}"));
+            assert_eq!(Some(twin.invariant()), twin.named().expected(Layer::Sim));
+        }
+    }
+
     fn serde_json_free_count(rules: Rules) -> usize {
         let Rules {
             trims_visible,
             floor_tag,
             noop_trim_checks_tail,
-            retention_off,
+            only_trims_delete,
             reread_from_cursor,
             tail_not_from_refusal,
             compaction_keeps_floor_record,
@@ -233,7 +231,7 @@ mod tests {
             trims_visible,
             floor_tag,
             noop_trim_checks_tail,
-            retention_off,
+            only_trims_delete,
             reread_from_cursor,
             tail_not_from_refusal,
             compaction_keeps_floor_record,

@@ -4,34 +4,51 @@
 //! is its base configuration with exactly one switch flipped, and names the invariant it must
 //! break; `tests` hold both facts.
 
-/// The rule switches. `false` everywhere is the design as shipped; each `true` is a twin's bug.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+use felix_names::{Invariant, Layer, TwinName};
+
+/// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
+/// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
+/// instead (`Untagged = TRUE` is `floor_tag: false`); `constants` is the one place that maps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Switches {
-    /// The design before the fix: readers skip trims and CursorTooOld carries nothing.
-    pub hidden_trims: bool,
-    /// Only the tag is off (`FloorTag = 0`).
-    pub untagged: bool,
-    /// A no-op trim skips the tail check.
-    pub noop_skip: bool,
-    /// Retention deletes old segments regardless of trims.
-    pub retention: bool,
-    /// A refused holder re-reads from earliest.
-    pub read_from_earliest: bool,
-    /// A holder adopts the tail named by OffsetMismatch.
-    pub tail_from_refusal: bool,
-    /// Compaction may delete the active segment (the one holding the floor-setting trim).
-    pub compact_active: bool,
-    /// The tag is read from the record at the floor, not from the trim that set it.
-    pub tag_at_floor: bool,
-    /// The seed's rejected first fix: no tag, readers see trim records, deletion on.
-    pub visible_trims: bool,
-    /// A broker serves reads from its own state, without a read index.
-    pub local_reads: bool,
+    /// Readers may see trims and CursorTooOld carries the floor-setting trim's headers (off:
+    /// HiddenTrims, the design before the fix: readers skip trims and CursorTooOld carries
+    /// nothing).
+    pub trims_visible: bool,
+    /// CursorTooOld carries the tag (off: Untagged, `FloorTag = 0`).
+    pub floor_tag: bool,
+    /// A no-op trim still checks the tail (off: NoopSkip).
+    pub noop_trim_checks_tail: bool,
+    /// Only trims delete: no retention of old segments regardless of trims (off: Retention).
+    pub only_trims_delete: bool,
+    /// A refused holder re-reads from its own cursor (off: ReadFromEarliest, from earliest).
+    pub reread_from_cursor: bool,
+    /// The tail never comes from a refusal (off: TailFromRefusal, a holder adopts the tail named
+    /// by OffsetMismatch).
+    pub tail_not_from_refusal: bool,
+    /// Compaction never deletes the active segment, the one holding the floor-setting trim (off:
+    /// CompactActive).
+    pub compaction_keeps_floor_record: bool,
+    /// The tag is read from the trim that set the floor (off: TagAtFloor, from the record at the
+    /// floor).
+    pub tag_from_trim: bool,
+    /// The fix is the tag: readers skip trim records and only trims delete (off: VisibleTrims,
+    /// the seed's rejected first fix: no tag, readers see trim records, deletion on).
+    pub tag_not_visible_trims: bool,
+    /// A broker serves a read only at a read index (off: LocalReads, from its own state).
+    pub read_index: bool,
+}
+
+impl Default for Switches {
+    /// Every rule on.
+    fn default() -> Switches {
+        ALL_ON
+    }
 }
 
 impl Switches {
-    /// The switches that are on, by their TLA+ constant names.
-    pub fn names_on(&self) -> Vec<&'static str> {
+    /// The TLA+ constants that are TRUE: the rules switched off, by their twin's name.
+    pub fn rules_off(&self) -> Vec<&'static str> {
         self.constants()
             .iter()
             .filter(|(_, on)| *on)
@@ -39,20 +56,33 @@ impl Switches {
             .collect()
     }
 
-    /// Every switch as `(TLA+ constant name, value)`, in the spec's order.
+    /// Every switch as `(TLA+ constant name, value)`, in the spec's order. A TLA+ constant is
+    /// named for its twin, so its value is the rule's negation.
     pub fn constants(&self) -> [(&'static str, bool); 10] {
         [
-            ("HiddenTrims", self.hidden_trims),
-            ("Untagged", self.untagged),
-            ("NoopSkip", self.noop_skip),
-            ("Retention", self.retention),
-            ("ReadFromEarliest", self.read_from_earliest),
-            ("TailFromRefusal", self.tail_from_refusal),
-            ("CompactActive", self.compact_active),
-            ("TagAtFloor", self.tag_at_floor),
-            ("VisibleTrims", self.visible_trims),
-            ("LocalReads", self.local_reads),
+            (TwinName::HiddenTrims.name(), !self.trims_visible),
+            (TwinName::Untagged.name(), !self.floor_tag),
+            (TwinName::NoopSkip.name(), !self.noop_trim_checks_tail),
+            (TwinName::Retention.name(), !self.only_trims_delete),
+            (TwinName::ReadFromEarliest.name(), !self.reread_from_cursor),
+            (
+                TwinName::TailFromRefusal.name(),
+                !self.tail_not_from_refusal,
+            ),
+            (
+                TwinName::CompactActive.name(),
+                !self.compaction_keeps_floor_record,
+            ),
+            (TwinName::TagAtFloor.name(), !self.tag_from_trim),
+            (TwinName::VisibleTrims.name(), !self.tag_not_visible_trims),
+            (TwinName::LocalReads.name(), !self.read_index),
         ]
+    }
+
+    /// Whether retention deletes segments regardless of trims: the Retention twin, and the
+    /// VisibleTrims twin (the rejected fix ran with deletion on).
+    pub fn retention_deletes(&self) -> bool {
+        !self.only_trims_delete || !self.tag_not_visible_trims
     }
 }
 
@@ -101,7 +131,7 @@ pub enum Expectation {
     /// Every invariant holds; the distinct-state count is pinned when small enough for a test.
     Pass,
     /// A twin: it must break exactly this invariant.
-    Violates(&'static str),
+    Violates(Invariant),
 }
 
 /// One configuration: a `.cfg` file.
@@ -117,6 +147,8 @@ pub struct Config {
     pub switches: Switches,
     /// Pass, or the invariant a twin must break.
     pub expectation: Expectation,
+    /// For a twin, its name in every layer (`felix-names`).
+    pub twin: Option<TwinName>,
 }
 
 impl Config {
@@ -124,7 +156,7 @@ impl Config {
     pub fn expected_violation(&self) -> Option<&'static str> {
         match self.expectation {
             Expectation::Pass => None,
-            Expectation::Violates(name) => Some(name),
+            Expectation::Violates(invariant) => Some(invariant.name()),
         }
     }
 
@@ -140,17 +172,17 @@ impl Config {
 /// The prefix every configuration name shares.
 pub const PREFIX: &str = "FelixHeadTrim";
 
-const NO_SWITCH: Switches = Switches {
-    hidden_trims: false,
-    untagged: false,
-    noop_skip: false,
-    retention: false,
-    read_from_earliest: false,
-    tail_from_refusal: false,
-    compact_active: false,
-    tag_at_floor: false,
-    visible_trims: false,
-    local_reads: false,
+const ALL_ON: Switches = Switches {
+    trims_visible: true,
+    floor_tag: true,
+    noop_trim_checks_tail: true,
+    only_trims_delete: true,
+    reread_from_cursor: true,
+    tail_not_from_refusal: true,
+    compaction_keeps_floor_record: true,
+    tag_from_trim: true,
+    tag_not_visible_trims: true,
+    read_index: true,
 };
 
 /// `FelixHeadTrim.cfg` (main): two trims with every floor they may ask for, one promotion,
@@ -233,23 +265,25 @@ const fn passing(name: &'static str, bounds: Bounds) -> Config {
         name,
         base: None,
         bounds,
-        switches: NO_SWITCH,
+        switches: ALL_ON,
         expectation: Expectation::Pass,
+        twin: None,
     }
 }
 
-const fn twin(
-    name: &'static str,
-    base: &Config,
-    switches: Switches,
-    invariant: &'static str,
-) -> Config {
+/// A twin: `base` with one rule off; it must break what `felix-names` says it breaks in
+/// FelixHeadTrim.
+const fn twin(name: &'static str, twin: TwinName, base: &Config, switches: Switches) -> Config {
+    let Some(invariant) = twin.expected(Layer::HeadTrim) else {
+        panic!("a FelixHeadTrim twin without a FelixHeadTrim invariant");
+    };
     Config {
         name,
         base: Some(base.name),
         bounds: base.bounds,
         switches,
         expectation: Expectation::Violates(invariant),
+        twin: Some(twin),
     }
 }
 
@@ -269,93 +303,93 @@ pub static CONFIGS: [Config; 18] = [
     passing("FelixHeadTrimAll", ALL_BOUNDS),
     twin(
         "FelixHeadTrimHiddenTrims",
+        TwinName::HiddenTrims,
         &MAIN,
         Switches {
-            hidden_trims: true,
-            ..NO_SWITCH
+            trims_visible: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimUntagged",
+        TwinName::Untagged,
         &MAIN,
         Switches {
-            untagged: true,
-            ..NO_SWITCH
+            floor_tag: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimNoopSkip",
+        TwinName::NoopSkip,
         &MAIN,
         Switches {
-            noop_skip: true,
-            ..NO_SWITCH
+            noop_trim_checks_tail: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimRetention",
+        TwinName::Retention,
         &FAILOVER,
         Switches {
-            retention: true,
-            ..NO_SWITCH
+            only_trims_delete: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimReadFromEarliest",
+        TwinName::ReadFromEarliest,
         &MAIN,
         Switches {
-            read_from_earliest: true,
-            ..NO_SWITCH
+            reread_from_cursor: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimTailFromRefusal",
+        TwinName::TailFromRefusal,
         &MAIN,
         Switches {
-            tail_from_refusal: true,
-            ..NO_SWITCH
+            tail_not_from_refusal: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimCompactActive",
+        TwinName::CompactActive,
         &MAIN,
         Switches {
-            compact_active: true,
-            ..NO_SWITCH
+            compaction_keeps_floor_record: false,
+            ..ALL_ON
         },
-        "FloorRecordKept",
     ),
     twin(
         "FelixHeadTrimTagAtFloor",
+        TwinName::TagAtFloor,
         &MAIN,
         Switches {
-            tag_at_floor: true,
-            ..NO_SWITCH
+            tag_from_trim: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimVisibleTrims",
+        TwinName::VisibleTrims,
         &STEADY,
         Switches {
-            visible_trims: true,
-            ..NO_SWITCH
+            tag_not_visible_trims: false,
+            ..ALL_ON
         },
-        "StaleTrimRefused",
     ),
     twin(
         "FelixHeadTrimLocalReads",
+        TwinName::LocalReads,
         &MAIN,
         Switches {
-            local_reads: true,
-            ..NO_SWITCH
+            read_index: false,
+            ..ALL_ON
         },
-        "NoReadBelowFloor",
     ),
 ];
 

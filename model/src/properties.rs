@@ -6,6 +6,7 @@
 //! spec's state does not record why a holder retired (adding a variable for it would split
 //! states and break the count equality with TLC).
 
+use felix_names::Invariant;
 use stateright::Property;
 
 use crate::spec::{FelixHeadTrim, Kind, State};
@@ -13,15 +14,15 @@ use crate::spec::{FelixHeadTrim, Kind, State};
 /// Every variable in its domain, as the spec's `TypeOK`: terms, lengths, commit indexes, floors,
 /// starts, tails and counters within their bounds, and `commit[b] <= Len(log[b])`,
 /// `start[b] <= commit[b] + 1`.
-pub const TYPE_OK: &str = "TypeOK";
+pub const TYPE_OK: &str = Invariant::TypeOk.name();
 /// No committed write or trim of one holder follows a committed write of a newer holder
 /// (deleted records included).
-pub const STALE_TRIM_REFUSED: &str = "StaleTrimRefused";
+pub const STALE_TRIM_REFUSED: &str = Invariant::StaleTrimRefused.name();
 /// Every broker's floor is the one its trim records set, deleted ones included, and it still
 /// holds the record that set it (deleted only whole segments entirely below its floor).
-pub const FLOOR_RECORD_KEPT: &str = "FloorRecordKept";
+pub const FLOOR_RECORD_KEPT: &str = Invariant::FloorRecordKept.name();
 /// No reader is ever served a record below the floor of a trim acknowledged before the read.
-pub const NO_READ_BELOW_FLOOR: &str = "NoReadBelowFloor";
+pub const NO_READ_BELOW_FLOOR: &str = Invariant::NoReadBelowFloor.name();
 /// Coverage: a trim lands (some broker's floor rises above 1).
 pub const TRIM_LANDS: &str = "SometimesTrimLands";
 /// Coverage: a stale holder retires on a tagged refusal.
@@ -111,7 +112,7 @@ pub fn type_ok(model: &FelixHeadTrim, state: &State) -> bool {
 /// VisibleTrims), it deleted nothing at or above its floor.
 pub fn floor_record_kept(model: &FelixHeadTrim, state: &State) -> bool {
     let switches = &model.config.switches;
-    let retention = switches.retention || switches.visible_trims;
+    let retention = switches.retention_deletes();
     (1..=model.config.bounds.brokers).all(|b| {
         state.floor(b) == state.trim_floor(b)
             && (retention || state.start[usize::from(b) - 1] <= state.floor(b))

@@ -346,10 +346,14 @@ impl State {
     pub fn floor_tag(&self, config: &Config, b: Broker) -> u8 {
         let switches = &config.switches;
         let floor = self.floor(b);
-        if switches.hidden_trims || switches.untagged || switches.visible_trims || floor == 1 {
+        if !switches.trims_visible
+            || !switches.floor_tag
+            || !switches.tag_not_visible_trims
+            || floor == 1
+        {
             return 0;
         }
-        if switches.tag_at_floor {
+        if !switches.tag_from_trim {
             return if floor >= self.start[index(b)] {
                 self.log[index(b)].at(floor).h
             } else {
@@ -389,7 +393,7 @@ impl State {
     /// `Serves(s)`: s learnt a read index from the current leader and its walk reached it
     /// (LocalReads: always).
     pub fn serves(&self, config: &Config, s: Broker) -> bool {
-        config.switches.local_reads
+        !config.switches.read_index
             || (1..=config.bounds.brokers).any(|l| {
                 self.read_index_from(config, l) && self.commit[index(s)] >= self.commit[index(l)]
             })
@@ -455,7 +459,7 @@ impl State {
         for i in lo..=self.commit[index(s)] {
             let record = log.at(i);
             let seen = record.k == Kind::Write
-                || (config.switches.visible_trims && record.k == Kind::Trim);
+                || (!config.switches.tag_not_visible_trims && record.k == Kind::Trim);
             if seen {
                 newer |= record.h > h;
                 below |= i < acked;
@@ -692,10 +696,10 @@ impl FelixHeadTrim {
                 state.active(h)
                     && state.trims < bounds.max_trims
                     && state.leader[index(s)]
-                    && (switches.noop_skip || state.expected[index(h)] == state.len(s))
+                    && (!switches.noop_trim_checks_tail || state.expected[index(h)] == state.len(s))
             }
             Action::Refused(h, s) => {
-                switches.tail_from_refusal
+                !switches.tail_not_from_refusal
                     && state.active(h)
                     && state.leader[index(s)]
                     && state.expected[index(h)] != state.len(s)
@@ -714,14 +718,14 @@ impl FelixHeadTrim {
             Action::Compact(b) => {
                 let first = state.start[index(b)];
                 let last = state.seg_last(self.config, b);
-                if switches.compact_active {
+                if !switches.compaction_keeps_floor_record {
                     first < state.floor(b) && last <= state.commit[index(b)]
                 } else {
                     last < state.floor(b)
                 }
             }
             Action::Retain(b) => {
-                (switches.retention || switches.visible_trims)
+                switches.retention_deletes()
                     && state.seg_last(self.config, b) <= state.commit[index(b)]
             }
             Action::Crash(b) => state.crashes < bounds.max_crashes && state.leader[index(b)],
@@ -784,7 +788,7 @@ impl FelixHeadTrim {
             }
             Action::Read(h, s) => {
                 let rs = state.readable_start(s);
-                let from = if self.config.switches.read_from_earliest {
+                let from = if !self.config.switches.reread_from_cursor {
                     rs
                 } else {
                     state.expected[index(h)] + 1
@@ -931,7 +935,7 @@ impl Model for FelixHeadTrim {
                 }
             }
         }
-        if switches.tail_from_refusal {
+        if !switches.tail_not_from_refusal {
             for h in 1..=holders {
                 for s in (1..=brokers).filter(|&s| is_leader(s)) {
                     push(Action::Refused(h, s));
@@ -956,7 +960,7 @@ impl Model for FelixHeadTrim {
         for b in 1..=brokers {
             push(Action::Compact(b));
         }
-        if switches.retention || switches.visible_trims {
+        if switches.retention_deletes() {
             for b in 1..=brokers {
                 push(Action::Retain(b));
             }

@@ -19,11 +19,11 @@ fn every_twin_is_one_switch_from_its_passing_base() {
         assert_eq!(base.expectation, Expectation::Pass, "{}", twin.name);
         assert_eq!(base.bounds, twin.bounds, "{}", twin.name);
         assert!(
-            base.switches.names_on().is_empty(),
-            "{base_name} has a switch on"
+            base.switches.rules_off().is_empty(),
+            "{base_name} has a rule off"
         );
         assert_eq!(
-            twin.switches.names_on(),
+            twin.switches.rules_off(),
             vec![twin.short_name()],
             "{}",
             twin.name
@@ -51,4 +51,43 @@ fn names_are_unique() {
     let names = config::names();
     let unique: std::collections::BTreeSet<_> = names.iter().collect();
     assert_eq!(unique.len(), names.len());
+}
+
+#[test]
+fn the_registries_hold_exactly_the_shared_twin_names() {
+    // Proves each spec's twins are exactly the twins `felix-names` puts in that layer, each
+    // registered under its own name, with the invariant `felix-names` says it breaks there
+    // (cli/tests/twin_names.rs ties the same names to the core's twins and the .cfg files).
+    use felix_model::paros::config as paros;
+    use felix_names::{Layer, TwinName};
+    let head_trim: Vec<TwinName> = config::twins().map(|c| c.twin.expect("a twin")).collect();
+    let mut shared: Vec<TwinName> = TwinName::in_layer(Layer::HeadTrim).collect();
+    let mut sorted = head_trim.clone();
+    sorted.sort_unstable();
+    shared.sort_unstable();
+    assert_eq!(sorted, shared);
+    for twin in config::twins() {
+        let name = twin.twin.expect("a twin");
+        assert_eq!(twin.short_name(), name.name());
+        assert_eq!(
+            twin.expectation,
+            Expectation::Violates(name.expected(Layer::HeadTrim).expect("in the layer"))
+        );
+    }
+    let paros_twins: Vec<TwinName> = paros::twins().map(|c| c.twin.expect("a twin")).collect();
+    assert_eq!(
+        paros_twins,
+        TwinName::in_layer(Layer::Paros).collect::<Vec<_>>()
+    );
+    for twin in paros::twins() {
+        let name = twin.twin.expect("a twin");
+        assert_eq!(twin.short_name(), name.name());
+        assert_eq!(
+            twin.expectation,
+            Expectation::Violates(name.expected(Layer::Paros).expect("in the layer"))
+        );
+    }
+    assert!(config::CONFIGS
+        .iter()
+        .all(|c| c.twin.is_some() == c.expected_violation().is_some()));
 }

@@ -75,7 +75,7 @@ fn the_registry_has_exactly_the_cfg_files_with_their_constants() {
             expected.insert(switch.to_string(), value.to_string());
         }
         assert_eq!(constants(&text), expected, "{name}");
-        for invariant in std::iter::once("TypeOK").chain(INVARIANTS) {
+        for invariant in std::iter::once(felix_names::Invariant::TypeOk.name()).chain(INVARIANTS) {
             assert!(
                 text.lines().any(|line| line.trim() == invariant),
                 "{name} does not check {invariant}"
@@ -98,9 +98,9 @@ fn every_twin_is_one_switch_from_its_passing_base() {
         let base = lookup(twin.base.expect("a twin names its base"));
         assert_eq!(base.expectation, Expectation::Pass, "{}", twin.name);
         assert_eq!(base.bounds, twin.bounds, "{}", twin.name);
-        assert!(base.switches.names_on().is_empty(), "{}", base.name);
+        assert!(base.switches.rules_off().is_empty(), "{}", base.name);
         assert_eq!(
-            twin.switches.names_on(),
+            twin.switches.rules_off(),
             vec![twin.short_name()],
             "{}",
             twin.name
@@ -109,7 +109,7 @@ fn every_twin_is_one_switch_from_its_passing_base() {
     for config in config::CONFIGS.iter() {
         assert_eq!(
             config.expected_violation().is_none(),
-            config.switches.names_on().is_empty(),
+            config.switches.rules_off().is_empty(),
             "{}",
             config.name
         );

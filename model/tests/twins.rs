@@ -56,7 +56,7 @@ fn a_passing_configuration_is_not_a_twin() {
     for config in config::CONFIGS.iter() {
         assert_eq!(
             config.expected_violation().is_none(),
-            config.switches.names_on().is_empty(),
+            config.switches.rules_off().is_empty(),
             "{}",
             config.name
         );

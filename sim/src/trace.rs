@@ -15,7 +15,7 @@ use felix_core::NodeId;
 use serde::{Deserialize, Serialize};
 
 /// The version of the JSONL trace format (docs/trace-format.md), written on the first line.
-pub const TRACE_FORMAT: u32 = 1;
+pub const TRACE_FORMAT: u32 = 2;
 
 /// Something the simulator did to the world, recorded beside the core's events.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

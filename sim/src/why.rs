@@ -9,6 +9,7 @@
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::{Reply, Request};
 use felix_core::history::Event;
+use felix_core::rules::Invariant;
 use std::collections::BTreeSet;
 
 /// The most lines a "why" section lists (the last ones before the violation).
@@ -24,6 +25,7 @@ pub fn lines(
     lines_max: usize,
 ) -> Vec<usize> {
     let clients = clients_named(detail);
+    let invariant = Invariant::parse(invariant);
     let mut picked: Vec<usize> = trace
         .iter()
         .enumerate()
@@ -76,18 +78,21 @@ fn is_refusal(reply: &Reply) -> bool {
     )
 }
 
-fn relevant(invariant: &str, clients: &BTreeSet<u32>, event: &TraceEvent) -> bool {
+fn relevant(invariant: Option<Invariant>, clients: &BTreeSet<u32>, event: &TraceEvent) -> bool {
     let history = match event {
         TraceEvent::Sim(sim) => return sim_relevant(invariant, sim),
         TraceEvent::History(history) => history,
     };
     if let Some(client) = client_of(history) {
-        if !clients.is_empty() && !clients.contains(&client) && invariant != "StaleTrimRefused" {
+        if !clients.is_empty()
+            && !clients.contains(&client)
+            && invariant != Some(Invariant::StaleTrimRefused)
+        {
             return false;
         }
     }
     match invariant {
-        "StaleTrimRefused" => match history {
+        Some(Invariant::StaleTrimRefused) => match history {
             Event::LeaseGranted { .. } | Event::HolderRetired { .. } => true,
             Event::Replied { request, reply, .. } => {
                 is_refusal(reply)
@@ -96,37 +101,39 @@ fn relevant(invariant: &str, clients: &BTreeSet<u32>, event: &TraceEvent) -> boo
             }
             _ => false,
         },
-        "FloorRecordKept" => matches!(
+        Some(Invariant::FloorRecordKept) => matches!(
             history,
             Event::FloorApplied { .. }
                 | Event::SegmentsDeleted { .. }
                 | Event::Jumped { .. }
                 | Event::TrimmedToSent { .. }
         ),
-        "NoReadBelowFloor" => match history {
+        Some(Invariant::NoReadBelowFloor) => match history {
             Event::FloorApplied { .. } | Event::Jumped { .. } => true,
             Event::Replied { request, .. } => {
                 matches!(request, Request::Read { .. } | Request::Trim { .. })
             }
             _ => false,
         },
-        "AckedWritesKept" | "CommittedPrefixAgreement" => match history {
-            Event::BecameLeader { .. }
-            | Event::Crashed { .. }
-            | Event::Restarted { .. }
-            | Event::FloorApplied { .. }
-            | Event::Jumped { .. } => true,
-            Event::Replied { reply, .. } => matches!(reply, Reply::Appended { .. }),
-            _ => false,
-        },
-        "TermNeverDecreases" => matches!(
+        Some(Invariant::AckedWritesKept) | Some(Invariant::CommittedPrefixAgreement) => {
+            match history {
+                Event::BecameLeader { .. }
+                | Event::Crashed { .. }
+                | Event::Restarted { .. }
+                | Event::FloorApplied { .. }
+                | Event::Jumped { .. } => true,
+                Event::Replied { reply, .. } => matches!(reply, Reply::Appended { .. }),
+                _ => false,
+            }
+        }
+        Some(Invariant::TermNeverDecreases) => matches!(
             history,
             Event::PromiseChanged { .. }
                 | Event::Jumped { .. }
                 | Event::Crashed { .. }
                 | Event::Restarted { .. }
         ),
-        "FoldAgreement" => match history {
+        Some(Invariant::FoldAgreement) => match history {
             Event::Folded { .. }
             | Event::CheckpointRestored { .. }
             | Event::CheckpointCompared { .. }
@@ -151,23 +158,29 @@ fn relevant(invariant: &str, clients: &BTreeSet<u32>, event: &TraceEvent) -> boo
     }
 }
 
-fn sim_relevant(invariant: &str, event: &SimEvent) -> bool {
+fn sim_relevant(invariant: Option<Invariant>, event: &SimEvent) -> bool {
     match event {
         SimEvent::LeaseMoved { .. } | SimEvent::Paused { .. } | SimEvent::Resumed { .. } => {
             matches!(
                 invariant,
-                "StaleTrimRefused" | "FoldAgreement" | "NoReadBelowFloor"
+                Some(Invariant::StaleTrimRefused)
+                    | Some(Invariant::FoldAgreement)
+                    | Some(Invariant::NoReadBelowFloor)
             )
         }
         SimEvent::DiskLost { .. } => matches!(
             invariant,
-            "AckedWritesKept" | "CommittedPrefixAgreement" | "TermNeverDecreases"
+            Some(Invariant::AckedWritesKept)
+                | Some(Invariant::CommittedPrefixAgreement)
+                | Some(Invariant::TermNeverDecreases)
         ),
         SimEvent::Healed | SimEvent::Finished { .. } => true,
         SimEvent::Started { .. } | SimEvent::Phase { .. } | SimEvent::NetworkFault { .. } => {
             !matches!(
                 invariant,
-                "StaleTrimRefused" | "FoldAgreement" | "FloorRecordKept"
+                Some(Invariant::StaleTrimRefused)
+                    | Some(Invariant::FoldAgreement)
+                    | Some(Invariant::FloorRecordKept)
             )
         }
     }
@@ -221,7 +234,7 @@ mod tests {
             ),
         ];
         let picked = lines(
-            "StaleTrimRefused",
+            Invariant::StaleTrimRefused.name(),
             "client 0 wrote",
             &trace,
             2,

@@ -19,7 +19,7 @@
 //!   broker's `read_index.rs` decides when the rest may run).
 //! - **Compaction** (`Journal::compact`) deletes whole segments below the floor, never the active
 //!   segment, never the floor record (`compaction_keeps_floor_record`), clamped to the committed
-//!   prefix, and seals the folded state in the same op; **retention** (`retention_off`) may delete
+//!   prefix, and seals the folded state in the same op; **retention** (`only_trims_delete` off) may delete
 //!   regardless of trims.
 //! - **Jump** (`Journal::jump`): adopt a peer's trim point and sealed state in one op. The node
 //!   then holds nothing below `point`, its committed index is at least `point - 1` and its floor
@@ -49,7 +49,7 @@ use std::fmt;
 pub struct JournalConfig {
     pub layout: SegmentLayout,
     pub rules: Rules,
-    /// Retention (used only when `rules.retention_off` is false): keep at most this many whole
+    /// Retention (used only when `rules.only_trims_delete` is false): keep at most this many whole
     /// segments of the committed prefix, regardless of trims.
     pub retention_segments_max: u64,
     /// A read answers at most this many records, whatever the request asks.

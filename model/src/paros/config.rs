@@ -5,33 +5,47 @@
 //! break; `model/tests/paros.rs` holds both facts and ties the registry to the `.cfg` files.
 
 use crate::config::Expectation;
+use felix_names::{Layer, TwinName};
 
-/// The rule switches. `false` everywhere is the design as shipped; each `true` is a twin's bug.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
+/// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
+/// instead (`JumpResetsTerm = TRUE` is `jump_keeps_term: false`); `constants` maps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParosSwitches {
-    /// A TrimmedTo jump overwrites term and vote with the sealed term.
-    pub jump_resets_term: bool,
-    /// The walk accepts a truncate whatever its fence.
-    pub unfenced_truncate: bool,
-    /// A node applies a truncate's floor when it appends it, not when its walk reaches it.
-    pub floor_past_commit: bool,
-    /// A write is acknowledged when the leader sequences it, before a majority holds it.
-    pub ack_before_sync: bool,
+    /// A TrimmedTo jump never touches term or vote (off: JumpResetsTerm, it overwrites them with
+    /// the sealed term).
+    pub jump_keeps_term: bool,
+    /// The walk checks a truncate against the writer fence (off: UnfencedTruncate).
+    pub truncate_fenced: bool,
+    /// A node applies a truncate's floor when its walk reaches it (off: FloorPastCommit, when it
+    /// appends it).
+    pub floor_after_commit: bool,
+    /// A write is acknowledged only once a majority holds it (off: AckBeforeSync, when the leader
+    /// sequences it).
+    pub ack_after_sync: bool,
+}
+
+impl Default for ParosSwitches {
+    /// Every rule on.
+    fn default() -> ParosSwitches {
+        ALL_ON
+    }
 }
 
 impl ParosSwitches {
-    /// Every switch as `(TLA+ constant name, value)`, in the spec's order.
+    /// Every switch as `(TLA+ constant name, value)`, in the spec's order. A TLA+ constant is
+    /// named for its twin, so its value is the rule's negation.
     pub fn constants(&self) -> [(&'static str, bool); 4] {
         [
-            ("JumpResetsTerm", self.jump_resets_term),
-            ("UnfencedTruncate", self.unfenced_truncate),
-            ("FloorPastCommit", self.floor_past_commit),
-            ("AckBeforeSync", self.ack_before_sync),
+            (TwinName::JumpResetsTerm.name(), !self.jump_keeps_term),
+            (TwinName::UnfencedTruncate.name(), !self.truncate_fenced),
+            (TwinName::FloorPastCommit.name(), !self.floor_after_commit),
+            (TwinName::AckBeforeSync.name(), !self.ack_after_sync),
         ]
     }
 
-    /// The switches that are on, by their TLA+ constant names.
-    pub fn names_on(&self) -> Vec<&'static str> {
+    /// The TLA+ constants that are TRUE: the rules switched off, by their twin's name.
+    pub fn rules_off(&self) -> Vec<&'static str> {
         self.constants()
             .iter()
             .filter(|(_, on)| *on)
@@ -97,6 +111,8 @@ pub struct ParosConfig {
     pub switches: ParosSwitches,
     /// Pass, or the invariant a twin must break.
     pub expectation: Expectation,
+    /// For a twin, its name in every layer (`felix-names`).
+    pub twin: Option<TwinName>,
 }
 
 impl ParosConfig {
@@ -104,7 +120,7 @@ impl ParosConfig {
     pub fn expected_violation(&self) -> Option<&'static str> {
         match self.expectation {
             Expectation::Pass => None,
-            Expectation::Violates(name) => Some(name),
+            Expectation::Violates(invariant) => Some(invariant.name()),
         }
     }
 
@@ -120,11 +136,11 @@ impl ParosConfig {
 /// The prefix every configuration name shares.
 pub const PREFIX: &str = "ParosTrimJump";
 
-const NO_SWITCH: ParosSwitches = ParosSwitches {
-    jump_resets_term: false,
-    unfenced_truncate: false,
-    floor_past_commit: false,
-    ack_before_sync: false,
+const ALL_ON: ParosSwitches = ParosSwitches {
+    jump_keeps_term: true,
+    truncate_fenced: true,
+    floor_after_commit: true,
+    ack_after_sync: true,
 };
 
 /// `ParosTrimJump.cfg`: three voters, two owners, a write, a truncate, a SetLeader and a
@@ -150,22 +166,29 @@ const MAIN: ParosConfig = ParosConfig {
     name: "ParosTrimJump",
     base: None,
     bounds: MAIN_BOUNDS,
-    switches: NO_SWITCH,
+    switches: ALL_ON,
     expectation: Expectation::Pass,
+    twin: None,
 };
 
+/// A twin: `base` with one rule off; it must break what `felix-names` says it breaks in
+/// ParosTrimJump.
 const fn twin(
     name: &'static str,
+    twin: TwinName,
     base: &ParosConfig,
     switches: ParosSwitches,
-    invariant: &'static str,
 ) -> ParosConfig {
+    let Some(invariant) = twin.expected(Layer::Paros) else {
+        panic!("a ParosTrimJump twin without a ParosTrimJump invariant");
+    };
     ParosConfig {
         name,
         base: Some(base.name),
         bounds: base.bounds,
         switches,
         expectation: Expectation::Violates(invariant),
+        twin: Some(twin),
     }
 }
 
@@ -179,39 +202,39 @@ pub static CONFIGS: [ParosConfig; 6] = [
     },
     twin(
         "ParosTrimJumpJumpResetsTerm",
+        TwinName::JumpResetsTerm,
         &MAIN,
         ParosSwitches {
-            jump_resets_term: true,
-            ..NO_SWITCH
+            jump_keeps_term: false,
+            ..ALL_ON
         },
-        "TermNeverDecreases",
     ),
     twin(
         "ParosTrimJumpUnfencedTruncate",
+        TwinName::UnfencedTruncate,
         &MAIN,
         ParosSwitches {
-            unfenced_truncate: true,
-            ..NO_SWITCH
+            truncate_fenced: false,
+            ..ALL_ON
         },
-        "AckedWritesKept",
     ),
     twin(
         "ParosTrimJumpFloorPastCommit",
+        TwinName::FloorPastCommit,
         &MAIN,
         ParosSwitches {
-            floor_past_commit: true,
-            ..NO_SWITCH
+            floor_after_commit: false,
+            ..ALL_ON
         },
-        "AckedWritesKept",
     ),
     twin(
         "ParosTrimJumpAckBeforeSync",
+        TwinName::AckBeforeSync,
         &MAIN,
         ParosSwitches {
-            ack_before_sync: true,
-            ..NO_SWITCH
+            ack_after_sync: false,
+            ..ALL_ON
         },
-        "AckedWritesKept",
     ),
 ];
 

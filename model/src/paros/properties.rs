@@ -6,18 +6,19 @@
 //! spec's variables (no variable records why a state came about: one would split states and
 //! break the count equality with TLC).
 
+use felix_names::Invariant;
 use stateright::Property;
 
 use super::spec::{goes_back, Kind, ParosTrimJump, ReadAnswer, State};
 
 /// A node's promise (term, then vote within a term) never goes back, jumps included.
-pub const TERM_NEVER_DECREASES: &str = "TermNeverDecreases";
+pub const TERM_NEVER_DECREASES: &str = Invariant::TermNeverDecreases.name();
 /// No two nodes hold different records at a slot both have committed.
-pub const COMMITTED_PREFIX_AGREEMENT: &str = "CommittedPrefixAgreement";
+pub const COMMITTED_PREFIX_AGREEMENT: &str = Invariant::CommittedPrefixAgreement.name();
 /// Every acknowledged write at or above the decided floor stays, and no floor passes it.
-pub const ACKED_WRITES_KEPT: &str = "AckedWritesKept";
+pub const ACKED_WRITES_KEPT: &str = Invariant::AckedWritesKept.name();
 /// No read is served a slot below the floor of a truncate acknowledged before it.
-pub const NO_READ_BELOW_FLOOR: &str = "NoReadBelowFloor";
+pub const NO_READ_BELOW_FLOOR: &str = Invariant::NoReadBelowFloor.name();
 /// Coverage: a voter jumped (it holds nothing below a point above its floor).
 pub const VOTER_JUMPS: &str = "SometimesVoterJumps";
 /// Coverage: a replica jumped.

@@ -542,7 +542,7 @@ impl ParosTrimJump {
 
     /// `AcceptsTruncate(w, o)`.
     fn accepts_truncate(&self, w: u8, o: u8) -> bool {
-        self.config.switches.unfenced_truncate || o == w
+        !self.config.switches.truncate_fenced || o == w
     }
 
     /// `WalkStep(st, r)`.
@@ -553,7 +553,7 @@ impl ParosTrimJump {
         }
         if r.k == Kind::Truncate
             && self.accepts_truncate(w, r.o)
-            && !self.config.switches.floor_past_commit
+            && self.config.switches.floor_after_commit
         {
             st.f = st.f.max(r.u);
         }
@@ -672,7 +672,7 @@ impl ParosTrimJump {
                     u: 0,
                 };
                 next.log[index(l)].append(r);
-                if switches.ack_before_sync {
+                if !switches.ack_after_sync {
                     let mut acked = state.acked;
                     acked.insert(state.last_index(l) + 1, r);
                     next.acked = acked.judged(state.decided);
@@ -687,7 +687,8 @@ impl ParosTrimJump {
                     u: state.last_index(l) + 1,
                 };
                 next.log[index(l)].append(r);
-                if switches.floor_past_commit && self.accepts_truncate(state.writer[index(l)], o) {
+                if !switches.floor_after_commit && self.accepts_truncate(state.writer[index(l)], o)
+                {
                     next.floor[index(l)] = state.floor[index(l)].max(r.u);
                 }
                 next.truncates = state.truncates + 1;
@@ -749,7 +750,7 @@ impl ParosTrimJump {
                 );
                 let f_floor = match received {
                     Some(r)
-                        if switches.floor_past_commit
+                        if !switches.floor_after_commit
                             && r.k == Kind::Truncate
                             && self.accepts_truncate(state.writer[index(f)], r.o) =>
                     {
@@ -777,7 +778,7 @@ impl ParosTrimJump {
             }
             Action::TrimmedTo(l, f) => {
                 let point = state.start[index(l)];
-                let (new_term, new_vote) = if switches.jump_resets_term {
+                let (new_term, new_vote) = if !switches.jump_keeps_term {
                     (state.sterm[index(l)], 0)
                 } else {
                     (state.term[index(f)], state.vote[index(f)])

@@ -383,7 +383,7 @@ pub fn shrink(
     let knobs = Knobs::draw(seed, Some(twin));
     let rules = twin.rules();
     let label = twin.name().to_string();
-    let invariant = twin.invariant();
+    let invariant = twin.invariant().name();
     let original = attempt(seed, rules, label.clone(), &knobs, None, false);
     if !original.breaks(invariant) {
         return Err(ShrinkError::Passes { invariant });

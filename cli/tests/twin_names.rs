@@ -1,0 +1,70 @@
+//! One list of twins for every layer: the core's `Twin::ALL` (the simulator), the Stateright
+//! registries (FelixHeadTrim and ParosTrimJump) and the TLA+ `.cfg` files all hold exactly the
+//! twins `felix-names` puts in that layer, and each names the invariant `felix-names` says the
+//! twin breaks there. The model never imports the core, so this test (the CLI sees both) is where
+//! the three meet.
+
+use felix_core::rules::{Layer, Twin, TwinName};
+use felix_model::config as head_trim;
+use felix_model::paros::config as paros;
+use std::path::Path;
+
+fn cfg(spec: &str, twin: TwinName) -> Option<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs/formal")
+        .join(format!("{spec}{twin}.cfg"));
+    std::fs::read_to_string(path).ok()
+}
+
+#[test]
+fn every_layer_holds_exactly_its_shared_twins() {
+    // Proves, for every twin name: the core has it iff the simulator layer does (with the same
+    // invariant), each model registry has it iff its layer does (same invariant), and a .cfg file
+    // exists iff the spec has it and checks that invariant.
+    for twin in TwinName::ALL {
+        let sim = twin.expected(Layer::Sim);
+        let core = Twin::parse(twin.name());
+        assert_eq!(core.map(Twin::named), sim.map(|_| twin), "{twin}");
+        assert_eq!(core.map(Twin::invariant), sim, "{twin}");
+
+        for (layer, spec, registered) in [
+            (
+                Layer::HeadTrim,
+                head_trim::PREFIX,
+                head_trim::twins()
+                    .find(|config| config.twin == Some(twin))
+                    .and_then(|config| config.expected_violation()),
+            ),
+            (
+                Layer::Paros,
+                paros::PREFIX,
+                paros::twins()
+                    .find(|config| config.twin == Some(twin))
+                    .and_then(|config| config.expected_violation()),
+            ),
+        ] {
+            let expected = twin.expected(layer);
+            assert_eq!(registered, expected.map(|i| i.name()), "{layer} {twin}");
+            let file = cfg(spec, twin);
+            assert_eq!(file.is_some(), expected.is_some(), "{spec}{twin}.cfg");
+            if let (Some(text), Some(invariant)) = (file, expected) {
+                assert!(
+                    text.lines().any(|line| line.trim() == invariant.name()),
+                    "{spec}{twin}.cfg does not check {invariant}"
+                );
+                assert!(
+                    text.lines()
+                        .any(|line| line.trim() == format!("{twin} = TRUE")),
+                    "{spec}{twin}.cfg does not switch {twin} on"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        Twin::ALL.len(),
+        TwinName::ALL
+            .iter()
+            .filter(|twin| twin.expected(Layer::Sim).is_some())
+            .count()
+    );
+}

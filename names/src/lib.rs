@@ -1,0 +1,345 @@
+//! The names every layer shares: the invariants, the twins, and the invariant each twin must
+//! break in each layer (DESIGN.md "Rules, switches and twins" and "Invariants"; README.md
+//! "Twins and invariants").
+//!
+//! This crate has no dependencies, so the core, the audits, the model (which never imports the
+//! core) and the CLI all spell a name through it: a typo is a compile error, and a twin or
+//! invariant added in one layer but not named here does not build. The strings are the ones
+//! TLA+, Stateright, the audits, the docs and every output use; `name` is the only place they
+//! are written.
+
+use std::fmt;
+
+/// A property a run or a state graph is judged by. The journal's invariants (DESIGN.md
+/// "Invariants"), the model's `TypeOK`, and the two findings the simulator reports in the same
+/// place as an invariant (`EventBudget`: a run that hit the event budget, a livelock; `Panic`: an
+/// assert fired).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Invariant {
+    /// No committed write or trim from one holder follows a committed write from a newer holder.
+    StaleTrimRefused,
+    /// The serving leader's floor is always the one its trim records set, deleted ones included.
+    FloorRecordKept,
+    /// No reader is ever served a record below the floor of a trim acknowledged before the read.
+    NoReadBelowFloor,
+    /// Every acknowledged write at or above the floor stays in the committed log.
+    AckedWritesKept,
+    /// No two nodes hold different records at a committed offset.
+    CommittedPrefixAgreement,
+    /// A node's term (its promise) and vote never go back, jumps included.
+    TermNeverDecreases,
+    /// Every client folds the same record to the same state.
+    FoldAgreement,
+    /// Liveness: after faults heal, every live node reaches the committed prefix in time.
+    Convergence,
+    /// Liveness, in the model: a holder whose lease moved eventually retires or never again
+    /// lands a record.
+    StaleHolderRetires,
+    /// The model's (and the TLA+ spec's) type invariant: every variable in its domain.
+    TypeOk,
+    /// A simulator finding: the run hit its event budget (a livelock).
+    EventBudget,
+    /// A simulator finding: the core or the simulator panicked (an assert fired).
+    Panic,
+}
+
+impl Invariant {
+    /// Every name, the journal's invariants first in DESIGN.md order.
+    pub const ALL: [Invariant; 12] = [
+        Invariant::StaleTrimRefused,
+        Invariant::FloorRecordKept,
+        Invariant::NoReadBelowFloor,
+        Invariant::AckedWritesKept,
+        Invariant::CommittedPrefixAgreement,
+        Invariant::TermNeverDecreases,
+        Invariant::FoldAgreement,
+        Invariant::Convergence,
+        Invariant::StaleHolderRetires,
+        Invariant::TypeOk,
+        Invariant::EventBudget,
+        Invariant::Panic,
+    ];
+
+    /// The name, exactly as in TLA+, Stateright, the audits, the docs and every output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Invariant::StaleTrimRefused => "StaleTrimRefused",
+            Invariant::FloorRecordKept => "FloorRecordKept",
+            Invariant::NoReadBelowFloor => "NoReadBelowFloor",
+            Invariant::AckedWritesKept => "AckedWritesKept",
+            Invariant::CommittedPrefixAgreement => "CommittedPrefixAgreement",
+            Invariant::TermNeverDecreases => "TermNeverDecreases",
+            Invariant::FoldAgreement => "FoldAgreement",
+            Invariant::Convergence => "Convergence",
+            Invariant::StaleHolderRetires => "StaleHolderRetires",
+            Invariant::TypeOk => "TypeOK",
+            Invariant::EventBudget => "EventBudget",
+            Invariant::Panic => "Panic",
+        }
+    }
+
+    /// The invariant with this exact name.
+    pub fn parse(text: &str) -> Option<Invariant> {
+        Invariant::ALL
+            .into_iter()
+            .find(|invariant| invariant.name() == text)
+    }
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.pad(self.name())
+    }
+}
+
+impl AsRef<str> for Invariant {
+    fn as_ref(&self) -> &str {
+        self.name()
+    }
+}
+
+// Comparisons with names read back from output (JSON, a finding's text, a property's name).
+impl PartialEq<str> for Invariant {
+    fn eq(&self, other: &str) -> bool {
+        self.name() == other
+    }
+}
+
+impl PartialEq<&str> for Invariant {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+impl PartialEq<Invariant> for str {
+    fn eq(&self, other: &Invariant) -> bool {
+        self == other.name()
+    }
+}
+
+impl PartialEq<Invariant> for &str {
+    fn eq(&self, other: &Invariant) -> bool {
+        *self == other.name()
+    }
+}
+
+impl PartialEq<Invariant> for String {
+    fn eq(&self, other: &Invariant) -> bool {
+        self == other.name()
+    }
+}
+
+/// A layer that checks twins. The model and TLA+ share a layer per spec: both explore the same
+/// state machine and must agree state for state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Layer {
+    /// The seeded simulator running the real core (and the scenario driver, over the same code).
+    Sim,
+    /// FelixHeadTrim: the Stateright model (`model/src/`) and `docs/formal/FelixHeadTrim.tla`.
+    HeadTrim,
+    /// ParosTrimJump: the Stateright model (`model/src/paros/`) and
+    /// `docs/formal/ParosTrimJump.tla`.
+    Paros,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 3] = [Layer::Sim, Layer::HeadTrim, Layer::Paros];
+
+    /// The spec's name (the prefix of its configurations), or `sim`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layer::Sim => "sim",
+            Layer::HeadTrim => "FelixHeadTrim",
+            Layer::Paros => "ParosTrimJump",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.pad(self.name())
+    }
+}
+
+/// A twin: the default configuration with exactly one rule off, by the name every layer uses
+/// (`--twin <Name>`, `FelixHeadTrim<Name>.cfg`, `ParosTrimJump<Name>.cfg`). Which layers have it,
+/// and what it must break there, is `TwinName::expected`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TwinName {
+    HiddenTrims,
+    Untagged,
+    NoopSkip,
+    Retention,
+    ReadFromEarliest,
+    TailFromRefusal,
+    CompactActive,
+    JumpResetsTerm,
+    UnfencedTruncate,
+    FloorPastCommit,
+    AckBeforeSync,
+    LocalReads,
+    VisibleTrims,
+    TagAtFloor,
+}
+
+impl TwinName {
+    /// Every twin of every layer, in the order of DESIGN.md's table.
+    pub const ALL: [TwinName; 14] = [
+        TwinName::HiddenTrims,
+        TwinName::Untagged,
+        TwinName::NoopSkip,
+        TwinName::Retention,
+        TwinName::ReadFromEarliest,
+        TwinName::TailFromRefusal,
+        TwinName::CompactActive,
+        TwinName::JumpResetsTerm,
+        TwinName::UnfencedTruncate,
+        TwinName::FloorPastCommit,
+        TwinName::AckBeforeSync,
+        TwinName::LocalReads,
+        TwinName::VisibleTrims,
+        TwinName::TagAtFloor,
+    ];
+
+    /// The name, exactly as every layer and output spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TwinName::HiddenTrims => "HiddenTrims",
+            TwinName::Untagged => "Untagged",
+            TwinName::NoopSkip => "NoopSkip",
+            TwinName::Retention => "Retention",
+            TwinName::ReadFromEarliest => "ReadFromEarliest",
+            TwinName::TailFromRefusal => "TailFromRefusal",
+            TwinName::CompactActive => "CompactActive",
+            TwinName::JumpResetsTerm => "JumpResetsTerm",
+            TwinName::UnfencedTruncate => "UnfencedTruncate",
+            TwinName::FloorPastCommit => "FloorPastCommit",
+            TwinName::AckBeforeSync => "AckBeforeSync",
+            TwinName::LocalReads => "LocalReads",
+            TwinName::VisibleTrims => "VisibleTrims",
+            TwinName::TagAtFloor => "TagAtFloor",
+        }
+    }
+
+    /// The twin with this exact name.
+    pub fn parse(text: &str) -> Option<TwinName> {
+        TwinName::ALL.into_iter().find(|twin| twin.name() == text)
+    }
+
+    /// The invariant this twin must break in `layer`, or `None` where the layer has no such twin
+    /// (README.md "Twins and invariants"). One twin breaks different invariants in different
+    /// layers: UnfencedTruncate breaks FoldAgreement in the simulator, where clients fold, and
+    /// AckedWritesKept in ParosTrimJump, which has no folds.
+    pub const fn expected(self, layer: Layer) -> Option<Invariant> {
+        use Invariant::*;
+        use Layer::*;
+        match (self, layer) {
+            (
+                TwinName::HiddenTrims
+                | TwinName::Untagged
+                | TwinName::NoopSkip
+                | TwinName::Retention
+                | TwinName::ReadFromEarliest
+                | TwinName::TailFromRefusal
+                | TwinName::VisibleTrims,
+                Sim | HeadTrim,
+            ) => Some(StaleTrimRefused),
+            (TwinName::CompactActive, Sim | HeadTrim) => Some(FloorRecordKept),
+            (TwinName::LocalReads, Sim | HeadTrim) => Some(NoReadBelowFloor),
+            (TwinName::TagAtFloor, HeadTrim) => Some(StaleTrimRefused),
+            (TwinName::JumpResetsTerm, Sim | Paros) => Some(TermNeverDecreases),
+            (TwinName::UnfencedTruncate, Sim) => Some(FoldAgreement),
+            (TwinName::UnfencedTruncate, Paros) => Some(AckedWritesKept),
+            (TwinName::FloorPastCommit | TwinName::AckBeforeSync, Sim | Paros) => {
+                Some(AckedWritesKept)
+            }
+            _ => None,
+        }
+    }
+
+    /// The twins `layer` has, in `ALL` order.
+    pub fn in_layer(layer: Layer) -> impl Iterator<Item = TwinName> {
+        TwinName::ALL
+            .into_iter()
+            .filter(move |twin| twin.expected(layer).is_some())
+    }
+}
+
+impl fmt::Display for TwinName {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.pad(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names are distinct and parse back to themselves; an unknown name parses to nothing.
+    #[test]
+    fn names_are_distinct_and_parse_back() {
+        for invariant in Invariant::ALL {
+            assert_eq!(Invariant::parse(invariant.name()), Some(invariant));
+            assert_eq!(invariant.to_string(), invariant.name());
+        }
+        // Tables pad names (`felix twins`): Display honours width and alignment.
+        assert_eq!(format!("[{:<8}]", Invariant::Panic), "[Panic   ]");
+        assert_eq!(format!("[{:>7}]", TwinName::Untagged), "[Untagged]");
+        for twin in TwinName::ALL {
+            assert_eq!(TwinName::parse(twin.name()), Some(twin));
+        }
+        let mut invariants: Vec<_> = Invariant::ALL.iter().map(|i| i.name()).collect();
+        invariants.sort_unstable();
+        invariants.dedup();
+        assert_eq!(invariants.len(), Invariant::ALL.len());
+        let mut twins: Vec<_> = TwinName::ALL.iter().map(|t| t.name()).collect();
+        twins.sort_unstable();
+        twins.dedup();
+        assert_eq!(twins.len(), TwinName::ALL.len());
+        assert_eq!(Invariant::parse("Stale"), None);
+        assert_eq!(TwinName::parse("hiddentrims"), None);
+    }
+
+    /// Every twin lives in at least one layer and breaks an invariant of the journal there (never
+    /// a simulator finding or the type invariant); the table's counts per layer hold.
+    #[test]
+    fn every_twin_breaks_a_journal_invariant_somewhere() {
+        for twin in TwinName::ALL {
+            let layers: Vec<_> = Layer::ALL
+                .into_iter()
+                .filter_map(|layer| twin.expected(layer))
+                .collect();
+            assert!(!layers.is_empty(), "{twin}");
+            for invariant in layers {
+                assert!(
+                    !matches!(
+                        invariant,
+                        Invariant::TypeOk | Invariant::EventBudget | Invariant::Panic
+                    ),
+                    "{twin}: {invariant}"
+                );
+            }
+        }
+        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 13);
+        assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
+        assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
+        assert_eq!(
+            TwinName::UnfencedTruncate.expected(Layer::Sim),
+            Some(Invariant::FoldAgreement)
+        );
+        assert_eq!(
+            TwinName::UnfencedTruncate.expected(Layer::Paros),
+            Some(Invariant::AckedWritesKept)
+        );
+        assert_eq!(TwinName::TagAtFloor.expected(Layer::Sim), None);
+    }
+
+    /// A name compares equal to its text from either side, and to nothing else.
+    #[test]
+    fn an_invariant_compares_with_its_text() {
+        assert!(Invariant::TypeOk == "TypeOK");
+        assert!("FoldAgreement" == Invariant::FoldAgreement);
+        assert!(String::from("Panic") == Invariant::Panic);
+        assert!(Invariant::Panic != "EventBudget");
+    }
+}
