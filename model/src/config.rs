@@ -172,7 +172,8 @@ impl Config {
 /// The prefix every configuration name shares.
 pub const PREFIX: &str = "FelixHeadTrim";
 
-const ALL_ON: Switches = Switches {
+/// Every rule on (the default; a twin switches one off).
+pub const ALL_ON: Switches = Switches {
     trims_visible: true,
     floor_tag: true,
     noop_trim_checks_tail: true,

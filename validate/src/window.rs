@@ -12,7 +12,7 @@
 //! A step whose values do not fit (more than `LOG_MAX` records above the base, too many distinct
 //! terms) is not checked and is counted as `Abstraction::OutOfBounds`, never passed silently.
 
-use felix_model::config::{Bounds, Config, Expectation, Switches};
+use felix_model::config::{Bounds, Config, Expectation, ALL_ON};
 use felix_model::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
 
 /// The configuration every window runs under: the design (every rule on), three brokers, one
@@ -30,19 +30,9 @@ pub static WINDOW: Config = Config {
         max_crashes: 1,
         seg_size: 1,
     },
-    switches: Switches {
-        hidden_trims: false,
-        untagged: false,
-        noop_skip: false,
-        retention: false,
-        read_from_earliest: false,
-        tail_from_refusal: false,
-        compact_active: false,
-        tag_at_floor: false,
-        visible_trims: false,
-        local_reads: false,
-    },
+    switches: ALL_ON,
     expectation: Expectation::Pass,
+    twin: None,
 };
 
 /// An order-preserving renaming of a set of values into `first..=last` that keeps successors
