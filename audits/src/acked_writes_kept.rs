@@ -25,6 +25,7 @@ use crate::{Violation, ACKED_WRITES_KEPT};
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
 use felix_core::record::{Command, NodeId, Offset};
+use felix_core::words;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Whether `command` is the record an acknowledged `request` put at its offset (reads put none).
@@ -116,9 +117,13 @@ fn records_stay(history: &[Event]) -> Vec<Violation> {
                 ACKED_WRITES_KEPT,
                 step.max(ack.step),
                 format!(
-                    "client {} was told its {:?} landed at offset {} (step {}), but node {node} \
-                     committed {:?} there (step {step})",
-                    ack.client, ack.request, entry.offset, ack.step, entry.command
+                    "client {} was told its {} landed at offset {} (step {}), but node {node} \
+                     committed {} there (step {step})",
+                    ack.client,
+                    words::request(ack.request),
+                    entry.offset,
+                    ack.step,
+                    words::command(&entry.command)
                 ),
             ));
         }

@@ -8,6 +8,7 @@
 use crate::{Violation, COMMITTED_PREFIX_AGREEMENT};
 use felix_core::history::Event;
 use felix_core::record::{NodeId, Offset};
+use felix_core::words;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The violations of CommittedPrefixAgreement in `history`.
@@ -36,9 +37,11 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 COMMITTED_PREFIX_AGREEMENT,
                 step,
                 format!(
-                    "node {node} committed {entry:?} at offset {}, but node {first_node} committed \
-                     {first_entry:?} there at step {first_step}",
-                    entry.offset
+                    "node {node} committed {} at offset {}, but node {first_node} committed {} \
+                     there at step {first_step}",
+                    words::entry(entry),
+                    entry.offset,
+                    words::entry(first_entry)
                 ),
             ));
         }

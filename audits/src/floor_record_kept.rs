@@ -35,6 +35,7 @@ use crate::log::{refused_trims, trim_floor, CommittedLog};
 use crate::{Violation, FLOOR_RECORD_KEPT};
 use felix_core::history::Event;
 use felix_core::record::{Headers, NodeId, Offset};
+use felix_core::words;
 use std::collections::BTreeMap;
 
 /// The running maximum of trim floors over the committed log, by offset.
@@ -184,8 +185,10 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                             FLOOR_RECORD_KEPT,
                             step,
                             format!(
-                                "leader {node}'s floor {floor} carries tag {tag:?}, but the trim \
-                                 at offset {offset} that set it has headers {headers:?}"
+                                "leader {node}'s floor {floor} carries tag {}, but the trim at \
+                                 offset {offset} that set it has headers {}",
+                                words::headers(tag),
+                                words::headers(headers)
                             ),
                         ));
                     }

@@ -16,6 +16,7 @@
 use crate::{Violation, TERM_NEVER_DECREASES};
 use felix_core::history::Event;
 use felix_core::record::{NodeId, Term};
+use felix_core::words;
 use std::collections::BTreeMap;
 
 type Promise = (Term, Option<NodeId>);
@@ -39,8 +40,11 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
             TERM_NEVER_DECREASES,
             step,
             format!(
-                "node {node}'s {what} went back from term {} vote {:?} to term {} vote {:?}",
-                before.0, before.1, after.0, after.1
+                "node {node}'s {what} went back from term {} vote {} to term {} vote {}",
+                before.0,
+                words::vote(before.1),
+                after.0,
+                words::vote(after.1)
             ),
         ));
     };

@@ -18,6 +18,7 @@ pub mod journal;
 pub mod record;
 pub mod rules;
 pub mod storage;
+pub mod words;
 
 pub use record::{Command, Entry, Headers, NodeId, Offset, Term, Token};
 pub use rules::{Rules, Twin};

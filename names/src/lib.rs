@@ -339,7 +339,8 @@ mod tests {
     fn an_invariant_compares_with_its_text() {
         assert!(Invariant::TypeOk == "TypeOK");
         assert!("FoldAgreement" == Invariant::FoldAgreement);
-        assert!(String::from("Panic") == Invariant::Panic);
+        let found: String = ["Pa", "nic"].concat();
+        assert!(found == Invariant::Panic);
         assert!(Invariant::Panic != "EventBudget");
     }
 }
