@@ -32,7 +32,11 @@ const COVERED: [(Twin, u64, u64); 10] = [
 /// listed so that the coverage test below names every twin (see the report of issue 17).
 /// VisibleTrims: its pinned seed (12) stopped reproducing when the client backoff and the quiesce
 /// moved runs; to be re-picked by the criterion above.
-const NOT_YET: [Twin; 3] = [Twin::JumpResetsTerm, Twin::UnfencedTruncate, Twin::VisibleTrims];
+const NOT_YET: [Twin; 3] = [
+    Twin::JumpResetsTerm,
+    Twin::UnfencedTruncate,
+    Twin::VisibleTrims,
+];
 
 /// The budget of the determinism test.
 const BUDGET: u64 = 3;
