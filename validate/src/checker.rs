@@ -48,16 +48,47 @@ pub enum Abstraction {
     /// The step needs a record the projection never saw (received, committed and deleted in one
     /// step, or below the first held offset of a fresh baseline).
     Unseen,
+    // ParosTrimJump's rules (`crate::paros`). The first three leave a step unchecked; the last
+    // four hide one detail of a step that is still checked, and count each time they do.
+    /// A jump of a node that already agreed with the sender at the point (the core's leader does
+    /// not know it does; the model's leader would `Replicate` there, and its `TrimmedTo` is not
+    /// enabled): the jumped state is the new baseline.
+    JumpInAgreement,
+    /// A jump whose `TrimmedTo` the validator did not see sent (the sender's sealed state is not
+    /// known): the jumped state is the new baseline.
+    UnseenSender,
+    /// A trim without a fence in a paros run (the model's truncates are all fenced).
+    Unfenced,
+    /// A truncate asking for a floor below its own offset (a checkpoint's start): the model's
+    /// `Truncate` is up to its own slot; the record keeps the core's floor.
+    TruncateUpTo,
+    /// A jump whose sender sealed a floor above the point (set by a trim at or above it): the
+    /// model's `sfloor` is the fold below the point; the sender's is read as the point, as the
+    /// core's jumper reads it.
+    SealedFloor,
+    /// A compaction that stopped at a segment boundary below the model's `Compact` point
+    /// `min(floor, commit + 1)`.
+    Segments,
+    /// A conditional append (a checkpoint run's record): the model's appends have no tail
+    /// condition; the core's tail check is the owner's.
+    RunTail,
 }
 
 impl Abstraction {
-    pub const ALL: [Abstraction; 6] = [
+    pub const ALL: [Abstraction; 13] = [
         Abstraction::Baseline,
         Abstraction::Crash,
         Abstraction::Restart,
         Abstraction::Jump,
         Abstraction::OutOfBounds,
         Abstraction::Unseen,
+        Abstraction::JumpInAgreement,
+        Abstraction::UnseenSender,
+        Abstraction::Unfenced,
+        Abstraction::TruncateUpTo,
+        Abstraction::SealedFloor,
+        Abstraction::Segments,
+        Abstraction::RunTail,
     ];
 
     pub fn name(self) -> &'static str {
@@ -68,6 +99,13 @@ impl Abstraction {
             Abstraction::Jump => "jump",
             Abstraction::OutOfBounds => "out_of_bounds",
             Abstraction::Unseen => "unseen",
+            Abstraction::JumpInAgreement => "jump_in_agreement",
+            Abstraction::UnseenSender => "unseen_sender",
+            Abstraction::Unfenced => "unfenced",
+            Abstraction::TruncateUpTo => "truncate_up_to",
+            Abstraction::SealedFloor => "sealed_floor",
+            Abstraction::Segments => "segments",
+            Abstraction::RunTail => "run_tail",
         }
     }
 }
