@@ -49,8 +49,9 @@ pub struct ReplayArgs {
     /// Run with exactly these knobs (JSON, as a guided sweep prints them) instead of the seed's.
     #[arg(long)]
     pub knobs: Option<String>,
-    /// Trace validation: hold every step to the FelixHeadTrim model's actions; prints the model
-    /// actions each step matched, and a divergence fails the run (`TraceValidation`).
+    /// Trace validation: hold every step to a model's actions (FelixHeadTrim for a felixd run,
+    /// ParosTrimJump for a paros run); prints the model actions each step matched, and a
+    /// divergence fails the run (`TraceValidation`).
     #[arg(long)]
     pub validate: bool,
 }

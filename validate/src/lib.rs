@@ -1,5 +1,12 @@
-//! felix-validate: trace validation. Every simulated run held, step by step, to the FelixHeadTrim
-//! model's own actions.
+//! felix-validate: trace validation. Every simulated run held, step by step, to a model's own
+//! actions.
+//!
+//! Which model, by the run's workload (`ModelKind::of`): a felixd run (lease holders with epochs
+//! and expected tails, unfenced trims) is held to FelixHeadTrim, whose variables those are; a
+//! paros run (a checkpoint owner's fences, fenced truncates, checkpoint runs, trim-point jumps)
+//! to ParosTrimJump (`paros`), where a fence is `SetLeader`, a trim `Truncate` and a jump
+//! `TrimmedTo` (under FelixHeadTrim a jump could only be a new baseline). The counts are kept
+//! per model. What follows describes FelixHeadTrim's side; `paros` describes the other.
 //!
 //! The simulator runs the real core; the model checks the design. This crate ties the two: after
 //! every event the simulator handles, each voter's state is projected onto the model's variables
@@ -474,7 +481,9 @@ impl Validator {
                 continue;
             };
             let key = Key::of(broker);
-            let Some((before_key, before)) = self.paros[index].clone().filter(|_| rebase[index].is_none())
+            let Some((before_key, before)) = self.paros[index]
+                .clone()
+                .filter(|_| rebase[index].is_none())
             else {
                 self.abstracted(rebase[index].unwrap_or(Abstraction::Baseline));
                 changed = true;

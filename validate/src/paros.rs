@@ -1281,7 +1281,10 @@ mod tests {
     #[test]
     fn set_leader_replaces_the_tail_token() {
         let before = node(1, true, vec![noop(1), fence(1, 1, 0)], 2);
-        let before = ParosNode { writer: 1, ..before };
+        let before = ParosNode {
+            writer: 1,
+            ..before
+        };
         let mut good = before.clone();
         good.log.push(fence(1, 2, 1));
         assert!(matched(&check(0, &before, &good, false, None)));
