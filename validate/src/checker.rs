@@ -43,8 +43,14 @@ pub enum Abstraction {
     /// A TrimmedTo jump (not in FelixHeadTrim: ParosTrimJump's action): the jumped state is the
     /// new baseline.
     Jump,
-    /// The step's values do not fit the model's bounds (`window`).
+    /// The step's values do not fit the model's bounds (`window`): more distinct terms, floors,
+    /// epochs, tokens or offsets than a window renames.
     OutOfBounds,
+    /// The step needs more records in one window than a model log holds (FelixHeadTrim's
+    /// `LOG_MAX` = 8, ParosTrimJump's 7 slots): a follower holding more uncommitted records above
+    /// the window than fit, a leader committing more at once, a candidate with more uncommitted
+    /// records than fit beside its noop.
+    LongWindow,
     /// The step needs a record the projection never saw (received, committed and deleted in one
     /// step, or below the first held offset of a fresh baseline).
     Unseen,
@@ -75,12 +81,13 @@ pub enum Abstraction {
 }
 
 impl Abstraction {
-    pub const ALL: [Abstraction; 13] = [
+    pub const ALL: [Abstraction; 14] = [
         Abstraction::Baseline,
         Abstraction::Crash,
         Abstraction::Restart,
         Abstraction::Jump,
         Abstraction::OutOfBounds,
+        Abstraction::LongWindow,
         Abstraction::Unseen,
         Abstraction::JumpInAgreement,
         Abstraction::UnseenSender,
@@ -98,6 +105,7 @@ impl Abstraction {
             Abstraction::Restart => "restart",
             Abstraction::Jump => "jump",
             Abstraction::OutOfBounds => "out_of_bounds",
+            Abstraction::LongWindow => "long_window",
             Abstraction::Unseen => "unseen",
             Abstraction::JumpInAgreement => "jump_in_agreement",
             Abstraction::UnseenSender => "unseen_sender",
@@ -146,6 +154,7 @@ fn model() -> FelixHeadTrim {
 enum Failure {
     Mismatch(String, Vec<String>),
     OutOfBounds,
+    LongWindow,
     Unseen,
 }
 
@@ -163,6 +172,7 @@ pub fn check(
     match chain(node, &mut current, after, tail, &mut taken) {
         Ok(()) => {}
         Err(Failure::OutOfBounds) => return Verdict::Abstracted(Abstraction::OutOfBounds),
+        Err(Failure::LongWindow) => return Verdict::Abstracted(Abstraction::LongWindow),
         Err(Failure::Unseen) => return Verdict::Abstracted(Abstraction::Unseen),
         Err(Failure::Mismatch(reason, tried)) => {
             return Verdict::Diverged(Mismatch {
@@ -446,7 +456,7 @@ fn leader_commit(
     }
     let base = current.commit;
     if commit - base > LOG_MAX as u64 {
-        return Err(Failure::OutOfBounds);
+        return Err(Failure::LongWindow);
     }
     let records = &current.log[base as usize..commit as usize];
     let terms = Renaming::new(
@@ -546,7 +556,7 @@ fn promote(
         .map(|projected| record(projected, &terms, &floors, &epochs))
         .collect::<Result<_, _>>()?;
     if window_records.len() >= LOG_MAX {
-        return Err(Failure::OutOfBounds);
+        return Err(Failure::LongWindow);
     }
     let voter = WindowBroker {
         term: terms.to(promise),
@@ -641,7 +651,7 @@ fn replicate_chain(
         // The follower's records above the window must be ones the ghost holds too.
         let window_end = base + width;
         if current.len() > window_end && matched < window_end {
-            return Err(Failure::OutOfBounds);
+            return Err(Failure::LongWindow);
         }
         let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
         let own_records = &current.log[base as usize..current.len().min(window_end) as usize];

@@ -48,6 +48,10 @@
 //!   state is the new baseline (its term still may not fall).
 //! - `unseen_sender` (not checked): a jump whose `TrimmedTo` was not seen sent.
 //! - `unfenced` (not checked): a trim without a fence.
+//!
+//! Not seen by this model at all: when a write is acknowledged (`AckBeforeSync`: `acked` is a
+//! history variable, not a node's), and reads (the model's `ReadAnswer`).
+//!
 //! The ghosts of `crate::checker` stand for hidden senders the same way: a follower's sender is
 //! the follower after the step (its log, commit and term), a leader's acknowledging majority its
 //! log up to the new commit, a jump's sender the point and the sealed state it sent, at the
@@ -425,6 +429,7 @@ fn mismatch<T>(reason: String) -> Result<T, Failure> {
 }
 
 const OUT: Failure = Failure::Abstract(Abstraction::OutOfBounds);
+const LONG: Failure = Failure::Abstract(Abstraction::LongWindow);
 const UNSEEN: Failure = Failure::Abstract(Abstraction::Unseen);
 
 /// Node numbers in a window.
@@ -793,7 +798,7 @@ fn leader_commit(
     }
     let base = current.commit;
     if commit - base > SLOTS {
-        return Err(OUT);
+        return Err(LONG);
     }
     let sterm = current.term_at(base).ok_or(UNSEEN)?;
     let records = &current.log[base as usize..commit as usize];
@@ -846,7 +851,7 @@ fn promote(
     let base = current.commit.min(current.len());
     let records = &current.log[base as usize..];
     if records.len() as u64 >= SLOTS {
-        return Err(OUT);
+        return Err(LONG);
     }
     let sterm = current.term_at(base).ok_or(UNSEEN)?;
     let promise = after.term - 1;
@@ -927,7 +932,7 @@ fn replicate_chain(
         };
         let window_end = base + width;
         if current.len() > window_end && matched < window_end {
-            return Err(OUT);
+            return Err(LONG);
         }
         let sterm = current.term_at(base).ok_or(UNSEEN)?;
         let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
