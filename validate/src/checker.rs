@@ -47,10 +47,12 @@ pub enum Abstraction {
     /// epochs, tokens or offsets than a window renames.
     OutOfBounds,
     /// The step needs more records in one window than a model log holds (FelixHeadTrim's
-    /// `LOG_MAX` = 8, ParosTrimJump's 7 slots): a follower holding more uncommitted records above
-    /// the window than fit, a leader committing more at once, a candidate with more uncommitted
-    /// records than fit beside its noop.
+    /// `LOG_MAX` = 8, ParosTrimJump's 7 slots): a leader committing more at once, a candidate
+    /// with more uncommitted records than fit beside its noop.
     LongWindow,
+    /// A follower's step where it holds more uncommitted records above the match point than a
+    /// window holds, and the sender's log differs within them.
+    LongSuffix,
     /// The step needs a record the projection never saw (received, committed and deleted in one
     /// step, or below the first held offset of a fresh baseline).
     Unseen,
@@ -81,13 +83,14 @@ pub enum Abstraction {
 }
 
 impl Abstraction {
-    pub const ALL: [Abstraction; 14] = [
+    pub const ALL: [Abstraction; 15] = [
         Abstraction::Baseline,
         Abstraction::Crash,
         Abstraction::Restart,
         Abstraction::Jump,
         Abstraction::OutOfBounds,
         Abstraction::LongWindow,
+        Abstraction::LongSuffix,
         Abstraction::Unseen,
         Abstraction::JumpInAgreement,
         Abstraction::UnseenSender,
@@ -106,6 +109,7 @@ impl Abstraction {
             Abstraction::Jump => "jump",
             Abstraction::OutOfBounds => "out_of_bounds",
             Abstraction::LongWindow => "long_window",
+            Abstraction::LongSuffix => "long_suffix",
             Abstraction::Unseen => "unseen",
             Abstraction::JumpInAgreement => "jump_in_agreement",
             Abstraction::UnseenSender => "unseen_sender",
@@ -155,6 +159,7 @@ enum Failure {
     Mismatch(String, Vec<String>),
     OutOfBounds,
     LongWindow,
+    LongSuffix,
     Unseen,
 }
 
@@ -173,6 +178,7 @@ pub fn check(
         Ok(()) => {}
         Err(Failure::OutOfBounds) => return Verdict::Abstracted(Abstraction::OutOfBounds),
         Err(Failure::LongWindow) => return Verdict::Abstracted(Abstraction::LongWindow),
+        Err(Failure::LongSuffix) => return Verdict::Abstracted(Abstraction::LongSuffix),
         Err(Failure::Unseen) => return Verdict::Abstracted(Abstraction::Unseen),
         Err(Failure::Mismatch(reason, tried)) => {
             return Verdict::Diverged(Mismatch {
@@ -358,7 +364,7 @@ fn leader_steps(
         append(node, current, after.at(offset), tail.take(), taken)?;
     }
     if after.commit != current.commit {
-        leader_commit(node, current, after.commit, taken)?;
+        commit_in_windows(node, current, after.commit, taken)?;
     }
     Ok(())
 }
@@ -432,6 +438,29 @@ fn append(
     current.log.push(appended);
     taken.push(label);
     Ok(())
+}
+
+/// A leader's commit over more records than a window holds: one `Replicate(b, majority)` per
+/// window, each ending on the window's last record of the leader's term (the only records the
+/// model's `CommitIn` commits by counting), then the rest.
+fn commit_in_windows(
+    node: u32,
+    current: &mut BrokerProjection,
+    commit: u64,
+    taken: &mut Vec<String>,
+) -> Result<(), Failure> {
+    while commit > current.commit + LOG_MAX as u64 && commit <= current.len() {
+        let before = current.commit;
+        let end = ((before + 1)..=(before + LOG_MAX as u64))
+            .rev()
+            .find(|&offset| current.at(offset).term == current.term)
+            .ok_or(Failure::LongWindow)?;
+        leader_commit(node, current, end, taken)?;
+        if current.commit <= before {
+            return Err(Failure::LongWindow);
+        }
+    }
+    leader_commit(node, current, commit, taken)
 }
 
 /// The leader's commit rises: `Replicate(b, ·)` with the acknowledging majority standing in as
@@ -528,7 +557,12 @@ fn promote(
             Vec::new(),
         ));
     }
-    let base = current.commit.min(current.len());
+    // `Promote` reads only the voters' last terms and lengths: the window may start above the
+    // commit index, as long as it holds the last record and room for the noop.
+    let base = current
+        .commit
+        .min(current.len())
+        .max(current.len().saturating_sub(LOG_MAX as u64 - 1));
     let records = &current.log[base as usize..];
     let promise = after.term - 1;
     let terms = Renaming::new(
@@ -562,7 +596,7 @@ fn promote(
         term: terms.to(promise),
         leader: false,
         records: window_records,
-        commit: (current.commit - base) as u8,
+        commit: current.commit.saturating_sub(base) as u8,
         floor: floors.to(current.floor),
         start: 1,
     };
@@ -651,7 +685,7 @@ fn replicate_chain(
         // The follower's records above the window must be ones the ghost holds too.
         let window_end = base + width;
         if current.len() > window_end && matched < window_end {
-            return Err(Failure::LongWindow);
+            return Err(Failure::LongSuffix);
         }
         let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
         let own_records = &current.log[base as usize..current.len().min(window_end) as usize];
@@ -964,6 +998,28 @@ mod tests {
         );
         after.log.pop();
         assert!(diverged(&check(0, &before, &after, None)));
+    }
+
+    /// A leader committing more records than a window holds is a chain of `Replicate`s, one per
+    /// window ending on a record of its term; a candidate with more uncommitted records than a
+    /// window holds is still `Promote` (it reads only the last term and length).
+    #[test]
+    fn long_commits_and_promotions_fit_in_windows() {
+        let mut log = vec![noop(2)];
+        log.extend((0..19).map(|_| write(2)));
+        let before = broker(2, true, log.clone(), 1);
+        let after = broker(2, true, log.clone(), 20);
+        match check(0, &before, &after, None) {
+            Verdict::Matched(actions) => assert_eq!(actions.len(), 3, "{actions:?}"),
+            other => panic!("expected a match, got {other:?}"),
+        }
+        let candidate = broker(2, false, log.clone(), 1);
+        let mut promoted = broker(3, true, log, 1);
+        promoted.log.push(noop(3));
+        assert!(matches!(
+            check(0, &candidate, &promoted, None),
+            Verdict::Matched(_)
+        ));
     }
 
     /// Compaction deletes only below the floor (`Compact`'s guard).

@@ -430,6 +430,7 @@ fn mismatch<T>(reason: String) -> Result<T, Failure> {
 
 const OUT: Failure = Failure::Abstract(Abstraction::OutOfBounds);
 const LONG: Failure = Failure::Abstract(Abstraction::LongWindow);
+const LONG_SUFFIX: Failure = Failure::Abstract(Abstraction::LongSuffix);
 const UNSEEN: Failure = Failure::Abstract(Abstraction::Unseen);
 
 /// Node numbers in a window.
@@ -699,7 +700,7 @@ fn leader_steps(
         append(node, current, after.at(offset), taken, hidden)?;
     }
     if after.commit != current.commit {
-        leader_commit(node, current, after.commit, taken)?;
+        commit_in_windows(node, current, after.commit, taken)?;
     }
     Ok(())
 }
@@ -779,6 +780,29 @@ fn append(
     Ok(())
 }
 
+/// A leader's commit over more records than a window holds: one `Replicate(b, majority)` per
+/// window, each ending on the window's last record of the leader's term (the only records the
+/// model's `CommitIn` commits by counting), then the rest.
+fn commit_in_windows(
+    node: u32,
+    current: &mut ParosNode,
+    commit: u64,
+    taken: &mut Vec<String>,
+) -> Result<(), Failure> {
+    while commit > current.commit + SLOTS && commit <= current.len() {
+        let before = current.commit;
+        let end = ((before + 1)..=(before + SLOTS))
+            .rev()
+            .find(|&offset| current.at(offset).term == current.term)
+            .ok_or(LONG)?;
+        leader_commit(node, current, end, taken)?;
+        if current.commit <= before {
+            return Err(LONG);
+        }
+    }
+    leader_commit(node, current, commit, taken)
+}
+
 /// The leader's commit rises: `Replicate(b, ghost)`, the ghost holding its log up to the new
 /// commit (the acknowledging majority). The model's `CommitIn` and walk give commit, writer and
 /// floor.
@@ -848,7 +872,12 @@ fn promote(
             "{label} keeps the log and appends a noop; the simulator's new leader did not"
         ));
     }
-    let base = current.commit.min(current.len());
+    // `Promote` reads only the voters' last terms and lengths: the window may start above the
+    // commit index, as long as it holds the last record and room for the noop.
+    let base = current
+        .commit
+        .min(current.len())
+        .max(current.len().saturating_sub(SLOTS - 1));
     let records = &current.log[base as usize..];
     if records.len() as u64 >= SLOTS {
         return Err(LONG);
@@ -932,7 +961,7 @@ fn replicate_chain(
         };
         let window_end = base + width;
         if current.len() > window_end && matched < window_end {
-            return Err(LONG);
+            return Err(LONG_SUFFIX);
         }
         let sterm = current.term_at(base).ok_or(UNSEEN)?;
         let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
