@@ -14,7 +14,17 @@
 //! | first held offset rises | `Compact(b)` until it reaches the new start |
 //!
 //! `k`, the chain length, is 1 + the number of records the step appended or received (each model
-//! `Replicate` carries one record, each append is one action), plus at most 3 `Compact` actions.
+//! `Replicate` carries one record, each append is one action), plus one `Replicate` per further
+//! window of a leader's commit over more than `LOG_MAX` records (each window ending on a record of
+//! its term), plus at most 3 `Compact` actions.
+//!
+//! A step that needs more records in one window than a model log holds is counted, not checked:
+//! `long_suffix` (a follower holding more than `LOG_MAX` uncommitted records above the match
+//! point where the sender differs: 0 in seeds 0..1000) and `long_window` (a leader whose commit
+//! crosses more than `LOG_MAX` records of older terms at once, which the model's `CommitIn`
+//! commits only together with one of its own term). Raising the bound means raising the model's
+//! `LOG_MAX`, which every model state carries (`Log` is a fixed array): not free for the model
+//! checkers.
 //!
 //! Hidden by the projection, each by a named rule (`Abstraction`): the sender of a message
 //! (a *ghost leader* stands for it: its log and commit are the receiver's after the step, its term
