@@ -23,7 +23,9 @@
 //! | jumps to a trim point | `TrimmedTo(·, b)` (then `Replicate(·, b)` if the step moved more) |
 //! | first held offset rises | `Compact(b)` (once: the model compacts to `min(floor, commit + 1)`) |
 //!
-//! `k` is 1 + the records moved + at most one `Compact`; stuttering allowed. Windows rename
+//! `k` is 1 + the records moved + one `Replicate` per further window of a long leader commit +
+//! at most one `Compact`; stuttering allowed. Steps that need more records in one window than
+//! `MaxLen` are counted (`long_window`, `long_suffix`), as for FelixHeadTrim. Windows rename
 //! offsets by a shift (or an order- and successor-preserving `Renaming` where the action compares
 //! offsets with floors: `Compact`, `TrimmedTo`), terms, floors and tokens order-preservingly. A
 //! token renaming keeps every fence's `new` the successor of its `old` (the model's
