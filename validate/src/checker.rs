@@ -318,8 +318,9 @@ fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
     }
 }
 
+/// Epochs, densely (see `window`): the model's actions only compare them.
 fn epoch_renaming(records: &[ProjectedRecord]) -> Result<Renaming, Failure> {
-    Renaming::new(
+    Renaming::dense(
         records
             .iter()
             .map(|record| record.epoch)
