@@ -259,19 +259,20 @@ impl Validator {
         // What the step's history says about nodes: restarts start a new baseline; jumps too
         // under FelixHeadTrim, while ParosTrimJump matches them (`TrimmedTo`).
         let paros_model = self.counts.model == ModelKind::ParosTrimJump;
-        let mut rebase = vec![None; voters];
-        let mut jumps: Vec<Option<u64>> = vec![None; voters];
+        // Empty (no allocation) unless the step's history names a node: most steps do not.
+        let mut rebase: Vec<Option<Abstraction>> = Vec::new();
+        let mut jumps: Vec<Option<u64>> = Vec::new();
         let line = world.trace_steps().saturating_sub(1);
         for event in &world.history_events()[self.history_seen..] {
             match event {
                 Event::Restarted { node } if (*node as usize) < voters => {
-                    rebase[*node as usize] = Some(Abstraction::Restart)
+                    set(&mut rebase, voters, *node, Abstraction::Restart)
                 }
                 Event::Jumped { node, point, .. } if (*node as usize) < voters && paros_model => {
-                    jumps[*node as usize] = Some(*point)
+                    set(&mut jumps, voters, *node, *point)
                 }
                 Event::Jumped { node, .. } if (*node as usize) < voters => {
-                    rebase[*node as usize] = Some(Abstraction::Jump)
+                    set(&mut rebase, voters, *node, Abstraction::Jump)
                 }
                 Event::TrimmedToSent { node, to, point } if paros_model => {
                     let sealed = world
@@ -338,7 +339,14 @@ impl Validator {
                 continue;
             };
             let key = Key::of(broker);
-            let (before_key, before) = match (self.brokers[index].clone(), rebase[index]) {
+            // Most events change no voter: compare keys before cloning a projection.
+            let rule = at(&rebase, index);
+            if rule.is_none()
+                && matches!(&self.brokers[index], Some((before_key, _)) if *before_key == key)
+            {
+                continue;
+            }
+            let (before_key, before) = match (self.brokers[index].take(), rule) {
                 (Some(previous), None) => previous,
                 (previous, rule) => {
                     let rule = match (&previous, rule) {
@@ -378,6 +386,7 @@ impl Validator {
                 }
             };
             if before_key == key {
+                self.brokers[index] = Some((before_key, before));
                 continue;
             }
             changed = true;
@@ -481,17 +490,24 @@ impl Validator {
                 continue;
             };
             let key = Key::of(broker);
-            let Some((before_key, before)) = self.paros[index]
-                .clone()
-                .filter(|_| rebase[index].is_none())
+            // Most events change no voter: compare keys before cloning a projection.
+            let (rule, point) = (at(rebase, index), at(jumps, index));
+            if rule.is_none()
+                && point.is_none()
+                && matches!(&self.paros[index], Some((before_key, _)) if *before_key == key)
+            {
+                continue;
+            }
+            let Some((before_key, before)) = self.paros[index].take().filter(|_| rule.is_none())
             else {
-                self.abstracted(rebase[index].unwrap_or(Abstraction::Baseline));
+                self.abstracted(rule.unwrap_or(Abstraction::Baseline));
                 changed = true;
                 self.paros[index] = Some((key, paros::ParosNode::read(broker)));
                 continue;
             };
-            let jump = jumps[index].map(|point| self.sent.get(&(node, point)).copied());
+            let jump = point.map(|point| self.sent.get(&(node, point)).copied());
             if before_key == key && jump.is_none() {
+                self.paros[index] = Some((before_key, before));
                 continue;
             }
             changed = true;
@@ -557,6 +573,19 @@ impl Validator {
             self.counts.matched += 1;
         }
     }
+}
+
+/// Marks node `node` in a per-node list that is empty until first marked.
+fn set<T: Copy>(list: &mut Vec<Option<T>>, voters: usize, node: u32, value: T) {
+    if list.is_empty() {
+        list.resize(voters, None);
+    }
+    list[node as usize] = Some(value);
+}
+
+/// Node `index` of a per-node list (`set`).
+fn at<T: Copy>(list: &[Option<T>], index: usize) -> Option<T> {
+    list.get(index).copied().flatten()
 }
 
 /// Shares the validator between the world (as its observer) and the caller.
