@@ -616,11 +616,19 @@ pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
         Err(shared) => std::mem::take(&mut *shared.borrow_mut()),
     };
     if let Some(divergence) = &validator.divergence {
-        report.violations.push(Finding {
-            invariant: TRACE_VALIDATION.to_string(),
-            detail: divergence.describe(),
-            step: Some(divergence.line),
-        });
+        // In step order among the audits' findings, so that an earlier divergence is the first
+        // finding a reader (and `felix replay`'s window) sees.
+        let at = report
+            .violations
+            .partition_point(|finding| finding.step.is_some_and(|step| step <= divergence.line));
+        report.violations.insert(
+            at,
+            Finding {
+                invariant: TRACE_VALIDATION.to_string(),
+                detail: divergence.describe(),
+                step: Some(divergence.line),
+            },
+        );
     }
     for (name, count) in validator.counts.coverage() {
         report.coverage.insert(name, count);
