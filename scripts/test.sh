@@ -3,7 +3,8 @@
 #   1. every unit, property, engine, scenario and CLI test (cargo test, release profile);
 #   2. the scripted scenarios through the CLI;
 #   3. a seed sweep with every rule on (CI size; FELIX_SWEEP_SEEDS overrides), and 200 seeds of
-#      it again with trace validation (every step held to the FelixHeadTrim model's actions);
+#      it again with trace validation (every step held to a model's actions: FelixHeadTrim for
+#      felixd runs, ParosTrimJump for paros runs);
 #   4. every twin, in the Stateright model and in the simulator, must fail with its invariant,
 #      in the simulator also with the default swarm (no per-twin bias) within 1,000 runs;
 #   5. the TLA+ configurations through TLC, when TLA2TOOLS_JAR points at a tla2tools.jar.

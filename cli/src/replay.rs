@@ -49,8 +49,9 @@ pub struct ReplayArgs {
     /// Run with exactly these knobs (JSON, as a guided sweep prints them) instead of the seed's.
     #[arg(long)]
     pub knobs: Option<String>,
-    /// Trace validation: hold every step to the FelixHeadTrim model's actions; prints the model
-    /// actions each step matched, and a divergence fails the run (`TraceValidation`).
+    /// Trace validation: hold every step to a model's actions (FelixHeadTrim for a felixd run,
+    /// ParosTrimJump for a paros run); prints the model actions each step matched, and a
+    /// divergence fails the run (`TraceValidation`).
     #[arg(long)]
     pub validate: bool,
 }
@@ -103,7 +104,11 @@ pub fn run(args: ReplayArgs) -> u8 {
     spec.knobs = knobs;
     let (report, validated_steps) = if args.validate {
         let validated = felix_validate::run_validated(&spec, true);
-        (validated.report, validated.validator.steps)
+        let model = validated.validator.counts.model.name();
+        (
+            validated.report,
+            validated.validator.steps.map(|steps| (model, steps)),
+        )
     } else {
         (felix_sim::run(&spec), None)
     };
@@ -136,7 +141,7 @@ pub fn run(args: ReplayArgs) -> u8 {
         Window::Before(args.context.unwrap_or(felix_sim::CONTEXT_LINES))
     };
     emit(report.summary_with(window).trim_end());
-    if let Some(steps) = &validated_steps {
+    if let Some((model, steps)) = &validated_steps {
         let lines = report.trace_lines.as_deref().unwrap_or(&[]);
         // The same window as the summary: up to the divergence (or the end), `--context` lines
         // before it, or every line with `--all`.
@@ -150,7 +155,7 @@ pub fn run(args: ReplayArgs) -> u8 {
             Window::Before(context) => last.saturating_sub(context + 1),
         };
         emit(&format!(
-            "validated trace, lines {first}..{last} (under a line: the model actions of the steps that ended after it):"
+            "validated trace against {model}, lines {first}..{last} (under a line: the model actions of the steps that ended after it):"
         ));
         for line in crate::validation::interleaved(lines, steps, first, last) {
             emit(&line);

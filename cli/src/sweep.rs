@@ -45,8 +45,9 @@ pub struct SweepArgs {
     /// the default swarm's knobs (no per-twin bias), the same output for any --jobs.
     #[arg(long)]
     pub guided: bool,
-    /// Trace validation: hold every step of every run to the FelixHeadTrim model's actions
-    /// (`felix-validate`); a divergence fails the seed like a violation (`TraceValidation`).
+    /// Trace validation: hold every step of every run to a model's actions (`felix-validate`):
+    /// felixd runs to FelixHeadTrim, paros runs to ParosTrimJump; a divergence fails the seed
+    /// like a violation (`TraceValidation`).
     #[arg(long)]
     pub validate: bool,
 }

@@ -3,8 +3,12 @@
 
 use std::collections::BTreeMap;
 
-/// One line: validated steps, stutters, matched steps, matched model actions by name, and the
-/// steps not checked by each abstraction rule.
+/// The models a run can be held to, as their count keys name them.
+const MODELS: [&str; 2] = ["FelixHeadTrim", "ParosTrimJump"];
+
+/// One line: validated steps, stutters, matched steps and holder requests in all; then, per
+/// model that validated any step, its steps, matched model actions by name, and the abstraction
+/// rules by name (steps not checked, and details hidden in checked steps).
 pub fn summary_line(coverage: &BTreeMap<String, u64>) -> String {
     let get = |name: &str| coverage.get(name).copied().unwrap_or(0);
     let listed = |prefix: &str| -> String {
@@ -21,15 +25,27 @@ pub fn summary_line(coverage: &BTreeMap<String, u64>) -> String {
             entries.join(" ")
         }
     };
-    format!(
-        "  validated: {} steps, {} stuttering, {} matched to model actions; actions: {}; {} holder requests held to Active(h); not checked: {}",
+    let mut line = format!(
+        "  validated: {} steps, {} stuttering, {} matched to model actions; {} holder requests held to Active(h)",
         get("validated_steps"),
         get("validated_stutters"),
         get("validated_matched"),
-        listed("validated_action_"),
         get("validated_holder_requests"),
-        listed("validated_abstracted_"),
-    )
+    );
+    for model in MODELS {
+        let steps = get(&format!("validated_model_{model}_steps"));
+        if steps == 0 {
+            continue;
+        }
+        line.push_str(&format!(
+            "\n  validated by {model}: {steps} steps, {} stuttering, {} matched; actions: {}; abstracted: {}",
+            get(&format!("validated_model_{model}_stutters")),
+            get(&format!("validated_model_{model}_matched")),
+            listed(&format!("validated_action_{model}_")),
+            listed(&format!("validated_abstracted_{model}_")),
+        ));
+    }
+    line
 }
 
 /// A step's chain of actions with repeats folded: `Replicate(·, 2) x3, TrimAppend(h, 0, 5)`.

@@ -36,6 +36,27 @@ fn replay_validate_names_the_matched_actions() {
     assert!(stdout.contains("validated: "), "{stdout}");
 }
 
+/// A paros run is held to ParosTrimJump: its trace names the fence as `SetLeader` and the
+/// summary counts the steps under that model. (The first paros seed of 0..40: no seed is pinned.)
+#[test]
+fn replay_validate_holds_a_paros_run_to_paros_trim_jump() {
+    let paros = (0..40u64).map(|seed| seed.to_string()).find_map(|seed| {
+        let output = felix(&["replay", "--seed", &seed, "--validate", "--all"]);
+        let stdout = text(&output.stdout);
+        (output.status.code() == Some(0) && stdout.contains("validated by ParosTrimJump"))
+            .then_some(stdout)
+    });
+    let Some(stdout) = paros else {
+        panic!("no paros seed of 0..40 passes with --validate")
+    };
+    assert!(
+        stdout.contains("validated trace against ParosTrimJump"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("SetLeader("), "{stdout}");
+    assert!(!stdout.contains("validated by FelixHeadTrim"), "{stdout}");
+}
+
 /// A Retention twin run deletes past the floor: the model's `Compact` forbids it, so validation
 /// fails the run (exit 1) and explains the step, where the same run without `--validate` passes
 /// (the first such seed of 0..20: no seed is pinned).

@@ -14,7 +14,17 @@
 //! | first held offset rises | `Compact(b)` until it reaches the new start |
 //!
 //! `k`, the chain length, is 1 + the number of records the step appended or received (each model
-//! `Replicate` carries one record, each append is one action), plus at most 3 `Compact` actions.
+//! `Replicate` carries one record, each append is one action), plus one `Replicate` per further
+//! window of a leader's commit over more than `LOG_MAX` records (each window ending on a record of
+//! its term), plus at most 3 `Compact` actions.
+//!
+//! A step that needs more records in one window than a model log holds is counted, not checked:
+//! `long_suffix` (a follower holding more than `LOG_MAX` uncommitted records above the match
+//! point where the sender differs: 0 in seeds 0..1000) and `long_window` (a leader whose commit
+//! crosses more than `LOG_MAX` records of older terms at once, which the model's `CommitIn`
+//! commits only together with one of its own term). Raising the bound means raising the model's
+//! `LOG_MAX`, which every model state carries (`Log` is a fixed array): not free for the model
+//! checkers.
 //!
 //! Hidden by the projection, each by a named rule (`Abstraction`): the sender of a message
 //! (a *ghost leader* stands for it: its log and commit are the receiver's after the step, its term
@@ -43,21 +53,62 @@ pub enum Abstraction {
     /// A TrimmedTo jump (not in FelixHeadTrim: ParosTrimJump's action): the jumped state is the
     /// new baseline.
     Jump,
-    /// The step's values do not fit the model's bounds (`window`).
+    /// The step's values do not fit the model's bounds (`window`): more distinct terms, floors,
+    /// epochs, tokens or offsets than a window renames.
     OutOfBounds,
+    /// The step needs more records in one window than a model log holds (FelixHeadTrim's
+    /// `LOG_MAX` = 8, ParosTrimJump's 7 slots): a leader committing more at once, a candidate
+    /// with more uncommitted records than fit beside its noop.
+    LongWindow,
+    /// A follower's step where it holds more uncommitted records above the match point than a
+    /// window holds, and the sender's log differs within them.
+    LongSuffix,
     /// The step needs a record the projection never saw (received, committed and deleted in one
     /// step, or below the first held offset of a fresh baseline).
     Unseen,
+    // ParosTrimJump's rules (`crate::paros`). The first three leave a step unchecked; the last
+    // four hide one detail of a step that is still checked, and count each time they do.
+    /// A jump of a node that already agreed with the sender at the point (the core's leader does
+    /// not know it does; the model's leader would `Replicate` there, and its `TrimmedTo` is not
+    /// enabled): the jumped state is the new baseline.
+    JumpInAgreement,
+    /// A jump whose `TrimmedTo` the validator did not see sent (the sender's sealed state is not
+    /// known): the jumped state is the new baseline.
+    UnseenSender,
+    /// A trim without a fence in a paros run (the model's truncates are all fenced).
+    Unfenced,
+    /// A truncate asking for a floor below its own offset (a checkpoint's start): the model's
+    /// `Truncate` is up to its own slot; the record keeps the core's floor.
+    TruncateUpTo,
+    /// A jump whose sender sealed a floor above the point (set by a trim at or above it): the
+    /// model's `sfloor` is the fold below the point; the sender's is read as the point, as the
+    /// core's jumper reads it.
+    SealedFloor,
+    /// A compaction that stopped at a segment boundary below the model's `Compact` point
+    /// `min(floor, commit + 1)`.
+    Segments,
+    /// A conditional append (a checkpoint run's record): the model's appends have no tail
+    /// condition; the core's tail check is the owner's.
+    RunTail,
 }
 
 impl Abstraction {
-    pub const ALL: [Abstraction; 6] = [
+    pub const ALL: [Abstraction; 15] = [
         Abstraction::Baseline,
         Abstraction::Crash,
         Abstraction::Restart,
         Abstraction::Jump,
         Abstraction::OutOfBounds,
+        Abstraction::LongWindow,
+        Abstraction::LongSuffix,
         Abstraction::Unseen,
+        Abstraction::JumpInAgreement,
+        Abstraction::UnseenSender,
+        Abstraction::Unfenced,
+        Abstraction::TruncateUpTo,
+        Abstraction::SealedFloor,
+        Abstraction::Segments,
+        Abstraction::RunTail,
     ];
 
     pub fn name(self) -> &'static str {
@@ -67,7 +118,16 @@ impl Abstraction {
             Abstraction::Restart => "restart",
             Abstraction::Jump => "jump",
             Abstraction::OutOfBounds => "out_of_bounds",
+            Abstraction::LongWindow => "long_window",
+            Abstraction::LongSuffix => "long_suffix",
             Abstraction::Unseen => "unseen",
+            Abstraction::JumpInAgreement => "jump_in_agreement",
+            Abstraction::UnseenSender => "unseen_sender",
+            Abstraction::Unfenced => "unfenced",
+            Abstraction::TruncateUpTo => "truncate_up_to",
+            Abstraction::SealedFloor => "sealed_floor",
+            Abstraction::Segments => "segments",
+            Abstraction::RunTail => "run_tail",
         }
     }
 }
@@ -108,6 +168,8 @@ fn model() -> FelixHeadTrim {
 enum Failure {
     Mismatch(String, Vec<String>),
     OutOfBounds,
+    LongWindow,
+    LongSuffix,
     Unseen,
 }
 
@@ -125,6 +187,8 @@ pub fn check(
     match chain(node, &mut current, after, tail, &mut taken) {
         Ok(()) => {}
         Err(Failure::OutOfBounds) => return Verdict::Abstracted(Abstraction::OutOfBounds),
+        Err(Failure::LongWindow) => return Verdict::Abstracted(Abstraction::LongWindow),
+        Err(Failure::LongSuffix) => return Verdict::Abstracted(Abstraction::LongSuffix),
         Err(Failure::Unseen) => return Verdict::Abstracted(Abstraction::Unseen),
         Err(Failure::Mismatch(reason, tried)) => {
             return Verdict::Diverged(Mismatch {
@@ -163,7 +227,10 @@ pub fn check(
             current.start, after.start
         ));
     }
-    if let Some(offset) = first_difference(&current, after, 0) {
+    // Records at or below the commit index before the step are the projection's, kept unchanged
+    // by `advance` and by every chain (no action rewrites a committed record): compared above it.
+    let committed = before.commit.min(current.len()).min(after.len());
+    if let Some(offset) = first_difference(&current, after, committed) {
         differences.push(format!("log differs from offset {offset}"));
     }
     if differences.is_empty() {
@@ -254,8 +321,9 @@ fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
     }
 }
 
+/// Epochs, densely (see `window`): the model's actions only compare them.
 fn epoch_renaming(records: &[ProjectedRecord]) -> Result<Renaming, Failure> {
-    Renaming::new(
+    Renaming::dense(
         records
             .iter()
             .map(|record| record.epoch)
@@ -310,7 +378,7 @@ fn leader_steps(
         append(node, current, after.at(offset), tail.take(), taken)?;
     }
     if after.commit != current.commit {
-        leader_commit(node, current, after.commit, taken)?;
+        commit_in_windows(node, current, after.commit, taken)?;
     }
     Ok(())
 }
@@ -386,6 +454,29 @@ fn append(
     Ok(())
 }
 
+/// A leader's commit over more records than a window holds: one `Replicate(b, majority)` per
+/// window, each ending on the window's last record of the leader's term (the only records the
+/// model's `CommitIn` commits by counting), then the rest.
+fn commit_in_windows(
+    node: u32,
+    current: &mut BrokerProjection,
+    commit: u64,
+    taken: &mut Vec<String>,
+) -> Result<(), Failure> {
+    while commit > current.commit + LOG_MAX as u64 && commit <= current.len() {
+        let before = current.commit;
+        let end = ((before + 1)..=(before + LOG_MAX as u64))
+            .rev()
+            .find(|&offset| current.at(offset).term == current.term)
+            .ok_or(Failure::LongWindow)?;
+        leader_commit(node, current, end, taken)?;
+        if current.commit <= before {
+            return Err(Failure::LongWindow);
+        }
+    }
+    leader_commit(node, current, commit, taken)
+}
+
 /// The leader's commit rises: `Replicate(b, ·)` with the acknowledging majority standing in as
 /// two ghosts holding its log up to the new commit. The model's `CommitIn` and `Walk` decide the
 /// commit index and the floor.
@@ -408,7 +499,7 @@ fn leader_commit(
     }
     let base = current.commit;
     if commit - base > LOG_MAX as u64 {
-        return Err(Failure::OutOfBounds);
+        return Err(Failure::LongWindow);
     }
     let records = &current.log[base as usize..commit as usize];
     let terms = Renaming::new(
@@ -480,7 +571,12 @@ fn promote(
             Vec::new(),
         ));
     }
-    let base = current.commit.min(current.len());
+    // `Promote` reads only the voters' last terms and lengths: the window may start above the
+    // commit index, as long as it holds the last record and room for the noop.
+    let base = current
+        .commit
+        .min(current.len())
+        .max(current.len().saturating_sub(LOG_MAX as u64 - 1));
     let records = &current.log[base as usize..];
     let promise = after.term - 1;
     let terms = Renaming::new(
@@ -508,13 +604,13 @@ fn promote(
         .map(|projected| record(projected, &terms, &floors, &epochs))
         .collect::<Result<_, _>>()?;
     if window_records.len() >= LOG_MAX {
-        return Err(Failure::OutOfBounds);
+        return Err(Failure::LongWindow);
     }
     let voter = WindowBroker {
         term: terms.to(promise),
         leader: false,
         records: window_records,
-        commit: (current.commit - base) as u8,
+        commit: current.commit.saturating_sub(base) as u8,
         floor: floors.to(current.floor),
         start: 1,
     };
@@ -603,7 +699,7 @@ fn replicate_chain(
         // The follower's records above the window must be ones the ghost holds too.
         let window_end = base + width;
         if current.len() > window_end && matched < window_end {
-            return Err(Failure::OutOfBounds);
+            return Err(Failure::LongSuffix);
         }
         let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
         let own_records = &current.log[base as usize..current.len().min(window_end) as usize];
@@ -916,6 +1012,28 @@ mod tests {
         );
         after.log.pop();
         assert!(diverged(&check(0, &before, &after, None)));
+    }
+
+    /// A leader committing more records than a window holds is a chain of `Replicate`s, one per
+    /// window ending on a record of its term; a candidate with more uncommitted records than a
+    /// window holds is still `Promote` (it reads only the last term and length).
+    #[test]
+    fn long_commits_and_promotions_fit_in_windows() {
+        let mut log = vec![noop(2)];
+        log.extend((0..19).map(|_| write(2)));
+        let before = broker(2, true, log.clone(), 1);
+        let after = broker(2, true, log.clone(), 20);
+        match check(0, &before, &after, None) {
+            Verdict::Matched(actions) => assert_eq!(actions.len(), 3, "{actions:?}"),
+            other => panic!("expected a match, got {other:?}"),
+        }
+        let candidate = broker(2, false, log.clone(), 1);
+        let mut promoted = broker(3, true, log, 1);
+        promoted.log.push(noop(3));
+        assert!(matches!(
+            check(0, &candidate, &promoted, None),
+            Verdict::Matched(_)
+        ));
     }
 
     /// Compaction deletes only below the floor (`Compact`'s guard).

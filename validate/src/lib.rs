@@ -1,5 +1,12 @@
-//! felix-validate: trace validation. Every simulated run held, step by step, to the FelixHeadTrim
-//! model's own actions.
+//! felix-validate: trace validation. Every simulated run held, step by step, to a model's own
+//! actions.
+//!
+//! Which model, by the run's workload (`ModelKind::of`): a felixd run (lease holders with epochs
+//! and expected tails, unfenced trims) is held to FelixHeadTrim, whose variables those are; a
+//! paros run (a checkpoint owner's fences, fenced truncates, checkpoint runs, trim-point jumps)
+//! to ParosTrimJump (`paros`), where a fence is `SetLeader`, a trim `Truncate` and a jump
+//! `TrimmedTo` (under FelixHeadTrim a jump could only be a new baseline). The counts are kept
+//! per model. What follows describes FelixHeadTrim's side; `paros` describes the other.
 //!
 //! The simulator runs the real core; the model checks the design. This crate ties the two: after
 //! every event the simulator handles, each voter's state is projected onto the model's variables
@@ -25,12 +32,14 @@
 //! matched); StaleTrimRefused and NoReadBelowFloor stay the audits'.
 
 pub mod checker;
+pub mod paros;
 pub mod projection;
 pub mod window;
 
 use checker::{Abstraction, Verdict};
 use felix_core::api::Request;
 use felix_core::history::Event;
+use felix_sim::knobs::Workload;
 use felix_sim::world::{Observer, World};
 use felix_sim::{Finding, RunReport, RunSpec};
 use projection::{BrokerProjection, Key};
@@ -41,16 +50,44 @@ use std::rc::Rc;
 /// The invariant name of a divergence.
 pub const TRACE_VALIDATION: &str = "TraceValidation";
 
+/// The model a run is held to, by its workload: felixd runs (lease holders, epochs, expected
+/// tails, trims without fences) to FelixHeadTrim; paros runs (the checkpoint owner's fences,
+/// fenced truncates, checkpoint runs, jumps) to ParosTrimJump, whose variables they are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ModelKind {
+    #[default]
+    FelixHeadTrim,
+    ParosTrimJump,
+}
+
+impl ModelKind {
+    pub fn of(workload: &Workload) -> ModelKind {
+        match workload {
+            Workload::Felixd { .. } => ModelKind::FelixHeadTrim,
+            Workload::Paros { .. } => ModelKind::ParosTrimJump,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::FelixHeadTrim => "FelixHeadTrim",
+            ModelKind::ParosTrimJump => "ParosTrimJump",
+        }
+    }
+}
+
 /// The counts of one validated run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
+    /// The model the run was held to.
+    pub model: ModelKind,
     /// Events the simulator handled and the validator checked (up to the first divergence).
     pub steps: u64,
     /// Steps where no voter's projection changed (stuttering).
     pub stutters: u64,
     /// Steps matched to at least one model action.
     pub matched: u64,
-    /// Broker steps not checked, by rule.
+    /// Broker steps not checked, and details hidden in checked steps, by rule.
     pub abstracted: BTreeMap<&'static str, u64>,
     /// Model actions matched, by action name (`Write`, `Replicate`, ...).
     pub actions: BTreeMap<&'static str, u64>,
@@ -59,8 +96,11 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// The counts as `validated_*` coverage entries (summed by a sweep like every counter).
+    /// The counts as `validated_*` coverage entries (summed by a sweep like every counter):
+    /// totals, then per model (`validated_model_<Model>_steps`, `validated_action_<Model>_<Action>`,
+    /// `validated_abstracted_<Model>_<rule>`).
     pub fn coverage(&self) -> Vec<(String, u64)> {
+        let model = self.model.name();
         let mut entries = vec![
             ("validated_steps".to_string(), self.steps),
             ("validated_stutters".to_string(), self.stutters),
@@ -69,12 +109,15 @@ impl Counts {
                 "validated_holder_requests".to_string(),
                 self.holder_requests,
             ),
+            (format!("validated_model_{model}_steps"), self.steps),
+            (format!("validated_model_{model}_stutters"), self.stutters),
+            (format!("validated_model_{model}_matched"), self.matched),
         ];
         for (name, count) in &self.abstracted {
-            entries.push((format!("validated_abstracted_{name}"), *count));
+            entries.push((format!("validated_abstracted_{model}_{name}"), *count));
         }
         for (name, count) in &self.actions {
-            entries.push((format!("validated_action_{name}"), *count));
+            entries.push((format!("validated_action_{model}_{name}"), *count));
         }
         entries
     }
@@ -129,6 +172,10 @@ impl Divergence {
 pub struct Validator {
     /// Each voter's last projection and its key (None while down or before its first sample).
     brokers: Vec<Option<(Key, BrokerProjection)>>,
+    /// The same for a paros run (`ModelKind::ParosTrimJump`).
+    paros: Vec<Option<(Key, paros::ParosNode)>>,
+    /// The `TrimmedTo` each node was last sent, by (receiver, point).
+    sent: BTreeMap<(u32, u64), paros::Sent>,
     /// History events already seen.
     history_seen: usize,
     /// `lease`: the newest epoch the lease service granted.
@@ -143,10 +190,17 @@ pub struct Validator {
 
 impl Validator {
     pub fn new(keep_steps: bool) -> Validator {
-        Validator {
+        Validator::for_model(ModelKind::FelixHeadTrim, keep_steps)
+    }
+
+    /// A validator holding runs to `model`.
+    pub fn for_model(model: ModelKind, keep_steps: bool) -> Validator {
+        let mut validator = Validator {
             steps: keep_steps.then(Vec::new),
             ..Validator::default()
-        }
+        };
+        validator.counts.model = model;
+        validator
     }
 
     fn abstracted(&mut self, abstraction: Abstraction) {
@@ -202,16 +256,39 @@ impl Validator {
         if self.brokers.len() < voters {
             self.brokers.resize(voters, None);
         }
-        // What the step's history says about nodes: restarts and jumps start a new baseline.
-        let mut rebase = vec![None; voters];
+        // What the step's history says about nodes: restarts start a new baseline; jumps too
+        // under FelixHeadTrim, while ParosTrimJump matches them (`TrimmedTo`).
+        let paros_model = self.counts.model == ModelKind::ParosTrimJump;
+        // Empty (no allocation) unless the step's history names a node: most steps do not.
+        let mut rebase: Vec<Option<Abstraction>> = Vec::new();
+        let mut jumps: Vec<Option<u64>> = Vec::new();
         let line = world.trace_steps().saturating_sub(1);
         for event in &world.history_events()[self.history_seen..] {
             match event {
                 Event::Restarted { node } if (*node as usize) < voters => {
-                    rebase[*node as usize] = Some(Abstraction::Restart)
+                    set(&mut rebase, voters, *node, Abstraction::Restart)
+                }
+                Event::Jumped { node, point, .. } if (*node as usize) < voters && paros_model => {
+                    set(&mut jumps, voters, *node, *point)
                 }
                 Event::Jumped { node, .. } if (*node as usize) < voters => {
-                    rebase[*node as usize] = Some(Abstraction::Jump)
+                    set(&mut rebase, voters, *node, Abstraction::Jump)
+                }
+                Event::TrimmedToSent { node, to, point } if paros_model => {
+                    let sealed = world
+                        .brokers()
+                        .nth(*node as usize)
+                        .flatten()
+                        .map(|broker| paros::Sent::of(broker.journal().sealed()))
+                        .filter(|sent| sent.point == *point);
+                    match sealed {
+                        Some(sent) => {
+                            self.sent.insert((*to, *point), sent);
+                        }
+                        None => {
+                            self.sent.remove(&(*to, *point));
+                        }
+                    }
                 }
                 Event::LeaseGranted { epoch, .. } => self.lease = self.lease.max(*epoch),
                 Event::HolderRetired { epoch, .. } => {
@@ -246,6 +323,10 @@ impl Validator {
                 }
                 _ => None,
             });
+        if paros_model {
+            self.observe_paros(world, voters, &rebase, &jumps, delivered, line);
+            return;
+        }
         let mut changed = false;
         let mut matched = false;
         for (index, broker) in world.brokers().take(voters).enumerate() {
@@ -258,7 +339,14 @@ impl Validator {
                 continue;
             };
             let key = Key::of(broker);
-            let (before_key, before) = match (self.brokers[index].clone(), rebase[index]) {
+            // Most events change no voter: compare keys before cloning a projection.
+            let rule = at(&rebase, index);
+            if rule.is_none()
+                && matches!(&self.brokers[index], Some((before_key, _)) if *before_key == key)
+            {
+                continue;
+            }
+            let (before_key, before) = match (self.brokers[index].take(), rule) {
                 (Some(previous), None) => previous,
                 (previous, rule) => {
                     let rule = match (&previous, rule) {
@@ -298,6 +386,7 @@ impl Validator {
                 }
             };
             if before_key == key {
+                self.brokers[index] = Some((before_key, before));
                 continue;
             }
             changed = true;
@@ -349,12 +438,154 @@ fn action_name(name: &str) -> &'static str {
     match name {
         "Write" => "Write",
         "TrimAppend" => "TrimAppend",
+        "Truncate" => "Truncate",
+        "SetLeader" => "SetLeader",
         "Replicate" => "Replicate",
+        "TrimmedTo" => "TrimmedTo",
         "Promote" => "Promote",
         "StepDown" => "StepDown",
         "Compact" => "Compact",
         _ => "Other",
     }
+}
+
+impl Validator {
+    fn count_actions(&mut self, node: u32, line: u64, actions: Vec<String>) {
+        for action in &actions {
+            let name = action.split('(').next().unwrap_or(action);
+            *self.counts.actions.entry(action_name(name)).or_insert(0) += 1;
+        }
+        if let Some(steps) = &mut self.steps {
+            steps.push(MatchedStep {
+                line,
+                node,
+                actions,
+            });
+        }
+    }
+
+    /// The per-node part of `observe` for a paros run: each voter's step held to ParosTrimJump
+    /// (`paros`); a jump is `TrimmedTo` unless a rule leaves it unchecked.
+    fn observe_paros(
+        &mut self,
+        world: &World,
+        voters: usize,
+        rebase: &[Option<Abstraction>],
+        jumps: &[Option<u64>],
+        delivered: Option<(u32, u64)>,
+        line: u64,
+    ) {
+        if self.paros.len() < voters {
+            self.paros.resize(voters, None);
+        }
+        let mut changed = false;
+        let mut matched = false;
+        for (index, broker) in world.brokers().take(voters).enumerate() {
+            let node = index as u32;
+            let Some(broker) = broker else {
+                if self.paros[index].take().is_some() {
+                    changed = true;
+                    self.abstracted(Abstraction::Crash);
+                }
+                continue;
+            };
+            let key = Key::of(broker);
+            // Most events change no voter: compare keys before cloning a projection.
+            let (rule, point) = (at(rebase, index), at(jumps, index));
+            if rule.is_none()
+                && point.is_none()
+                && matches!(&self.paros[index], Some((before_key, _)) if *before_key == key)
+            {
+                continue;
+            }
+            let Some((before_key, before)) = self.paros[index].take().filter(|_| rule.is_none())
+            else {
+                self.abstracted(rule.unwrap_or(Abstraction::Baseline));
+                changed = true;
+                self.paros[index] = Some((key, paros::ParosNode::read(broker)));
+                continue;
+            };
+            let jump = point.map(|point| self.sent.get(&(node, point)).copied());
+            if before_key == key && jump.is_none() {
+                self.paros[index] = Some((before_key, before));
+                continue;
+            }
+            changed = true;
+            let after = match jump {
+                // A jump drops what lay below the point: re-read in full.
+                Some(_) => paros::ParosNode::read(broker),
+                None => before.advance(broker),
+            };
+            let tail = delivered.is_some_and(|(target, _)| target == node);
+            let verdict = match jump {
+                Some(None) => (Verdict::Abstracted(Abstraction::UnseenSender), Vec::new()),
+                Some(Some(sent)) => paros::check(node, &before, &after, tail, Some(sent)),
+                None => paros::check(node, &before, &after, tail, None),
+            };
+            let (verdict, hidden) = verdict;
+            for rule in hidden {
+                self.abstracted(rule);
+            }
+            match verdict {
+                Verdict::Matched(actions) => {
+                    matched = true;
+                    self.count_actions(node, line, actions);
+                }
+                Verdict::Abstracted(rule) => {
+                    self.abstracted(rule);
+                    // An unchecked jump still may not lower the term.
+                    if after.term < before.term {
+                        self.divergence = Some(Divergence {
+                            line,
+                            who: format!("node {node}"),
+                            before: before.describe(),
+                            after: after.describe(),
+                            mismatch: checker::Mismatch {
+                                reason: format!(
+                                    "the term went back from {} to {}: no ParosTrimJump action lowers a term",
+                                    before.term, after.term
+                                ),
+                                taken: Vec::new(),
+                                model_state: None,
+                                tried: Vec::new(),
+                            },
+                        });
+                        return;
+                    }
+                }
+                Verdict::Diverged(mismatch) => {
+                    self.divergence = Some(Divergence {
+                        line,
+                        who: format!("node {node}"),
+                        before: before.describe(),
+                        after: after.describe(),
+                        mismatch,
+                    });
+                    return;
+                }
+            }
+            self.paros[index] = Some((key, after));
+        }
+        if !changed {
+            self.counts.stutters += 1;
+        }
+        if matched {
+            self.counts.matched += 1;
+        }
+    }
+}
+
+/// Marks node `node` in a per-node list that is empty until first marked.
+fn set<T: Copy>(list: &mut Vec<Option<T>>, voters: usize, node: u32, value: T) {
+    if list.is_empty() {
+        list.resize(voters, None);
+    }
+    list[node as usize] = Some(value);
+}
+
+/// Node `index` of a per-node list (`set`).
+fn at<T: Copy>(list: &[Option<T>], index: usize) -> Option<T> {
+    list.get(index).copied().flatten()
 }
 
 /// Shares the validator between the world (as its observer) and the caller.
@@ -375,7 +606,8 @@ pub struct Validated {
 
 /// Runs one seed with trace validation.
 pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
-    let validator = Rc::new(RefCell::new(Validator::new(keep_steps)));
+    let model = ModelKind::of(&spec.knobs().workload);
+    let validator = Rc::new(RefCell::new(Validator::for_model(model, keep_steps)));
     let (mut report, observer) =
         felix_sim::run_observed(spec, Box::new(Shared(Rc::clone(&validator))));
     drop(observer);
@@ -384,11 +616,19 @@ pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
         Err(shared) => std::mem::take(&mut *shared.borrow_mut()),
     };
     if let Some(divergence) = &validator.divergence {
-        report.violations.push(Finding {
-            invariant: TRACE_VALIDATION.to_string(),
-            detail: divergence.describe(),
-            step: Some(divergence.line),
-        });
+        // In step order among the audits' findings, so that an earlier divergence is the first
+        // finding a reader (and `felix replay`'s window) sees.
+        let at = report
+            .violations
+            .partition_point(|finding| finding.step.is_some_and(|step| step <= divergence.line));
+        report.violations.insert(
+            at,
+            Finding {
+                invariant: TRACE_VALIDATION.to_string(),
+                detail: divergence.describe(),
+                step: Some(divergence.line),
+            },
+        );
     }
     for (name, count) in validator.counts.coverage() {
         report.coverage.insert(name, count);

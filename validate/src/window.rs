@@ -6,8 +6,11 @@
 //! epochs only by order, equality and successor; so each check renames the values it needs:
 //! - offsets: shifted down by a base at or below every offset the action reads (the records at or
 //!   below the base are identical before and after, and no action looks at them);
-//! - terms, floors, epochs: an order-preserving renaming that also keeps "v + 1" adjacent
-//!   (`Renaming`), so `<`, `=`, `max` and `+ 1` mean the same on both sides.
+//! - terms, floors: an order-preserving renaming that also keeps "v + 1" adjacent
+//!   (`Renaming`), so `<`, `=`, `max` and `+ 1` mean the same on both sides;
+//! - epochs: a dense order-preserving renaming (`Renaming::dense`): the model only compares
+//!   epochs (`h' > h`, a floor tag against a holder), never adds to one, so 8 distinct epochs fit
+//!   its 3 bits where successor gaps would let only about half of them.
 //!
 //! A step whose values do not fit (more than `LOG_MAX` records above the base, too many distinct
 //! terms) is not checked and is counted as `Abstraction::OutOfBounds`, never passed silently.
@@ -60,6 +63,19 @@ impl Renaming {
             }
             images.push(image as u8);
         }
+        Some(Renaming { values, images })
+    }
+
+    /// The dense renaming of `values` onto `first..`: order and equality kept, successors not
+    /// (for values no action adds to). None when they do not fit below `last`.
+    pub fn dense(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
+        let mut values: Vec<u64> = values.into_iter().collect();
+        values.sort_unstable();
+        values.dedup();
+        if values.len() > usize::from(last - first) + 1 {
+            return None;
+        }
+        let images = (0..values.len()).map(|index| first + index as u8).collect();
         Some(Renaming { values, images })
     }
 
@@ -146,5 +162,11 @@ mod tests {
         assert_eq!(renaming.back(4), Some(8));
         assert_eq!(renaming.back(2), None);
         assert!(Renaming::new(0..40, 1, 31).is_none());
+        let dense = Renaming::dense([0, 9, 4, 30], 0, 3).expect("fits");
+        assert_eq!(
+            (dense.to(0), dense.to(4), dense.to(9), dense.to(30)),
+            (0, 1, 2, 3)
+        );
+        assert!(Renaming::dense(0..5, 0, 3).is_none());
     }
 }

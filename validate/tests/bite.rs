@@ -1,7 +1,12 @@
-//! Proves that trace validation bites: a divergence planted in the core that breaks no audit
-//! (`felix_core::journal::bite`: a node applies the floor of the trim right after its commit
-//! index one walk step early, only when no write lies in between) is caught by validation alone.
-//! Without the plant, the same seeds validate clean.
+//! Proves that trace validation bites, once per model: a divergence planted in the core that
+//! breaks no audit is caught by validation alone, and without the plant the same seeds validate
+//! clean.
+//! - FelixHeadTrim (felixd runs): `felix_core::journal::bite::set_early_floor`, a node applies
+//!   the floor of the trim right after its commit index one walk step early, only when no write
+//!   lies in between.
+//! - ParosTrimJump (paros runs): `felix_core::journal::bite::set_early_fence`, a node's walk
+//!   moves the writer token to the fence right after its commit index one step early; nothing
+//!   the node answers changes (the old token is restored before anything reads it).
 
 use felix_core::journal::bite;
 use felix_sim::RunSpec;
@@ -55,6 +60,81 @@ fn only_validation_catches_an_early_floor() {
         bite::set_early_floor(true);
         let plain = felix_sim::run(&RunSpec::new(seed, None));
         bite::set_early_floor(false);
+        assert!(
+            plain.violations.is_empty(),
+            "seed {seed}: the plain run found {:?}",
+            plain.violations
+        );
+        let clean = felix_validate::run_validated(&RunSpec::new(seed, None), false);
+        assert!(
+            clean.report.violations.is_empty(),
+            "seed {seed}: without the plant: {:?}",
+            clean.report.violations
+        );
+    }
+}
+
+/// The first `count` seeds from 0 whose run is a paros run (found at test time: which seeds run
+/// paros depends on the swarm).
+fn paros_seeds(count: usize) -> Vec<u64> {
+    (0..)
+        .filter(|&seed| {
+            matches!(
+                RunSpec::new(seed, None).knobs().workload,
+                felix_sim::knobs::Workload::Paros { .. }
+            )
+        })
+        .take(count)
+        .collect()
+}
+
+/// Runs `seed` with the early fence planted (on this thread only), validated or not.
+fn fenced_early(seed: u64) -> felix_validate::Validated {
+    bite::set_early_fence(true);
+    let validated = felix_validate::run_validated(&RunSpec::new(seed, None), false);
+    bite::set_early_fence(false);
+    validated
+}
+
+#[test]
+fn only_paros_validation_catches_an_early_fence() {
+    let seeds = paros_seeds(60);
+    let mut caught = Vec::new();
+    for &seed in &seeds {
+        let validated = fenced_early(seed);
+        assert_eq!(
+            validated.validator.counts.model,
+            felix_validate::ModelKind::ParosTrimJump
+        );
+        let audits: Vec<&str> = validated
+            .report
+            .violations
+            .iter()
+            .map(|finding| finding.invariant.as_str())
+            .filter(|name| *name != felix_validate::TRACE_VALIDATION)
+            .collect();
+        assert!(
+            audits.is_empty(),
+            "seed {seed}: the planted early fence broke an audit ({audits:?}): the bite is no longer quiet"
+        );
+        if let Some(divergence) = &validated.validator.divergence {
+            // The early fence shows as a writer the model's walk has not reached yet.
+            assert!(
+                divergence.mismatch.reason.contains("writer"),
+                "seed {seed}: the divergence is not the early fence: {}",
+                divergence.describe()
+            );
+            caught.push(seed);
+        }
+    }
+    assert!(
+        caught.len() >= 5,
+        "validation caught the early fence on only {caught:?} of the paros seeds {seeds:?}"
+    );
+    for &seed in caught.iter().take(5) {
+        bite::set_early_fence(true);
+        let plain = felix_sim::run(&RunSpec::new(seed, None));
+        bite::set_early_fence(false);
         assert!(
             plain.violations.is_empty(),
             "seed {seed}: the plain run found {:?}",

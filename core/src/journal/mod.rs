@@ -161,6 +161,10 @@ pub struct Journal {
     /// The readable start set by this node's own deletion past the floor (retention, or the
     /// CompactActive twin); 0 when none. Reads below it are refused untagged.
     deleted_start: Offset,
+    /// Test-only (`bite`): the writer in force before an early fence (see `bite`), restored
+    /// before anything reads it.
+    #[cfg(feature = "validation-bite")]
+    early_writer: Option<Token>,
 }
 
 impl Journal {
@@ -181,6 +185,8 @@ impl Journal {
             },
             tail_writer: Token(0),
             deleted_start: 0,
+            #[cfg(feature = "validation-bite")]
+            early_writer: None,
         }
     }
 
@@ -629,6 +635,8 @@ impl Journal {
 
     /// Drops every record at or above `from` (uncommitted).
     pub fn truncate_suffix(&mut self, from: Offset) {
+        #[cfg(feature = "validation-bite")]
+        self.restore_early_writer();
         assert!(
             from > self.committed,
             "the committed prefix is never truncated"
@@ -669,6 +677,8 @@ impl Journal {
             committed <= self.last_offset(),
             "never commit a record that is not held"
         );
+        #[cfg(feature = "validation-bite")]
+        self.restore_early_writer();
         let floor_before = self.fold.floor;
         while self.committed < committed {
             let offset = self.committed + 1;
@@ -708,8 +718,38 @@ impl Journal {
         if bite::early_floor() {
             self.apply_next_trim_early(events);
         }
+        #[cfg(feature = "validation-bite")]
+        if bite::early_fence() {
+            self.apply_next_fence_early();
+        }
         assert!(self.fold.floor >= floor_before, "the floor never decreases");
         assert!(self.committed >= committed);
+    }
+
+    /// Test-only (`bite`): moves the writer to the `new` of a fence held right after the commit
+    /// index, one walk step before the walk reaches it. The old writer is kept and restored before
+    /// the walk, a suffix truncation or a jump reads the fold, so nothing the node does or answers
+    /// changes (sequencing checks fences against the tail writer, which already has it).
+    #[cfg(feature = "validation-bite")]
+    fn apply_next_fence_early(&mut self) {
+        let offset = self.committed + 1;
+        if offset < self.first_held() || offset > self.last_offset() {
+            return;
+        }
+        if let Command::Fence { new, .. } =
+            self.entries[(offset - self.first_held()) as usize].command
+        {
+            self.early_writer = Some(self.fold.writer);
+            self.fold.writer = new;
+        }
+    }
+
+    /// Test-only (`bite`): undoes `apply_next_fence_early`.
+    #[cfg(feature = "validation-bite")]
+    fn restore_early_writer(&mut self) {
+        if let Some(writer) = self.early_writer.take() {
+            self.fold.writer = writer;
+        }
     }
 
     /// Test-only (`bite`): applies the floor of an unfenced trim held right after the commit
@@ -839,6 +879,8 @@ impl Journal {
     /// below folded to. Ignored when `point` is at or below this node's floor or first held offset.
     /// Never touches term or vote (that is the broker's business, and it does not).
     pub fn jump(&mut self, point: Offset, state: SealedState) -> Jump {
+        #[cfg(feature = "validation-bite")]
+        self.restore_early_writer();
         if point <= self.fold.floor || point <= self.first_held() {
             return Jump::Ignored;
         }

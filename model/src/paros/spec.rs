@@ -121,6 +121,17 @@ impl Log {
         self.len
     }
 
+    /// A log holding these records, from its node's `start`: how trace validation
+    /// (`felix-validate`) builds a model state from a simulated node's projected log. At most
+    /// `LOG_MAX` records, none `Empty`.
+    pub fn from_records(records: &[Record]) -> Log {
+        let mut log = Log::EMPTY;
+        for &record in records {
+            log.append(record);
+        }
+        log
+    }
+
     /// `Len(log[n]) = 0`.
     pub fn is_empty(&self) -> bool {
         self.len == 0
