@@ -360,6 +360,10 @@ pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced
                 &shrunk.original.knobs,
                 Some(shrunk.original.choices.clone()),
                 true,
+                shrunk
+                    .original
+                    .broken_at(shrunk.invariant)
+                    .map(super::Cut::at),
             );
             let fallback = Shrunk {
                 shrunk: original,
