@@ -126,6 +126,9 @@ pub enum Step {
     },
     /// Node `node`'s disk completed a sync.
     Synced { node: NodeId },
+    /// Client `client` gave up on its request in flight (its timeout fired; the outcome is
+    /// unknown to it): the driver's `timeout` verb.
+    TimedOut { client: ClientId },
 }
 
 thread_local! {

@@ -9,6 +9,7 @@
 //!   matching packet is not the first queued on its link (the world's network reorders; packets
 //!   the world lost simply stay queued);
 //! - a reply a client took (`Replied`) is the same `deliver` to the client;
+//! - a client's timeout (it gave up on its request in flight) is `timeout <client>`;
 //! - a completed sync is `sync nK`; a tick that made a node campaign is `campaign nK`, a leader's
 //!   tick that sent something is `tick nK`; crashes, restarts, client pauses, lease grants and the
 //!   operations the world's clients chose are their verbs (as in `script::translate`).
@@ -360,6 +361,22 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
                 if pending {
                     lock.run(format!("sync n{node}"));
                 }
+            }
+            Step::TimedOut { client } => {
+                // The world's client gave up and sends its next request (to a node it draws):
+                // the driver's client gives up on the same request, aimed where the world's went.
+                let Some(id) = lock.driver_id(*client) else {
+                    continue;
+                };
+                let slot = &lock.env.clients[id as usize];
+                if slot.in_flight.is_none() {
+                    continue;
+                }
+                let name = slot.name.clone();
+                if let Some(node) = lock.next_node(*client) {
+                    lock.run(format!("target {name} n{node}"));
+                }
+                lock.run(format!("timeout {name}"));
             }
         }
     }
