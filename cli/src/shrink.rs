@@ -116,8 +116,15 @@ names {invariant}.\n",
     match scenario {
         Ok(scenario) => {
             println!(
-                "scenario: {} verbs per half (translated {}, {} scripts tried)",
-                scenario.verbs, scenario.translated, scenario.tries
+                "scenario: {} verbs per half (translated {}, {} scripts tried{})",
+                scenario.verbs,
+                scenario.translated,
+                scenario.tries,
+                if scenario.budget_spent {
+                    "; partially minimized: the budget of scripts ran out"
+                } else {
+                    ""
+                }
             );
             match &args.out {
                 Some(path) => {

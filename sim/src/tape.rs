@@ -118,7 +118,8 @@ pub enum Step {
         to: NodeId,
         request: Request,
     },
-    /// Node `node` ticked; `campaigned` when its term rose, `sent` when it put packets out.
+    /// Node `node` ticked; `campaigned` when its term rose, `sent` when it put packets out
+    /// (or held one back for a sync, which releases it).
     Tick {
         node: NodeId,
         campaigned: bool,

@@ -233,12 +233,12 @@ impl std::fmt::Display for ShrinkError {
     }
 }
 
-/// A try's cut beyond the best run's violation: a candidate may break up to twice as far into the
-/// history (plus this), else it is not worth its run.
+/// A try's cut beyond the best run's violation: a candidate may break up to half as far again into
+/// the history (plus this), else it is not worth its run.
 const HISTORY_SLACK: usize = 64;
-/// A try's cut in events: four times the best run's events to its violation, plus this (a try
-/// that livelocks stops here instead of at the world's `EVENTS_MAX`).
-const EVENTS_SLACK: u64 = 10_000;
+/// A try's cut in events: twice the best run's events to its violation, plus this (a try that
+/// livelocks stops here instead of at the world's `EVENTS_MAX`).
+const EVENTS_SLACK: u64 = 2_000;
 
 struct Shrinker<'a> {
     seed: u64,
@@ -266,8 +266,8 @@ impl Shrinker<'_> {
     /// somewhat later, near enough that a try which does not break (or livelocks) stays cheap.
     fn limit(&self) -> Cut {
         Cut {
-            history: 2 * self.best_at + HISTORY_SLACK,
-            events: 4 * self.best.events + EVENTS_SLACK,
+            history: self.best_at + self.best_at / 2 + HISTORY_SLACK,
+            events: 2 * self.best.events + EVENTS_SLACK,
         }
     }
 
