@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// Default budget of runs.
-const BUDGET_DEFAULT: u64 = 200;
+const BUDGET_DEFAULT: u64 = 500;
 
 /// Arguments of `felix shrink`.
 #[derive(Args, Debug)]

@@ -41,10 +41,23 @@ fn commands(path: &str, text: &str) -> usize {
         .len()
 }
 
-/// The scenario shrunk from `seed`, checked: `Ok(commands)` when it passes as written, its
-/// control's audit is `ok`, its twin's names the invariant, and it is within twice the
-/// hand-written scenario's commands; `Err(why)` otherwise.
-fn shrunk_scenario(twin: Twin, seed: u64, hand: usize) -> Result<usize, String> {
+/// What one twin's shrink gave (printed with `--nocapture`, for the report of issue 17).
+struct Figures {
+    seed: u64,
+    events_before: u64,
+    events_after: u64,
+    tries: u64,
+    commands: usize,
+    hand: usize,
+}
+
+/// A twin's outcome: its figures, or why each of its seeds failed.
+type Outcome = (Twin, Result<Figures, Vec<String>>);
+
+/// The scenario shrunk from `seed`, checked: `Ok` when it passes as written, its control's audit
+/// is `ok`, its twin's names the invariant, and it is within twice the hand-written scenario's
+/// commands; `Err(why)` otherwise.
+fn shrunk_scenario(twin: Twin, seed: u64, hand: usize) -> Result<Figures, String> {
     let shrunk =
         shrink::shrink(seed, twin, BUDGET, &mut |_| {}).map_err(|error| error.to_string())?;
     if !shrunk.shrunk.breaks(twin.invariant().name()) {
@@ -80,7 +93,14 @@ fn shrunk_scenario(twin: Twin, seed: u64, hand: usize) -> Result<usize, String> 
     if ours > 2 * hand {
         return Err(format!("{ours} commands, hand-written {hand}"));
     }
-    Ok(ours)
+    Ok(Figures {
+        seed,
+        events_before: shrunk.original.events,
+        events_after: shrunk.shrunk.events,
+        tries: shrunk.tries,
+        commands: ours,
+        hand,
+    })
 }
 
 /// Every simulator twin: one of its first failing seeds shrinks to a scenario that fails with
@@ -88,7 +108,7 @@ fn shrunk_scenario(twin: Twin, seed: u64, hand: usize) -> Result<usize, String> 
 /// run on threads of their own (each is independent and deterministic).
 #[test]
 fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
-    let results: Vec<(Twin, Result<(u64, usize), Vec<String>>)> = std::thread::scope(|scope| {
+    let results: Vec<Outcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = Twin::ALL
             .into_iter()
             .map(|twin| {
@@ -106,7 +126,7 @@ fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
                     }
                     for seed in seeds {
                         match shrunk_scenario(twin, seed, hand) {
-                            Ok(commands) => return (twin, Ok((seed, commands))),
+                            Ok(figures) => return (twin, Ok(figures)),
                             Err(why) => failures.push(format!("seed {seed}: {why}")),
                         }
                     }
@@ -119,6 +139,14 @@ fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
             .map(|handle| handle.join().expect("a twin's thread"))
             .collect()
     });
+    for (twin, result) in &results {
+        if let Ok(f) = result {
+            eprintln!(
+                "{twin}: seed {}, events {} -> {} (to the violation), {} tries, {} commands (hand-written {})",
+                f.seed, f.events_before, f.events_after, f.tries, f.commands, f.hand
+            );
+        }
+    }
     let failed: Vec<String> = results
         .iter()
         .filter_map(|(twin, result)| {
