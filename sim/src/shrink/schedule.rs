@@ -12,8 +12,11 @@
 //! - a reply a client took (`Replied`) is the same `deliver` to the client;
 //! - a client's timeout (it gave up on its request in flight) is `timeout <client>`;
 //! - a completed sync is `sync nK`; a tick that made a node campaign is `campaign nK`, a leader's
-//!   tick that sent something is `tick nK`; crashes, restarts, client pauses, lease grants and the
-//!   operations the world's clients chose are their verbs (as in `script::translate`).
+//!   tick that sent something (or held a send for a sync) is `tick nK`, a follower's that did is
+//!   its ticks since the leader's last append (a follower with a read waiting gets its ticks
+//!   before each append, so the read ages as it did); crashes, restarts, client pauses, lease
+//!   grants and the operations the world's clients chose are their verbs (as in
+//!   `script::translate`), a paros owner's checkpoint asked for at its first read.
 //!
 //! Running the verbs while translating lets each delivery name the packet the environment really
 //! holds (a request the driver's client never sent is not asked for). Like `script::translate`,
