@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// Default budget of runs.
-const BUDGET_DEFAULT: u64 = 200;
+const BUDGET_DEFAULT: u64 = 500;
 
 /// Arguments of `felix shrink`.
 #[derive(Args, Debug)]
@@ -87,33 +87,44 @@ pub fn run(args: ShrinkArgs) -> u8 {
         .unwrap_or_default();
     let header = format!(
         "Shrunk by `felix shrink --seed {seed} --twin {twin} --budget {budget}`: seed {seed} under \
-twin {twin} breaks {invariant}.\n\nIn the seeded world ({before} events, shrunk to {after} in {tries} \
-runs{partial}): {what}.\nThe same steps in the scripted driver: with every rule on the audit \
-is ok; with the twin the audit names {invariant}.\n",
+twin {twin} breaks {invariant}.\n\nIn the seeded world ({before} events, {to} of them up to the \
+violation; shrunk to {after} events up to the violation in {tries} tries{partial}): {what}.\nThe \
+same steps in the scripted driver: with every rule on the audit is ok; with the twin the audit \
+names {invariant}.\n",
         budget = args.budget,
         invariant = shrunk.invariant,
         before = shrunk.original.events,
+        to = shrunk.original_to_violation,
         after = shrunk.shrunk.events,
         tries = shrunk.tries,
     );
     let scenario = script::scenario(&shrunk, &header);
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "seed {seed} twin {twin}: breaks {}; events {} -> {}; choices {} -> {}; {} runs ({} kept){partial}; {seconds:.1} s",
+        "seed {seed} twin {twin}: breaks {}; events {} ({} to the violation) -> {}; choices {} -> {}; {} tries ({} kept, {} runs){partial}; {seconds:.1} s",
         shrunk.invariant,
         shrunk.original.events,
+        shrunk.original_to_violation,
         shrunk.shrunk.events,
         shrunk.original.size().0,
         shrunk.shrunk.size().0,
         shrunk.tries,
         shrunk.improvements,
+        shrunk.runs,
     );
     println!("knobs: {}", shrunk.shrunk.knobs.describe());
     match scenario {
         Ok(scenario) => {
             println!(
-                "scenario: {} verbs per half (translated {}, {} scripts tried)",
-                scenario.verbs, scenario.translated, scenario.tries
+                "scenario: {} verbs per half (translated {}, {} scripts tried{})",
+                scenario.verbs,
+                scenario.translated,
+                scenario.tries,
+                if scenario.budget_spent {
+                    "; partially minimized: the budget of scripts ran out"
+                } else {
+                    ""
+                }
             );
             match &args.out {
                 Some(path) => {

@@ -119,7 +119,14 @@ impl Host {
             return Ok(());
         };
         // The shrinker's final replay records what each host was given (`tape::with_schedule`).
-        let noted = crate::tape::noting().then(|| (input.clone(), broker.term(), effects.len()));
+        let noted = crate::tape::noting().then(|| {
+            (
+                input.clone(),
+                broker.term(),
+                effects.len(),
+                self.outbox.held_len(),
+            )
+        });
         self.outputs.clear();
         let outputs = &mut self.outputs;
         crate::stopwatch::time(crate::stopwatch::Section::BrokerStep, || {
@@ -158,14 +165,17 @@ impl Host {
         if let Some(event) = self.broker.as_ref().and_then(|b| self.outbox.sample(b)) {
             effects.push(Effect::Observe(event));
         }
-        if let Some((input, term, before)) = noted {
-            self.note(input, term, &effects[before.min(effects.len())..]);
+        if let Some((input, term, before, held_before)) = noted {
+            // A send held for a sync counts as sent: the sync releases it.
+            let held = self.outbox.held_len() > held_before;
+            self.note(input, term, &effects[before.min(effects.len())..], held);
         }
         Ok(())
     }
 
     /// Records one input in the schedule being recorded (`tape::Step`).
-    fn note(&self, input: Input, term_before: u64, effects: &[Effect]) {
+    /// `held`: the step held a send back for a sync.
+    fn note(&self, input: Input, term_before: u64, effects: &[Effect], held: bool) {
         let to = self.id;
         let step = match input {
             Input::Message { from, message } => crate::tape::Step::Message { from, to, message },
@@ -179,9 +189,10 @@ impl Host {
             Input::Tick => crate::tape::Step::Tick {
                 node: to,
                 campaigned: self.broker.as_ref().map_or(0, Broker::term) > term_before,
-                sent: effects
-                    .iter()
-                    .any(|effect| matches!(effect, Effect::Transmit(_))),
+                sent: held
+                    || effects
+                        .iter()
+                        .any(|effect| matches!(effect, Effect::Transmit(_))),
             },
             Input::ElectionTimeout { .. } | Input::Persisted { .. } => return,
         };

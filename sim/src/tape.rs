@@ -118,7 +118,8 @@ pub enum Step {
         to: NodeId,
         request: Request,
     },
-    /// Node `node` ticked; `campaigned` when its term rose, `sent` when it put packets out.
+    /// Node `node` ticked; `campaigned` when its term rose, `sent` when it put packets out
+    /// (or held one back for a sync, which releases it).
     Tick {
         node: NodeId,
         campaigned: bool,
@@ -126,6 +127,9 @@ pub enum Step {
     },
     /// Node `node`'s disk completed a sync.
     Synced { node: NodeId },
+    /// Client `client` gave up on its request in flight (its timeout fired; the outcome is
+    /// unknown to it): the driver's `timeout` verb.
+    TimedOut { client: ClientId },
 }
 
 thread_local! {

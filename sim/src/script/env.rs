@@ -465,6 +465,18 @@ impl Env {
         count_max: usize,
         trace: &mut Trace,
     ) -> EnvResult<usize> {
+        self.deliver_copies(filter, count_max, false, trace)
+    }
+
+    /// `deliver`, and with `duplicate` each delivered packet also stays queued in its place (the
+    /// network duplicated it; the other copy arrives later).
+    pub fn deliver_copies(
+        &mut self,
+        filter: &dyn Fn(&Packet) -> bool,
+        count_max: usize,
+        duplicate: bool,
+        trace: &mut Trace,
+    ) -> EnvResult<usize> {
         let queued: Vec<Packet> = self.network.drain(..).collect();
         let mut kept = Vec::new();
         let mut delivered = 0;
@@ -472,6 +484,9 @@ impl Env {
         for packet in queued.by_ref() {
             if delivered < count_max && filter(&packet) && self.deliverable(&packet) {
                 delivered += 1;
+                if duplicate {
+                    kept.push(packet.clone());
+                }
                 self.deliver_packet(packet, trace)?;
             } else {
                 kept.push(packet);

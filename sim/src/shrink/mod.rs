@@ -24,6 +24,7 @@ use crate::tape::{self, Choices};
 use crate::trace::Recorder;
 use crate::{world, Finding, EVENT_BUDGET, PANIC};
 use felix_core::{Rules, Twin};
+use std::collections::BTreeMap;
 
 /// One run of the world under a tape, judged.
 #[derive(Clone, Debug)]
@@ -33,6 +34,8 @@ pub struct Attempt {
     pub choices: Choices,
     pub events: u64,
     pub violations: Vec<Finding>,
+    /// Per invariant the run breaks, the history index of its first violation.
+    pub broken: BTreeMap<String, usize>,
     /// The history the audits judged (for rendering a scenario).
     pub history: Vec<felix_core::history::Event>,
     /// The trace lines, when asked for.
@@ -51,6 +54,14 @@ impl Attempt {
                 .any(|f| f.invariant == PANIC || f.invariant == EVENT_BUDGET)
     }
 
+    /// The history index of the first violation of `invariant`, when the run `breaks` it.
+    pub fn broken_at(&self, invariant: &str) -> Option<usize> {
+        if !self.breaks(invariant) {
+            return None;
+        }
+        self.broken.get(invariant).copied()
+    }
+
     /// The shortlex size of the recording: the count of choices, then the values in order.
     pub fn size(&self) -> (usize, Vec<u64>) {
         size_of(&self.choices)
@@ -62,7 +73,26 @@ fn size_of(choices: &Choices) -> (usize, Vec<u64>) {
     (values.len(), values)
 }
 
-/// Runs `seed` with `knobs` and `rules`, recording (`replay` None) or replaying a tape.
+/// Where a run is cut (`World::cut`): after the event that records history event `history`, or
+/// after `events` events, whichever comes first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    pub history: usize,
+    pub events: u64,
+}
+
+impl Cut {
+    /// Right after history event `history` (the violation): the run judged only up to there.
+    pub fn at(history: usize) -> Cut {
+        Cut {
+            history,
+            events: u64::MAX,
+        }
+    }
+}
+
+/// Runs `seed` with `knobs` and `rules`, recording (`replay` None) or replaying a tape, to its end
+/// or to `cut`.
 pub fn attempt(
     seed: u64,
     rules: Rules,
@@ -70,11 +100,16 @@ pub fn attempt(
     knobs: &Knobs,
     replay: Option<Choices>,
     keep_trace: bool,
+    cut: Option<Cut>,
 ) -> Attempt {
     let ((ran, schedule), choices) = tape::with_tape(replay, || {
         let run = || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                world::World::new(seed, rules, knobs.clone(), keep_trace).run(seed, Some(label))
+                let mut world = world::World::new(seed, rules, knobs.clone(), keep_trace);
+                if let Some(cut) = cut {
+                    world.cut(cut.history, cut.events);
+                }
+                world.run(seed, Some(label))
             }))
         };
         // The schedule is recorded with the trace (the final replay), never on every try.
@@ -94,12 +129,20 @@ pub fn attempt(
                 detail: "the world panicked while it was built".to_string(),
                 step: None,
             }],
+            broken: BTreeMap::new(),
             history: Vec::new(),
             trace_lines: None,
             schedule: Vec::new(),
         };
     };
     let report = felix_audits::audit(&ran.recorder.history);
+    let mut broken: BTreeMap<String, usize> = BTreeMap::new();
+    for violation in &report.violations {
+        let first = broken
+            .entry(violation.invariant.to_string())
+            .or_insert(violation.step);
+        *first = (*first).min(violation.step);
+    }
     let mut violations: Vec<Finding> = report
         .violations
         .iter()
@@ -133,6 +176,7 @@ pub fn attempt(
         choices,
         events: ran.events,
         violations,
+        broken,
         history: recorder.history,
         trace_lines,
         schedule,
@@ -154,10 +198,16 @@ pub struct Shrunk {
     pub seed: u64,
     pub twin: Twin,
     pub invariant: &'static str,
+    /// The seed's run, to its end.
     pub original: Attempt,
+    /// The events of the seed's run up to its violation (where the shrinker cuts every run).
+    pub original_to_violation: u64,
+    /// The shrunk run, cut right after its violation, with its trace and schedule.
     pub shrunk: Attempt,
-    /// Runs tried (the original's recording included).
+    /// Candidates tried (the original's recording and its replays included): the budget's unit.
     pub tries: u64,
+    /// Runs of the world (a candidate that breaks runs twice).
+    pub runs: u64,
     /// Tries that were kept.
     pub improvements: u64,
     pub stop: Stop,
@@ -183,13 +233,25 @@ impl std::fmt::Display for ShrinkError {
     }
 }
 
+/// A try's cut beyond the best run's violation: a candidate may break up to half as far again into
+/// the history (plus this), else it is not worth its run.
+const HISTORY_SLACK: usize = 64;
+/// A try's cut in events: twice the best run's events to its violation, plus this (a try that
+/// livelocks stops here instead of at the world's `EVENTS_MAX`).
+const EVENTS_SLACK: u64 = 2_000;
+
 struct Shrinker<'a> {
     seed: u64,
     rules: Rules,
     label: String,
     invariant: &'static str,
+    /// The smallest run so far, cut right after its violation.
     best: Attempt,
+    /// The history index of `best`'s violation.
+    best_at: usize,
     tries: u64,
+    /// Runs of the world (a try that breaks is run twice: to find its violation, then cut there).
+    runs: u64,
     improvements: u64,
     budget: u64,
     progress: &'a mut dyn FnMut(&str),
@@ -200,8 +262,19 @@ impl Shrinker<'_> {
         self.tries >= self.budget
     }
 
+    /// Where a try is cut: far enough past the best run's violation for a candidate that breaks
+    /// somewhat later, near enough that a try which does not break (or livelocks) stays cheap.
+    fn limit(&self) -> Cut {
+        Cut {
+            history: self.best_at + self.best_at / 2 + HISTORY_SLACK,
+            events: 2 * self.best.events + EVENTS_SLACK,
+        }
+    }
+
     /// Runs a candidate; keeps it when it still fails and is smaller (or, for `knobs_changed`,
-    /// simpler knobs). Returns whether it was kept.
+    /// simpler knobs). Returns whether it was kept. A kept run is the candidate cut right after
+    /// its violation: its recording holds only the choices drawn up to there, so sizes compare
+    /// what each run needed to break.
     fn try_candidate(&mut self, knobs: &Knobs, choices: Choices, knobs_changed: bool) -> bool {
         if self.out_of_budget() {
             return false;
@@ -210,6 +283,22 @@ impl Shrinker<'_> {
             return false;
         }
         self.tries += 1;
+        self.runs += 1;
+        let probe = attempt(
+            self.seed,
+            self.rules,
+            self.label.clone(),
+            knobs,
+            Some(choices.clone()),
+            false,
+            Some(self.limit()),
+        );
+        let Some(at) = probe.broken_at(self.invariant) else {
+            return false;
+        };
+        // Rerun cut right after the violation: the probe ran on to its cut and drew choices the
+        // violation never needed.
+        self.runs += 1;
         let candidate = attempt(
             self.seed,
             self.rules,
@@ -217,17 +306,23 @@ impl Shrinker<'_> {
             knobs,
             Some(choices),
             false,
+            Some(Cut::at(at)),
         );
+        if candidate.broken_at(self.invariant) != Some(at) {
+            // The same run cut earlier must break at the same step (else the tape is flaky).
+            return false;
+        }
         let smaller = knobs_changed || candidate.size() < self.best.size();
-        if candidate.breaks(self.invariant) && smaller {
+        if smaller {
             self.improvements += 1;
             (self.progress)(&format!(
-                "shrink: try {}: kept, {} events, {} choices",
+                "shrink: try {}: kept, {} events to the violation, {} choices",
                 self.tries,
                 candidate.events,
                 candidate.size().0
             ));
             self.best = candidate;
+            self.best_at = at;
             return true;
         }
         false
@@ -384,11 +479,12 @@ pub fn shrink(
     let rules = twin.rules();
     let label = twin.name().to_string();
     let invariant = twin.invariant().name();
-    let original = attempt(seed, rules, label.clone(), &knobs, None, false);
-    if !original.breaks(invariant) {
+    let original = attempt(seed, rules, label.clone(), &knobs, None, false, None);
+    let Some(at) = original.broken_at(invariant) else {
         return Err(ShrinkError::Passes { invariant });
-    }
-    // The recording must replay to the same run (else every try is noise).
+    };
+    // The recording must replay to the same run (else every try is noise), and the run cut right
+    // after its violation must still break there: what follows the violation never mattered.
     let again = attempt(
         seed,
         rules,
@@ -396,24 +492,42 @@ pub fn shrink(
         &knobs,
         Some(original.choices.clone()),
         false,
+        None,
     );
     if again.choices != original.choices || again.events != original.events {
         return Err(ShrinkError::Flaky);
     }
+    let cut = attempt(
+        seed,
+        rules,
+        label.clone(),
+        &knobs,
+        Some(original.choices.clone()),
+        false,
+        Some(Cut::at(at)),
+    );
+    if cut.broken_at(invariant) != Some(at) {
+        return Err(ShrinkError::Flaky);
+    }
     progress(&format!(
-        "shrink: seed {seed} twin {twin}: {} events, {} choices, breaks {invariant}",
+        "shrink: seed {seed} twin {twin}: {} events ({} to the violation), {} choices ({} to the violation), breaks {invariant}",
         original.events,
-        original.size().0
+        cut.events,
+        original.size().0,
+        cut.size().0,
     ));
+    let original_to_violation = cut.events;
     let mut shrinker = Shrinker {
         seed,
         rules,
         label,
         invariant,
-        best: original.clone(),
-        tries: 2,
+        best: cut,
+        best_at: at,
+        tries: 3,
+        runs: 3,
         improvements: 0,
-        budget: budget.max(2),
+        budget: budget.max(3),
         progress,
     };
     let mut round = 0;
@@ -438,7 +552,8 @@ pub fn shrink(
         }
     };
     let best = shrinker.best.clone();
-    // The final run once more, with its history kept for the scenario.
+    // The final run once more, cut at its violation, with its trace and schedule kept for the
+    // scenario.
     let shrunk = attempt(
         seed,
         rules,
@@ -446,15 +561,20 @@ pub fn shrink(
         &best.knobs,
         Some(best.choices.clone()),
         true,
+        Some(Cut::at(shrinker.best_at)),
     );
-    assert!(shrunk.breaks(invariant), "the shrunk run replays");
+    if shrunk.broken_at(invariant) != Some(shrinker.best_at) {
+        return Err(ShrinkError::Flaky);
+    }
     Ok(Shrunk {
         seed,
         twin,
         invariant,
         original,
+        original_to_violation,
         shrunk,
         tries: shrinker.tries,
+        runs: shrinker.runs + 1,
         improvements: shrinker.improvements,
         stop,
     })

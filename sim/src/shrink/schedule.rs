@@ -7,11 +7,16 @@
 //! lines) and replays it in a scripted environment in lockstep, one verb at a time:
 //! - a message or request a node took is `deliver from=X to=Y n=1`, with `skip=K` when the
 //!   matching packet is not the first queued on its link (the world's network reorders; packets
-//!   the world lost simply stay queued);
+//!   the world lost simply stay queued), and `dup` when the world's network duplicated it (a
+//!   later step delivers the other copy);
 //! - a reply a client took (`Replied`) is the same `deliver` to the client;
+//! - a client's timeout (it gave up on its request in flight) is `timeout <client>`;
 //! - a completed sync is `sync nK`; a tick that made a node campaign is `campaign nK`, a leader's
-//!   tick that sent something is `tick nK`; crashes, restarts, client pauses, lease grants and the
-//!   operations the world's clients chose are their verbs (as in `script::translate`).
+//!   tick that sent something (or held a send for a sync) is `tick nK`, a follower's that did is
+//!   its ticks since the leader's last append (a follower with a read waiting gets its ticks
+//!   before each append, so the read ages as it did); crashes, restarts, client pauses, lease
+//!   grants and the operations the world's clients chose are their verbs (as in
+//!   `script::translate`), a paros owner's checkpoint asked for at its first read.
 //!
 //! Running the verbs while translating lets each delivery name the packet the environment really
 //! holds (a request the driver's client never sent is not asked for). Like `script::translate`,
@@ -20,7 +25,7 @@
 use super::Attempt;
 use crate::knobs::Workload;
 use crate::network::{Address, Packet, Payload};
-use crate::script::env::Env;
+use crate::script::env::{Env, ELECTION_TIMEOUT_TICKS};
 use crate::script::{parse, verbs};
 use crate::tape::Step;
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
@@ -30,6 +35,9 @@ use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;
 use felix_core::NodeId;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The most passes of the translation that look for duplicated packets.
+const DUP_PASSES: usize = 4;
 
 /// The most ticks one `tick` verb gives (the verb's own bound).
 const TICKS_MAX: u64 = 1_000;
@@ -69,6 +77,29 @@ struct Lockstep {
     ticks: BTreeMap<NodeId, u64>,
     /// Aim clients at the world's nodes (`via=`, `target`); off, they route as the driver does.
     aiming: bool,
+    /// The schedule step being translated.
+    step: usize,
+    /// Steps whose delivery is `dup`: the world's network duplicated that packet, and a later
+    /// step delivers the other copy (found by an earlier pass of the translation).
+    dups: BTreeSet<usize>,
+    /// Exact deliveries so far: the step and the packet the driver delivered.
+    delivered: Vec<(usize, Packet)>,
+    /// Steps found this pass to deliver an earlier delivery's duplicate.
+    found_dups: BTreeSet<usize>,
+    /// Followers a client's read reached that have not answered since (its read may be waiting).
+    reading: BTreeSet<NodeId>,
+    /// Per world owner, where its checkpoint stands (what its last request was).
+    owners: BTreeMap<u32, OwnerPhase>,
+}
+
+/// What a paros owner's last request was: a checkpoint starts with reads up to the tail (unless
+/// the owner is caught up), then writes its run; reads and run records that continue one are not
+/// a new `checkpoint`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OwnerPhase {
+    Other,
+    Reading,
+    Run,
 }
 
 impl Lockstep {
@@ -108,6 +139,9 @@ impl Lockstep {
 
     /// Delivers the queued packet from `from` to `to` that `wanted` picks (else the first on
     /// that link that `similar` accepts), naming it by its place among that link's packets.
+    /// When no queued packet is the one wanted, the world delivered a copy of one delivered
+    /// before (its network duplicates): that earlier step is noted, for the next pass to deliver
+    /// it with `dup`.
     fn deliver(
         &mut self,
         from: Address,
@@ -121,13 +155,20 @@ impl Lockstep {
             .iter()
             .filter(|packet| packet.from == from && packet.to == to)
             .collect();
-        let Some(skip) = link
-            .iter()
-            .position(|packet| wanted(&packet.payload))
-            .or_else(|| link.iter().position(|packet| similar(&packet.payload)))
+        let exact = link.iter().position(|packet| wanted(&packet.payload));
+        if exact.is_none() {
+            let earlier = self.delivered.iter().rev().find(|(_, packet)| {
+                packet.from == from && packet.to == to && wanted(&packet.payload)
+            });
+            if let Some((step, _)) = earlier {
+                self.found_dups.insert(*step);
+            }
+        }
+        let Some(skip) = exact.or_else(|| link.iter().position(|packet| similar(&packet.payload)))
         else {
             return;
         };
+        let packet = link[skip].clone();
         let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
             return;
         };
@@ -136,7 +177,16 @@ impl Lockstep {
         } else {
             format!(" skip={skip}")
         };
-        self.run(format!("deliver from={from} to={to}{skip} n=1"));
+        let dup = if exact.is_some() && self.dups.contains(&self.step) {
+            " dup"
+        } else {
+            ""
+        };
+        let count = self.verbs.len();
+        self.run(format!("deliver from={from} to={to}{skip} n=1{dup}"));
+        if exact.is_some() && self.verbs.len() > count {
+            self.delivered.push((self.step, packet));
+        }
     }
 
     /// The node the world's client sends its next request to (from the current line on).
@@ -190,6 +240,7 @@ impl Lockstep {
                 let name = format!("o{}", new.0);
                 let via = self.via(client);
                 self.clients.insert(client, name.clone());
+                self.owners.insert(client, OwnerPhase::Other);
                 self.run(format!("owner {name} token={} old={}{via}", new.0, old.0));
             }
             (Kind::Reader | Kind::Folder, Request::Read { .. }) => {
@@ -217,16 +268,32 @@ impl Lockstep {
                     self.run(format!("read {name}"));
                 }
             }
+            (Kind::Owner, Request::Read { .. }) => {
+                // An owner reads only for a checkpoint at the head of its queue: the first read
+                // of a row is the checkpoint asked for (the world's owner chose it then).
+                let phase = self.owners.insert(client, OwnerPhase::Reading);
+                if phase != Some(OwnerPhase::Reading) {
+                    if let Some(name) = self.clients.get(&client).cloned() {
+                        self.aim(client, false);
+                        self.run(format!("checkpoint {name}"));
+                    }
+                }
+            }
             (_, Request::Append { body, .. }) => {
                 let Some(name) = self.clients.get(&client).cloned() else {
                     return;
                 };
                 if body.starts_with(MAGIC) {
-                    if self.seen.insert((name.clone(), "checkpoint".to_string())) {
+                    // A run with no read before it: the owner was caught up when it was asked.
+                    let phase = self.owners.insert(client, OwnerPhase::Run);
+                    if phase.is_none_or(|phase| phase == OwnerPhase::Other) {
                         self.aim(client, false);
                         self.run(format!("checkpoint {name}"));
                     }
                     return;
+                }
+                if kind == Kind::Owner {
+                    self.owners.insert(client, OwnerPhase::Other);
                 }
                 let text = String::from_utf8_lossy(body).to_string();
                 if text.starts_with("fenced write of epoch") || text.contains(char::is_whitespace) {
@@ -238,6 +305,9 @@ impl Lockstep {
                 }
             }
             (_, Request::Trim { floor, fence, .. }) => {
+                if kind == Kind::Owner {
+                    self.owners.insert(client, OwnerPhase::Other);
+                }
                 let Some(name) = self.clients.get(&client).cloned() else {
                     return;
                 };
@@ -259,6 +329,32 @@ impl Lockstep {
 /// The verbs (without `cluster` and `audit`) that replay `attempt`'s schedule in the driver.
 /// With `aiming`, each client's requests go to the node the world's client sent them to.
 pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: bool) -> Vec<String> {
+    // A pass finds the packets the world's network duplicated (a delivery whose packet the
+    // driver no longer holds); the next pass delivers their first copy with `dup`. A duplicate
+    // found may reveal another (the copy's effects), so a few passes, until none is new.
+    let mut dups = BTreeSet::new();
+    let mut verbs = Vec::new();
+    for _ in 0..DUP_PASSES {
+        let (pass, found) = translate_pass(attempt, cluster, twin_rules, aiming, &dups);
+        verbs = pass;
+        let before = dups.len();
+        dups.extend(found);
+        if dups.len() == before {
+            break;
+        }
+    }
+    verbs
+}
+
+/// One pass of `translate`, delivering the steps `dups` with `dup`; returns the verbs and the
+/// steps that turned out to deliver a duplicate's first copy.
+fn translate_pass(
+    attempt: &Attempt,
+    cluster: &str,
+    twin_rules: &str,
+    aiming: bool,
+    dups: &BTreeSet<usize>,
+) -> (Vec<String>, BTreeSet<usize>) {
     let lines: Vec<Option<TraceLine>> = attempt
         .trace_lines
         .iter()
@@ -276,6 +372,12 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
         at: 0,
         ticks: BTreeMap::new(),
         aiming,
+        step: 0,
+        dups: dups.clone(),
+        delivered: Vec::new(),
+        found_dups: BTreeSet::new(),
+        owners: BTreeMap::new(),
+        reading: BTreeSet::new(),
     };
     for (index, line) in lines.iter().enumerate() {
         if let Some(TraceLine {
@@ -289,7 +391,8 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
     lock.run(format!("{cluster} twin={twin_rules}"));
     lock.verbs.clear();
     let mut line_index = 0;
-    for step in &attempt.schedule {
+    for (index, step) in attempt.schedule.iter().enumerate() {
+        lock.step = index;
         match step {
             Step::Line => {
                 let line = lines.get(line_index).cloned().flatten();
@@ -301,6 +404,19 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
                 lock.at = line_index;
             }
             Step::Message { from, to, message } => {
+                // A leader's append resets a follower's election clock: its silent ticks since
+                // then are the ones a later tick verb gives it.
+                // A follower with a read waiting gets those ticks first: they age the read as
+                // they did in the world, between the appends that keep it from campaigning.
+                if matches!(message, felix_core::broker::Message::AppendEntries { .. })
+                    && lock.role(*to) != Some(Role::Leader)
+                {
+                    let count = lock.ticks.insert(*to, 0).unwrap_or(0);
+                    if count > 0 && lock.reading.contains(to) {
+                        let count = count.min(ELECTION_TIMEOUT_TICKS - 1);
+                        lock.run(format!("tick n{to} {count}"));
+                    }
+                }
                 let wanted =
                     |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
                 let similar = |payload: &Payload| {
@@ -317,6 +433,9 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
                 let Some(id) = lock.driver_id(*client) else {
                     continue;
                 };
+                if matches!(request, Request::Read { .. }) && lock.role(*to) != Some(Role::Leader) {
+                    lock.reading.insert(*to);
+                }
                 let wanted = |payload: &Payload| matches!(payload, Payload::Request { request: r, .. } if r == request);
                 let similar = |payload: &Payload| {
                     matches!(payload, Payload::Request { request: r, .. }
@@ -338,6 +457,14 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
                     Some(Role::Follower | Role::Candidate) if *campaigned => {
                         lock.ticks.insert(*node, 0);
                         lock.run(format!("campaign n{node}"));
+                    }
+                    // A follower's tick that sent something (a read waiting too long refused):
+                    // its ticks since the leader last reached it, short of a campaign in the
+                    // driver (the world's follower did not campaign).
+                    Some(Role::Follower | Role::Candidate) if *sent => {
+                        lock.ticks.insert(*node, 0);
+                        let count = count.min(ELECTION_TIMEOUT_TICKS - 1);
+                        lock.run(format!("tick n{node} {count}"));
                     }
                     Some(Role::Leader) if *sent => {
                         lock.ticks.insert(*node, 0);
@@ -361,9 +488,25 @@ pub fn translate(attempt: &Attempt, cluster: &str, twin_rules: &str, aiming: boo
                     lock.run(format!("sync n{node}"));
                 }
             }
+            Step::TimedOut { client } => {
+                // The world's client gave up and sends its next request (to a node it draws):
+                // the driver's client gives up on the same request, aimed where the world's went.
+                let Some(id) = lock.driver_id(*client) else {
+                    continue;
+                };
+                let slot = &lock.env.clients[id as usize];
+                if slot.in_flight.is_none() {
+                    continue;
+                }
+                let name = slot.name.clone();
+                if let Some(node) = lock.next_node(*client) {
+                    lock.run(format!("target {name} n{node}"));
+                }
+                lock.run(format!("timeout {name}"));
+            }
         }
     }
-    lock.verbs
+    (lock.verbs, lock.found_dups)
 }
 
 fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
@@ -383,6 +526,7 @@ fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
                 lock.request(kind, client, &request);
             }
             Event::Replied { client, node, .. } => {
+                lock.reading.remove(&node);
                 let Some(id) = lock.driver_id(client) else {
                     return;
                 };

@@ -25,6 +25,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The longest schedule translation worth minimizing (each try replays the whole script).
 const SCHEDULE_VERBS_MAX: usize = 5_000;
+/// The most scripts the minimization runs (each replays the whole script, so a long translation
+/// costs more per try): past it, the smallest script found so far is written.
+const SCRIPTS_MAX: u64 = 2_000;
 
 /// The verbs translated from a run (without `cluster` and `audit`).
 pub fn translate(shrunk: &Shrunk) -> Vec<String> {
@@ -191,29 +194,40 @@ fn text(header: &str, cluster: &str, twin: Twin, verbs: &[String]) -> String {
     text
 }
 
-/// Runs the two halves; true when the control's audit is `ok` and the twin's names `invariant`.
-fn reproduces(cluster: &str, twin: Twin, invariant: &str, verbs: &[String]) -> bool {
-    let Ok(outcome) = script::run_text("shrunk.txt", &text("Shrunk.\n", cluster, twin, verbs))
-    else {
-        return false;
-    };
-    let audits: Vec<&script::BlockOutcome> = outcome
-        .blocks
-        .iter()
-        .filter(|block| block.command == "audit")
-        .collect();
+/// One half of the scenario: `verbs` under `rules` (`none`: every rule on), then `audit`.
+fn half(cluster: &str, rules: &str, verbs: &[String]) -> String {
+    let mut text = format!("{cluster} twin={rules}\n----\n\n");
+    for verb in verbs.iter().flat_map(|verb| verb.lines()) {
+        text.push_str(&format!("{verb}\n----\n\n"));
+    }
+    text.push_str("audit\n----\n\n");
+    text
+}
+
+/// The audit's lines of one half, when it ran without a panic.
+fn audited(cluster: &str, rules: &str, verbs: &[String]) -> Option<Vec<String>> {
+    let outcome = script::run_text("shrunk.txt", &half(cluster, rules, verbs)).ok()?;
     let panicked = outcome
         .blocks
         .iter()
         .any(|block| block.actual.iter().any(|line| line.starts_with("panic:")));
+    let mut audits = outcome
+        .blocks
+        .into_iter()
+        .filter(|block| block.command == "audit");
+    match (panicked, audits.next(), audits.next()) {
+        (false, Some(audit), None) => Some(audit.actual),
+        _ => None,
+    }
+}
+
+/// True when the twin's audit names `invariant` and the control's is `ok`. The twin's half runs
+/// first: most candidates of the minimization fail there, and the control is not run for them.
+fn reproduces(cluster: &str, twin: Twin, invariant: &str, verbs: &[String]) -> bool {
     let prefix = format!("{invariant}:");
-    !panicked
-        && audits.len() == 2
-        && audits[0].actual == ["ok"]
-        && audits[1]
-            .actual
-            .iter()
-            .any(|line| line.starts_with(&prefix))
+    let breaks = audited(cluster, twin.name(), verbs)
+        .is_some_and(|audit| audit.iter().any(|line| line.starts_with(&prefix)));
+    breaks && audited(cluster, "none", verbs).is_some_and(|audit| audit == ["ok"])
 }
 
 /// Clients renamed in order of appearance (`h1`, `h2`, ... for holders; owners keep their
@@ -277,7 +291,7 @@ fn merged(first: &str, second: &str) -> Option<String> {
         .then(|| format!("{a} n={}", n + m))
 }
 
-/// Shortens `verbs` while `still` holds: windows (halving sizes, sliding by half a window)
+/// Shortens `verbs` while `still` holds: windows (halving sizes, side by side)
 /// replaced by one `stabilize` (a stretch of the schedule whose order did not matter), then
 /// neighbours merged, then single verbs deleted.
 fn coarsened(mut verbs: Vec<String>, still: &mut dyn FnMut(&[String]) -> bool) -> Vec<String> {
@@ -296,7 +310,7 @@ fn coarsened(mut verbs: Vec<String>, still: &mut dyn FnMut(&[String]) -> bool) -
                     continue;
                 }
             }
-            start += (size / 2).max(1);
+            start += size;
         }
         size /= 2;
     }
@@ -336,6 +350,8 @@ pub struct Scenario {
     pub translated: usize,
     /// Scripts the minimizer ran.
     pub tries: u64,
+    /// The minimization stopped at its budget of scripts (`SCRIPTS_MAX`): partially minimized.
+    pub budget_spent: bool,
 }
 
 /// Why no scenario could be written.
@@ -360,6 +376,10 @@ pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced
                 &shrunk.original.knobs,
                 Some(shrunk.original.choices.clone()),
                 true,
+                shrunk
+                    .original
+                    .broken_at(shrunk.invariant)
+                    .map(super::Cut::at),
             );
             let fallback = Shrunk {
                 shrunk: original,
@@ -426,13 +446,47 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
             timed: timed_verbs,
         });
     };
-    // Stretches whose order did not matter become one `stabilize` first (cheap on a long
-    // schedule), then ddmin over verbs: delete chunks, halving sizes, while it still reproduces.
-    verbs = coarsened(verbs, &mut |edited: &[String]| {
+    // Every minimizing try, within the budget of scripts (a try past it does not reproduce).
+    let mut still = |edited: &[String]| -> bool {
+        if tries >= SCRIPTS_MAX {
+            return false;
+        }
         tries += 1;
         reproduces(&cluster, twin, invariant, edited)
-    });
-    // ddmin over verbs: delete chunks, halving sizes, while the script still reproduces.
+    };
+    // What follows the violation never mattered: the shortest prefix that still reproduces, by
+    // bisection (a few scripts, however long the translation).
+    let (mut low, mut high) = (0, verbs.len());
+    while low + 1 < high {
+        let middle = low + (high - low) / 2;
+        if still(&verbs[..middle]) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    verbs.truncate(high);
+    // Likewise the longest prefix whose order did not matter: one `stabilize` in its place.
+    let with_prefix_settled = |verbs: &[String], cut: usize| -> Vec<String> {
+        let mut edited = vec!["stabilize".to_string()];
+        edited.extend_from_slice(&verbs[cut..]);
+        edited
+    };
+    let (mut low, mut high) = (0, verbs.len());
+    while low + 1 < high {
+        let middle = low + (high - low) / 2;
+        if still(&with_prefix_settled(&verbs, middle)) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    if low > 0 {
+        verbs = with_prefix_settled(&verbs, low);
+    }
+    // Stretches whose order did not matter become one `stabilize` (cheap on a long schedule),
+    // then ddmin over verbs: delete chunks, halving sizes, while it still reproduces.
+    verbs = coarsened(verbs, &mut still);
     let mut size = verbs.len() / 2;
     while size >= 1 {
         let mut start = 0;
@@ -440,8 +494,7 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
             let end = (start + size).min(verbs.len());
             let mut edited = verbs.clone();
             edited.drain(start..end);
-            tries += 1;
-            if reproduces(&cluster, twin, invariant, &edited) {
+            if still(&edited) {
                 verbs = edited;
             } else {
                 start = end;
@@ -451,10 +504,8 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
     }
     // A schedule's deliveries and syncs, shortened: a window of them becomes one `stabilize`,
     // neighbours merge (`sync n0 n1`, `deliver ... n=2`), while the script still reproduces.
-    verbs = coarsened(verbs, &mut |edited: &[String]| {
-        tries += 1;
-        reproduces(&cluster, twin, invariant, edited)
-    });
+    verbs = coarsened(verbs, &mut still);
+    let budget_spent = tries >= SCRIPTS_MAX;
     let verbs = renamed(&verbs);
     let draft = text(header, &cluster, twin, &verbs);
     let filled = script::run_text("shrunk.txt", &draft)
@@ -470,5 +521,6 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
         verbs: count,
         translated: translated.len(),
         tries,
+        budget_spent,
     })
 }

@@ -374,10 +374,12 @@ impl World {
             return;
         }
         slot.in_flight = None;
+        let client_id = slot.id;
         let step = match World::client_mut(&mut slot.role) {
             Some(handle) => handle.on_unknown(id),
             None => return,
         };
+        crate::tape::note(|| crate::tape::Step::TimedOut { client: client_id });
         self.count("client_timeouts");
         self.apply_step(client, step);
         let target = self.workload.index(self.nodes.len());

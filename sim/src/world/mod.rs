@@ -237,12 +237,23 @@ pub struct World {
     observer: Option<Box<dyn Observer>>,
     /// With an observer: the client request the current event delivered, and to which node.
     observed_request: Option<(NodeId, Request)>,
+    /// Stop once the history holds more events than `.0`, or after `.1` events (`cut`), if set.
+    cut: Option<(usize, u64)>,
 }
 
 impl World {
     /// Sets the observer called after every handled event.
     pub fn set_observer(&mut self, observer: Box<dyn Observer>) {
         self.observer = Some(observer);
+    }
+
+    /// Ends the run after the event that records history event `history` or after `events`
+    /// events, whichever comes first (or when it ends on its own): the shrinker judges a run only
+    /// up to its violation, and a safety violation at history step `history` shows in every prefix
+    /// that holds it. The run up to the cut is the same, event for event; a cut run is neither
+    /// finished nor exhausted (no End marker, so liveness is not judged).
+    pub fn cut(&mut self, history: usize, events: u64) {
+        self.cut = Some((history, events));
     }
 
     /// Every node of the world in id order: voters first, then replicas; `None` while crashed.
@@ -378,6 +389,7 @@ impl World {
             buggify: crate::buggify::Buggify::new(seed, &knobs.buggify),
             observer: None,
             observed_request: None,
+            cut: None,
             knobs,
         }
     }
@@ -494,6 +506,11 @@ impl World {
             }
             if self.finished || self.exhausted.is_some() {
                 break;
+            }
+            if let Some((history, events)) = self.cut {
+                if self.recorder.history.len() > history || self.events >= events {
+                    break;
+                }
             }
         }
         let simulated_micros = self.now();

@@ -53,19 +53,30 @@ pub(super) fn describe_packet(env: &Env, packet: &Packet) -> String {
     )
 }
 
-/// `deliver [from=<name>] [to=<name>] [n=<count>] [skip=<count>]`
+/// `deliver [from=<name>] [to=<name>] [n=<count>] [skip=<count>] [dup]`
 ///
 /// Delivers, in queue order, the messages queued now (from/to a node or client, at most n) and
 /// prints each broker message as it arrives. `skip=K` passes over the first K matching messages
 /// (they stay queued): `deliver from=n0 to=n1 skip=1 n=1` delivers the second message on that
-/// link before the first, as a reordering network would. What they cause is queued, not delivered. Storage is
-/// not synced: sends that follow an unsynced persist stay held (see `sync`).
+/// link before the first, as a reordering network would. `dup` delivers a copy and leaves each
+/// message queued in its place, as a duplicating network would (the other copy arrives later).
+/// What they cause is queued, not delivered. Storage is not synced: sends that follow an unsynced
+/// persist stay held (see `sync`).
 pub(super) fn deliver(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&["from", "to", "n", "skip"], 0)?;
+    args.only(&["from", "to", "n", "skip"], 1)?;
     need_cluster(env)?;
+    let duplicate = match args.positional.first().map(String::as_str) {
+        None => false,
+        Some("dup") => true,
+        Some(other) => {
+            return Err(format!(
+                "bad argument: `deliver` takes only `dup` besides its keys, got `{other}`"
+            ))
+        }
+    };
     let (filter, count) = link_filter(env, args)?;
     let mut trace = Trace::new(true);
-    let result = env.deliver(&filter, count, &mut trace);
+    let result = env.deliver_copies(&filter, count, duplicate, &mut trace);
     let delivered = *result.as_ref().unwrap_or(&0);
     let mut lines = finish(trace, result.map(|_| ()));
     if delivered == 0 && lines.is_empty() {
