@@ -6,13 +6,14 @@
 //! invariant; a run that reaches a situation rarely reached is worth mutating further (AFL-style
 //! feedback over semantic events instead of edges). One linear pass with `BTreeMap` state.
 //!
-//! The last three follow a stale writer through deletion, the steps every fenced stream with
+//! The last four follow a stale writer through deletion, the steps every fenced stream with
 //! deletion must survive whatever deletes (a trim, retention, a bug): the newest writer's first
 //! acknowledged write deleted while an older writer still runs (`fence_deleted`), a stale holder's
 //! read refused as too old (`stale_holder_too_old`), and a stale holder served records right after
-//! such a refusal, its cursor moved past what was deleted (`stale_holder_resumed`). They name the
-//! steps towards a hazard, not a rule: they give a guided campaign a gradient towards runs where
-//! a stale writer meets deletion, which plain seeds reach in a few runs in a hundred.
+//! such a refusal, its cursor moved past what was deleted (`stale_holder_resumed`), and served
+//! nothing that names a newer writer (`stale_holder_blind`: it lost sight of its successor). They
+//! name the steps towards a hazard, not a rule: they give a guided campaign a gradient towards
+//! runs where a stale writer meets deletion, which plain seeds reach in a few runs in a hundred.
 
 use felix_core::api::{ClientId, ReadFrom, Reply, Request};
 use felix_core::history::Event;
@@ -20,7 +21,7 @@ use felix_core::{Command, Offset};
 use std::collections::BTreeMap;
 
 /// The probes, in a fixed order (the names of `probes`'s result).
-pub const PROBES: [&str; 20] = [
+pub const PROBES: [&str; 21] = [
     "stale_holder_refused",
     "stale_holder_acts",
     "untagged_refusal",
@@ -41,6 +42,7 @@ pub const PROBES: [&str; 20] = [
     "fence_deleted",
     "stale_holder_too_old",
     "stale_holder_resumed",
+    "stale_holder_blind",
 ];
 
 /// Counts each probe of `history`, in `PROBES` order.
@@ -140,9 +142,18 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                     let too_old = matches!(reply, Reply::CursorTooOld { .. });
                     if too_old {
                         bump("stale_holder_too_old");
-                    } else if let Reply::Records { .. } = reply {
+                    } else if let Reply::Records { records, .. } = reply {
                         if jumped.get(client).copied().unwrap_or(false) {
                             bump("stale_holder_resumed");
+                            // Nothing it was served names a newer writer: it lost sight of
+                            // its successor.
+                            let own = epoch.unwrap_or(0);
+                            let blind = records
+                                .iter()
+                                .all(|record| record.headers.epoch().is_none_or(|e| e <= own));
+                            if blind {
+                                bump("stale_holder_blind");
+                            }
                         }
                     }
                     jumped.insert(*client, too_old);
@@ -319,6 +330,7 @@ mod tests {
         assert_eq!(count(&history, "fence_deleted"), 1);
         assert_eq!(count(&history, "stale_holder_too_old"), 1);
         assert_eq!(count(&history, "stale_holder_resumed"), 1);
+        assert_eq!(count(&history, "stale_holder_blind"), 1);
     }
 
     /// Refusals with and without a tag, no-op answers, NotHeld and earliest reads count apart.
