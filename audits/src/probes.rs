@@ -5,6 +5,15 @@
 //! refusal that carries no tag, a no-op trim, a read of a range a node does not hold. None is an
 //! invariant; a run that reaches a situation rarely reached is worth mutating further (AFL-style
 //! feedback over semantic events instead of edges). One linear pass with `BTreeMap` state.
+//!
+//! The last four follow a stale writer through deletion, the steps every fenced stream with
+//! deletion must survive whatever deletes (a trim, retention, a bug): the newest writer's first
+//! acknowledged write deleted while an older writer still runs (`fence_deleted`), a stale holder's
+//! read refused as too old (`stale_holder_too_old`), and a stale holder served records right after
+//! such a refusal, its cursor moved past what was deleted (`stale_holder_resumed`), and served
+//! nothing that names a newer writer (`stale_holder_blind`: it lost sight of its successor). They
+//! name the steps towards a hazard, not a rule: they give a guided campaign a gradient towards
+//! runs where a stale writer meets deletion, which plain seeds reach in a few runs in a hundred.
 
 use felix_core::api::{ClientId, ReadFrom, Reply, Request};
 use felix_core::history::Event;
@@ -12,7 +21,7 @@ use felix_core::{Command, Offset};
 use std::collections::BTreeMap;
 
 /// The probes, in a fixed order (the names of `probes`'s result).
-pub const PROBES: [&str; 17] = [
+pub const PROBES: [&str; 21] = [
     "stale_holder_refused",
     "stale_holder_acts",
     "untagged_refusal",
@@ -30,6 +39,10 @@ pub const PROBES: [&str; 17] = [
     "leader_changed",
     "deposed_leader_write",
     "ack_then_crash",
+    "fence_deleted",
+    "stale_holder_too_old",
+    "stale_holder_resumed",
+    "stale_holder_blind",
 ];
 
 /// Counts each probe of `history`, in `PROBES` order.
@@ -51,11 +64,18 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
     let mut leading: BTreeMap<u32, u64> = BTreeMap::new();
     // The node that acknowledged a write most recently, until something else happens to it.
     let mut last_ack: Option<u32> = None;
+    // The offset of the newest fenced epoch's first acknowledged write (its proof that it
+    // exists), and the holders granted a lease that have not retired.
+    let mut fence_offset: Option<Offset> = None;
+    let mut live: BTreeMap<ClientId, u64> = BTreeMap::new();
+    // Stale holders whose last read was refused as too old (their cursor jumps next).
+    let mut jumped: BTreeMap<ClientId, bool> = BTreeMap::new();
     for event in history {
         match event {
             Event::LeaseGranted { client, epoch } => {
                 epoch_newest = epoch_newest.max(*epoch);
                 epoch_of.insert(*client, *epoch);
+                live.insert(*client, *epoch);
             }
             Event::BecameLeader { node, term } => {
                 bump("leader_changed");
@@ -64,14 +84,27 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
             }
             Event::FloorApplied { floor, .. } => floor_highest = floor_highest.max(*floor),
             Event::TruncateRefused { .. } => bump("truncate_refused"),
-            Event::SegmentsDeleted { retention, .. } => {
+            Event::SegmentsDeleted {
+                retention, below, ..
+            } => {
                 bump("segments_deleted");
                 if *retention {
                     bump("retention_deleted");
                 }
+                // The newest writer's proof of its fence deleted while an older writer still
+                // runs: from now on only what deletion left (a tag, a later record) can stop it.
+                let older_live = live.values().any(|epoch| *epoch < fenced_newest);
+                if older_live && fence_offset.is_some_and(|offset| offset < *below) {
+                    bump("fence_deleted");
+                }
             }
             Event::Gap { .. } => bump("gap_reported"),
-            Event::HolderRetired { by_tag: false, .. } => bump("holder_retired_by_read"),
+            Event::HolderRetired { client, by_tag, .. } => {
+                live.remove(client);
+                if !by_tag {
+                    bump("holder_retired_by_read");
+                }
+            }
             Event::Crashed { node } if last_ack == Some(*node) => {
                 bump("ack_then_crash");
                 last_ack = None;
@@ -103,6 +136,28 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
             } => {
                 let epoch = epoch_of.get(client).copied();
                 let stale = epoch.is_some_and(|epoch| epoch < epoch_newest);
+                // Stale behind a holder that already wrote: the hazard of a fenced stream.
+                let behind_fence = epoch.is_some_and(|epoch| epoch < fenced_newest);
+                if behind_fence && matches!(request, Request::Read { .. }) {
+                    let too_old = matches!(reply, Reply::CursorTooOld { .. });
+                    if too_old {
+                        bump("stale_holder_too_old");
+                    } else if let Reply::Records { records, .. } = reply {
+                        if jumped.get(client).copied().unwrap_or(false) {
+                            bump("stale_holder_resumed");
+                            // Nothing it was served names a newer writer: it lost sight of
+                            // its successor.
+                            let own = epoch.unwrap_or(0);
+                            let blind = records
+                                .iter()
+                                .all(|record| record.headers.epoch().is_none_or(|e| e <= own));
+                            if blind {
+                                bump("stale_holder_blind");
+                            }
+                        }
+                    }
+                    jumped.insert(*client, too_old);
+                }
                 match reply {
                     Reply::OffsetMismatch { .. } | Reply::FenceMismatch { .. } => {
                         if stale {
@@ -127,6 +182,9 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                         }
                         if !matches!(request, Request::Fence { .. }) {
                             if let Some(epoch) = epoch {
+                                if epoch > fenced_newest {
+                                    fence_offset = Some(*offset);
+                                }
                                 fenced_newest = fenced_newest.max(epoch);
                             }
                         }
@@ -205,6 +263,74 @@ mod tests {
         ];
         assert_eq!(count(&history, "stale_holder_refused"), 1);
         assert_eq!(count(&history, "noop_trim_refused"), 1);
+    }
+
+    /// A stale writer meeting deletion is followed step by step: the newest holder's first write
+    /// deleted while an older holder runs, the stale holder refused as too old, then served right
+    /// after the refusal; the same steps by the newest holder itself, or after the stale holder
+    /// retired, count nothing.
+    #[test]
+    fn stale_writer_meeting_deletion_is_counted() {
+        let appended = |client, offset| Event::Replied {
+            client,
+            node: 0,
+            request: Request::Append {
+                expected_tail: Some(offset),
+                fence: None,
+                body: b"w".to_vec(),
+                headers: Headers::with_epoch(2),
+            },
+            reply: Reply::Appended {
+                offset,
+                tail: offset + 1,
+            },
+        };
+        let read = |client, reply| Event::Replied {
+            client,
+            node: 0,
+            request: read_request(1),
+            reply,
+        };
+        let too_old = Reply::CursorTooOld {
+            floor: 4,
+            tag: None,
+        };
+        let served = Reply::Records {
+            records: Vec::new(),
+            next: 5,
+        };
+        let deleted = Event::SegmentsDeleted {
+            node: 0,
+            below: 4,
+            readable_start: 4,
+            retention: true,
+        };
+        let granted = |client, epoch| Event::LeaseGranted { client, epoch };
+        let history = vec![
+            granted(1, 1),
+            granted(2, 2),
+            appended(2, 3),
+            // The newest holder's own refusal and read count nothing.
+            read(2, too_old.clone()),
+            read(2, served.clone()),
+            deleted.clone(),
+            read(1, too_old.clone()),
+            read(1, served.clone()),
+            // Served again without a refusal in between: not a resumption.
+            read(1, served.clone()),
+            Event::HolderRetired {
+                client: 1,
+                epoch: 1,
+                newer_epoch: 2,
+                by_tag: false,
+            },
+            // Nobody older runs any more.
+            deleted,
+        ];
+        assert_eq!(count(&history, "fence_deleted"), 1);
+        assert_eq!(count(&history, "stale_holder_too_old"), 1);
+        assert_eq!(count(&history, "stale_holder_resumed"), 1);
+        assert_eq!(count(&history, "stale_holder_blind"), 1);
     }
 
     /// Refusals with and without a tag, no-op answers, NotHeld and earliest reads count apart.

@@ -11,7 +11,13 @@
 //!   of another seed), or a BUGGIFY activation set taken over;
 //! - **crossover**: each knob from one of two corpus entries.
 //!
-//! and some are plain seeds (exploration never stops). Nothing here knows a rule or a twin.
+//! and some are plain seeds (exploration never stops). A run after the first batch that reaches a
+//! counter no run reached before (a situation's first hit) is followed up at once: its knobs are
+//! reseeded `FOLLOW_UPS` times before energy picks parents again, as Antithesis branches from the
+//! first run that satisfies a sometimes-assertion. Energy alone spreads such a hit's share over
+//! every entry holding a rare bucket (a few percent each), so the step one situation beyond it (a
+//! conjunction: a stale writer that resumed past a deletion, then wrote) was rarely tried.
+//! Nothing here knows a rule or a twin.
 //!
 //! Determinism: the campaign draws from its own stream of the start seed; runs are generated a
 //! batch at a time from the corpus as it stood before the batch, and results are observed in run
@@ -30,6 +36,9 @@ use std::collections::BTreeMap;
 pub const BATCH: u64 = 32;
 /// The chance that a run after the first batch is a plain seed instead of a mutant.
 const PLAIN_PER_MILLION: u32 = 250_000;
+/// Reseeds owed to a run that reached a counter no earlier run reached (after the first batch):
+/// the first hit of a situation is explored from at once (see `Campaign::follow_ups`).
+pub const FOLLOW_UPS: u32 = 8;
 
 /// The AFL bucket of a positive count.
 pub fn bucket(count: u64) -> u8 {
@@ -83,6 +92,13 @@ pub struct Campaign {
     /// How many runs reached each pair.
     hits: BTreeMap<(String, u8), u64>,
     corpus: Vec<Entry>,
+    /// Counters some run reached (any bucket).
+    reached: std::collections::BTreeSet<String>,
+    /// Corpus entries owed reseeds, oldest first, with how many are left: a situation's first
+    /// hit is explored before energy decides (Antithesis's sometimes-assertions branch from the
+    /// first run that satisfies one; energy alone spreads a rare hit's share over every entry
+    /// that holds some rare bucket, and a conjunction one step beyond it is then rarely tried).
+    follow_ups: std::collections::VecDeque<(usize, u32)>,
 }
 
 impl Campaign {
@@ -97,6 +113,8 @@ impl Campaign {
             generated: 0,
             hits: BTreeMap::new(),
             corpus: Vec::new(),
+            reached: std::collections::BTreeSet::new(),
+            follow_ups: std::collections::VecDeque::new(),
         }
     }
 
@@ -122,7 +140,17 @@ impl Campaign {
             let mut spec = RunSpec::new(self.start.wrapping_add(index), self.twin);
             spec.unbiased = true;
             if !plain {
-                let (seed, knobs) = self.mutant();
+                let (seed, knobs) = match self.follow_ups.front_mut() {
+                    Some((entry, left)) => {
+                        let knobs = self.corpus[*entry].knobs.clone();
+                        *left -= 1;
+                        if *left == 0 {
+                            self.follow_ups.pop_front();
+                        }
+                        (self.stream.next_u64(), knobs)
+                    }
+                    None => self.mutant(),
+                };
                 spec.seed = seed;
                 spec.knobs = Some(knobs);
             }
@@ -141,6 +169,16 @@ impl Campaign {
                 new = true;
             }
             *hits += 1;
+        }
+        // A counter reached for the first time after the first batch (which reaches the common
+        // ones): the situation is rare, and runs with the same world shape reach it again.
+        let first_hit = features
+            .iter()
+            .filter(|(counter, _)| self.reached.insert(counter.clone()))
+            .count()
+            > 0;
+        if first_hit && index >= BATCH {
+            self.follow_ups.push_back((self.corpus.len(), FOLLOW_UPS));
         }
         if new {
             self.corpus.push(Entry {
@@ -336,5 +374,55 @@ mod tests {
                 assert_eq!(knobs.validate(), Ok(()));
             }
         }
+    }
+
+    /// A run after the first batch that reaches a counter no run reached before is reseeded
+    /// `FOLLOW_UPS` times in a row (its knobs, new seeds) before energy picks parents again; a
+    /// counter the first batch already reached earns nothing.
+    #[test]
+    fn a_first_hit_is_followed_up() {
+        let report = |spec: &RunSpec, counter: &str| RunReport {
+            seed: spec.seed,
+            twin: spec.twin,
+            control: spec.control,
+            knobs: spec.knobs(),
+            trace_hash: 0,
+            steps: 0,
+            events: 0,
+            simulated_micros: 0,
+            violations: Vec::new(),
+            coverage: BTreeMap::from([(counter.to_string(), 1)]),
+            trace_lines: None,
+        };
+        let common = felix_audits::probes::PROBES[0];
+        let rare = felix_audits::probes::PROBES[1];
+        let mut campaign = Campaign::new(9, 4 * BATCH, None);
+        let first = campaign.next_batch();
+        for (index, spec) in first.iter().enumerate() {
+            campaign.observe(index as u64, &report(spec, common));
+        }
+        let second = campaign.next_batch();
+        // The second batch's first run reaches a new counter; the rest repeat the common one.
+        let rare_knobs = second[0].knobs();
+        for (offset, spec) in second.iter().enumerate() {
+            let counter = if offset == 0 { rare } else { common };
+            campaign.observe(BATCH + offset as u64, &report(spec, counter));
+        }
+        assert!(campaign
+            .follow_ups
+            .iter()
+            .all(|(_, left)| *left == FOLLOW_UPS));
+        assert_eq!(campaign.follow_ups.len(), 1);
+        let third = campaign.next_batch();
+        let mutants: Vec<&RunSpec> = third.iter().filter(|spec| spec.knobs.is_some()).collect();
+        assert!(
+            mutants.len() >= FOLLOW_UPS as usize,
+            "{} mutants",
+            mutants.len()
+        );
+        for spec in &mutants[..FOLLOW_UPS as usize] {
+            assert_eq!(spec.knobs.as_ref(), Some(&rare_knobs));
+        }
+        assert!(campaign.follow_ups.is_empty());
     }
 }
