@@ -124,8 +124,10 @@ impl<E> EventQueue<E> {
         self.occupied |= 1 << bucket;
     }
 
-    /// The next event, advancing the clock to its time.
-    pub fn pop(&mut self) -> Option<(Time, E)> {
+    /// The next event, advancing the clock to its time (`now`). Only the event comes back: a
+    /// `(time, event)` pair put the event at another offset than the caller's copy of it, and
+    /// copying it out again stalled on every event.
+    pub fn pop(&mut self) -> Option<E> {
         if self.occupied == 0 {
             return None;
         }
@@ -160,7 +162,7 @@ impl<E> EventQueue<E> {
             .take()
             .expect("a pending key names a full slot");
         self.free.push(slot);
-        Some((time, event))
+        Some(event)
     }
 
     /// The time of the next event without removing it.
@@ -205,7 +207,7 @@ mod tests {
         queue.push(1, "second");
         queue.push(3, "middle");
         queue.push(1, "third");
-        let order: Vec<&str> = std::iter::from_fn(|| queue.pop().map(|(_, event)| event)).collect();
+        let order: Vec<&str> = std::iter::from_fn(|| queue.pop()).collect();
         assert_eq!(order, ["first", "second", "third", "middle", "late"]);
         assert_eq!(queue.now(), 5);
     }
@@ -229,12 +231,13 @@ mod tests {
             queue.push(time, pushed);
             expected.push((time, pushed));
             if next() % 3 != 0 {
-                let (time, event) = queue.pop().expect("one pending");
+                let event = queue.pop().expect("one pending");
+                let time = queue.now();
                 popped.push((time, event));
             }
         }
-        while let Some(item) = queue.pop() {
-            popped.push(item);
+        while let Some(event) = queue.pop() {
+            popped.push((queue.now(), event));
         }
         expected.sort();
         assert_eq!(popped, expected);
@@ -271,13 +274,14 @@ mod tests {
             assert_eq!(queue.len(), expected.len() - popped.len());
             if next() % 2 == 0 {
                 let peeked = queue.peek_time();
-                let (time, event) = queue.pop().expect("one pending");
+                let event = queue.pop().expect("one pending");
+                let time = queue.now();
                 assert_eq!(peeked, Some(time));
                 popped.push((time, event));
             }
         }
-        while let Some(item) = queue.pop() {
-            popped.push(item);
+        while let Some(event) = queue.pop() {
+            popped.push((queue.now(), event));
         }
         expected.sort();
         assert_eq!(popped, expected);
