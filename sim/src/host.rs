@@ -72,6 +72,9 @@ pub struct Host {
     pub disk: Disk,
     sync_start: SyncStart,
     outbox: Outbox,
+    /// A schedule was being recorded on this thread when the host was made (`tape::with_schedule`
+    /// wraps the whole run): read once, so a plain run's steps never touch the thread-local.
+    noting: bool,
     /// Buffers reused across steps.
     outputs: Vec<Output>,
     duties: Vec<Duty>,
@@ -93,6 +96,7 @@ impl Host {
             disk: Disk::new(layout),
             sync_start,
             outbox: Outbox::new(held_max),
+            noting: crate::tape::noting(),
             outputs: Vec::new(),
             duties: Vec::new(),
             released: Vec::new(),
@@ -119,7 +123,7 @@ impl Host {
             return Ok(());
         };
         // The shrinker's final replay records what each host was given (`tape::with_schedule`).
-        let noted = crate::tape::noting().then(|| {
+        let noted = self.noting.then(|| {
             (
                 input.clone(),
                 broker.term(),
@@ -202,7 +206,9 @@ impl Host {
     /// Completes the sync in flight: every op applied before it started is durable. Releases the
     /// deliveries it covers, then tells the broker. Returns how far the disk is durable.
     pub fn finish_sync(&mut self, effects: &mut Vec<Effect>) -> Result<u64, HostError> {
-        crate::tape::note(|| crate::tape::Step::Synced { node: self.id });
+        if self.noting {
+            crate::tape::note(|| crate::tape::Step::Synced { node: self.id });
+        }
         self.disk.finish_sync().map_err(|error| HostError::Store {
             node: self.id,
             what: format!("sync failed: {error}"),

@@ -1,15 +1,24 @@
 //! The event queue on simulated time.
 //!
-//! A min-heap of (time, sequence number): the sequence number is assigned at push time, so two
-//! events due at the same microsecond come out in the order they were scheduled, never in an order
-//! that depends on the heap's internals. The queue is bounded (`pending_max`) so a runaway
-//! feedback loop in a model is a loud failure, not a slow one.
+//! Pending events ordered by (time, sequence number): the sequence number is assigned at push
+//! time, so two events due at the same microsecond come out in the order they were scheduled,
+//! never in an order that depends on the queue's internals. The queue is bounded (`pending_max`)
+//! so a runaway feedback loop in a model is a loud failure, not a slow one.
 //!
-//! For speed the heap is a 4-ary min-heap (half the depth of a binary heap, a node's children
-//! side by side) of 16-byte keys: the time in the high 64 bits, the sequence number and the index
-//! of the event's slot (its low `SLOT_BITS` bits) in the low 64. The events themselves wait in a
-//! slab of reused slots and never move while pending. Since sequence numbers are unique, ordering
-//! keys orders by (time, sequence) exactly: the slot bits never decide.
+//! Every event has a 16-byte key: the time in the high 64 bits, the sequence number and the index
+//! of the event's slot (its low `SLOT_BITS` bits) in the low 64. Since sequence numbers are
+//! unique, ordering keys orders by (time, sequence) exactly: the slot bits never decide. The
+//! events themselves wait in a slab of reused slots and never move while pending.
+//!
+//! The keys wait in a radix heap, which is exact for a queue whose keys only grow past the last
+//! one taken (a simulation never schedules into its past, and a later push has a larger sequence
+//! number): bucket `b` holds the keys whose highest bit differing from the last key popped is bit
+//! `b`. A push is one XOR, one leading-zero count and one `Vec` push. A pop takes the lowest
+//! non-empty bucket; when it holds more than one key, its least key becomes the last one popped
+//! and the others move to lower buckets (they now agree with it above bit `b`), so a key moves
+//! at most once per bit and mostly a few times in its life. It replaced a 4-ary heap whose sift
+//! down (about 280 instructions and five mispredicted branches per event) was the simulator's
+//! hottest loop.
 
 /// Simulated time in microseconds since the start of the run.
 pub type Time = u64;
@@ -19,12 +28,21 @@ const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// Pushes one queue may take in its life (2^40: far beyond any run's event budget).
 const SEQUENCE_MAX: u64 = 1 << (64 - SLOT_BITS);
+/// One bucket per bit of a key.
+const BUCKETS: usize = 128;
 
 /// Pending events ordered by (time, push order).
 pub struct EventQueue<E> {
-    /// `time << 64 | sequence << SLOT_BITS | slot`, a 4-ary min-heap: the children of `i` are
-    /// `4i + 1 ..= 4i + 4`.
-    heap: Vec<u128>,
+    /// `time << 64 | sequence << SLOT_BITS | slot` of every pending event, in the bucket of the
+    /// highest bit where it differs from `last` (see the module doc).
+    buckets: Vec<Vec<u128>>,
+    /// Bit `b` is set when `buckets[b]` is not empty.
+    occupied: u128,
+    /// The key popped last (0 before the first pop: sequence numbers start at 1, so every key is
+    /// above it).
+    last: u128,
+    /// Keys pending.
+    len: usize,
     /// The events, by slot; `None` for a free slot.
     slots: Vec<Option<E>>,
     /// Free slots, reused last-freed first.
@@ -42,10 +60,13 @@ impl<E> EventQueue<E> {
             "pending_max {pending_max} above 2^{SLOT_BITS}"
         );
         EventQueue {
-            heap: Vec::new(),
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            occupied: 0,
+            last: 0,
+            len: 0,
             slots: Vec::new(),
             free: Vec::new(),
-            sequence_next: 0,
+            sequence_next: 1,
             now: 0,
             pending_max,
         }
@@ -64,9 +85,9 @@ impl<E> EventQueue<E> {
             self.now
         );
         assert!(
-            self.heap.len() < self.pending_max,
+            self.len < self.pending_max,
             "event queue overflow: {} pending (pending_max)",
-            self.heap.len()
+            self.len
         );
         assert!(self.sequence_next < SEQUENCE_MAX, "event sequence overflow");
         let sequence = self.sequence_next;
@@ -84,7 +105,10 @@ impl<E> EventQueue<E> {
         };
         debug_assert!(u64::from(slot) <= SLOT_MASK);
         let key = u128::from(time) << 64 | u128::from(sequence << SLOT_BITS | u64::from(slot));
-        self.sift_up(key);
+        // Not in the past, and a later sequence number than every key popped: above `last`.
+        assert!(key > self.last, "a key at or below the last one popped");
+        self.file(key);
+        self.len += 1;
     }
 
     /// Schedules `event` `delay` microseconds from now.
@@ -92,13 +116,44 @@ impl<E> EventQueue<E> {
         self.push(self.now.saturating_add(delay), event);
     }
 
-    /// The next event, advancing the clock to its time.
-    pub fn pop(&mut self) -> Option<(Time, E)> {
-        let key = *self.heap.first()?;
-        let last = self.heap.pop().expect("a first key means a last one");
-        if !self.heap.is_empty() {
-            self.sift_down(last);
+    /// Puts `key` (above `last`) in its bucket.
+    #[inline]
+    fn file(&mut self, key: u128) {
+        let bucket = bucket_of(key, self.last);
+        self.buckets[bucket].push(key);
+        self.occupied |= 1 << bucket;
+    }
+
+    /// The next event, advancing the clock to its time (`now`). Only the event comes back: a
+    /// `(time, event)` pair put the event at another offset than the caller's copy of it, and
+    /// copying it out again stalled on every event.
+    pub fn pop(&mut self) -> Option<E> {
+        if self.occupied == 0 {
+            return None;
         }
+        let lowest = self.occupied.trailing_zeros() as usize;
+        let key = if self.buckets[lowest].len() == 1 {
+            self.occupied &= !(1 << lowest);
+            self.buckets[lowest][0]
+        } else {
+            // The least key of the lowest bucket is the least pending; the others agree with it
+            // above bit `lowest`, so each moves to a lower bucket.
+            let mut keys = std::mem::take(&mut self.buckets[lowest]);
+            let least = keys.iter().copied().min().expect("an occupied bucket");
+            self.occupied &= !(1 << lowest);
+            self.last = least;
+            for &other in &keys {
+                if other != least {
+                    self.file(other);
+                }
+            }
+            keys.clear();
+            self.buckets[lowest] = keys;
+            least
+        };
+        self.buckets[lowest].clear();
+        self.last = key;
+        self.len -= 1;
         let time = (key >> 64) as Time;
         assert!(time >= self.now);
         self.now = time;
@@ -107,60 +162,36 @@ impl<E> EventQueue<E> {
             .take()
             .expect("a pending key names a full slot");
         self.free.push(slot);
-        Some((time, event))
+        Some(event)
     }
 
     /// The time of the next event without removing it.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|key| (key >> 64) as Time)
-    }
-
-    /// Adds `key` at the end and moves it up past every parent it precedes.
-    fn sift_up(&mut self, key: u128) {
-        let mut hole = self.heap.len();
-        self.heap.push(key);
-        while hole > 0 {
-            let parent = (hole - 1) / 4;
-            if self.heap[parent] <= key {
-                break;
-            }
-            self.heap[hole] = self.heap[parent];
-            hole = parent;
+        if self.occupied == 0 {
+            return None;
         }
-        self.heap[hole] = key;
-    }
-
-    /// Puts `key` at the root (which was just taken) and moves it down past every smaller child.
-    fn sift_down(&mut self, key: u128) {
-        let len = self.heap.len();
-        let mut hole = 0;
-        loop {
-            let first = 4 * hole + 1;
-            if first >= len {
-                break;
-            }
-            let mut least = first;
-            for child in first + 1..(first + 4).min(len) {
-                if self.heap[child] < self.heap[least] {
-                    least = child;
-                }
-            }
-            if self.heap[least] >= key {
-                break;
-            }
-            self.heap[hole] = self.heap[least];
-            hole = least;
-        }
-        self.heap[hole] = key;
+        let lowest = self.occupied.trailing_zeros() as usize;
+        self.buckets[lowest]
+            .iter()
+            .min()
+            .map(|key| (key >> 64) as Time)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
+}
+
+/// The bucket of `key` against the last key popped: the index of the highest bit where they
+/// differ (`key > last`, so there is one).
+#[inline]
+fn bucket_of(key: u128, last: u128) -> usize {
+    debug_assert!(key > last);
+    (BUCKETS - 1) - (key ^ last).leading_zeros() as usize
 }
 
 #[cfg(test)]
@@ -176,7 +207,7 @@ mod tests {
         queue.push(1, "second");
         queue.push(3, "middle");
         queue.push(1, "third");
-        let order: Vec<&str> = std::iter::from_fn(|| queue.pop().map(|(_, event)| event)).collect();
+        let order: Vec<&str> = std::iter::from_fn(|| queue.pop()).collect();
         assert_eq!(order, ["first", "second", "third", "middle", "late"]);
         assert_eq!(queue.now(), 5);
     }
@@ -200,16 +231,62 @@ mod tests {
             queue.push(time, pushed);
             expected.push((time, pushed));
             if next() % 3 != 0 {
-                let (time, event) = queue.pop().expect("one pending");
+                let event = queue.pop().expect("one pending");
+                let time = queue.now();
                 popped.push((time, event));
             }
         }
-        while let Some(item) = queue.pop() {
-            popped.push(item);
+        while let Some(event) = queue.pop() {
+            popped.push((queue.now(), event));
         }
         expected.sort();
         assert_eq!(popped, expected);
         assert!(queue.is_empty());
+    }
+
+    /// The radix buckets give exactly a sort by (time, push order) over times that span every
+    /// scale (the same microsecond, microseconds, seconds, the end of time), with pops
+    /// interleaved: keys move between buckets, never out of order.
+    #[test]
+    fn wide_times_come_out_sorted() {
+        let mut queue = EventQueue::new(1 << 16);
+        let mut expected: Vec<(Time, u64)> = Vec::new();
+        let mut popped: Vec<(Time, u64)> = Vec::new();
+        let mut state: u64 = 11;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 33
+        };
+        for pushed in 0..20_000u64 {
+            let delay = match next() % 6 {
+                0 => 0,
+                1 => next() % 16,
+                2 => next() % 5_000,
+                3 => next() % 20_000_000,
+                4 => next() << 20,
+                _ => Time::MAX,
+            };
+            let time = queue.now().saturating_add(delay);
+            queue.push(time, pushed);
+            expected.push((time, pushed));
+            assert_eq!(queue.len(), expected.len() - popped.len());
+            if next() % 2 == 0 {
+                let peeked = queue.peek_time();
+                let event = queue.pop().expect("one pending");
+                let time = queue.now();
+                assert_eq!(peeked, Some(time));
+                popped.push((time, event));
+            }
+        }
+        while let Some(event) = queue.pop() {
+            popped.push((queue.now(), event));
+        }
+        expected.sort();
+        assert_eq!(popped, expected);
+        assert!(queue.is_empty());
+        assert_eq!(queue.peek_time(), None);
     }
 
     /// A full queue is a loud failure, not a slow one.

@@ -108,6 +108,9 @@ pub struct Recorder {
     pub history_steps: Vec<u64>,
     /// The serialized lines, kept only when asked for (replay, determinism checks, failures).
     lines: Option<Vec<String>>,
+    /// A schedule was being recorded on this thread when the recorder was made (the shrinker's
+    /// final replay): read once, so a plain run's lines never touch the thread-local.
+    noting: bool,
 }
 
 impl Recorder {
@@ -118,6 +121,7 @@ impl Recorder {
             history: Vec::new(),
             history_steps: Vec::new(),
             lines: keep_lines.then(Vec::new),
+            noting: crate::tape::noting(),
         }
     }
 
@@ -142,7 +146,9 @@ impl Recorder {
     /// Feeds one line into the hash: its step, its time, which kind of event, and the event's
     /// data (`hash::hash_value`, no text).
     fn hash_line<T: Serialize>(&mut self, time: Time, kind: u64, event: &T) {
-        crate::tape::note(|| crate::tape::Step::Line);
+        if self.noting {
+            crate::tape::note(|| crate::tape::Step::Line);
+        }
         let mut hash = hash::mix(self.hash, self.steps);
         hash = hash::mix(hash, time);
         hash = hash::mix(hash, kind);

@@ -115,19 +115,15 @@ pub(crate) fn confirmed_round(
     acked: &BTreeMap<NodeId, u64>,
     majority: usize,
 ) -> u64 {
-    let mut rounds: Vec<u64> = voters
-        .iter()
-        .map(|voter| {
-            if *voter == me {
-                own
-            } else {
-                acked.get(voter).copied().unwrap_or(0)
-            }
-        })
-        .collect();
-    rounds.sort_unstable_by(|a, b| b.cmp(a));
-    assert!(majority >= 1 && majority <= rounds.len());
-    rounds[majority - 1]
+    let rounds = voters.iter().map(|voter| {
+        if *voter == me {
+            own
+        } else {
+            acked.get(voter).copied().unwrap_or(0)
+        }
+    });
+    assert!(majority >= 1 && majority <= voters.len());
+    super::nth_largest(rounds, majority).expect("a majority of the voters")
 }
 
 impl Broker {

@@ -313,10 +313,10 @@ impl World {
             slot.stash.push(Ev::Deliver {
                 from: Address::Node(node),
                 to: Address::Client(slot.id),
-                payload: Box::new(Payload::Reply {
+                payload: Payload::Reply {
                     request_id: wire,
                     reply,
-                }),
+                },
             });
             return;
         }

@@ -79,11 +79,12 @@ pub const QUIESCE_SHARE: u64 = 4;
 /// One scheduled event.
 #[derive(Clone, Debug)]
 enum Ev {
-    /// Boxed so that every event stays small: the heap moves events on every push and pop.
+    /// Not boxed: pending events wait in the queue's slab and never move while pending (the
+    /// heap moves 16-byte keys), so a box would only cost an allocation per message.
     Deliver {
         from: Address,
         to: Address,
-        payload: Box<Payload>,
+        payload: Payload,
     },
     Tick {
         node: usize,
@@ -222,7 +223,10 @@ pub struct World {
     /// The quiesce began: writers send nothing more.
     quiesced: bool,
     events: u64,
-    counters: SimCounters,
+    /// What `count` counted, by name, in first-counted order: a short list searched by the
+    /// name's address first (a counter is named by one literal), so counting costs no string
+    /// compares; `run` hands it back as `SimCounters`.
+    counters: Vec<(&'static str, u64)>,
     finished: bool,
     /// The committed index of every node at the previous settle check, when they agreed.
     settle_last: Option<Vec<Option<u64>>>,
@@ -379,7 +383,7 @@ impl World {
             phase: Phase::Safety,
             quiesced: false,
             events: 0,
-            counters: SimCounters::new(),
+            counters: Vec::new(),
             finished: false,
             settle_last: None,
             exhausted: None,
@@ -406,7 +410,20 @@ impl World {
     }
 
     fn count(&mut self, name: &'static str) {
-        *self.counters.entry(name).or_insert(0) += 1;
+        let same_literal = |known: &&'static str| std::ptr::eq(*known, name);
+        let found = match self
+            .counters
+            .iter()
+            .position(|(known, _)| same_literal(known))
+        {
+            Some(index) => Some(index),
+            // The same words from another literal still name the same counter.
+            None => self.counters.iter().position(|(known, _)| *known == name),
+        };
+        match found {
+            Some(index) => self.counters[index].1 += 1,
+            None => self.counters.push((name, 1)),
+        }
     }
 
     fn now(&self) -> Time {
@@ -475,7 +492,7 @@ impl World {
             self.knobs.safety_micros + self.knobs.liveness_micros,
             Ev::End,
         );
-        while let Some((_, event)) = self.queue.pop() {
+        while let Some(event) = self.queue.pop() {
             self.events += 1;
             if self.events > EVENTS_MAX {
                 self.exhaust(format!(
@@ -518,7 +535,7 @@ impl World {
             recorder: self.recorder,
             events: self.events,
             simulated_micros,
-            counters: self.counters,
+            counters: self.counters.into_iter().collect(),
             exhausted: self.exhausted,
             panicked: self.panicked,
             observer: self.observer,
@@ -527,7 +544,7 @@ impl World {
 
     fn handle(&mut self, event: Ev) {
         match event {
-            Ev::Deliver { from, to, payload } => self.deliver(from, to, *payload),
+            Ev::Deliver { from, to, payload } => self.deliver(from, to, payload),
             Ev::Tick { node, incarnation } => self.tick(node, incarnation),
             Ev::SyncDone { node, incarnation } => self.sync_done(node, incarnation),
             Ev::ClientWake { client } => self.client_wake(client),

@@ -145,14 +145,7 @@ impl World {
             } else {
                 payload.clone().expect("the payload is still here")
             };
-            self.queue.push(
-                at,
-                Ev::Deliver {
-                    from,
-                    to,
-                    payload: Box::new(payload),
-                },
-            );
+            self.queue.push(at, Ev::Deliver { from, to, payload });
         }
     }
 
