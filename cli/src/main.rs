@@ -7,6 +7,12 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: a simulated run allocates and frees small objects
+/// (messages, history events, replies) at a high rate, and glibc's malloc/free took about 15% of
+/// a sweep's time. The allocator decides no run: traces and hashes are the same with either.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bench;
 mod bench_sim;
 mod check;

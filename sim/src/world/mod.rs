@@ -492,43 +492,17 @@ impl World {
             self.knobs.safety_micros + self.knobs.liveness_micros,
             Ev::End,
         );
-        while let Some(event) = self.queue.pop() {
-            self.events += 1;
-            if self.events > EVENTS_MAX {
-                self.exhaust(format!(
-                    "the run processed {EVENTS_MAX} events without finishing (EVENTS_MAX): a livelock"
-                ));
-            }
-            if self.exhausted.is_some() {
-                break;
-            }
-            // A panic is an assert of the core (or the simulator) firing: a bug found. Catch it
-            // here, so the trace up to that event survives for the replay.
-            let handled =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(event)));
-            if handled.is_ok() && self.exhausted.is_none() {
-                if let Some(mut observer) = self.observer.take() {
-                    observer.after_event(&self);
-                    self.observer = Some(observer);
-                    self.observed_request = None;
-                }
-            }
-            if let Err(payload) = handled {
-                let message = panic_message(payload.as_ref());
-                self.sim(SimEvent::Finished {
-                    reason: format!("panic: {message}"),
-                });
-                self.panicked = Some(message);
-                break;
-            }
-            if self.finished || self.exhausted.is_some() {
-                break;
-            }
-            if let Some((history, events)) = self.cut {
-                if self.recorder.history.len() > history || self.events >= events {
-                    break;
-                }
-            }
+        // A panic is an assert of the core (or the simulator) firing: a bug found. Catch it
+        // around the whole loop (not around each event: moving every popped event into a
+        // closure of its own cost a tenth of a sweep's time), so the trace up to that event
+        // survives for the replay; the loop stops at the event that panicked either way.
+        let driven = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.drive()));
+        if let Err(payload) = driven {
+            let message = panic_message(payload.as_ref());
+            self.sim(SimEvent::Finished {
+                reason: format!("panic: {message}"),
+            });
+            self.panicked = Some(message);
         }
         let simulated_micros = self.now();
         Ran {
@@ -539,6 +513,38 @@ impl World {
             exhausted: self.exhausted,
             panicked: self.panicked,
             observer: self.observer,
+        }
+    }
+
+    /// The event loop: pops and handles events until the run ends, its event budget is spent,
+    /// or the shrinker's cut is reached. A panic unwinds out of it to `run`.
+    fn drive(&mut self) {
+        while let Some(event) = self.queue.pop() {
+            self.events += 1;
+            if self.events > EVENTS_MAX {
+                self.exhaust(format!(
+                    "the run processed {EVENTS_MAX} events without finishing (EVENTS_MAX): a livelock"
+                ));
+            }
+            if self.exhausted.is_some() {
+                break;
+            }
+            self.handle(event);
+            if self.exhausted.is_none() {
+                if let Some(mut observer) = self.observer.take() {
+                    observer.after_event(self);
+                    self.observer = Some(observer);
+                    self.observed_request = None;
+                }
+            }
+            if self.finished || self.exhausted.is_some() {
+                break;
+            }
+            if let Some((history, events)) = self.cut {
+                if self.recorder.history.len() > history || self.events >= events {
+                    break;
+                }
+            }
         }
     }
 
