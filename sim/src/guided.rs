@@ -342,20 +342,11 @@ mod tests {
                     // Reports whose coverage makes the corpus grow predictably.
                     let index = first + offset as u64;
                     let report = RunReport {
-                        seed: spec.seed,
-                        twin: spec.twin,
-                        control: spec.control,
-                        knobs: spec.knobs(),
-                        trace_hash: 0,
-                        steps: 0,
-                        events: 0,
-                        simulated_micros: 0,
-                        violations: Vec::new(),
                         coverage: BTreeMap::from([(
                             felix_audits::probes::PROBES[(index % 7) as usize].to_string(),
                             index % 3 + 1,
                         )]),
-                        trace_lines: None,
+                        ..RunReport::unrun(spec)
                     };
                     campaign.observe(first + offset as u64, &report);
                 }
@@ -382,17 +373,8 @@ mod tests {
     #[test]
     fn a_first_hit_is_followed_up() {
         let report = |spec: &RunSpec, counter: &str| RunReport {
-            seed: spec.seed,
-            twin: spec.twin,
-            control: spec.control,
-            knobs: spec.knobs(),
-            trace_hash: 0,
-            steps: 0,
-            events: 0,
-            simulated_micros: 0,
-            violations: Vec::new(),
             coverage: BTreeMap::from([(counter.to_string(), 1)]),
-            trace_lines: None,
+            ..RunReport::unrun(spec)
         };
         let common = felix_audits::probes::PROBES[0];
         let rare = felix_audits::probes::PROBES[1];

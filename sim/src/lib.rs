@@ -122,6 +122,24 @@ pub enum Window {
 const VIOLATIONS_SHOWN_MAX: usize = 6;
 
 impl RunReport {
+    /// The report of `spec` before anything ran: its identity and knobs, no events, no
+    /// findings, no coverage (a run that panicked before it could report fills in the panic).
+    pub fn unrun(spec: &RunSpec) -> RunReport {
+        RunReport {
+            seed: spec.seed,
+            twin: spec.twin,
+            control: spec.control,
+            knobs: spec.knobs(),
+            trace_hash: 0,
+            steps: 0,
+            events: 0,
+            simulated_micros: 0,
+            violations: Vec::new(),
+            coverage: BTreeMap::new(),
+            trace_lines: None,
+        }
+    }
+
     /// A human summary: the knobs, the outcome, and for a failure the violation, its step, the
     /// events it depends on ("why") and the `CONTEXT_LINES` events leading to it.
     pub fn summary(&self) -> String {
@@ -235,21 +253,12 @@ pub fn run(spec: &RunSpec) -> RunReport {
         Err(payload) => {
             let message = world::panic_message(payload.as_ref());
             RunReport {
-                seed: spec.seed,
-                twin: spec.twin,
-                control: spec.control,
-                knobs: spec.knobs(),
-                trace_hash: 0,
-                steps: 0,
-                events: 0,
-                simulated_micros: 0,
                 violations: vec![Finding {
                     invariant: PANIC.to_string(),
                     detail: message,
                     step: None,
                 }],
-                coverage: BTreeMap::new(),
-                trace_lines: None,
+                ..RunReport::unrun(spec)
             }
         }
     }
