@@ -212,6 +212,17 @@ mod tests {
         assert_eq!(queue.now(), 5);
     }
 
+    /// A fixed stream of test numbers (a 64-bit LCG's high bits): the tests need variety, not
+    /// the simulator's seeded streams.
+    fn numbers(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 33
+        }
+    }
+
     /// Reused slots never reorder: interleaved pushes and pops come out exactly as a sort by
     /// (time, push order) says, whatever slot each event landed in.
     #[test]
@@ -219,18 +230,12 @@ mod tests {
         let mut queue = EventQueue::new(4096);
         let mut expected: Vec<(Time, u64)> = Vec::new();
         let mut popped: Vec<(Time, u64)> = Vec::new();
-        let mut state: u64 = 7;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 33
-        };
+        let mut next = numbers(7);
         for pushed in 0..2000u64 {
             let time = queue.now() + next() % 5;
             queue.push(time, pushed);
             expected.push((time, pushed));
-            if next() % 3 != 0 {
+            if !next().is_multiple_of(3) {
                 let event = queue.pop().expect("one pending");
                 let time = queue.now();
                 popped.push((time, event));
@@ -252,13 +257,7 @@ mod tests {
         let mut queue = EventQueue::new(1 << 16);
         let mut expected: Vec<(Time, u64)> = Vec::new();
         let mut popped: Vec<(Time, u64)> = Vec::new();
-        let mut state: u64 = 11;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 33
-        };
+        let mut next = numbers(11);
         for pushed in 0..20_000u64 {
             let delay = match next() % 6 {
                 0 => 0,
@@ -272,7 +271,7 @@ mod tests {
             queue.push(time, pushed);
             expected.push((time, pushed));
             assert_eq!(queue.len(), expected.len() - popped.len());
-            if next() % 2 == 0 {
+            if next().is_multiple_of(2) {
                 let peeked = queue.peek_time();
                 let event = queue.pop().expect("one pending");
                 let time = queue.now();
