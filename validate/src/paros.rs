@@ -61,6 +61,7 @@
 //! the jumper's).
 
 use crate::checker::{Abstraction, Mismatch, Verdict};
+use crate::projection::log_tail;
 use crate::window::Renaming;
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
@@ -257,24 +258,10 @@ impl ParosNode {
     }
 
     pub fn describe(&self) -> String {
-        let shown = 6usize;
-        let from = self.log.len().saturating_sub(shown);
-        let records: Vec<String> = self.log[from..]
-            .iter()
-            .enumerate()
-            .map(|(index, record)| format!("{}:{}", from + index + 1, record.describe()))
-            .collect();
-        let elided = if from > 0 { "... " } else { "" };
+        let tail = log_tail(&self.log, |record| record.describe());
         format!(
-            "term {} leader {} start {} commit {} writer {} floor {} sterm {} log <<{elided}{}>>",
-            self.term,
-            self.leader,
-            self.start,
-            self.commit,
-            self.writer,
-            self.floor,
-            self.sterm,
-            records.join(", ")
+            "term {} leader {} start {} commit {} writer {} floor {} sterm {} log <<{tail}>>",
+            self.term, self.leader, self.start, self.commit, self.writer, self.floor, self.sterm,
         )
     }
 }

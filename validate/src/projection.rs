@@ -179,22 +179,24 @@ impl BrokerProjection {
 
     /// One line: the variables, with the log's last records.
     pub fn describe(&self) -> String {
-        let shown = 6usize;
-        let from = self.log.len().saturating_sub(shown);
-        let records: Vec<String> = self.log[from..]
-            .iter()
-            .enumerate()
-            .map(|(index, record)| format!("{}:{}", from + index + 1, record.describe()))
-            .collect();
-        let elided = if from > 0 { "... " } else { "" };
+        let tail = log_tail(&self.log, |record| record.describe());
         format!(
-            "term {} leader {} commit {} floor {} start {} log <<{elided}{}>>",
-            self.term,
-            self.leader,
-            self.commit,
-            self.floor,
-            self.start,
-            records.join(", ")
+            "term {} leader {} commit {} floor {} start {} log <<{tail}>>",
+            self.term, self.leader, self.commit, self.floor, self.start,
         )
     }
+}
+
+/// A log's last records as `offset:record, ...` (offsets from 1), with `... ` in front when
+/// earlier records are left out: the one way both models' projections show a log.
+pub fn log_tail<R>(log: &[R], describe: impl Fn(&R) -> String) -> String {
+    const SHOWN: usize = 6;
+    let from = log.len().saturating_sub(SHOWN);
+    let records: Vec<String> = log[from..]
+        .iter()
+        .enumerate()
+        .map(|(index, record)| format!("{}:{}", from + index + 1, describe(record)))
+        .collect();
+    let elided = if from > 0 { "... " } else { "" };
+    format!("{elided}{}", records.join(", "))
 }
