@@ -12,7 +12,7 @@
 # 2: bad usage.
 #
 # Usage: scripts/mutants.sh [--shard K/N] [--in-diff [BASE]] [--file PATH]... [--no-sweep]
-#                           [--stage2-of DIR]... [--list] [--out DIR] [--timeout SECONDS]
+#                           [--stage2-of DIR]... [--list] [--out DIR] [--timeout SECONDS] [--jobs N]
 #   --shard K/N      run only shard K of N (cargo-mutants' own sharding; K counts from 0)
 #   --in-diff [BASE] only the mutants on lines changed since BASE (default: the commit in
 #                    .ci/landed, the last landed main; the diff is BASE..HEAD plus uncommitted
@@ -27,9 +27,10 @@
 #                    cargo-mutants' output, DIR/survivors.txt the stage-2 survivors,
 #                    DIR/sweep-killed.txt the mutants stage 2 killed
 #   --timeout S      stage 1: a mutant whose build or tests take longer is killed (default 120)
+#   --jobs N         stage 1: mutants built and tested at once, each in its own copy (default 1)
 # Environment: FELIX_MUTANTS_SEEDS overrides the sweep's seeds (default 0..500).
 #
-# Everything runs under `nice -n 19` with one job: the machine is shared. cargo-mutants is
+# Everything runs under `nice -n 19`, one job unless --jobs says more: the machine is shared. cargo-mutants is
 # installed (`cargo install cargo-mutants --locked`, the version below) when it is missing.
 # The body is one block, read whole before it runs: editing this file mid-run is safe.
 {
@@ -50,6 +51,7 @@ resume_dirs=()
 extra=()
 out=""
 timeout=120
+jobs=1
 seeds="${FELIX_MUTANTS_SEEDS:-0..500}"
 
 usage() {
@@ -83,6 +85,9 @@ while [[ $# -gt 0 ]]; do
         --timeout)
             [[ $# -ge 2 && "$2" =~ ^[0-9]+$ ]] || { echo "--timeout needs seconds" >&2; exit 2; }
             timeout="$2"; shift 2 ;;
+        --jobs)
+            [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "--jobs needs a positive number" >&2; exit 2; }
+            jobs="$2"; shift 2 ;;
         -h|--help) usage ;;
         *) echo "unknown argument: $1" >&2; usage ;;
     esac
@@ -108,7 +113,7 @@ out="$(cd "$out" && pwd)"
 # copy built in the tree's own target dir would overwrite the tree's felix-core with mutants:
 # the copies get a target dir of their own, kept between runs.
 mutants_target="$out/target"
-common=(mutants --package felix-core --jobs 1 --gitignore true --baseline skip --timeout "$timeout"
+common=(mutants --package felix-core --jobs "$jobs" --gitignore true --baseline skip --timeout "$timeout"
         --test-package felix-core)
 [[ -n "$shard" ]] && common+=(--shard "$shard")
 [[ ${#extra[@]} -gt 0 ]] && common+=("${extra[@]}")
