@@ -186,7 +186,10 @@ run_group() {
     # felix-core and rebuild it on every mutant: measured 22 s a build instead of 3).
     local target_env=(CARGO_TARGET_DIR="$mutants_target")
     [[ "$jobs" -gt 1 ]] && target_env=(-u CARGO_TARGET_DIR)
-    env "${target_env[@]}" nice -n 19 cargo "${common[@]}" --output "$out/$group" "$@" 2>&1 \
+    # A memory cap (virtual, 10 GiB) per process: some mutants make a test loop while it grows
+    # (one read-index mutant took a test binary to 13.7 GB in a minute); past the cap the test
+    # aborts and the mutant counts as killed, instead of the machine running out of memory.
+    (ulimit -v 10485760; env "${target_env[@]}" nice -n 19 cargo "${common[@]}" --output "$out/$group" "$@") 2>&1 \
         | tee "$out/$group.log" || true
     status=${PIPESTATUS[0]}
     echo "stage 1 ($group) took $((SECONDS - started)) s (cargo-mutants exit $status)"
@@ -303,9 +306,9 @@ PY
             echo "stage 2: felix did not build with '$name' applied (see $out/last-build.log)" >&2
             cp -p "$root/$file" "$scratch/$file"
             exit 1
-        elif ! (cd "$scratch" && nice -n 19 timeout 600 "$felix" scenario scenarios/ > "$out/last-scenario.log" 2>&1); then
+        elif ! (cd "$scratch" && ulimit -v 10485760 && nice -n 19 timeout 600 "$felix" scenario scenarios/ > "$out/last-scenario.log" 2>&1); then
             verdict="killed by felix scenario"
-        elif ! (cd "$scratch" && nice -n 19 timeout 600 "$felix" sweep --seeds "$seeds" --jobs 1 > "$out/last-sweep.log" 2>&1); then
+        elif ! (cd "$scratch" && ulimit -v 10485760 && nice -n 19 timeout 600 "$felix" sweep --seeds "$seeds" --jobs 1 > "$out/last-sweep.log" 2>&1); then
             verdict="killed by felix sweep --seeds $seeds"
         fi
         cp "$root/$file" "$scratch/$file"
