@@ -45,6 +45,15 @@ fn sealed(floor: Offset) -> SealedState {
     }
 }
 
+/// A fresh directory for a store, on tmpfs (`/dev/shm`) when the machine has one. These tests model
+/// crashes and power loss themselves (the `crash` hook, directory snapshots), so a real disk's
+/// fsync adds no checking, only seconds of I/O wait per test file on a busy disk.
+fn store_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .expect("a temporary directory")
+}
+
 fn open(dir: &Path) -> FileStore {
     FileStore::open(dir, LAYOUT).expect("open")
 }
@@ -173,7 +182,7 @@ fn intrude(path: &Path, intruder: Intruder) {
 fn every_synced_record_survives_a_crash_and_unsynced_ones_may_go() {
     // Proves records synced in batches all survive a crash that keeps no unsynced op, the promise
     // too, and that the store then continues at the right offset.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     let mut store = open(dir.path());
     store.recover().expect("fresh");
     for batch in 0..5 {
@@ -210,7 +219,7 @@ fn every_synced_record_survives_a_crash_and_unsynced_ones_may_go() {
 fn torn_append_is_cut_and_reported() {
     // Proves a crash in the middle of a write (two whole frames, then half a frame) leaves the
     // whole frames, cuts the half one, and says where in `tail_cut`.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 5);
     let mut store = open(dir.path());
     store.recover().expect("recover");
@@ -231,7 +240,7 @@ fn torn_append_is_cut_and_reported() {
 fn truncated_file_and_appended_garbage_are_cut_as_a_torn_tail() {
     // Proves a last segment cut in the middle of a record, or followed by garbage, recovers to the
     // whole records before the damage, and the store keeps working after.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 7);
     let last = segment_path(dir.path(), 5);
     let bytes = fs::read(&last).expect("read");
@@ -259,7 +268,7 @@ fn flipped_byte_in_the_middle_is_corrupt_naming_the_file() {
     // Proves a flipped byte in a non-last segment, or in a record of the last segment that other
     // records follow, is a Corrupt error naming that file and the bad record's byte position,
     // never a silent cut.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let first = segment_path(dir.path(), 1);
     let pristine = fs::read(&first).expect("read");
@@ -290,7 +299,7 @@ fn flipped_byte_in_the_middle_is_corrupt_naming_the_file() {
 fn torn_frame_in_a_middle_segment_is_corrupt() {
     // Proves a short (torn-looking) frame is only forgiven at the tail of the last segment: in an
     // earlier segment it is corruption.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let middle = segment_path(dir.path(), 5);
     let bytes = fs::read(&middle).expect("read");
@@ -303,7 +312,7 @@ fn torn_frame_in_a_middle_segment_is_corrupt() {
 fn missing_segment_is_a_gap_not_a_shorter_log() {
     // Proves a deleted middle segment file is reported as corruption (a gap), never read as a log
     // that ends early.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 12);
     fs::remove_file(segment_path(dir.path(), 5)).expect("remove");
     let error = open(dir.path()).recover().expect_err("gap");
@@ -317,7 +326,7 @@ fn sealed_floor_never_regresses_and_interrupted_deletion_is_finished() {
     // Proves a synced compaction's sealed state and first offset survive, and that segment files
     // the compaction had not deleted yet when it crashed (sealed file written, deletion lost) are
     // deleted by recovery instead of coming back.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 14);
     let doomed: Vec<(PathBuf, Vec<u8>)> = [1, 5]
         .iter()
@@ -382,7 +391,7 @@ fn jump_into_a_segment_rewrites_it_and_survives_an_interrupted_rewrite() {
     // Proves a TrimmedTo jump into the middle of a held segment keeps exactly the records at and
     // above the point, and that if the rewrite of that segment is lost (old file back), recovery
     // drops the records below the point again.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 11);
     let holder = segment_path(dir.path(), 9);
     let before = fs::read(&holder).expect("read");
@@ -431,7 +440,7 @@ fn jump_into_a_segment_rewrites_it_and_survives_an_interrupted_rewrite() {
 fn bad_metadata_and_names_are_clear_errors() {
     // Proves a damaged promise or sealed file, a malformed segment name and a segment file written
     // under another layout are Corrupt errors naming the file.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 3);
     let mut store = open(dir.path());
     store.recover().expect("recover");
@@ -475,7 +484,7 @@ fn bad_metadata_and_names_are_clear_errors() {
 fn no_file_content_panics() {
     // Proves recovery over hundreds of damaged variants of a real store (bytes flipped, cut,
     // inserted, in every file) returns a value or a typed error, never a panic.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 9);
     let mut store = open(dir.path());
     store.recover().expect("recover");
@@ -540,7 +549,7 @@ fn overflowing_names_and_offsets_are_corrupt_not_a_panic() {
     // Proves a segment name whose segment would end past the largest offset, a sealed state or a
     // meta file carrying such an offset, are Corrupt errors naming the file (the name
     // seg-18446744073709551613.log used to panic with an overflow in SegmentLayout::last_of).
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 6);
     let files = snapshot(dir.path());
     for name in [
@@ -590,7 +599,7 @@ fn missing_or_empty_promise_beside_a_log_is_corrupt() {
     // sealed state, is Corrupt naming it: the node lost the term and vote it promised and must
     // not come back as a voter of term 0 (the wiped node of the second seed). A store that was
     // created and holds no record yet also keeps its promise.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 6);
     let files = snapshot(dir.path());
     let promise = dir.path().join("promise");
@@ -624,7 +633,7 @@ fn missing_or_empty_promise_beside_a_log_is_corrupt() {
     assert_eq!(named, promise);
 
     // A created store with an empty log: its meta file vouches that a promise was written.
-    let empty = tempfile::tempdir().expect("tempdir");
+    let empty = store_dir();
     let mut store = open(empty.path());
     store.recover().expect("create");
     store
@@ -646,7 +655,7 @@ fn deleted_or_emptied_last_segment_is_corrupt() {
     // with or without a sealed state), naming the file that should hold the mark; that a suffix
     // truncation is never mistaken for such a loss; and, as today's documented limit, that the
     // newest segment cut back at a frame boundary to its first record reads as a shorter log.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let files = snapshot(dir.path());
     let last = segment_path(dir.path(), 9);
@@ -723,7 +732,7 @@ fn non_regular_files_are_errors_never_hangs() {
     // Proves a FIFO, a directory, a symbolic link loop or a symbolic link to a good copy, standing
     // where the store keeps a segment, the promise, the meta file, the sealed state or a temp file,
     // is an error naming that path, and recovery returns (a FIFO used to block it forever).
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let mut store = open(dir.path());
     store.recover().expect("recover");
@@ -770,7 +779,7 @@ fn random_damage_never_panics_hangs_or_loses_records_silently() {
     // that a recovery that returns Ok lost no synced record without saying so, except in the one
     // case the store documents it cannot see (the newest segment cut at a frame boundary after its
     // first record). Prints the counts.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 14);
     let mut store = open(dir.path());
     store.recover().expect("recover");

@@ -31,6 +31,15 @@ fn entry(offset: Offset) -> Entry {
     }
 }
 
+/// A fresh directory for a store, on tmpfs (`/dev/shm`) when the machine has one. These tests model
+/// crashes and power loss themselves (the `crash` hook, directory snapshots), so a real disk's
+/// fsync adds no checking, only seconds of I/O wait per test file on a busy disk.
+fn store_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .expect("a temporary directory")
+}
+
 /// The directory as a power loss would leave it: each file's name and content.
 fn listing(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fs::read_dir(dir)
@@ -106,7 +115,7 @@ impl PowerLoss {
 
 #[test]
 fn synced_records_promise_and_layout_survive_a_power_loss_across_segments() {
-    let temp = tempfile::tempdir().expect("a temporary directory");
+    let temp = store_dir();
     let mut store = PowerLoss::open(temp.path());
     store.apply_and_sync(StorageOp::HardState(HardState {
         term: 3,
@@ -137,7 +146,7 @@ fn synced_records_promise_and_layout_survive_a_power_loss_across_segments() {
 
 #[test]
 fn ops_never_synced_may_be_lost_and_the_store_still_opens() {
-    let temp = tempfile::tempdir().expect("a temporary directory");
+    let temp = store_dir();
     let mut store = PowerLoss::open(temp.path());
     for offset in 1..=2 {
         store.apply_and_sync(StorageOp::Append(vec![entry(offset)]));
