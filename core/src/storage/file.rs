@@ -343,7 +343,6 @@ impl FileStore {
                 .positions
                 .extend(relative.iter().map(|position| at + position));
             segment.len_bytes += len;
-            self.disk.bounds.next = entries[group_end - 1].offset + 1;
             index = group_end;
         }
         if torn.is_some() && whole < entries.len() {
@@ -462,6 +461,7 @@ impl FileStore {
                 self.flush()?;
             }
         }
+        // The one place the disk's bounds move: once the whole op is on disk.
         self.disk.bounds = after;
         Ok(())
     }
@@ -509,7 +509,6 @@ impl FileStore {
                 .map_err(|error| io_error(&path, error))?;
         }
         self.flush()?;
-        self.disk.bounds.next = from;
         Ok(())
     }
 
