@@ -7,8 +7,8 @@
 use felix_core::codec::{encode_meta, encode_sealed};
 use felix_core::record::{Command, Entry, Headers, Offset};
 use felix_core::storage::{
-    segment, FileStore, HardState, LogStore, Recovered, SealedState, SegmentLayout, StorageOp,
-    StoreError, StoreMeta,
+    segment, FileStore, HardState, LogStore, Recovered, Repair, SealedState, SegmentLayout,
+    StorageOp, StoreError, StoreMeta,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -225,11 +225,28 @@ fn torn_append_is_cut_and_reported() {
     store.recover().expect("recover");
     store.apply(&append(6, 9, 1)).expect("append");
     store.crash(0, 2).expect("crash mid-write");
+    let torn_len = fs::metadata(segment_path(dir.path(), 5))
+        .expect("stat")
+        .len();
     let recovered = store.recover().expect("recover");
     assert_eq!(offsets(&recovered.entries), (1..=7).collect::<Vec<_>>());
     let cut = recovered.tail_cut.expect("a torn tail was cut");
     assert_eq!(cut.path, segment_path(dir.path(), 5));
     assert!(cut.bytes_dropped > 0);
+    // The cut accounts for every byte: the file ends where it says, the rest was dropped.
+    assert_eq!(cut.position + cut.bytes_dropped, torn_len);
+    let cut_len = fs::metadata(&cut.path).expect("stat").len();
+    assert_eq!(cut_len, cut.position);
+    let text = cut.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "cut a torn tail of {} bytes at byte {} of {}",
+            cut.bytes_dropped,
+            cut.position,
+            cut.path.display()
+        )),
+        "{text}"
+    );
     // Once cut, the tail is clean: the next recovery has nothing to cut.
     let again = open(dir.path()).recover().expect("reopen");
     assert_eq!(again.tail_cut, None);
@@ -434,6 +451,159 @@ fn jump_into_a_segment_rewrites_it_and_survives_an_interrupted_rewrite() {
     drop(store);
     let recovered = open(dir.path()).recover().expect("recover");
     assert_eq!((recovered.start, recovered.entries.len()), (30, 0));
+}
+
+#[test]
+fn inspect_lists_what_recovery_would_repair_and_changes_nothing() {
+    // Proves `FileStore::inspect` (what `felix store check` prints) tells a new directory from a
+    // created one, describes each segment file recovery keeps (its first and next offset), and
+    // lists every repair recovery would make, each saying which file and why, while it leaves the
+    // directory exactly as it was.
+    let dir = store_dir();
+    let new = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect a new directory");
+    assert!(new.fresh, "an empty directory is a new store");
+    assert_eq!(
+        new.repairs,
+        vec![Repair::Initialize {
+            promise: true,
+            meta: true
+        }]
+    );
+    assert_eq!(
+        new.repairs[0].to_string(),
+        "create the store: write promise and meta (term 0, no vote)"
+    );
+
+    // Created, then the meta file lost before anything was written: not new (it promised).
+    let mut store = open(dir.path());
+    store.recover().expect("create");
+    drop(store);
+    fs::remove_file(dir.path().join("meta")).expect("remove meta");
+    let created = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert!(
+        !created.fresh,
+        "a directory with a promise is not a new store"
+    );
+    assert_eq!(
+        created.repairs,
+        vec![Repair::Initialize {
+            promise: false,
+            meta: true
+        }]
+    );
+    assert_eq!(
+        created.repairs[0].to_string(),
+        "create the store: write meta (term 0, no vote)"
+    );
+    open(dir.path()).recover().expect("recreate the meta file");
+
+    let mut store = open(dir.path());
+    store.recover().expect("recover");
+    store.apply(&append(1, 11, 1)).expect("append");
+    store.sync().expect("sync");
+    drop(store);
+    let clean = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert!(!clean.fresh);
+    assert_eq!(clean.repairs, vec![]);
+    let spans: Vec<(Offset, Offset, Offset)> = clean
+        .segments
+        .iter()
+        .map(|file| (file.base, file.first, file.next()))
+        .collect();
+    assert_eq!(spans, vec![(1, 1, 5), (5, 5, 9), (9, 9, 12)]);
+
+    // A jump to 10 whose deletions and rewrite were all lost, and a replacement that never
+    // reached its rename.
+    let before = snapshot(dir.path());
+    let mut store = open(dir.path());
+    store.recover().expect("recover");
+    store
+        .apply(&StorageOp::TrimmedTo {
+            point: 10,
+            state: sealed(10),
+        })
+        .expect("jump");
+    store.sync().expect("sync");
+    drop(store);
+    for (path, bytes) in &before {
+        if segment::looks_like_segment(&path.file_name().expect("a name").to_string_lossy()) {
+            fs::write(path, bytes).expect("the deletion and the rewrite never landed");
+        }
+    }
+    let temp = dir.path().join("promise.tmp");
+    fs::write(&temp, b"half a promise").expect("a leftover temp file");
+    let interrupted = snapshot(dir.path());
+    let inspection = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert_eq!(snapshot(dir.path()), interrupted, "inspect changes nothing");
+    assert_eq!(inspection.recovered.start, 10);
+    assert_eq!(offsets(&inspection.recovered.entries), vec![10, 11]);
+    let holder = segment_path(dir.path(), 9);
+    assert_eq!(
+        inspection.repairs,
+        vec![
+            Repair::RemoveTemp { path: temp.clone() },
+            Repair::FinishDeletion {
+                path: segment_path(dir.path(), 1)
+            },
+            Repair::FinishDeletion {
+                path: segment_path(dir.path(), 5)
+            },
+            Repair::DropFront {
+                path: holder.clone(),
+                below: 10
+            },
+        ]
+    );
+    let texts: Vec<String> = inspection.repairs.iter().map(Repair::to_string).collect();
+    assert_eq!(
+        texts,
+        vec![
+            format!(
+                "remove {}: a replacement that never reached its rename",
+                temp.display()
+            ),
+            format!(
+                "remove {}: below the first held offset (finishes an interrupted compaction)",
+                segment_path(dir.path(), 1).display()
+            ),
+            format!(
+                "remove {}: below the first held offset (finishes an interrupted compaction)",
+                segment_path(dir.path(), 5).display()
+            ),
+            format!(
+                "rewrite {} without its records below 10 (finishes an interrupted jump)",
+                holder.display()
+            ),
+        ]
+    );
+    // Recovery makes those repairs: afterwards there is nothing left to repair.
+    open(dir.path()).recover().expect("recover");
+    let repaired = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert_eq!(repaired.repairs, vec![]);
+    let spans: Vec<(Offset, Offset, Offset)> = repaired
+        .segments
+        .iter()
+        .map(|file| (file.base, file.first, file.next()))
+        .collect();
+    assert_eq!(spans, vec![(9, 10, 12)]);
+
+    // A segment file created just before a crash, with no record in it.
+    let empty = segment_path(dir.path(), 13);
+    fs::write(&empty, b"").expect("an empty segment");
+    let inspection = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert_eq!(
+        inspection.repairs,
+        vec![Repair::RemoveEmpty {
+            path: empty.clone()
+        }]
+    );
+    assert_eq!(
+        inspection.repairs[0].to_string(),
+        format!(
+            "remove {}: a segment without a record (created just before a crash)",
+            empty.display()
+        )
+    );
 }
 
 #[test]
