@@ -476,6 +476,7 @@ fn inspect_lists_what_recovery_would_repair_and_changes_nothing() {
 
     // Created, then the meta file lost before anything was written: not new (it promised).
     let mut store = open(dir.path());
+    assert_eq!(store.dir(), dir.path());
     store.recover().expect("create");
     drop(store);
     fs::remove_file(dir.path().join("meta")).expect("remove meta");
@@ -629,6 +630,18 @@ fn bad_metadata_and_names_are_clear_errors() {
     let error = open(dir.path()).recover().expect_err("corrupt");
     assert!(matches!(&error, StoreError::Corrupt { path, .. } if *path == promise));
     assert!(error.to_string().contains("promise"));
+    // The store reads a metadata file of up to 1 MiB (one small frame is all it writes): one of
+    // exactly 1 MiB is read and refused for what it holds (at byte 0); one byte more is refused
+    // for its size, unread (at the limit).
+    let limit = 1u64 << 20;
+    for (len, position) in [(limit, 0), (limit + 1, limit)] {
+        fs::write(&promise, vec![0u8; len as usize]).expect("an oversized promise");
+        let error = open(dir.path()).recover().expect_err("corrupt");
+        assert!(
+            matches!(&error, StoreError::Corrupt { path, position: at, .. } if *path == promise && *at == position),
+            "{len} bytes: {error}"
+        );
+    }
     fs::write(&promise, &good).expect("restore");
 
     let sealed_path = dir.path().join("sealed");

@@ -46,11 +46,12 @@
 
 use super::bounds::Bounds;
 use super::inspect::{
-    initial_promise, inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
+    inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
 };
 use super::segment;
 use super::{
-    LogStore, Recovered, SegmentLayout, StorageOp, StoreError, StoreMeta, UNSYNCED_OPS_MAX,
+    HardState, LogStore, Recovered, SegmentLayout, StorageOp, StoreError, StoreMeta,
+    UNSYNCED_OPS_MAX,
 };
 use crate::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
 use crate::record::{Entry, Offset};
@@ -542,7 +543,8 @@ impl FileStore {
                         write_atomic(
                             &self.dir,
                             PROMISE_FILE,
-                            &encode_hard_state(&initial_promise()),
+                            // A new store has promised nothing: term 0, no vote.
+                            &encode_hard_state(&HardState::default()),
                             &mut self.dir_syncs,
                         )?;
                     }
