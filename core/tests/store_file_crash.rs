@@ -608,6 +608,25 @@ fn inspect_lists_what_recovery_would_repair_and_changes_nothing() {
 }
 
 #[test]
+fn a_store_file_the_system_will_not_look_at_is_an_error_not_missing() {
+    // Proves only a file that is not there reads as missing: when the file system refuses to look
+    // at a store file (here its path is longer than Linux allows, 4095 bytes, while the
+    // directory's own path is not), recovery stops with an I/O error naming the file instead of
+    // taking the directory for a new store.
+    let dir = store_dir();
+    let mut deep = dir.path().to_path_buf();
+    while deep.as_os_str().len() < 4091 {
+        let room = 4091 - deep.as_os_str().len();
+        deep.push("d".repeat(room.min(200)));
+    }
+    fs::create_dir_all(&deep).expect("a directory whose path is just short of the limit");
+    match FileStore::inspect(&deep, Some(LAYOUT)) {
+        Err(StoreError::Io { path, .. }) => assert_eq!(path, deep.join("meta")),
+        other => panic!("expected an I/O error on the meta file, got {other:?}"),
+    }
+}
+
+#[test]
 fn bad_metadata_and_names_are_clear_errors() {
     // Proves a damaged promise or sealed file, a malformed segment name and a segment file written
     // under another layout are Corrupt errors naming the file.
