@@ -564,6 +564,24 @@ mod tests {
     }
 
     #[test]
+    fn decode_errors_say_what_went_wrong() {
+        // Proves the text recovery puts in a torn tail's reason and a corrupt file's error: how
+        // many bytes a torn frame needed and had, and why a frame is corrupt.
+        assert_eq!(
+            decode_entry(&[0u8; 3]).map(|_| ()).unwrap_err().to_string(),
+            "torn frame: needs 12 bytes, only 3 present"
+        );
+        let mut bytes = Vec::new();
+        encode_entry(&samples()[0], &mut bytes);
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        assert_eq!(
+            decode_entry(&bytes).map(|_| ()).unwrap_err().to_string(),
+            "corrupt frame: payload checksum mismatch"
+        );
+    }
+
+    #[test]
     fn the_largest_payload_length_is_a_frame_and_one_more_is_corrupt() {
         // Proves the length limit is inclusive: a good header announcing exactly
         // `PAYLOAD_BYTES_MAX` payload bytes is a frame whose bytes have not arrived (a torn
