@@ -339,6 +339,41 @@ fn missing_segment_is_a_gap_not_a_shorter_log() {
 }
 
 #[test]
+fn records_that_do_not_start_the_log_or_fit_their_file_are_corrupt() {
+    // Proves recovery checks where the log starts and which file holds what: after a compaction
+    // to 5, a missing first segment file (records resume at 9) is corruption at the file that
+    // holds them, not a log that starts later; and records 5..=8 in a file named for segment 9
+    // do not belong there, even where they would continue the log.
+    let dir = store_dir();
+    filled(dir.path(), 12);
+    let mut store = open(dir.path());
+    store.recover().expect("recover");
+    store
+        .apply(&StorageOp::Compact {
+            below: 5,
+            sealed: sealed(5),
+        })
+        .expect("compact");
+    store.sync().expect("sync");
+    drop(store);
+    let files = snapshot(dir.path());
+    fs::remove_file(segment_path(dir.path(), 5)).expect("remove the first file");
+    let (path, reason) = expect_corrupt(dir.path(), "missing first segment");
+    assert_eq!(path, segment_path(dir.path(), 9));
+    assert!(reason.contains("the log starts at 5"), "{reason}");
+
+    restore(dir.path(), &files);
+    fs::remove_file(segment_path(dir.path(), 9)).expect("remove");
+    fs::rename(segment_path(dir.path(), 5), segment_path(dir.path(), 9)).expect("misname");
+    let (path, reason) = expect_corrupt(dir.path(), "records in another segment's file");
+    assert_eq!(path, segment_path(dir.path(), 9));
+    assert!(
+        reason.contains("does not belong in this segment"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn sealed_floor_never_regresses_and_interrupted_deletion_is_finished() {
     // Proves a synced compaction's sealed state and first offset survive, and that segment files
     // the compaction had not deleted yet when it crashed (sealed file written, deletion lost) are
