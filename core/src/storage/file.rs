@@ -485,11 +485,13 @@ impl FileStore {
         for base in later.into_iter().rev() {
             self.remove_segment(base)?;
         }
+        // Every file starting at or above `from` is gone: only the last one left can hold it.
         let holder = self
             .disk
             .segments
             .iter_mut()
-            .find(|(_, segment)| segment.first < from && from < segment.next());
+            .next_back()
+            .filter(|(_, segment)| from < segment.next());
         if let Some((base, segment)) = holder {
             let base = *base;
             let cut = segment.positions[(from - segment.first) as usize];
