@@ -696,6 +696,20 @@ fn bad_metadata_and_names_are_clear_errors() {
             "{len} bytes: {error}"
         );
     }
+    // And a file of exactly the limit is read whole: one promise frame 1 MiB long (good
+    // checksums) is refused for the bytes its payload has after the promise, not as cut short.
+    let payload_len = (limit - 12) as usize;
+    let mut payload = vec![0u8; payload_len];
+    payload[0] = b'H';
+    let mut frame = (payload_len as u32).to_le_bytes().to_vec();
+    frame.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    let header_crc = crc32fast::hash(&frame);
+    frame.extend_from_slice(&header_crc.to_le_bytes());
+    frame.extend_from_slice(&payload);
+    fs::write(&promise, &frame).expect("a promise of exactly the limit");
+    let (path, reason) = expect_corrupt(dir.path(), "a 1 MiB promise frame");
+    assert_eq!(path, promise);
+    assert!(reason.contains("trailing bytes"), "{reason}");
     fs::write(&promise, &good).expect("restore");
 
     let sealed_path = dir.path().join("sealed");
