@@ -67,12 +67,15 @@ fn io_error(path: &Path, error: std::io::Error) -> StoreError {
     }
 }
 
+/// Told of each directory fsync, with the directory (`FileStore::observe_directory_syncs`).
+type DirectoryObserver = Box<dyn FnMut(&Path) + Send>;
+
 /// The directory fsyncs a store made, and who is told of each (`FileStore::directory_syncs`,
 /// `FileStore::observe_directory_syncs`).
 #[derive(Default)]
 struct DirectorySyncs {
     count: u64,
-    observer: Option<Box<dyn FnMut(&Path) + Send>>,
+    observer: Option<DirectoryObserver>,
 }
 
 impl std::fmt::Debug for DirectorySyncs {
