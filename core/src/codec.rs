@@ -547,12 +547,64 @@ mod tests {
             let mut bytes = Vec::new();
             encode_entry(&entry, &mut bytes);
             for len in 0..bytes.len() {
+                // Short of a header, the header is what is missing; past it, the whole frame.
+                let whole = if len < FRAME_HEADER_BYTES {
+                    FRAME_HEADER_BYTES
+                } else {
+                    bytes.len()
+                };
                 match decode_entry(&bytes[..len]) {
-                    Err(DecodeError::Torn { available, .. }) => assert_eq!(available, len),
+                    Err(DecodeError::Torn { needed, available }) => {
+                        assert_eq!((needed, available), (whole, len))
+                    }
                     other => panic!("prefix of {len} bytes gave {other:?}"),
                 }
             }
         }
+    }
+
+    #[test]
+    fn decode_errors_say_what_went_wrong() {
+        // Proves the text recovery puts in a torn tail's reason and a corrupt file's error: how
+        // many bytes a torn frame needed and had, and why a frame is corrupt.
+        assert_eq!(
+            decode_entry(&[0u8; 3]).map(|_| ()).unwrap_err().to_string(),
+            "torn frame: needs 12 bytes, only 3 present"
+        );
+        let mut bytes = Vec::new();
+        encode_entry(&samples()[0], &mut bytes);
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        assert_eq!(
+            decode_entry(&bytes).map(|_| ()).unwrap_err().to_string(),
+            "corrupt frame: payload checksum mismatch"
+        );
+    }
+
+    #[test]
+    fn the_largest_payload_length_is_a_frame_and_one_more_is_corrupt() {
+        // Proves the length limit is inclusive: a good header announcing exactly
+        // `PAYLOAD_BYTES_MAX` payload bytes is a frame whose bytes have not arrived (a torn
+        // write), while one byte more is corruption, never an allocation.
+        let header = |payload_len: usize| {
+            let mut bytes = Vec::new();
+            bytes.extend_from_slice(&(payload_len as u32).to_le_bytes());
+            bytes.extend_from_slice(&0u32.to_le_bytes());
+            let header_crc = crc32fast::hash(&bytes);
+            bytes.extend_from_slice(&header_crc.to_le_bytes());
+            bytes
+        };
+        assert_eq!(
+            take_frame(&header(PAYLOAD_BYTES_MAX)),
+            Err(DecodeError::Torn {
+                needed: FRAME_HEADER_BYTES + PAYLOAD_BYTES_MAX,
+                available: FRAME_HEADER_BYTES,
+            })
+        );
+        assert!(matches!(
+            take_frame(&header(PAYLOAD_BYTES_MAX + 1)),
+            Err(DecodeError::Corrupt { .. })
+        ));
     }
 
     #[test]

@@ -289,7 +289,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn file_store_meets_the_contract(
@@ -299,10 +299,19 @@ proptest! {
         // Proves the file-backed store meets the same contract on a real directory: crashes write a
         // prefix of the unsynced ops (and a torn frame) without fsync, reopens drop the handle.
         let layout = SegmentLayout { records_per_segment };
-        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = store_dir();
         let path = dir.path().join("store");
         run(layout, true, &actions, || FileStore::open(&path, layout).expect("open"))?;
     }
+}
+
+/// A fresh directory for a store, on tmpfs (`/dev/shm`) when the machine has one. These tests model
+/// crashes and power loss themselves (the `crash` hook, directory snapshots), so a real disk's
+/// fsync adds no checking, only seconds of I/O wait per test file on a busy disk.
+fn store_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .expect("a temporary directory")
 }
 
 /// A handle on one in-memory store that outlives "reopens" (the simulator's disk outlives a node).

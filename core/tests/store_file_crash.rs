@@ -7,8 +7,8 @@
 use felix_core::codec::{encode_meta, encode_sealed};
 use felix_core::record::{Command, Entry, Headers, Offset};
 use felix_core::storage::{
-    segment, FileStore, HardState, LogStore, Recovered, SealedState, SegmentLayout, StorageOp,
-    StoreError, StoreMeta,
+    segment, FileStore, HardState, LogStore, Recovered, Repair, SealedState, SegmentLayout,
+    StorageOp, StoreError, StoreMeta,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,15 @@ fn sealed(floor: Offset) -> SealedState {
         base_term: 1,
         ..SealedState::default()
     }
+}
+
+/// A fresh directory for a store, on tmpfs (`/dev/shm`) when the machine has one. These tests model
+/// crashes and power loss themselves (the `crash` hook, directory snapshots), so a real disk's
+/// fsync adds no checking, only seconds of I/O wait per test file on a busy disk.
+fn store_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .expect("a temporary directory")
 }
 
 fn open(dir: &Path) -> FileStore {
@@ -173,7 +182,7 @@ fn intrude(path: &Path, intruder: Intruder) {
 fn every_synced_record_survives_a_crash_and_unsynced_ones_may_go() {
     // Proves records synced in batches all survive a crash that keeps no unsynced op, the promise
     // too, and that the store then continues at the right offset.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     let mut store = open(dir.path());
     store.recover().expect("fresh");
     for batch in 0..5 {
@@ -210,17 +219,34 @@ fn every_synced_record_survives_a_crash_and_unsynced_ones_may_go() {
 fn torn_append_is_cut_and_reported() {
     // Proves a crash in the middle of a write (two whole frames, then half a frame) leaves the
     // whole frames, cuts the half one, and says where in `tail_cut`.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 5);
     let mut store = open(dir.path());
     store.recover().expect("recover");
     store.apply(&append(6, 9, 1)).expect("append");
     store.crash(0, 2).expect("crash mid-write");
+    let torn_len = fs::metadata(segment_path(dir.path(), 5))
+        .expect("stat")
+        .len();
     let recovered = store.recover().expect("recover");
     assert_eq!(offsets(&recovered.entries), (1..=7).collect::<Vec<_>>());
     let cut = recovered.tail_cut.expect("a torn tail was cut");
     assert_eq!(cut.path, segment_path(dir.path(), 5));
     assert!(cut.bytes_dropped > 0);
+    // The cut accounts for every byte: the file ends where it says, the rest was dropped.
+    assert_eq!(cut.position + cut.bytes_dropped, torn_len);
+    let cut_len = fs::metadata(&cut.path).expect("stat").len();
+    assert_eq!(cut_len, cut.position);
+    let text = cut.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "cut a torn tail of {} bytes at byte {} of {}",
+            cut.bytes_dropped,
+            cut.position,
+            cut.path.display()
+        )),
+        "{text}"
+    );
     // Once cut, the tail is clean: the next recovery has nothing to cut.
     let again = open(dir.path()).recover().expect("reopen");
     assert_eq!(again.tail_cut, None);
@@ -231,7 +257,7 @@ fn torn_append_is_cut_and_reported() {
 fn truncated_file_and_appended_garbage_are_cut_as_a_torn_tail() {
     // Proves a last segment cut in the middle of a record, or followed by garbage, recovers to the
     // whole records before the damage, and the store keeps working after.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 7);
     let last = segment_path(dir.path(), 5);
     let bytes = fs::read(&last).expect("read");
@@ -259,7 +285,7 @@ fn flipped_byte_in_the_middle_is_corrupt_naming_the_file() {
     // Proves a flipped byte in a non-last segment, or in a record of the last segment that other
     // records follow, is a Corrupt error naming that file and the bad record's byte position,
     // never a silent cut.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let first = segment_path(dir.path(), 1);
     let pristine = fs::read(&first).expect("read");
@@ -290,7 +316,7 @@ fn flipped_byte_in_the_middle_is_corrupt_naming_the_file() {
 fn torn_frame_in_a_middle_segment_is_corrupt() {
     // Proves a short (torn-looking) frame is only forgiven at the tail of the last segment: in an
     // earlier segment it is corruption.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let middle = segment_path(dir.path(), 5);
     let bytes = fs::read(&middle).expect("read");
@@ -303,7 +329,7 @@ fn torn_frame_in_a_middle_segment_is_corrupt() {
 fn missing_segment_is_a_gap_not_a_shorter_log() {
     // Proves a deleted middle segment file is reported as corruption (a gap), never read as a log
     // that ends early.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 12);
     fs::remove_file(segment_path(dir.path(), 5)).expect("remove");
     let error = open(dir.path()).recover().expect_err("gap");
@@ -313,11 +339,46 @@ fn missing_segment_is_a_gap_not_a_shorter_log() {
 }
 
 #[test]
+fn records_that_do_not_start_the_log_or_fit_their_file_are_corrupt() {
+    // Proves recovery checks where the log starts and which file holds what: after a compaction
+    // to 5, a missing first segment file (records resume at 9) is corruption at the file that
+    // holds them, not a log that starts later; and records 5..=8 in a file named for segment 9
+    // do not belong there, even where they would continue the log.
+    let dir = store_dir();
+    filled(dir.path(), 12);
+    let mut store = open(dir.path());
+    store.recover().expect("recover");
+    store
+        .apply(&StorageOp::Compact {
+            below: 5,
+            sealed: sealed(5),
+        })
+        .expect("compact");
+    store.sync().expect("sync");
+    drop(store);
+    let files = snapshot(dir.path());
+    fs::remove_file(segment_path(dir.path(), 5)).expect("remove the first file");
+    let (path, reason) = expect_corrupt(dir.path(), "missing first segment");
+    assert_eq!(path, segment_path(dir.path(), 9));
+    assert!(reason.contains("the log starts at 5"), "{reason}");
+
+    restore(dir.path(), &files);
+    fs::remove_file(segment_path(dir.path(), 9)).expect("remove");
+    fs::rename(segment_path(dir.path(), 5), segment_path(dir.path(), 9)).expect("misname");
+    let (path, reason) = expect_corrupt(dir.path(), "records in another segment's file");
+    assert_eq!(path, segment_path(dir.path(), 9));
+    assert!(
+        reason.contains("does not belong in this segment"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn sealed_floor_never_regresses_and_interrupted_deletion_is_finished() {
     // Proves a synced compaction's sealed state and first offset survive, and that segment files
     // the compaction had not deleted yet when it crashed (sealed file written, deletion lost) are
     // deleted by recovery instead of coming back.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 14);
     let doomed: Vec<(PathBuf, Vec<u8>)> = [1, 5]
         .iter()
@@ -382,7 +443,7 @@ fn jump_into_a_segment_rewrites_it_and_survives_an_interrupted_rewrite() {
     // Proves a TrimmedTo jump into the middle of a held segment keeps exactly the records at and
     // above the point, and that if the rewrite of that segment is lost (old file back), recovery
     // drops the records below the point again.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 11);
     let holder = segment_path(dir.path(), 9);
     let before = fs::read(&holder).expect("read");
@@ -428,10 +489,183 @@ fn jump_into_a_segment_rewrites_it_and_survives_an_interrupted_rewrite() {
 }
 
 #[test]
+fn inspect_lists_what_recovery_would_repair_and_changes_nothing() {
+    // Proves `FileStore::inspect` (what `felix store check` prints) tells a new directory from a
+    // created one, describes each segment file recovery keeps (its first and next offset), and
+    // lists every repair recovery would make, each saying which file and why, while it leaves the
+    // directory exactly as it was.
+    let dir = store_dir();
+    let new = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect a new directory");
+    assert!(new.fresh, "an empty directory is a new store");
+    assert_eq!(
+        new.repairs,
+        vec![Repair::Initialize {
+            promise: true,
+            meta: true
+        }]
+    );
+    assert_eq!(
+        new.repairs[0].to_string(),
+        "create the store: write promise and meta (term 0, no vote)"
+    );
+
+    // Created, then the meta file lost before anything was written: not new (it promised).
+    let mut store = open(dir.path());
+    assert_eq!(store.dir(), dir.path());
+    store.recover().expect("create");
+    drop(store);
+    fs::remove_file(dir.path().join("meta")).expect("remove meta");
+    let created = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert!(
+        !created.fresh,
+        "a directory with a promise is not a new store"
+    );
+    assert_eq!(
+        created.repairs,
+        vec![Repair::Initialize {
+            promise: false,
+            meta: true
+        }]
+    );
+    assert_eq!(
+        created.repairs[0].to_string(),
+        "create the store: write meta (term 0, no vote)"
+    );
+    open(dir.path()).recover().expect("recreate the meta file");
+
+    let mut store = open(dir.path());
+    store.recover().expect("recover");
+    store.apply(&append(1, 11, 1)).expect("append");
+    store.sync().expect("sync");
+    drop(store);
+    let clean = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert!(!clean.fresh);
+    assert_eq!(clean.repairs, vec![]);
+    let spans: Vec<(Offset, Offset, Offset)> = clean
+        .segments
+        .iter()
+        .map(|file| (file.base, file.first, file.next()))
+        .collect();
+    assert_eq!(spans, vec![(1, 1, 5), (5, 5, 9), (9, 9, 12)]);
+
+    // A jump to 10 whose deletions and rewrite were all lost, and a replacement that never
+    // reached its rename.
+    let before = snapshot(dir.path());
+    let mut store = open(dir.path());
+    store.recover().expect("recover");
+    store
+        .apply(&StorageOp::TrimmedTo {
+            point: 10,
+            state: sealed(10),
+        })
+        .expect("jump");
+    store.sync().expect("sync");
+    drop(store);
+    for (path, bytes) in &before {
+        if segment::looks_like_segment(&path.file_name().expect("a name").to_string_lossy()) {
+            fs::write(path, bytes).expect("the deletion and the rewrite never landed");
+        }
+    }
+    let temp = dir.path().join("promise.tmp");
+    fs::write(&temp, b"half a promise").expect("a leftover temp file");
+    let interrupted = snapshot(dir.path());
+    let inspection = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert_eq!(snapshot(dir.path()), interrupted, "inspect changes nothing");
+    assert_eq!(inspection.recovered.start, 10);
+    assert_eq!(offsets(&inspection.recovered.entries), vec![10, 11]);
+    let holder = segment_path(dir.path(), 9);
+    assert_eq!(
+        inspection.repairs,
+        vec![
+            Repair::RemoveTemp { path: temp.clone() },
+            Repair::FinishDeletion {
+                path: segment_path(dir.path(), 1)
+            },
+            Repair::FinishDeletion {
+                path: segment_path(dir.path(), 5)
+            },
+            Repair::DropFront {
+                path: holder.clone(),
+                below: 10
+            },
+        ]
+    );
+    let texts: Vec<String> = inspection.repairs.iter().map(Repair::to_string).collect();
+    assert_eq!(
+        texts,
+        vec![
+            format!(
+                "remove {}: a replacement that never reached its rename",
+                temp.display()
+            ),
+            format!(
+                "remove {}: below the first held offset (finishes an interrupted compaction)",
+                segment_path(dir.path(), 1).display()
+            ),
+            format!(
+                "remove {}: below the first held offset (finishes an interrupted compaction)",
+                segment_path(dir.path(), 5).display()
+            ),
+            format!(
+                "rewrite {} without its records below 10 (finishes an interrupted jump)",
+                holder.display()
+            ),
+        ]
+    );
+    // Recovery makes those repairs: afterwards there is nothing left to repair.
+    open(dir.path()).recover().expect("recover");
+    let repaired = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert_eq!(repaired.repairs, vec![]);
+    let spans: Vec<(Offset, Offset, Offset)> = repaired
+        .segments
+        .iter()
+        .map(|file| (file.base, file.first, file.next()))
+        .collect();
+    assert_eq!(spans, vec![(9, 10, 12)]);
+
+    // A segment file created just before a crash, with no record in it.
+    let empty = segment_path(dir.path(), 13);
+    fs::write(&empty, b"").expect("an empty segment");
+    let inspection = FileStore::inspect(dir.path(), Some(LAYOUT)).expect("inspect");
+    assert_eq!(
+        inspection.repairs,
+        vec![Repair::RemoveEmpty {
+            path: empty.clone()
+        }]
+    );
+    assert_eq!(
+        inspection.repairs[0].to_string(),
+        format!(
+            "remove {}: a segment without a record (created just before a crash)",
+            empty.display()
+        )
+    );
+}
+
+#[test]
+fn a_store_file_the_system_will_not_look_at_is_an_error_not_missing() {
+    // Proves only a file that is not there reads as missing: when the file system refuses to look
+    // at a store file (here its path is longer than Linux allows, 4095 bytes, while the
+    // directory's own path is not), recovery stops with an I/O error naming the file instead of
+    // taking the directory for a new store.
+    let dir = store_dir();
+    let mut deep = dir.path().to_path_buf();
+    while deep.as_os_str().len() < 4091 {
+        let room = 4091 - deep.as_os_str().len();
+        deep.push("d".repeat(room.min(200)));
+    }
+    fs::create_dir_all(&deep).expect("a directory whose path is just short of the limit");
+    match FileStore::inspect(&deep, Some(LAYOUT)) {
+        Err(StoreError::Io { path, .. }) => assert_eq!(path, deep.join("meta")),
+        other => panic!("expected an I/O error on the meta file, got {other:?}"),
+    }
+}
+
+#[test]
 fn bad_metadata_and_names_are_clear_errors() {
     // Proves a damaged promise or sealed file, a malformed segment name and a segment file written
     // under another layout are Corrupt errors naming the file.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 3);
     let mut store = open(dir.path());
     store.recover().expect("recover");
@@ -450,6 +684,32 @@ fn bad_metadata_and_names_are_clear_errors() {
     let error = open(dir.path()).recover().expect_err("corrupt");
     assert!(matches!(&error, StoreError::Corrupt { path, .. } if *path == promise));
     assert!(error.to_string().contains("promise"));
+    // The store reads a metadata file of up to 1 MiB (one small frame is all it writes): one of
+    // exactly 1 MiB is read and refused for what it holds (at byte 0); one byte more is refused
+    // for its size, unread (at the limit).
+    let limit = 1u64 << 20;
+    for (len, position) in [(limit, 0), (limit + 1, limit)] {
+        fs::write(&promise, vec![0u8; len as usize]).expect("an oversized promise");
+        let error = open(dir.path()).recover().expect_err("corrupt");
+        assert!(
+            matches!(&error, StoreError::Corrupt { path, position: at, .. } if *path == promise && *at == position),
+            "{len} bytes: {error}"
+        );
+    }
+    // And a file of exactly the limit is read whole: one promise frame 1 MiB long (good
+    // checksums) is refused for the bytes its payload has after the promise, not as cut short.
+    let payload_len = (limit - 12) as usize;
+    let mut payload = vec![0u8; payload_len];
+    payload[0] = b'H';
+    let mut frame = (payload_len as u32).to_le_bytes().to_vec();
+    frame.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    let header_crc = crc32fast::hash(&frame);
+    frame.extend_from_slice(&header_crc.to_le_bytes());
+    frame.extend_from_slice(&payload);
+    fs::write(&promise, &frame).expect("a promise of exactly the limit");
+    let (path, reason) = expect_corrupt(dir.path(), "a 1 MiB promise frame");
+    assert_eq!(path, promise);
+    assert!(reason.contains("trailing bytes"), "{reason}");
     fs::write(&promise, &good).expect("restore");
 
     let sealed_path = dir.path().join("sealed");
@@ -475,7 +735,7 @@ fn bad_metadata_and_names_are_clear_errors() {
 fn no_file_content_panics() {
     // Proves recovery over hundreds of damaged variants of a real store (bytes flipped, cut,
     // inserted, in every file) returns a value or a typed error, never a panic.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 9);
     let mut store = open(dir.path());
     store.recover().expect("recover");
@@ -540,7 +800,7 @@ fn overflowing_names_and_offsets_are_corrupt_not_a_panic() {
     // Proves a segment name whose segment would end past the largest offset, a sealed state or a
     // meta file carrying such an offset, are Corrupt errors naming the file (the name
     // seg-18446744073709551613.log used to panic with an overflow in SegmentLayout::last_of).
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 6);
     let files = snapshot(dir.path());
     for name in [
@@ -590,7 +850,7 @@ fn missing_or_empty_promise_beside_a_log_is_corrupt() {
     // sealed state, is Corrupt naming it: the node lost the term and vote it promised and must
     // not come back as a voter of term 0 (the wiped node of the second seed). A store that was
     // created and holds no record yet also keeps its promise.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 6);
     let files = snapshot(dir.path());
     let promise = dir.path().join("promise");
@@ -624,7 +884,7 @@ fn missing_or_empty_promise_beside_a_log_is_corrupt() {
     assert_eq!(named, promise);
 
     // A created store with an empty log: its meta file vouches that a promise was written.
-    let empty = tempfile::tempdir().expect("tempdir");
+    let empty = store_dir();
     let mut store = open(empty.path());
     store.recover().expect("create");
     store
@@ -646,7 +906,7 @@ fn deleted_or_emptied_last_segment_is_corrupt() {
     // with or without a sealed state), naming the file that should hold the mark; that a suffix
     // truncation is never mistaken for such a loss; and, as today's documented limit, that the
     // newest segment cut back at a frame boundary to its first record reads as a shorter log.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let files = snapshot(dir.path());
     let last = segment_path(dir.path(), 9);
@@ -723,7 +983,7 @@ fn non_regular_files_are_errors_never_hangs() {
     // Proves a FIFO, a directory, a symbolic link loop or a symbolic link to a good copy, standing
     // where the store keeps a segment, the promise, the meta file, the sealed state or a temp file,
     // is an error naming that path, and recovery returns (a FIFO used to block it forever).
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 10);
     let mut store = open(dir.path());
     store.recover().expect("recover");
@@ -770,7 +1030,7 @@ fn random_damage_never_panics_hangs_or_loses_records_silently() {
     // that a recovery that returns Ok lost no synced record without saying so, except in the one
     // case the store documents it cannot see (the newest segment cut at a frame boundary after its
     // first record). Prints the counts.
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = store_dir();
     filled(dir.path(), 14);
     let mut store = open(dir.path());
     store.recover().expect("recover");

@@ -112,3 +112,36 @@ impl Bounds {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Command, Entry};
+
+    #[test]
+    fn a_record_of_exactly_the_largest_payload_is_accepted() {
+        // Proves the size limit is inclusive: an append whose record encodes to exactly
+        // `PAYLOAD_BYTES_MAX` payload bytes continues the log; one byte more is `Invalid`.
+        let write = |body_bytes: usize| Entry {
+            offset: 1,
+            term: 1,
+            command: Command::Write {
+                body: vec![0; body_bytes],
+                headers: Default::default(),
+            },
+        };
+        // kind, offset, term, command tag, body length, header count: 26 bytes beside the body.
+        let largest = write(PAYLOAD_BYTES_MAX - 26);
+        assert_eq!(entry_payload_bytes(&largest), PAYLOAD_BYTES_MAX);
+        let layout = SegmentLayout::default();
+        assert_eq!(
+            Bounds::empty().step(layout, &StorageOp::Append(vec![largest])),
+            Ok(Bounds { start: 1, next: 2 })
+        );
+        let over = Bounds::empty().step(
+            layout,
+            &StorageOp::Append(vec![write(PAYLOAD_BYTES_MAX - 25)]),
+        );
+        assert!(matches!(over, Err(StoreError::Invalid { .. })));
+    }
+}

@@ -46,11 +46,12 @@
 
 use super::bounds::Bounds;
 use super::inspect::{
-    initial_promise, inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
+    inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
 };
 use super::segment;
 use super::{
-    LogStore, Recovered, SegmentLayout, StorageOp, StoreError, StoreMeta, UNSYNCED_OPS_MAX,
+    HardState, LogStore, Recovered, SegmentLayout, StorageOp, StoreError, StoreMeta,
+    UNSYNCED_OPS_MAX,
 };
 use crate::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
 use crate::record::{Entry, Offset};
@@ -66,18 +67,47 @@ fn io_error(path: &Path, error: std::io::Error) -> StoreError {
     }
 }
 
+/// Told of each directory fsync, with the directory (`FileStore::observe_directory_syncs`).
+type DirectoryObserver = Box<dyn FnMut(&Path) + Send>;
+
+/// The directory fsyncs a store made, and who is told of each (`FileStore::directory_syncs`,
+/// `FileStore::observe_directory_syncs`).
+#[derive(Default)]
+struct DirectorySyncs {
+    count: u64,
+    observer: Option<DirectoryObserver>,
+}
+
+impl std::fmt::Debug for DirectorySyncs {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("DirectorySyncs")
+            .field("count", &self.count)
+            .field("observed", &self.observer.is_some())
+            .finish()
+    }
+}
+
 /// Fsyncs the directory: files created, renamed or deleted in it since survive a power loss only
-/// after this. `syncs` counts the directory fsyncs (`FileStore::directory_syncs`).
-fn sync_dir(dir: &Path, syncs: &mut u64) -> Result<(), StoreError> {
+/// after this. Counts it in `syncs` and tells its observer, if any.
+fn sync_dir(dir: &Path, syncs: &mut DirectorySyncs) -> Result<(), StoreError> {
     File::open(dir)
         .and_then(|handle| handle.sync_all())
         .map_err(|error| io_error(dir, error))?;
-    *syncs += 1;
+    syncs.count += 1;
+    if let Some(observer) = &mut syncs.observer {
+        observer(dir);
+    }
     Ok(())
 }
 
 /// Replaces `dir/name` with `bytes`: write temp, fsync, rename, fsync the directory.
-fn write_atomic(dir: &Path, name: &str, bytes: &[u8], syncs: &mut u64) -> Result<(), StoreError> {
+fn write_atomic(
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    syncs: &mut DirectorySyncs,
+) -> Result<(), StoreError> {
     let temp = dir.join(format!("{name}{TEMP_SUFFIX}"));
     let path = dir.join(name);
     let mut handle = File::create(&temp).map_err(|error| io_error(&temp, error))?;
@@ -148,7 +178,7 @@ pub struct FileStore {
     recovered: bool,
     scratch: Vec<u8>,
     /// Directory fsyncs so far (see `directory_syncs`).
-    dir_syncs: u64,
+    dir_syncs: DirectorySyncs,
 }
 
 impl FileStore {
@@ -170,7 +200,7 @@ impl FileStore {
             disk: Disk::new(),
             recovered: false,
             scratch: Vec::new(),
-            dir_syncs: 0,
+            dir_syncs: DirectorySyncs::default(),
         })
     }
 
@@ -180,11 +210,17 @@ impl FileStore {
     }
 
     /// How many times this store has fsynced its directory. A file created, renamed or deleted
-    /// in the directory survives a power loss only once a directory fsync follows it: a
-    /// fault-injecting test wrapper uses this count to know which directory entries a power loss
-    /// may drop (`core/tests/store_power_loss.rs`).
+    /// in the directory survives a power loss only once a directory fsync follows it.
     pub fn directory_syncs(&self) -> u64 {
-        self.dir_syncs
+        self.dir_syncs.count
+    }
+
+    /// Fault injection: calls `observer` with the directory right after each directory fsync,
+    /// the moments at which the directory's entries as they stand become durable. A power-loss
+    /// test snapshots the directory there to know which creations, deletions and renames a power
+    /// loss may undo (`core/tests/store_power_loss.rs`).
+    pub fn observe_directory_syncs(&mut self, observer: impl FnMut(&Path) + Send + 'static) {
+        self.dir_syncs.observer = Some(Box::new(observer));
     }
 
     /// The path of the segment file whose base is `base`.
@@ -311,7 +347,6 @@ impl FileStore {
                 .positions
                 .extend(relative.iter().map(|position| at + position));
             segment.len_bytes += len;
-            self.disk.bounds.next = entries[group_end - 1].offset + 1;
             index = group_end;
         }
         if torn.is_some() && whole < entries.len() {
@@ -430,6 +465,7 @@ impl FileStore {
                 self.flush()?;
             }
         }
+        // The one place the disk's bounds move: once the whole op is on disk.
         self.disk.bounds = after;
         Ok(())
     }
@@ -452,11 +488,13 @@ impl FileStore {
         for base in later.into_iter().rev() {
             self.remove_segment(base)?;
         }
+        // Every file starting at or above `from` is gone: only the last one left can hold it.
         let holder = self
             .disk
             .segments
             .iter_mut()
-            .find(|(_, segment)| segment.first < from && from < segment.next());
+            .next_back()
+            .filter(|(_, segment)| from < segment.next());
         if let Some((base, segment)) = holder {
             let base = *base;
             let cut = segment.positions[(from - segment.first) as usize];
@@ -477,7 +515,6 @@ impl FileStore {
                 .map_err(|error| io_error(&path, error))?;
         }
         self.flush()?;
-        self.disk.bounds.next = from;
         Ok(())
     }
 
@@ -511,7 +548,8 @@ impl FileStore {
                         write_atomic(
                             &self.dir,
                             PROMISE_FILE,
-                            &encode_hard_state(&initial_promise()),
+                            // A new store has promised nothing: term 0, no vote.
+                            &encode_hard_state(&HardState::default()),
                             &mut self.dir_syncs,
                         )?;
                     }

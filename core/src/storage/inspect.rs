@@ -17,7 +17,7 @@
 //! `file.rs` for what the store cannot tell.
 
 use super::segment::{self, ScanEnd};
-use super::{HardState, Recovered, SealedState, SegmentLayout, StoreError, StoreMeta, TailCut};
+use super::{Recovered, SealedState, SegmentLayout, StoreError, StoreMeta, TailCut};
 use crate::codec::{
     decode_hard_state, decode_meta, decode_sealed, DecodeError, FRAME_HEADER_BYTES,
     PAYLOAD_BYTES_MAX,
@@ -534,7 +534,20 @@ pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, 
     })
 }
 
-/// The promise a freshly created store writes.
-pub(crate) fn initial_promise() -> HardState {
-    HardState::default()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_kinds_are_named() {
+        // Proves the error for a non-regular file names what stands there: a directory, a
+        // symbolic link, a device (/dev/null, a character device on every Linux).
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let kind = |path: &Path| file_kind(&fs::symlink_metadata(path).expect("stat").file_type());
+        assert_eq!(kind(dir.path()), "a directory");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(dir.path(), &link).expect("a symbolic link");
+        assert_eq!(kind(&link), "a symbolic link");
+        assert_eq!(kind(Path::new("/dev/null")), "a device");
+    }
 }

@@ -322,6 +322,44 @@ mod tests {
     }
 
     #[test]
+    fn accessors_read_the_applied_view_at_its_bounds() {
+        // Proves `entry` answers exactly for the held offsets `start .. next` (None just below the
+        // start and at `next`, the right record at both ends after a compaction moved the start),
+        // and that `entries`, `hard_state` and `sealed` show the applied, unsynced view.
+        let mut store = MemoryStore::new(SegmentLayout::default());
+        store.recover().expect("fresh");
+        assert_eq!(store.entry(1), None);
+        store.apply(&append(1..=10, 1)).expect("append");
+        let sealed = SealedState {
+            floor: 5,
+            base_offset: 4,
+            base_term: 1,
+            ..SealedState::default()
+        };
+        store
+            .apply(&StorageOp::Compact {
+                below: 6,
+                sealed: sealed.clone(),
+            })
+            .expect("compact");
+        let promise = HardState {
+            term: 3,
+            vote: Some(1),
+        };
+        store
+            .apply(&StorageOp::HardState(promise))
+            .expect("promise");
+        assert_eq!(store.entry(4), None, "below the start");
+        assert_eq!(store.entry(5).map(|entry| entry.offset), Some(5));
+        assert_eq!(store.entry(10).map(|entry| entry.offset), Some(10));
+        assert_eq!(store.entry(11), None, "at next");
+        let offsets: Vec<Offset> = store.entries().map(|entry| entry.offset).collect();
+        assert_eq!(offsets, (5..=10).collect::<Vec<Offset>>());
+        assert_eq!(store.hard_state(), promise);
+        assert_eq!(store.sealed(), Some(&sealed));
+    }
+
+    #[test]
     fn contract_breaking_ops_are_refused_and_change_nothing() {
         // Proves a gap in an append, a truncation below the start, a compaction past the tail and
         // a record too large to encode are typed `Invalid` errors that leave the store as it was.

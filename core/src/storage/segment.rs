@@ -131,6 +131,29 @@ mod tests {
         assert_eq!(parse_file_name("seg-0000000000000000000x.log"), None);
         assert_eq!(parse_file_name(&file_name(0)), None);
         assert!(looks_like_segment("seg-17.log"));
+        // Other files in the directory are not the store's segments (and are left alone).
+        assert!(!looks_like_segment("notes.log"));
+        assert!(!looks_like_segment("seg-17.txt"));
+    }
+
+    #[test]
+    fn a_frame_that_is_not_an_entry_at_the_end_is_a_tail() {
+        // Proves the search for a valid frame looks only after the bad one: a frame with good
+        // checksums that holds no entry (a promise record), last in the file, ends the scan there
+        // with nothing valid after it.
+        let mut bytes = frames(1..=2);
+        let position = bytes.len() as u64;
+        bytes.extend_from_slice(&crate::codec::encode_hard_state(&Default::default()));
+        let scan = scan(&bytes);
+        assert_eq!(scan.entries.len(), 2);
+        assert!(matches!(
+            scan.end,
+            ScanEnd::Bad {
+                position: at,
+                error: DecodeError::Corrupt { .. },
+                valid_frame_after: false,
+            } if at == position
+        ));
     }
 
     #[test]
