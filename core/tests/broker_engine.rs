@@ -1520,7 +1520,11 @@ fn a_leaders_waiting_reads_are_refused_when_too_old_or_when_it_is_deposed() {
         message: Message::ReadIndexReply { ask, index: None },
     };
     let probes = leader.step_collect(question(7));
-    assert_eq!(probes.len(), 2, "one round to both other voters: {probes:?}");
+    assert_eq!(
+        probes.len(),
+        2,
+        "one round to both other voters: {probes:?}"
+    );
     for tick in 1..=wait + 1 {
         let outputs = leader.step_collect(Input::Tick);
         let refused = outputs.contains(&refusal(7));
@@ -1604,10 +1608,7 @@ fn a_follower_matches_each_answer_to_its_question_and_gives_up_in_time() {
         request_id,
         reply: Reply::NoReadIndex { hint: Some(0) },
     };
-    assert_eq!(
-        node.step_collect(Input::Tick),
-        vec![refused(1), refused(3)]
-    );
+    assert_eq!(node.step_collect(Input::Tick), vec![refused(1), refused(3)]);
 }
 
 #[test]

@@ -138,7 +138,11 @@ fn a_read_probe_of_its_own_term_deposes_a_candidate_and_an_older_one_changes_not
     assert_eq!(node.leader_hint(), Some(2));
     assert_eq!(node.vote(), Some(1));
     assert_eq!(node.step_collect(probe(0, 0, 9)), vec![ack(0, 9)]);
-    assert_eq!(node.leader_hint(), Some(2), "an older leader is not followed");
+    assert_eq!(
+        node.leader_hint(),
+        Some(2),
+        "an older leader is not followed"
+    );
     assert_eq!(node.term(), 1);
 }
 
