@@ -1367,10 +1367,11 @@ fn floor_past_commit_twin_observes_the_floor_where_the_trim_is_appended() {
 
 #[test]
 fn stale_and_reordered_append_replies_never_send_a_peer_below_what_it_matched() {
-    // Proves the leader's progress bookkeeping (one record per AppendEntries here): a stale
-    // Rejected sends the peer back only to just past what it matched; an Accepted moves `next`
-    // past what it matched, sending the next record at once to a peer still behind and nothing
-    // to one caught up; an Accepted beyond the leader's log counts only to the log's end.
+    // Proves the leader's progress bookkeeping (one record per AppendEntries here): a reply of an
+    // older term is ignored; a stale Rejected sends the peer back only to just past what it
+    // matched; an Accepted moves `next` past what it matched, sending the next record at once to
+    // a peer still behind and nothing to one caught up; an Accepted beyond the leader's log
+    // counts only to the log's end.
     let mut net = Net::new(Rules::default());
     let mut one_per_message = config(0, Rules::default());
     one_per_message.append_entries_max = 1;
@@ -1378,6 +1379,15 @@ fn stale_and_reordered_append_replies_never_send_a_peer_below_what_it_matched() 
     net.elect_zero();
     let leader = net.node(0);
     assert_eq!(leader.progress()[&1].matched, 1);
+    // A reply of an older term (to a leader of that term) is not about this term's log.
+    let stale = Input::Message {
+        from: 1,
+        message: Message::AppendReply {
+            term: 0,
+            result: AppendResult::Rejected { next: 1 },
+        },
+    };
+    assert_eq!(leader.step_collect(stale), vec![]);
     // Three writes, each sent at once to the caught-up peers (nothing is delivered from here).
     for body in ["a", "b", "c"] {
         leader.step_collect(Input::Client {
