@@ -1284,3 +1284,372 @@ fn stranded_follower_recovers_by_jumping_through_the_cluster() {
     assert_eq!(node.floor_tag(), Some(&Headers::with_epoch(2)));
     assert_eq!(node.term(), 1);
 }
+
+#[test]
+fn a_jump_that_raises_no_floor_observes_no_floor_applied() {
+    // Proves `FloorApplied` after a jump means the floor moved: a sender's state whose floor is
+    // not above the node's own (no trim below the point) is adopted with a Jumped event only.
+    let mut node = stranded_follower(Rules::default());
+    let floor = node.floor();
+    let state = SealedState {
+        floor,
+        floor_tag: None,
+        floor_trim: None,
+        ..jump_state()
+    };
+    let outputs = node.step_collect(Input::Message {
+        from: 0,
+        message: Message::TrimmedTo {
+            point: 9,
+            state: state.clone(),
+        },
+    });
+    assert_eq!(
+        outputs,
+        vec![
+            Output::Persist {
+                id: 1,
+                op: StorageOp::TrimmedTo { point: 9, state }
+            },
+            Output::Observe(Event::Jumped {
+                node: 1,
+                point: 9,
+                replica: false
+            }),
+            reply_to(0, 5, AppendResult::Accepted { matched: 8 }),
+        ]
+    );
+    assert_eq!(node.floor(), floor);
+}
+
+#[test]
+fn floor_past_commit_twin_observes_the_floor_where_the_trim_is_appended() {
+    // Proves the FloorPastCommit switch is visible in the history: with it, the leader's floor
+    // moves (and is observed, with its trim) in the step that appends the trim; with the rule on,
+    // that step observes no floor at all (the walk observes it later).
+    for (rules, at_append) in [
+        (Rules::default(), false),
+        (Twin::FloorPastCommit.rules(), true),
+    ] {
+        let mut net = Net::new(rules);
+        net.elect_zero();
+        for index in 0..10 {
+            net.client(0, write(&format!("w{index}")));
+        }
+        let leader = net.node(0);
+        let outputs = leader.step_collect(Input::Client {
+            client: 7,
+            request_id: 5,
+            request: trim_to(10, 2),
+        });
+        let floors: Vec<&Output> = outputs
+            .iter()
+            .filter(|output| matches!(output, Output::Observe(Event::FloorApplied { .. })))
+            .collect();
+        if at_append {
+            assert_eq!(
+                floors,
+                vec![&Output::Observe(Event::FloorApplied {
+                    node: 0,
+                    floor: 10,
+                    trim: Some(12)
+                })]
+            );
+            assert_eq!(leader.floor(), 10);
+        } else {
+            assert!(floors.is_empty(), "{outputs:?}");
+            assert_eq!(leader.floor(), 1);
+        }
+    }
+}
+
+// ---- the leader's view of its peers ----
+
+#[test]
+fn stale_and_reordered_append_replies_never_send_a_peer_below_what_it_matched() {
+    // Proves the leader's progress bookkeeping (one record per AppendEntries here): a reply of an
+    // older term is ignored; a stale Rejected sends the peer back only to just past what it
+    // matched; an Accepted moves `next` past what it matched, sending the next record at once to
+    // a peer still behind and nothing to one caught up; an Accepted beyond the leader's log
+    // counts only to the log's end.
+    let mut net = Net::new(Rules::default());
+    let mut one_per_message = config(0, Rules::default());
+    one_per_message.append_entries_max = 1;
+    net.nodes.insert(0, Broker::new(one_per_message));
+    net.elect_zero();
+    let leader = net.node(0);
+    assert_eq!(leader.progress()[&1].matched, 1);
+    // A reply of an older term (to a leader of that term) is not about this term's log.
+    let stale = Input::Message {
+        from: 1,
+        message: Message::AppendReply {
+            term: 0,
+            result: AppendResult::Rejected { next: 1 },
+        },
+    };
+    assert_eq!(leader.step_collect(stale), vec![]);
+    // Three writes, each sent at once to the caught-up peers (nothing is delivered from here).
+    for body in ["a", "b", "c"] {
+        leader.step_collect(Input::Client {
+            client: 7,
+            request_id: 1,
+            request: write(body),
+        });
+    }
+    assert_eq!(leader.tail(), 5);
+    assert_eq!(leader.progress()[&1].next, 5);
+    let entry = |offset: Offset, body: &str| Entry {
+        offset,
+        term: 1,
+        command: Command::Write {
+            body: body.as_bytes().to_vec(),
+            headers: Headers::default(),
+        },
+    };
+    let reply = |from, result| Input::Message {
+        from,
+        message: Message::AppendReply { term: 1, result },
+    };
+    let send = |prev: (Offset, Term), entries| Output::Send {
+        to: 1,
+        message: append_entries(1, prev, entries, 1),
+    };
+    // A stale Rejected asking for 1: peer 1 matched 1, so it is sent record 2.
+    assert_eq!(
+        leader.step_collect(reply(1, AppendResult::Rejected { next: 1 })),
+        vec![send((1, 1), vec![entry(2, "a")])]
+    );
+    // Peer 1 holds 2 now and is still behind: record 3 goes at once.
+    assert_eq!(
+        leader.step_collect(reply(1, AppendResult::Accepted { matched: 2 })),
+        vec![send((2, 1), vec![entry(3, "b")])]
+    );
+    // A late Accepted for all three records (sent before the Rejected): next is past 4, the
+    // tail; nothing more to send.
+    assert_eq!(
+        leader.step_collect(reply(1, AppendResult::Accepted { matched: 4 })),
+        vec![]
+    );
+    assert_eq!(leader.progress()[&1].matched, 4);
+    assert_eq!(leader.progress()[&1].next, 5);
+    // A claim beyond the log (offset 9) counts as the leader's last offset, 4.
+    leader.step_collect(reply(2, AppendResult::Accepted { matched: 9 }));
+    assert_eq!(leader.progress()[&2].matched, 4);
+    assert_eq!(leader.progress()[&2].next, 5);
+}
+
+// ---- read-index edges ----
+
+fn read_request(request_id: RequestId) -> Input {
+    Input::Client {
+        client: 7,
+        request_id,
+        request: Request::Read {
+            from: ReadFrom::Offset(1),
+            max_records: 10,
+        },
+    }
+}
+
+fn probe_ack(from: NodeId, term: Term, round: u64) -> Input {
+    Input::Message {
+        from,
+        message: Message::ReadProbeAck { term, round },
+    }
+}
+
+fn record_x() -> ReadRecord {
+    ReadRecord {
+        offset: 2,
+        body: b"x".to_vec(),
+        headers: Headers::default(),
+    }
+}
+
+#[test]
+fn a_leaders_read_is_confirmed_only_by_a_voter_answering_its_round_in_its_term() {
+    // Proves what confirms a read at the leader: while the read waits for round 1 a tick sends no
+    // second round; an answer in an older term, an answer from the replica (not a voter) and an
+    // answer to a round never sent confirm nothing; a voter answering round 1 serves it.
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    net.client(0, write("x"));
+    net.heartbeat(0);
+    let leader = net.node(0);
+    let probe = Message::ReadProbe { term: 1, round: 1 };
+    assert_eq!(
+        leader.step_collect(read_request(1)),
+        vec![
+            Output::Send {
+                to: 1,
+                message: probe.clone()
+            },
+            Output::Send {
+                to: 2,
+                message: probe
+            },
+        ]
+    );
+    assert_eq!(leader.step_collect(Input::Tick), vec![]);
+    for (from, term, round) in [(1, 0, 1), (REPLICA, 1, 1), (1, 1, 2)] {
+        assert_eq!(
+            leader.step_collect(probe_ack(from, term, round)),
+            vec![],
+            "an answer from {from} in term {term} to round {round} confirms nothing"
+        );
+    }
+    assert_eq!(
+        leader.step_collect(probe_ack(2, 1, 1)),
+        vec![Output::Reply {
+            client: 7,
+            request_id: 1,
+            reply: Reply::Records {
+                records: vec![record_x()],
+                next: 3
+            }
+        }]
+    );
+}
+
+#[test]
+fn a_leaders_waiting_reads_are_refused_when_too_old_or_when_it_is_deposed() {
+    // Proves the leader never holds a read it cannot confirm: a follower's question is refused
+    // after exactly `read_wait_ticks_max` ticks without a majority; when the leader is deposed,
+    // both a question and a client read waiting for its round are refused in that step; a node
+    // that does not lead refuses a question at once.
+    let mut net = Net::new(Rules::default());
+    net.elect_zero();
+    let leader = net.node(0);
+    let wait = leader.config().read_wait_ticks_max;
+    let question = |ask| Input::Message {
+        from: REPLICA,
+        message: Message::ReadIndex { ask },
+    };
+    let refusal = |ask| Output::Send {
+        to: REPLICA,
+        message: Message::ReadIndexReply { ask, index: None },
+    };
+    let probes = leader.step_collect(question(7));
+    assert_eq!(
+        probes.len(),
+        2,
+        "one round to both other voters: {probes:?}"
+    );
+    for tick in 1..=wait + 1 {
+        let outputs = leader.step_collect(Input::Tick);
+        let refused = outputs.contains(&refusal(7));
+        assert_eq!(refused, tick == wait + 1, "tick {tick}: {outputs:?}");
+    }
+    leader.step_collect(question(8));
+    leader.step_collect(read_request(4));
+    let outputs = leader.step_collect(Input::Message {
+        from: 1,
+        message: append_entries(2, (1, 1), vec![], 1),
+    });
+    assert_eq!(leader.role(), Role::Follower);
+    assert!(outputs.contains(&refusal(8)), "{outputs:?}");
+    assert!(
+        outputs.contains(&Output::Reply {
+            client: 7,
+            request_id: 4,
+            reply: Reply::NoReadIndex { hint: Some(1) }
+        }),
+        "{outputs:?}"
+    );
+    assert_eq!(leader.step_collect(question(9)), vec![refusal(9)]);
+}
+
+#[test]
+fn a_follower_matches_each_answer_to_its_question_and_gives_up_in_time() {
+    // Proves the follower's side: each read asks under its own number and an answer serves only
+    // the read that asked it; a read whose index the walk has not reached, and one never
+    // answered, wait exactly `read_wait_ticks_max` ticks and are then refused, retriably.
+    let mut config = config(2, Rules::default());
+    config.read_wait_ticks_max = 3;
+    config.election_timeout_ticks = 100;
+    let mut node = Broker::new(config);
+    let x = Entry {
+        offset: 2,
+        term: 1,
+        command: Command::Write {
+            body: b"x".to_vec(),
+            headers: Headers::default(),
+        },
+    };
+    node.step_collect(Input::Message {
+        from: 0,
+        message: append_entries(1, (0, 0), vec![noop(1, 1), x], 2),
+    });
+    assert_eq!(node.committed(), 2);
+    for ask in 1..=3 {
+        assert_eq!(
+            node.step_collect(read_request(ask)),
+            vec![Output::Send {
+                to: 0,
+                message: Message::ReadIndex { ask }
+            }]
+        );
+    }
+    let answer = |ask, index| Input::Message {
+        from: 0,
+        message: Message::ReadIndexReply {
+            ask,
+            index: Some(index),
+        },
+    };
+    assert_eq!(
+        node.step_collect(answer(2, 2)),
+        vec![Output::Reply {
+            client: 7,
+            request_id: 2,
+            reply: Reply::Records {
+                records: vec![record_x()],
+                next: 3
+            }
+        }]
+    );
+    // Read 3's index is beyond this node's walk; read 1 is never answered.
+    assert_eq!(node.step_collect(answer(3, 5)), vec![]);
+    for _ in 0..3 {
+        assert_eq!(node.step_collect(Input::Tick), vec![]);
+    }
+    let refused = |request_id| Output::Reply {
+        client: 7,
+        request_id,
+        reply: Reply::NoReadIndex { hint: Some(0) },
+    };
+    assert_eq!(node.step_collect(Input::Tick), vec![refused(1), refused(3)]);
+}
+
+#[test]
+fn a_node_allowed_no_waiting_reads_refuses_every_read_that_needs_an_index() {
+    // Proves `pending_reads_max = 0`: a leader refuses every client read and every question that
+    // needs an index, at once, and holds nothing.
+    let mut net = Net::new(Rules::default());
+    let mut none = config(0, Rules::default());
+    none.pending_reads_max = 0;
+    net.nodes.insert(0, Broker::new(none));
+    net.elect_zero();
+    let leader = net.node(0);
+    assert_eq!(
+        leader.step_collect(read_request(1)),
+        vec![Output::Reply {
+            client: 7,
+            request_id: 1,
+            reply: Reply::NoReadIndex { hint: Some(0) }
+        }]
+    );
+    assert_eq!(
+        leader.step_collect(Input::Message {
+            from: 1,
+            message: Message::ReadIndex { ask: 1 }
+        }),
+        vec![Output::Send {
+            to: 1,
+            message: Message::ReadIndexReply {
+                ask: 1,
+                index: None
+            }
+        }]
+    );
+}

@@ -6,7 +6,8 @@
 mod client_driver;
 
 use client_driver::Cluster;
-use felix_core::broker::{AppendResult, Input, Message, Role};
+use felix_core::broker::{AppendResult, Broker, BrokerConfig, Input, Message, Output, Role};
+use felix_core::record::NodeId;
 use felix_core::Rules;
 
 #[test]
@@ -75,4 +76,90 @@ fn a_stale_leaders_append_is_refused_with_the_newer_term() {
     );
     assert_eq!(node.leader_hint(), None);
     assert_eq!(node.term(), 2);
+}
+
+/// A bare voter `id` of `voters` that campaigned once: a candidate in term 1.
+fn candidate(id: NodeId, voters: Vec<NodeId>) -> Broker {
+    let mut node = Broker::new(BrokerConfig::new(id, voters, Vec::new()));
+    node.step(Input::ElectionTimeout { ticks: 1 }, &mut Vec::new());
+    node.step_collect(Input::Tick);
+    node
+}
+
+fn vote(from: NodeId, granted: bool) -> Input {
+    Input::Message {
+        from,
+        message: Message::Vote { term: 1, granted },
+    }
+}
+
+#[test]
+fn a_lone_voter_leads_at_once_and_five_voters_need_three_votes() {
+    // Proves the majority is more than half the voters, whatever their number: one voter is its
+    // own majority (it leads in the step it campaigns), five need three grants (its own and two).
+    let solo = candidate(0, vec![0]);
+    assert_eq!(solo.role(), Role::Leader);
+    let mut five = candidate(0, vec![0, 1, 2, 3, 4]);
+    assert_eq!(five.role(), Role::Candidate);
+    five.step_collect(vote(1, true));
+    assert_eq!(five.role(), Role::Candidate, "two of five are no majority");
+    five.step_collect(vote(2, true));
+    assert_eq!(five.role(), Role::Leader);
+}
+
+#[test]
+fn only_granted_votes_of_voters_count() {
+    // Proves a refused vote and a vote from a node that is not a voter count for nothing.
+    let mut node = candidate(0, vec![0, 1, 2]);
+    assert_eq!(node.step_collect(vote(1, false)), vec![]);
+    assert_eq!(node.role(), Role::Candidate, "a refusal is no vote");
+    assert_eq!(node.step_collect(vote(7, true)), vec![]);
+    assert_eq!(node.role(), Role::Candidate, "node 7 does not vote");
+    node.step_collect(vote(2, true));
+    assert_eq!(node.role(), Role::Leader);
+}
+
+#[test]
+fn a_read_probe_of_its_own_term_deposes_a_candidate_and_an_older_one_changes_nothing() {
+    // Proves the read probe speaks for the leader of its term (Raft §5.2, as AppendEntries): a
+    // candidate of that term steps down and follows the sender, keeping its own vote; a probe of
+    // an older term is answered with the newer term and moves no one.
+    let mut node = candidate(1, vec![0, 1, 2]);
+    let probe = |from, term, round| Input::Message {
+        from,
+        message: Message::ReadProbe { term, round },
+    };
+    let ack = |to, round| Output::Send {
+        to,
+        message: Message::ReadProbeAck { term: 1, round },
+    };
+    assert_eq!(node.step_collect(probe(2, 1, 4)), vec![ack(2, 4)]);
+    assert_eq!(node.role(), Role::Follower);
+    assert_eq!(node.leader_hint(), Some(2));
+    assert_eq!(node.vote(), Some(1));
+    assert_eq!(node.step_collect(probe(0, 0, 9)), vec![ack(0, 9)]);
+    assert_eq!(
+        node.leader_hint(),
+        Some(2),
+        "an older leader is not followed"
+    );
+    assert_eq!(node.term(), 1);
+}
+
+#[test]
+fn a_voter_learns_its_leader_from_a_read_probe_and_a_replica_does_not() {
+    // Proves a voter hearing the probe of a newer term adopts the term and follows its sender,
+    // while a replica (never asked, never counted) adopts the term but names no leader from it.
+    for (id, voters, replicas, leader) in [
+        (1, vec![0, 1, 2], vec![], Some(0)),
+        (3, vec![0, 1, 2], vec![3], None),
+    ] {
+        let mut node = Broker::new(BrokerConfig::new(id, voters, replicas));
+        node.step_collect(Input::Message {
+            from: 0,
+            message: Message::ReadProbe { term: 1, round: 1 },
+        });
+        assert_eq!(node.term(), 1);
+        assert_eq!(node.leader_hint(), leader, "node {id}");
+    }
 }

@@ -258,14 +258,17 @@ mod tests {
             .collect();
         assert_eq!(delivered.len(), 1);
         assert_eq!(outbox.unsynced_through(), Some(2));
+        assert_eq!(outbox.held_len(), 2);
         let mut released = Vec::new();
         outbox.synced(1, &mut released);
         assert_eq!(released.len(), 1);
         assert!(matches!(released[0], Delivery::Send { to: 2, .. }));
+        assert_eq!(outbox.held_len(), 1);
         released.clear();
         outbox.synced(2, &mut released);
         assert!(matches!(released[..], [Delivery::Send { to: 3, .. }]));
         assert_eq!(outbox.unsynced_through(), None);
+        assert_eq!(outbox.held_len(), 0);
     }
 
     /// A crash drops what was held and restarts the ids.
@@ -293,5 +296,63 @@ mod tests {
             outbox.carry(outputs, &mut duties),
             Err(HeldFull { held_max: 1 })
         );
+    }
+
+    /// A sample is taken at an incarnation's first call and then only when something but the
+    /// committed index changed: a newer term alone is a change, a vote alone is a change, a
+    /// commit alone is none; `sample_always` samples regardless and becomes the comparison; a
+    /// crash starts a new incarnation.
+    #[test]
+    fn samples_follow_every_change_but_the_committed_index() {
+        use crate::broker::{Broker, BrokerConfig, Input};
+        use crate::record::{Command, Entry};
+        let mut broker = Broker::new(BrokerConfig::new(1, vec![0, 1, 2], Vec::new()));
+        let mut outbox = Outbox::new(8);
+        assert_eq!(outbox.sample(&broker), Some(broker.node_state()));
+        assert_eq!(outbox.sample(&broker), None);
+        // A newer term (no vote, no role change, floor and readable start as they were).
+        broker.step_collect(Input::Message {
+            from: 0,
+            message: Message::Vote {
+                term: 1,
+                granted: false,
+            },
+        });
+        assert_eq!((broker.term(), broker.vote()), (1, None));
+        assert_eq!(outbox.sample(&broker), Some(broker.node_state()));
+        assert_eq!(outbox.sample(&broker), None);
+        // The committed index alone moves.
+        broker.step_collect(Input::Message {
+            from: 0,
+            message: Message::AppendEntries {
+                term: 1,
+                prev_offset: 0,
+                prev_term: 0,
+                entries: vec![Entry {
+                    offset: 1,
+                    term: 1,
+                    command: Command::Noop,
+                }],
+                committed: 1,
+            },
+        });
+        assert_eq!(broker.committed(), 1);
+        assert_eq!(outbox.sample(&broker), None);
+        // A vote alone, in the same term.
+        broker.step_collect(Input::Message {
+            from: 2,
+            message: Message::RequestVote {
+                term: 1,
+                last_offset: 1,
+                last_term: 1,
+            },
+        });
+        assert_eq!((broker.term(), broker.vote()), (1, Some(2)));
+        assert_eq!(outbox.sample(&broker), Some(broker.node_state()));
+        let always = outbox.sample_always(&broker);
+        assert_eq!(always, broker.node_state());
+        assert_eq!(outbox.sample(&broker), None);
+        outbox.crash();
+        assert_eq!(outbox.sample(&broker), Some(broker.node_state()));
     }
 }
