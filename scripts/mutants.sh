@@ -242,6 +242,12 @@ touch "$missed"
 : > "$out/survivors.txt"
 : > "$out/sweep-killed.txt"
 
+# --- the equivalent list ------------------------------------------------------------------------
+# A line of mutants-equivalent.txt is `FILE: DESCRIPTION  # why`, the mutant's name without its
+# line and column (so the list survives edits above it); `#` lines are comments.
+key() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
+grep -v '^[[:space:]]*#' mutants-equivalent.txt 2>/dev/null | sed -E 's/[[:space:]]+#.*$//' \
+    | grep -v '^[[:space:]]*$' | sort -u > "$out/equivalent-keys.txt" || true
 # --- stage 2: scenarios and a sweep, for each stage-1 survivor --------------------------------
 if [[ $sweep -eq 1 && -s "$missed" ]]; then
     count=$(wc -l < "$missed")
@@ -263,6 +269,13 @@ if [[ $sweep -eq 1 && -s "$missed" ]]; then
     felix="$mutants_target/mutant-sweep/felix"
     while IFS= read -r name; do
         [[ -n "$name" ]] || continue
+        # A mutant already listed as equivalent needs no sweep to be judged (it is excused
+        # either way): it stays a survivor, and the builds and the sweep are saved.
+        if grep -qxF "$(printf '%s\n' "$name" | key)" "$out/equivalent-keys.txt"; then
+            echo "survived (on mutants-equivalent.txt, stage 2 not run): $name"
+            echo "$name" >> "$out/survivors.txt"
+            continue
+        fi
         # mutants.json holds each mutant's file and diff; the mutated file is written from the
         # diff's hunks (no patch tool needed), the original kept to put back.
         file="$(python3 - "$mo/mutants.json" "$name" "$scratch" <<'PY'
@@ -324,12 +337,6 @@ else
     cp "$missed" "$out/survivors.txt"
 fi
 
-# --- the equivalent list ------------------------------------------------------------------------
-# A line of mutants-equivalent.txt is `FILE: DESCRIPTION  # why`, the mutant's name without its
-# line and column (so the list survives edits above it); `#` lines are comments.
-key() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
-grep -v '^[[:space:]]*#' mutants-equivalent.txt 2>/dev/null | sed -E 's/[[:space:]]+#.*$//' \
-    | grep -v '^[[:space:]]*$' | sort -u > "$out/equivalent-keys.txt" || true
 : > "$out/unexplained.txt"
 while IFS= read -r name; do
     [[ -n "$name" ]] || continue
