@@ -474,6 +474,49 @@ fn read_below_the_floor_is_cursor_too_old_tagged_with_the_floor_trims_headers() 
 }
 
 #[test]
+fn visible_trims_twin_serves_trim_records_and_refuses_untagged() {
+    // Proves the VisibleTrims switch (the rejected first fix): readers are served the trim records
+    // themselves (their headers, an empty body) and the refusal below the floor carries no tag;
+    // under the default rules the same read skips the trim.
+    let mut journal = Journal::new(config(Twin::VisibleTrims.rules()));
+    fill(&mut journal, 1);
+    land(&mut journal, trim(None, None, 2, 2));
+    land(&mut journal, write(None, None, "b"));
+    commit_all(&mut journal);
+    assert_eq!(read(&journal, 1), Reply::CursorTooOld { floor: 2, tag: None });
+    let trim_record = ReadRecord {
+        offset: 2,
+        body: Vec::new(),
+        headers: Headers::with_epoch(2),
+    };
+    let write_record = ReadRecord {
+        offset: 3,
+        body: b"b".to_vec(),
+        headers: Headers::default(),
+    };
+    assert_eq!(
+        read(&journal, 2),
+        Reply::Records {
+            records: vec![trim_record, write_record.clone()],
+            next: 4
+        }
+    );
+
+    let mut journal = self::journal();
+    fill(&mut journal, 1);
+    land(&mut journal, trim(None, None, 2, 2));
+    land(&mut journal, write(None, None, "b"));
+    commit_all(&mut journal);
+    assert_eq!(
+        read(&journal, 2),
+        Reply::Records {
+            records: vec![write_record],
+            next: 4
+        }
+    );
+}
+
+#[test]
 fn read_from_earliest_resolves_to_the_floor_and_is_never_refused() {
     // Proves Earliest resolves to the floor (which is why a holder must not use it).
     let mut journal = journal();
