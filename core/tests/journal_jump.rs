@@ -173,3 +173,19 @@ fn a_node_committed_exactly_to_the_base_keeps_its_own_writer() {
     assert_eq!(journal.writer(), writer_before);
     assert_eq!(offsets(&journal), vec![9]);
 }
+
+#[test]
+fn a_jump_to_the_nodes_own_first_held_offset_is_ignored_even_with_a_higher_floor() {
+    // A point at the node's first held offset is ignored although it is above the node's floor
+    // (a first jump left the floor below the point): the node already holds from there, and the
+    // floor rises only by its own walk or a jump past what it holds.
+    let mut journal = holding(&[1, 1, 1]);
+    commit(&mut journal, 3);
+    let Jump::Jumped { .. } = journal.jump(9, state(9, 1, 5)) else {
+        panic!("expected a jump");
+    };
+    assert_eq!((journal.floor(), journal.first_held()), (5, 9));
+    assert_eq!(journal.jump(9, state(9, 1, 7)), Jump::Ignored);
+    assert_eq!(journal.floor(), 5);
+    assert_eq!(journal.sealed().floor, 5);
+}
