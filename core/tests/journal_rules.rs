@@ -895,3 +895,109 @@ fn recovery_rebuilds_the_floor_tag_writer_and_trim_index() {
     ];
     assert!(Journal::recover(*journal.config(), None, 1, gap).is_err());
 }
+
+/// `journal` rebuilt from what its store holds: its config, sealed base and held records.
+fn recovered(journal: &Journal) -> Journal {
+    Journal::recover(
+        *journal.config(),
+        Some(journal.sealed().clone()),
+        journal.first_held(),
+        journal.entries().cloned().collect(),
+    )
+    .expect("a consistent store recovers")
+}
+
+#[test]
+fn recovery_after_a_jump_keeps_the_floor_as_the_readable_start() {
+    // Proves that under the default rules the gap a jump leaves between the floor and the first
+    // held record is not this node's own deletion: after a restart the readable start is still
+    // the floor (not the first held offset), and every read is answered as before the restart.
+    for state in [
+        jump_state(9, 5),
+        SealedState {
+            floor_tag: None,
+            floor_trim: None,
+            ..jump_state(9, 5)
+        },
+    ] {
+        let mut journal = journal();
+        fill(&mut journal, 2);
+        commit_all(&mut journal);
+        assert!(matches!(journal.jump(9, state), Jump::Jumped { .. }));
+        let recovered = recovered(&journal);
+        assert_eq!(
+            (recovered.readable_start(), recovered.first_held()),
+            (5, 9)
+        );
+        for from in 1..=9 {
+            assert_eq!(read(&recovered, from), read(&journal, from), "from {from}");
+        }
+    }
+    // The tagged floor: below it CursorTooOld with the tag, between it and the point NotHeld.
+    let mut journal = journal();
+    journal.jump(9, jump_state(9, 5));
+    let recovered = recovered(&journal);
+    assert_eq!(
+        read(&recovered, 3),
+        Reply::CursorTooOld {
+            floor: 5,
+            tag: Some(Headers::with_epoch(2))
+        }
+    );
+    assert_eq!(read(&recovered, 6), Reply::NotHeld { from: 6 });
+}
+
+#[test]
+fn recovery_after_deleting_past_the_floor_keeps_the_readable_start_there() {
+    // Proves that where a rule that deletes past the floor is off (Retention, CompactActive), a
+    // restarted node still refuses below what it deleted, untagged, as it did before.
+    let mut twin = Journal::new(config(Twin::Retention.rules()));
+    fill(&mut twin, 12);
+    commit_all(&mut twin);
+    twin.compact().expect("retention keeps one segment");
+    let recovered_twin = recovered(&twin);
+    assert_eq!(
+        (recovered_twin.floor(), recovered_twin.readable_start()),
+        (1, 9)
+    );
+    assert_eq!(
+        read(&recovered_twin, 1),
+        Reply::CursorTooOld {
+            floor: 9,
+            tag: None
+        }
+    );
+
+    let mut twin = trimmed_journal(Twin::CompactActive.rules());
+    fill(&mut twin, 1);
+    commit_all(&mut twin);
+    twin.compact().expect("the twin deletes through the floor record");
+    let recovered_twin = recovered(&twin);
+    assert_eq!(
+        (recovered_twin.floor(), recovered_twin.readable_start()),
+        (10, 13)
+    );
+}
+
+#[test]
+fn recovery_accepts_a_trim_at_its_own_floor_and_reports_one_above_it() {
+    // Proves the recovered-trim check's boundary: a trim may ask for a floor up to its own offset;
+    // a store holding one that asks for more is reported, with the reason in words.
+    let trim_at_1 = |floor: Offset| Entry {
+        offset: 1,
+        term: 1,
+        command: Command::Trim {
+            floor,
+            headers: Headers::default(),
+            fence: None,
+        },
+    };
+    let config = config(Rules::default());
+    let recovered = Journal::recover(config, None, 1, vec![trim_at_1(1)]).expect("floor 1 at 1");
+    assert_eq!((recovered.tail(), recovered.trim_index().len()), (2, 1));
+    let error = Journal::recover(config, None, 1, vec![trim_at_1(2)]).expect_err("floor 2 at 1");
+    assert_eq!(
+        error.to_string(),
+        "cannot rebuild the journal: trim at 1 asks for floor 2 above itself"
+    );
+}
