@@ -257,6 +257,45 @@ fn malformed_requests_are_invalid_never_written() {
     assert_eq!(journal.tail(), 1);
 }
 
+#[test]
+fn size_limits_admit_exactly_the_limit() {
+    // Proves the limits are inclusive and count what they say: a body of exactly
+    // `body_bytes_max` bytes lands; headers are counted as keys plus values over every pair, and
+    // exactly `headers_bytes_max` of them land while one byte more (in one pair or spread over
+    // two) is malformed.
+    let mut journal = journal();
+    let append = |body: Vec<u8>, pairs: &[(&str, usize)]| {
+        let mut headers = Headers::default();
+        for (key, value_bytes) in pairs {
+            headers.0.insert(key.to_string(), "v".repeat(*value_bytes));
+        }
+        Request::Append {
+            expected_tail: None,
+            fence: None,
+            body,
+            headers,
+        }
+    };
+    assert_eq!(land(&mut journal, append(vec![0u8; 1 << 20], &[])), 1);
+    assert_eq!(land(&mut journal, append(vec![], &[("k", 4095)])), 2);
+    assert_eq!(
+        land(&mut journal, append(vec![], &[("k", 2000), ("j", 2094)])),
+        3
+    );
+    for too_big in [
+        append(vec![], &[("k", 4096)]),
+        append(vec![], &[("k", 2000), ("j", 2095)]),
+    ] {
+        assert_eq!(
+            answer(&mut journal, too_big),
+            Reply::Invalid(InvalidRequest::MalformedHeaders {
+                reason: "headers take 4097 bytes, above the limit of 4096".to_string()
+            })
+        );
+    }
+    assert_eq!(journal.tail(), 4);
+}
+
 // ---- the lazy floor ----
 
 #[test]
