@@ -189,3 +189,22 @@ fn a_jump_to_the_nodes_own_first_held_offset_is_ignored_even_with_a_higher_floor
     assert_eq!(journal.floor(), 5);
     assert_eq!(journal.sealed().floor, 5);
 }
+
+#[test]
+fn a_senders_floor_equal_to_the_nodes_leaves_the_nodes_floor_record() {
+    // The floor's fields (trim, tag) change only when the floor rises, as in the walk: a later
+    // jump whose sender's floor equals the node's floor (9, set by no trim after the first jump)
+    // does not hand the node the sender's trim and tag.
+    let mut journal = holding(&[1, 1, 1]);
+    commit(&mut journal, 3);
+    let Jump::Jumped { .. } = journal.jump(9, state(9, 1, 12)) else {
+        panic!("expected a jump");
+    };
+    assert_eq!((journal.floor(), journal.floor_tag()), (9, None));
+    let Jump::Jumped { .. } = journal.jump(13, state(13, 1, 9)) else {
+        panic!("expected a jump");
+    };
+    assert_eq!((journal.floor(), journal.first_held()), (9, 13));
+    assert_eq!(journal.floor_tag(), None);
+    assert_eq!(journal.sealed().floor_trim, None);
+}
