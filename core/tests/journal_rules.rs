@@ -556,6 +556,35 @@ fn visible_trims_twin_serves_trim_records_and_refuses_untagged() {
 }
 
 #[test]
+fn read_without_index_answers_only_the_refusals() {
+    // Proves the part of a read that needs no read index: below the readable start the same
+    // CursorTooOld a read answers, in a jumped-over range NotHeld, and nothing (None: the read
+    // needs the index) where records could be served or for Earliest.
+    let mut journal = journal();
+    fill(&mut journal, 2);
+    land(&mut journal, trim(None, None, 2, 2));
+    commit_all(&mut journal);
+    assert_eq!(
+        journal.read_without_index(ReadFrom::Offset(1)),
+        Some(read(&journal, 1))
+    );
+    assert!(matches!(
+        journal.read_without_index(ReadFrom::Offset(1)),
+        Some(Reply::CursorTooOld { floor: 2, .. })
+    ));
+    assert_eq!(journal.read_without_index(ReadFrom::Offset(2)), None);
+    assert_eq!(journal.read_without_index(ReadFrom::Earliest), None);
+
+    let mut jumped = self::journal();
+    jumped.jump(9, jump_state(9, 5));
+    assert_eq!(
+        jumped.read_without_index(ReadFrom::Offset(6)),
+        Some(Reply::NotHeld { from: 6 })
+    );
+    assert_eq!(jumped.read_without_index(ReadFrom::Offset(9)), None);
+}
+
+#[test]
 fn read_from_earliest_resolves_to_the_floor_and_is_never_refused() {
     // Proves Earliest resolves to the floor (which is why a holder must not use it).
     let mut journal = journal();
