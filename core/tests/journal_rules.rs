@@ -748,6 +748,29 @@ fn retention_deletes_regardless_of_trims_and_its_refusal_is_untagged() {
     );
 }
 
+#[test]
+fn retention_keeps_its_count_of_whole_segments_and_is_named_only_when_it_deletes_more() {
+    // Proves retention's arithmetic: it keeps `retention_segments_max` whole committed segments
+    // (2 of 4 records: 16 committed keep 9..=16), and a compaction is reported as retention's only
+    // when retention deleted more than the floor allowed (a floor that asks for as much is the
+    // floor's deletion).
+    let mut twin = Journal::new(JournalConfig {
+        retention_segments_max: 2,
+        ..config(Twin::Retention.rules())
+    });
+    fill(&mut twin, 16);
+    commit_all(&mut twin);
+    let compaction = twin.compact().expect("retention keeps two segments");
+    assert_eq!((compaction.below, compaction.retention), (9, true));
+
+    let mut twin = Journal::new(config(Twin::Retention.rules()));
+    fill(&mut twin, 11);
+    land(&mut twin, trim(None, None, 12, 4));
+    commit_all(&mut twin);
+    let compaction = twin.compact().expect("the floor and retention both delete below 9");
+    assert_eq!((compaction.below, compaction.retention), (9, false));
+}
+
 // ---- the jump ----
 
 fn jump_state(point: Offset, floor: Offset) -> SealedState {

@@ -158,8 +158,9 @@ pub struct Journal {
     /// The writer token in force at the tail (committed and uncommitted fences): what the
     /// sequencing step checks fences against.
     tail_writer: Token,
-    /// The readable start set by this node's own deletion past the floor (retention, or the
-    /// CompactActive twin); 0 when none. Reads below it are refused untagged.
+    /// The first held offset after this node's own last deletion; 0 when none. It matters where
+    /// the deletion went past the floor (retention, or the CompactActive twin): reads below it are
+    /// refused untagged.
     deleted_start: Offset,
     /// Test-only (`bite`): the writer in force before an early fence (see `bite`), restored
     /// before anything reads it.
@@ -858,9 +859,8 @@ impl Journal {
             base_offset: below - 1,
             base_term,
         };
-        if below > self.fold.floor {
-            self.deleted_start = self.deleted_start.max(below);
-        }
+        // Below the floor this changes nothing a reader sees (the readable start is the larger).
+        self.deleted_start = self.deleted_start.max(below);
         assert_eq!(self.first_held(), below);
         Some(Compaction {
             below,
@@ -999,7 +999,9 @@ impl Journal {
         let rules = self.config.rules;
         let start = self.readable_start();
         let jump_floor = self.fold.floor > 1 && self.fold.floor_trim.is_none();
-        if from < start && from < self.first_held() && jump_floor {
+        // Such a floor is a jump's, at most its point, and the readable start is then at most the
+        // first held offset (which never falls below the point): below it nothing is held.
+        if from < start && jump_floor {
             return Some(Reply::NotHeld { from });
         }
         if from < start {
