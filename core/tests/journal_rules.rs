@@ -819,6 +819,14 @@ fn jump_adopts_the_point_and_state_in_one_op() {
     );
     assert_eq!((journal.floor(), journal.writer()), (9, Token(4)));
     assert_eq!(read(&journal, 2), Reply::NotHeld { from: 2 });
+    assert_eq!(read(&journal, 8), Reply::NotHeld { from: 8 });
+    assert_eq!(
+        read(&journal, 9),
+        Reply::Records {
+            records: vec![],
+            next: 9
+        }
+    );
 }
 
 #[test]
