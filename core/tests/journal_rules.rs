@@ -911,6 +911,37 @@ fn replicated_append_truncates_a_conflicting_uncommitted_suffix() {
 }
 
 #[test]
+fn a_refused_append_hints_the_conflicting_terms_first_record_never_inside_the_committed_prefix() {
+    // Proves the hint a follower answers a mismatched AppendEntries with: the first offset of the
+    // conflicting term's run ending at `prev_offset` (so the leader skips the whole term), but
+    // never at or below the committed index, also where the mismatch itself is committed.
+    let mut journal = journal();
+    let entries = [1, 1, 2, 2, 2, 3]
+        .into_iter()
+        .zip(1..)
+        .map(|(term, offset)| Entry {
+            offset,
+            term,
+            command: Command::Noop,
+        })
+        .collect();
+    let mut ops = Vec::new();
+    assert_eq!(journal.append_replicated(0, 0, entries, &mut ops), Ok(6));
+    let mut events = Vec::new();
+    journal.commit_to(1, &mut events);
+    ops.clear();
+    assert_eq!(journal.append_replicated(5, 9, vec![], &mut ops), Err(3));
+    assert_eq!(journal.append_replicated(4, 9, vec![], &mut ops), Err(3));
+    assert_eq!(journal.append_replicated(6, 9, vec![], &mut ops), Err(6));
+    assert_eq!(journal.append_replicated(2, 9, vec![], &mut ops), Err(2));
+    journal.commit_to(3, &mut events);
+    assert_eq!(journal.append_replicated(5, 9, vec![], &mut ops), Err(4));
+    assert_eq!(journal.append_replicated(2, 9, vec![], &mut ops), Err(4));
+    assert_eq!(journal.append_replicated(6, 3, vec![], &mut ops), Ok(6));
+    assert!(ops.is_empty());
+}
+
+#[test]
 fn trim_index_rebuilt_by_a_scan_equals_the_incremental_one() {
     // Proves the trim index is derived: after appends, truncation and compaction the maintained
     // index equals a fresh scan of the held records.
