@@ -522,7 +522,13 @@ fn visible_trims_twin_serves_trim_records_and_refuses_untagged() {
     land(&mut journal, trim(None, None, 2, 2));
     land(&mut journal, write(None, None, "b"));
     commit_all(&mut journal);
-    assert_eq!(read(&journal, 1), Reply::CursorTooOld { floor: 2, tag: None });
+    assert_eq!(
+        read(&journal, 1),
+        Reply::CursorTooOld {
+            floor: 2,
+            tag: None
+        }
+    );
     let trim_record = ReadRecord {
         offset: 2,
         body: Vec::new(),
@@ -767,7 +773,9 @@ fn retention_keeps_its_count_of_whole_segments_and_is_named_only_when_it_deletes
     fill(&mut twin, 11);
     land(&mut twin, trim(None, None, 12, 4));
     commit_all(&mut twin);
-    let compaction = twin.compact().expect("the floor and retention both delete below 9");
+    let compaction = twin
+        .compact()
+        .expect("the floor and retention both delete below 9");
     assert_eq!((compaction.below, compaction.retention), (9, false));
 }
 
@@ -916,7 +924,7 @@ fn a_refused_append_hints_the_conflicting_terms_first_record_never_inside_the_co
     // conflicting term's run ending at `prev_offset` (so the leader skips the whole term), but
     // never at or below the committed index, also where the mismatch itself is committed.
     let mut journal = journal();
-    let entries = [1, 1, 2, 2, 2, 3]
+    let entries: Vec<Entry> = [1, 1, 2, 2, 2, 3]
         .into_iter()
         .zip(1..)
         .map(|(term, offset)| Entry {
@@ -926,7 +934,15 @@ fn a_refused_append_hints_the_conflicting_terms_first_record_never_inside_the_co
         })
         .collect();
     let mut ops = Vec::new();
-    assert_eq!(journal.append_replicated(0, 0, entries, &mut ops), Ok(6));
+    assert_eq!(
+        journal.append_replicated(0, 0, entries.clone(), &mut ops),
+        Ok(6)
+    );
+    assert_eq!(
+        ops,
+        vec![StorageOp::Append(entries)],
+        "one append, no truncation"
+    );
     let mut events = Vec::new();
     journal.commit_to(1, &mut events);
     ops.clear();
@@ -1058,10 +1074,7 @@ fn recovery_after_a_jump_keeps_the_floor_as_the_readable_start() {
         commit_all(&mut journal);
         assert!(matches!(journal.jump(9, state), Jump::Jumped { .. }));
         let recovered = recovered(&journal);
-        assert_eq!(
-            (recovered.readable_start(), recovered.first_held()),
-            (5, 9)
-        );
+        assert_eq!((recovered.readable_start(), recovered.first_held()), (5, 9));
         for from in 1..=9 {
             assert_eq!(read(&recovered, from), read(&journal, from), "from {from}");
         }
@@ -1104,7 +1117,8 @@ fn recovery_after_deleting_past_the_floor_keeps_the_readable_start_there() {
     let mut twin = trimmed_journal(Twin::CompactActive.rules());
     fill(&mut twin, 1);
     commit_all(&mut twin);
-    twin.compact().expect("the twin deletes through the floor record");
+    twin.compact()
+        .expect("the twin deletes through the floor record");
     let recovered_twin = recovered(&twin);
     assert_eq!(
         (recovered_twin.floor(), recovered_twin.readable_start()),
@@ -1127,10 +1141,89 @@ fn recovery_accepts_a_trim_at_its_own_floor_and_reports_one_above_it() {
     };
     let config = config(Rules::default());
     let recovered = Journal::recover(config, None, 1, vec![trim_at_1(1)]).expect("floor 1 at 1");
-    assert_eq!((recovered.tail(), recovered.trim_index().iter().count()), (2, 1));
+    assert_eq!(
+        (recovered.tail(), recovered.trim_index().iter().count()),
+        (2, 1)
+    );
     let error = Journal::recover(config, None, 1, vec![trim_at_1(2)]).expect_err("floor 2 at 1");
     assert_eq!(
         error.to_string(),
         "cannot rebuild the journal: trim at 1 asks for floor 2 above itself"
     );
+}
+
+#[test]
+fn floor_past_commit_twin_applies_a_trim_at_append_unless_its_fence_is_stale() {
+    // Proves the FloorPastCommit twin's append-time floor keeps the fence check: a trim fenced
+    // with the writer in force at the tail raises the floor as it is appended, one fenced with a
+    // stale writer does not (and, uncommitted, neither is walked yet).
+    let mut journal = Journal::new(config(Twin::FloorPastCommit.rules()));
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(2),
+            old: Token(0),
+        },
+    );
+    fill(&mut journal, 2);
+    land(&mut journal, trim(None, Some(Token(2)), 3, 1));
+    assert_eq!((journal.committed(), journal.floor()), (0, 3));
+    assert_eq!(journal.floor_tag(), Some(&Headers::with_epoch(1)));
+    // A stale fence: the walk-time check refuses it later; the append-time one already does.
+    let mut ops = Vec::new();
+    let stale = Entry {
+        offset: 5,
+        term: 1,
+        command: Command::Trim {
+            floor: 5,
+            headers: Headers::default(),
+            fence: Some(Token(1)),
+        },
+    };
+    assert_eq!(
+        journal.append_replicated(4, 1, vec![stale], &mut ops),
+        Ok(5)
+    );
+    assert_eq!(journal.floor(), 3);
+}
+
+#[test]
+fn truncating_an_uncommitted_suffix_restores_the_writer_in_force_at_the_new_tail() {
+    // Proves the tail writer after a truncation is the last fence still held above the committed
+    // index, or the committed fold's writer when none is: fences are checked against it.
+    let mut journal = journal();
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(1),
+            old: Token(0),
+        },
+    );
+    commit_all(&mut journal);
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(2),
+            old: Token(1),
+        },
+    );
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(3),
+            old: Token(2),
+        },
+    );
+    assert_eq!(
+        (journal.writer(), journal.tail_writer()),
+        (Token(1), Token(3))
+    );
+    journal.truncate_suffix(3);
+    assert_eq!(journal.tail_writer(), Token(2));
+    assert_eq!(
+        answer(&mut journal, write(None, Some(Token(3)), "stale")),
+        Reply::FenceMismatch { current: Token(2) }
+    );
+    journal.truncate_suffix(2);
+    assert_eq!(journal.tail_writer(), Token(1));
 }

@@ -597,15 +597,14 @@ impl Journal {
         if prev_offset >= self.sealed.base_offset && self.term_at(prev_offset) != Some(prev_term) {
             // The conflicting term's first record is where the leader should look next, but never
             // inside the committed prefix.
+            // (The committed index is never below the sealed base, so this stays in what is held.)
             let conflict_term = self.term_at(prev_offset);
-            let mut hint = prev_offset;
-            while hint > self.first_held()
-                && hint - 1 > self.committed
-                && self.term_at(hint - 1) == conflict_term
-            {
+            let lowest = self.committed + 1;
+            let mut hint = prev_offset.max(lowest);
+            while hint > lowest && self.term_at(hint - 1) == conflict_term {
                 hint -= 1;
             }
-            return Err(hint.max(self.committed + 1));
+            return Err(hint);
         }
         let mut new_entries: Vec<Entry> = Vec::new();
         for entry in entries {
