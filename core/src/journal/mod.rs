@@ -224,10 +224,9 @@ impl Journal {
         }
         // A gap between the floor and the first held record is this node's own deletion when a
         // rule that deletes past the floor is off; under the default rules only a jump makes one.
+        // (Where there is no gap, the first held offset is at most the floor: it changes nothing.)
         let rules = config.rules;
-        if journal.fold.floor < start
-            && (rules.retention_deletes() || !rules.compaction_keeps_floor_record)
-        {
+        if rules.retention_deletes() || !rules.compaction_keeps_floor_record {
             journal.deleted_start = start;
         }
         for entry in entries {
