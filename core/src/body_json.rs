@@ -76,6 +76,21 @@ mod tests {
 
         let old = r#"{"Write":{"body":[119,49],"headers":{}}}"#;
         assert_eq!(serde_json::from_str::<Command>(old).expect("reads"), text);
-        assert!(serde_json::from_str::<Command>(r#"{"Write":{"body":7,"headers":{}}}"#).is_err());
+        let error = serde_json::from_str::<Command>(r#"{"Write":{"body":7,"headers":{}}}"#)
+            .expect_err("a number is no body");
+        assert!(
+            error
+                .to_string()
+                .contains("expected a body: a string or an array of bytes"),
+            "{error}"
+        );
+    }
+
+    /// A format that hands the visitor raw bytes (not JSON, which has none) reads them as the body.
+    #[test]
+    fn raw_bytes_read_as_the_body() {
+        use serde::de::value::{BytesDeserializer, Error};
+        let body = super::deserialize(BytesDeserializer::<Error>::new(&[0xff, 0x00, 0x41]));
+        assert_eq!(body, Ok(vec![0xff, 0x00, 0x41]));
     }
 }

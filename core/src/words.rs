@@ -131,3 +131,114 @@ pub fn request(request: &Request) -> String {
 pub fn vote(vote: Option<NodeId>) -> String {
     vote.map(node).unwrap_or_else(|| "none".to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn two_headers() -> Headers {
+        let mut map = BTreeMap::new();
+        map.insert("epoch".to_string(), "3".to_string());
+        map.insert("a".to_string(), "b".to_string());
+        Headers(map)
+    }
+
+    /// Nodes, votes and headers read the same in a replay summary and in an audit finding: `n2`,
+    /// `none`, `{key=value,...}` in key order, and a headers suffix only when there are headers.
+    #[test]
+    fn nodes_votes_and_headers_in_words() {
+        assert_eq!(node(2), "n2");
+        assert_eq!(vote(Some(1)), "n1");
+        assert_eq!(vote(None), "none");
+        assert_eq!(headers(&Headers::default()), "{}");
+        assert_eq!(headers(&two_headers()), "{a=b,epoch=3}");
+        assert_eq!(headers_suffix(&Headers::default()), "");
+        assert_eq!(headers_suffix(&Headers::with_epoch(4)), " {epoch=4}");
+    }
+
+    /// A body is named by its checkpoint kind when it is a run record, quoted when it is
+    /// printable text, and in hex otherwise (control characters included).
+    #[test]
+    fn bodies_in_words() {
+        assert_eq!(body(&RunRecord::Begin.encode()), "ckpt-begin");
+        let chunk = RunRecord::Chunk {
+            index: 7,
+            payload: vec![1, 2],
+        };
+        assert_eq!(body(&chunk.encode()), "ckpt-chunk#7");
+        let end = RunRecord::End {
+            chunks: 3,
+            checksum: 9,
+        };
+        assert_eq!(body(&end.encode()), "ckpt-end(3 chunks)");
+        let mut malformed = RunRecord::Begin.encode();
+        malformed.push(0);
+        assert_eq!(body(&malformed), "ckpt-malformed");
+        assert_eq!(body(b"w1"), "\"w1\"");
+        assert_eq!(body(b"a\nb"), "0x610a62");
+        assert_eq!(body(&[0xff, 0x00]), "0xff00");
+    }
+
+    /// Records and requests as a log listing shows them: conditions and headers only when present.
+    #[test]
+    fn records_and_requests_in_words() {
+        let write = Command::Write {
+            body: b"w".to_vec(),
+            headers: Headers::with_epoch(1),
+        };
+        assert_eq!(command(&write), "write \"w\" {epoch=1}");
+        let trim = Command::Trim {
+            floor: 4,
+            headers: Headers::default(),
+            fence: Some(Token(2)),
+        };
+        assert_eq!(command(&trim), "trim floor=4 fence=2");
+        let unfenced = Command::Trim {
+            floor: 4,
+            headers: Headers::with_epoch(2),
+            fence: None,
+        };
+        assert_eq!(command(&unfenced), "trim floor=4 {epoch=2}");
+        let fence = Command::Fence {
+            new: Token(3),
+            old: Token(1),
+        };
+        assert_eq!(command(&fence), "fence 1->3");
+        let noop = Entry {
+            offset: 5,
+            term: 2,
+            command: Command::Noop,
+        };
+        assert_eq!(entry(&noop), "5@2 noop");
+
+        assert_eq!(read_from(ReadFrom::Offset(3)), "from 3");
+        assert_eq!(read_from(ReadFrom::Earliest), "from earliest");
+        assert_eq!(conditions(None, None), "");
+        assert_eq!(conditions(Some(4), Some(Token(2))), " tail=4 fence=2");
+        let append = Request::Append {
+            expected_tail: Some(4),
+            fence: None,
+            body: b"x".to_vec(),
+            headers: Headers::with_epoch(1),
+        };
+        assert_eq!(request(&append), "Append \"x\" tail=4 {epoch=1}");
+        let trim = Request::Trim {
+            expected_tail: None,
+            fence: Some(Token(2)),
+            floor: 3,
+            headers: Headers::default(),
+        };
+        assert_eq!(request(&trim), "Trim floor=3 fence=2");
+        let fence = Request::Fence {
+            new: Token(2),
+            old: Token(0),
+        };
+        assert_eq!(request(&fence), "Fence 0->2");
+        let read = Request::Read {
+            from: ReadFrom::Earliest,
+            max_records: 8,
+        };
+        assert_eq!(request(&read), "Read from earliest");
+    }
+}

@@ -173,3 +173,38 @@ fn a_node_committed_exactly_to_the_base_keeps_its_own_writer() {
     assert_eq!(journal.writer(), writer_before);
     assert_eq!(offsets(&journal), vec![9]);
 }
+
+#[test]
+fn a_jump_to_the_nodes_own_first_held_offset_is_ignored_even_with_a_higher_floor() {
+    // A point at the node's first held offset is ignored although it is above the node's floor
+    // (a first jump left the floor below the point): the node already holds from there, and the
+    // floor rises only by its own walk or a jump past what it holds.
+    let mut journal = holding(&[1, 1, 1]);
+    commit(&mut journal, 3);
+    let Jump::Jumped { .. } = journal.jump(9, state(9, 1, 5)) else {
+        panic!("expected a jump");
+    };
+    assert_eq!((journal.floor(), journal.first_held()), (5, 9));
+    assert_eq!(journal.jump(9, state(9, 1, 7)), Jump::Ignored);
+    assert_eq!(journal.floor(), 5);
+    assert_eq!(journal.sealed().floor, 5);
+}
+
+#[test]
+fn a_senders_floor_equal_to_the_nodes_leaves_the_nodes_floor_record() {
+    // The floor's fields (trim, tag) change only when the floor rises, as in the walk: a later
+    // jump whose sender's floor equals the node's floor (9, set by no trim after the first jump)
+    // does not hand the node the sender's trim and tag.
+    let mut journal = holding(&[1, 1, 1]);
+    commit(&mut journal, 3);
+    let Jump::Jumped { .. } = journal.jump(9, state(9, 1, 12)) else {
+        panic!("expected a jump");
+    };
+    assert_eq!((journal.floor(), journal.floor_tag()), (9, None));
+    let Jump::Jumped { .. } = journal.jump(13, state(13, 1, 9)) else {
+        panic!("expected a jump");
+    };
+    assert_eq!((journal.floor(), journal.first_held()), (9, 13));
+    assert_eq!(journal.floor_tag(), None);
+    assert_eq!(journal.sealed().floor_trim, None);
+}

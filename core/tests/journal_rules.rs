@@ -257,6 +257,45 @@ fn malformed_requests_are_invalid_never_written() {
     assert_eq!(journal.tail(), 1);
 }
 
+#[test]
+fn size_limits_admit_exactly_the_limit() {
+    // Proves the limits are inclusive and count what they say: a body of exactly
+    // `body_bytes_max` bytes lands; headers are counted as keys plus values over every pair, and
+    // exactly `headers_bytes_max` of them land while one byte more (in one pair or spread over
+    // two) is malformed.
+    let mut journal = journal();
+    let append = |body: Vec<u8>, pairs: &[(&str, usize)]| {
+        let mut headers = Headers::default();
+        for (key, value_bytes) in pairs {
+            headers.0.insert(key.to_string(), "v".repeat(*value_bytes));
+        }
+        Request::Append {
+            expected_tail: None,
+            fence: None,
+            body,
+            headers,
+        }
+    };
+    assert_eq!(land(&mut journal, append(vec![0u8; 1 << 20], &[])), 1);
+    assert_eq!(land(&mut journal, append(vec![], &[("k", 4095)])), 2);
+    assert_eq!(
+        land(&mut journal, append(vec![], &[("k", 2000), ("j", 2094)])),
+        3
+    );
+    for too_big in [
+        append(vec![], &[("k", 4096)]),
+        append(vec![], &[("k", 2000), ("j", 2095)]),
+    ] {
+        assert_eq!(
+            answer(&mut journal, too_big),
+            Reply::Invalid(InvalidRequest::MalformedHeaders {
+                reason: "headers take 4097 bytes, above the limit of 4096".to_string()
+            })
+        );
+    }
+    assert_eq!(journal.tail(), 4);
+}
+
 // ---- the lazy floor ----
 
 #[test]
@@ -474,6 +513,84 @@ fn read_below_the_floor_is_cursor_too_old_tagged_with_the_floor_trims_headers() 
 }
 
 #[test]
+fn visible_trims_twin_serves_trim_records_and_refuses_untagged() {
+    // Proves the VisibleTrims switch (the rejected first fix): readers are served the trim records
+    // themselves (their headers, an empty body) and the refusal below the floor carries no tag;
+    // under the default rules the same read skips the trim.
+    let mut journal = Journal::new(config(Twin::VisibleTrims.rules()));
+    fill(&mut journal, 1);
+    land(&mut journal, trim(None, None, 2, 2));
+    land(&mut journal, write(None, None, "b"));
+    commit_all(&mut journal);
+    assert_eq!(
+        read(&journal, 1),
+        Reply::CursorTooOld {
+            floor: 2,
+            tag: None
+        }
+    );
+    let trim_record = ReadRecord {
+        offset: 2,
+        body: Vec::new(),
+        headers: Headers::with_epoch(2),
+    };
+    let write_record = ReadRecord {
+        offset: 3,
+        body: b"b".to_vec(),
+        headers: Headers::default(),
+    };
+    assert_eq!(
+        read(&journal, 2),
+        Reply::Records {
+            records: vec![trim_record, write_record.clone()],
+            next: 4
+        }
+    );
+
+    let mut journal = self::journal();
+    fill(&mut journal, 1);
+    land(&mut journal, trim(None, None, 2, 2));
+    land(&mut journal, write(None, None, "b"));
+    commit_all(&mut journal);
+    assert_eq!(
+        read(&journal, 2),
+        Reply::Records {
+            records: vec![write_record],
+            next: 4
+        }
+    );
+}
+
+#[test]
+fn read_without_index_answers_only_the_refusals() {
+    // Proves the part of a read that needs no read index: below the readable start the same
+    // CursorTooOld a read answers, in a jumped-over range NotHeld, and nothing (None: the read
+    // needs the index) where records could be served or for Earliest.
+    let mut journal = journal();
+    fill(&mut journal, 2);
+    land(&mut journal, trim(None, None, 2, 2));
+    commit_all(&mut journal);
+    assert_eq!(
+        journal.read_without_index(ReadFrom::Offset(1)),
+        Some(read(&journal, 1))
+    );
+    assert!(matches!(
+        journal.read_without_index(ReadFrom::Offset(1)),
+        Some(Reply::CursorTooOld { floor: 2, .. })
+    ));
+    assert_eq!(journal.read_without_index(ReadFrom::Offset(2)), None);
+    assert_eq!(journal.read_without_index(ReadFrom::Earliest), None);
+
+    let mut jumped = self::journal();
+    jumped.jump(9, jump_state(9, 5));
+    assert_eq!(
+        jumped.read_without_index(ReadFrom::Offset(6)),
+        Some(Reply::NotHeld { from: 6 })
+    );
+    assert_eq!(jumped.read_without_index(ReadFrom::Offset(9)), None);
+}
+
+#[test]
 fn read_from_earliest_resolves_to_the_floor_and_is_never_refused() {
     // Proves Earliest resolves to the floor (which is why a holder must not use it).
     let mut journal = journal();
@@ -637,6 +754,31 @@ fn retention_deletes_regardless_of_trims_and_its_refusal_is_untagged() {
     );
 }
 
+#[test]
+fn retention_keeps_its_count_of_whole_segments_and_is_named_only_when_it_deletes_more() {
+    // Proves retention's arithmetic: it keeps `retention_segments_max` whole committed segments
+    // (2 of 4 records: 16 committed keep 9..=16), and a compaction is reported as retention's only
+    // when retention deleted more than the floor allowed (a floor that asks for as much is the
+    // floor's deletion).
+    let mut twin = Journal::new(JournalConfig {
+        retention_segments_max: 2,
+        ..config(Twin::Retention.rules())
+    });
+    fill(&mut twin, 16);
+    commit_all(&mut twin);
+    let compaction = twin.compact().expect("retention keeps two segments");
+    assert_eq!((compaction.below, compaction.retention), (9, true));
+
+    let mut twin = Journal::new(config(Twin::Retention.rules()));
+    fill(&mut twin, 11);
+    land(&mut twin, trim(None, None, 12, 4));
+    commit_all(&mut twin);
+    let compaction = twin
+        .compact()
+        .expect("the floor and retention both delete below 9");
+    assert_eq!((compaction.below, compaction.retention), (9, false));
+}
+
 // ---- the jump ----
 
 fn jump_state(point: Offset, floor: Offset) -> SealedState {
@@ -685,6 +827,14 @@ fn jump_adopts_the_point_and_state_in_one_op() {
     );
     assert_eq!((journal.floor(), journal.writer()), (9, Token(4)));
     assert_eq!(read(&journal, 2), Reply::NotHeld { from: 2 });
+    assert_eq!(read(&journal, 8), Reply::NotHeld { from: 8 });
+    assert_eq!(
+        read(&journal, 9),
+        Reply::Records {
+            records: vec![],
+            next: 9
+        }
+    );
 }
 
 #[test]
@@ -769,6 +919,45 @@ fn replicated_append_truncates_a_conflicting_uncommitted_suffix() {
 }
 
 #[test]
+fn a_refused_append_hints_the_conflicting_terms_first_record_never_inside_the_committed_prefix() {
+    // Proves the hint a follower answers a mismatched AppendEntries with: the first offset of the
+    // conflicting term's run ending at `prev_offset` (so the leader skips the whole term), but
+    // never at or below the committed index, also where the mismatch itself is committed.
+    let mut journal = journal();
+    let entries: Vec<Entry> = [1, 1, 2, 2, 2, 3]
+        .into_iter()
+        .zip(1..)
+        .map(|(term, offset)| Entry {
+            offset,
+            term,
+            command: Command::Noop,
+        })
+        .collect();
+    let mut ops = Vec::new();
+    assert_eq!(
+        journal.append_replicated(0, 0, entries.clone(), &mut ops),
+        Ok(6)
+    );
+    assert_eq!(
+        ops,
+        vec![StorageOp::Append(entries)],
+        "one append, no truncation"
+    );
+    let mut events = Vec::new();
+    journal.commit_to(1, &mut events);
+    ops.clear();
+    assert_eq!(journal.append_replicated(5, 9, vec![], &mut ops), Err(3));
+    assert_eq!(journal.append_replicated(4, 9, vec![], &mut ops), Err(3));
+    assert_eq!(journal.append_replicated(6, 9, vec![], &mut ops), Err(6));
+    assert_eq!(journal.append_replicated(2, 9, vec![], &mut ops), Err(2));
+    journal.commit_to(3, &mut events);
+    assert_eq!(journal.append_replicated(5, 9, vec![], &mut ops), Err(4));
+    assert_eq!(journal.append_replicated(2, 9, vec![], &mut ops), Err(4));
+    assert_eq!(journal.append_replicated(6, 3, vec![], &mut ops), Ok(6));
+    assert!(ops.is_empty());
+}
+
+#[test]
 fn trim_index_rebuilt_by_a_scan_equals_the_incremental_one() {
     // Proves the trim index is derived: after appends, truncation and compaction the maintained
     // index equals a fresh scan of the held records.
@@ -778,7 +967,7 @@ fn trim_index_rebuilt_by_a_scan_equals_the_incremental_one() {
         let floor = journal.tail() - 1;
         land(&mut journal, trim(None, None, floor, round));
     }
-    assert_eq!(journal.trim_index().len(), 4);
+    assert_eq!(journal.trim_index().iter().count(), 4);
     let mut events = Vec::new();
     journal.commit_to(12, &mut events);
     journal.compact();
@@ -797,6 +986,9 @@ fn trim_index_rebuilt_by_a_scan_equals_the_incremental_one() {
         .ok();
     assert_eq!(journal.trim_index(), &journal.rebuild_trim_index());
     assert_eq!(journal.trim_index(), &TrimIndex::scan(journal.entries()));
+    // Compaction below 9 dropped the trim at 8, the truncation from 15 the one at 16.
+    let rows: Vec<Offset> = journal.trim_index().iter().map(|row| row.offset).collect();
+    assert_eq!(rows, vec![12]);
     assert!(journal
         .trim_index()
         .iter()
@@ -851,4 +1043,187 @@ fn recovery_rebuilds_the_floor_tag_writer_and_trim_index() {
         },
     ];
     assert!(Journal::recover(*journal.config(), None, 1, gap).is_err());
+}
+
+/// `journal` rebuilt from what its store holds: its config, sealed base and held records.
+fn recovered(journal: &Journal) -> Journal {
+    Journal::recover(
+        *journal.config(),
+        Some(journal.sealed().clone()),
+        journal.first_held(),
+        journal.entries().cloned().collect(),
+    )
+    .expect("a consistent store recovers")
+}
+
+#[test]
+fn recovery_after_a_jump_keeps_the_floor_as_the_readable_start() {
+    // Proves that under the default rules the gap a jump leaves between the floor and the first
+    // held record is not this node's own deletion: after a restart the readable start is still
+    // the floor (not the first held offset), and every read is answered as before the restart.
+    for state in [
+        jump_state(9, 5),
+        SealedState {
+            floor_tag: None,
+            floor_trim: None,
+            ..jump_state(9, 5)
+        },
+    ] {
+        let mut journal = journal();
+        fill(&mut journal, 2);
+        commit_all(&mut journal);
+        assert!(matches!(journal.jump(9, state), Jump::Jumped { .. }));
+        let recovered = recovered(&journal);
+        assert_eq!((recovered.readable_start(), recovered.first_held()), (5, 9));
+        for from in 1..=9 {
+            assert_eq!(read(&recovered, from), read(&journal, from), "from {from}");
+        }
+    }
+    // The tagged floor: below it CursorTooOld with the tag, between it and the point NotHeld.
+    let mut journal = journal();
+    journal.jump(9, jump_state(9, 5));
+    let recovered = recovered(&journal);
+    assert_eq!(
+        read(&recovered, 3),
+        Reply::CursorTooOld {
+            floor: 5,
+            tag: Some(Headers::with_epoch(2))
+        }
+    );
+    assert_eq!(read(&recovered, 6), Reply::NotHeld { from: 6 });
+}
+
+#[test]
+fn recovery_after_deleting_past_the_floor_keeps_the_readable_start_there() {
+    // Proves that where a rule that deletes past the floor is off (Retention, CompactActive), a
+    // restarted node still refuses below what it deleted, untagged, as it did before.
+    let mut twin = Journal::new(config(Twin::Retention.rules()));
+    fill(&mut twin, 12);
+    commit_all(&mut twin);
+    twin.compact().expect("retention keeps one segment");
+    let recovered_twin = recovered(&twin);
+    assert_eq!(
+        (recovered_twin.floor(), recovered_twin.readable_start()),
+        (1, 9)
+    );
+    assert_eq!(
+        read(&recovered_twin, 1),
+        Reply::CursorTooOld {
+            floor: 9,
+            tag: None
+        }
+    );
+
+    let mut twin = trimmed_journal(Twin::CompactActive.rules());
+    fill(&mut twin, 1);
+    commit_all(&mut twin);
+    twin.compact()
+        .expect("the twin deletes through the floor record");
+    let recovered_twin = recovered(&twin);
+    assert_eq!(
+        (recovered_twin.floor(), recovered_twin.readable_start()),
+        (10, 13)
+    );
+}
+
+#[test]
+fn recovery_accepts_a_trim_at_its_own_floor_and_reports_one_above_it() {
+    // Proves the recovered-trim check's boundary: a trim may ask for a floor up to its own offset;
+    // a store holding one that asks for more is reported, with the reason in words.
+    let trim_at_1 = |floor: Offset| Entry {
+        offset: 1,
+        term: 1,
+        command: Command::Trim {
+            floor,
+            headers: Headers::default(),
+            fence: None,
+        },
+    };
+    let config = config(Rules::default());
+    let recovered = Journal::recover(config, None, 1, vec![trim_at_1(1)]).expect("floor 1 at 1");
+    assert_eq!(
+        (recovered.tail(), recovered.trim_index().iter().count()),
+        (2, 1)
+    );
+    let error = Journal::recover(config, None, 1, vec![trim_at_1(2)]).expect_err("floor 2 at 1");
+    assert_eq!(
+        error.to_string(),
+        "cannot rebuild the journal: trim at 1 asks for floor 2 above itself"
+    );
+}
+
+#[test]
+fn floor_past_commit_twin_applies_a_trim_at_append_unless_its_fence_is_stale() {
+    // Proves the FloorPastCommit twin's append-time floor keeps the fence check: a trim fenced
+    // with the writer in force at the tail raises the floor as it is appended, one fenced with a
+    // stale writer does not (and, uncommitted, neither is walked yet).
+    let mut journal = Journal::new(config(Twin::FloorPastCommit.rules()));
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(2),
+            old: Token(0),
+        },
+    );
+    fill(&mut journal, 2);
+    land(&mut journal, trim(None, Some(Token(2)), 3, 1));
+    assert_eq!((journal.committed(), journal.floor()), (0, 3));
+    assert_eq!(journal.floor_tag(), Some(&Headers::with_epoch(1)));
+    // A stale fence: the walk-time check refuses it later; the append-time one already does.
+    let mut ops = Vec::new();
+    let stale = Entry {
+        offset: 5,
+        term: 1,
+        command: Command::Trim {
+            floor: 5,
+            headers: Headers::default(),
+            fence: Some(Token(1)),
+        },
+    };
+    assert_eq!(
+        journal.append_replicated(4, 1, vec![stale], &mut ops),
+        Ok(5)
+    );
+    assert_eq!(journal.floor(), 3);
+}
+
+#[test]
+fn truncating_an_uncommitted_suffix_restores_the_writer_in_force_at_the_new_tail() {
+    // Proves the tail writer after a truncation is the last fence still held above the committed
+    // index, or the committed fold's writer when none is: fences are checked against it.
+    let mut journal = journal();
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(1),
+            old: Token(0),
+        },
+    );
+    commit_all(&mut journal);
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(2),
+            old: Token(1),
+        },
+    );
+    land(
+        &mut journal,
+        Request::Fence {
+            new: Token(3),
+            old: Token(2),
+        },
+    );
+    assert_eq!(
+        (journal.writer(), journal.tail_writer()),
+        (Token(1), Token(3))
+    );
+    journal.truncate_suffix(3);
+    assert_eq!(journal.tail_writer(), Token(2));
+    assert_eq!(
+        answer(&mut journal, write(None, Some(Token(3)), "stale")),
+        Reply::FenceMismatch { current: Token(2) }
+    );
+    journal.truncate_suffix(2);
+    assert_eq!(journal.tail_writer(), Token(1));
 }

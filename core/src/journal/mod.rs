@@ -158,8 +158,9 @@ pub struct Journal {
     /// The writer token in force at the tail (committed and uncommitted fences): what the
     /// sequencing step checks fences against.
     tail_writer: Token,
-    /// The readable start set by this node's own deletion past the floor (retention, or the
-    /// CompactActive twin); 0 when none. Reads below it are refused untagged.
+    /// The first held offset after this node's own last deletion; 0 when none. It matters where
+    /// the deletion went past the floor (retention, or the CompactActive twin): reads below it are
+    /// refused untagged.
     deleted_start: Offset,
     /// Test-only (`bite`): the writer in force before an early fence (see `bite`), restored
     /// before anything reads it.
@@ -223,10 +224,9 @@ impl Journal {
         }
         // A gap between the floor and the first held record is this node's own deletion when a
         // rule that deletes past the floor is off; under the default rules only a jump makes one.
+        // (Where there is no gap, the first held offset is at most the floor: it changes nothing.)
         let rules = config.rules;
-        if journal.fold.floor < start
-            && (rules.retention_deletes() || !rules.compaction_keeps_floor_record)
-        {
+        if rules.retention_deletes() || !rules.compaction_keeps_floor_record {
             journal.deleted_start = start;
         }
         for entry in entries {
@@ -596,15 +596,14 @@ impl Journal {
         if prev_offset >= self.sealed.base_offset && self.term_at(prev_offset) != Some(prev_term) {
             // The conflicting term's first record is where the leader should look next, but never
             // inside the committed prefix.
+            // (The committed index is never below the sealed base, so this stays in what is held.)
             let conflict_term = self.term_at(prev_offset);
-            let mut hint = prev_offset;
-            while hint > self.first_held()
-                && hint - 1 > self.committed
-                && self.term_at(hint - 1) == conflict_term
-            {
+            let lowest = self.committed + 1;
+            let mut hint = prev_offset.max(lowest);
+            while hint > lowest && self.term_at(hint - 1) == conflict_term {
                 hint -= 1;
             }
-            return Err(hint.max(self.committed + 1));
+            return Err(hint);
         }
         let mut new_entries: Vec<Entry> = Vec::new();
         for entry in entries {
@@ -858,9 +857,8 @@ impl Journal {
             base_offset: below - 1,
             base_term,
         };
-        if below > self.fold.floor {
-            self.deleted_start = self.deleted_start.max(below);
-        }
+        // Below the floor this changes nothing a reader sees (the readable start is the larger).
+        self.deleted_start = self.deleted_start.max(below);
         assert_eq!(self.first_held(), below);
         Some(Compaction {
             below,
@@ -999,7 +997,9 @@ impl Journal {
         let rules = self.config.rules;
         let start = self.readable_start();
         let jump_floor = self.fold.floor > 1 && self.fold.floor_trim.is_none();
-        if from < start && from < self.first_held() && jump_floor {
+        // Such a floor is a jump's, at most its point, and the readable start is then at most the
+        // first held offset (which never falls below the point): below it nothing is held.
+        if from < start && jump_floor {
             return Some(Reply::NotHeld { from });
         }
         if from < start {

@@ -85,15 +85,57 @@ impl TrimIndex {
         self.rows.get(position)
     }
 
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     pub fn iter(&self) -> impl Iterator<Item = &TrimIndexEntry> {
         self.rows.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trim(offset: Offset) -> Entry {
+        Entry {
+            offset,
+            term: 1,
+            command: Command::Trim {
+                floor: offset,
+                headers: Headers::with_epoch(offset),
+                fence: None,
+            },
+        }
+    }
+
+    fn offsets(index: &TrimIndex) -> Vec<Offset> {
+        index.iter().map(|row| row.offset).collect()
+    }
+
+    /// The index's edges: `drop_below(b)` keeps a row at `b` and `truncate_suffix(f)` drops the
+    /// row at `f` (the first held offset and the first truncated one), and `get` finds exactly
+    /// the rows held, with their fields.
+    #[test]
+    fn drop_below_keeps_the_row_at_the_bound_and_truncate_drops_it() {
+        let noop = Entry {
+            offset: 3,
+            term: 1,
+            command: Command::Noop,
+        };
+        let mut index = TrimIndex::scan([trim(2), noop, trim(4), trim(6), trim(8)].iter());
+        assert_eq!(offsets(&index), vec![2, 4, 6, 8]);
+        index.drop_below(4);
+        assert_eq!(offsets(&index), vec![4, 6, 8]);
+        index.truncate_suffix(8);
+        assert_eq!(offsets(&index), vec![4, 6]);
+        assert_eq!(index.get(3), None);
+        assert_eq!(
+            index.get(6),
+            Some(&TrimIndexEntry {
+                offset: 6,
+                floor: 6,
+                headers: Headers::with_epoch(6),
+                fence: None,
+            })
+        );
+        assert_eq!(index.get(8), None);
     }
 }
