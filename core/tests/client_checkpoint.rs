@@ -195,6 +195,13 @@ fn run_records_carry_the_magic_prefix() {
     let mut truncated = MAGIC.to_vec();
     truncated.push(b'E');
     assert_eq!(RunRecord::decode(&truncated), Some(RunRecord::Malformed));
+    // A chunk too short to carry its 4-byte index is malformed, not a chunk.
+    for length in 0..4 {
+        let mut short = MAGIC.to_vec();
+        short.push(b'C');
+        short.extend(vec![0; length]);
+        assert_eq!(RunRecord::decode(&short), Some(RunRecord::Malformed));
+    }
 }
 
 /// A truncate under a stale fence committed and refused in place: the owner learns the fence in

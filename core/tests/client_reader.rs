@@ -324,3 +324,28 @@ fn an_interrupted_run_is_not_restored() {
         .iter()
         .any(|event| matches!(event, Event::CheckpointRestored { .. })));
 }
+
+/// The End's checksum covers the chunk payloads: a run with one chunk byte changed (same count,
+/// same lengths, End intact) is not restored.
+#[test]
+fn folder_ignores_a_run_with_a_corrupted_chunk() {
+    let mut folder = Folder::new(CLIENT, 16, 8);
+    let id = expect_read(&mut folder, 1);
+    folder.on_reply(
+        id,
+        Reply::CursorTooOld {
+            floor: 5,
+            tag: None,
+        },
+    );
+    let id = expect_read(&mut folder, 5);
+    let mut records = run_at(5, fold_of(&[1]));
+    let Some(RunRecord::Chunk { index, mut payload }) = RunRecord::decode(&records[1].body) else {
+        panic!("the second record of a run is its first chunk");
+    };
+    payload[0] ^= 1;
+    records[1].body = RunRecord::Chunk { index, payload }.encode();
+    let step = folder.on_reply(id, Reply::Records { records, next: 9 });
+    assert!(step.events.is_empty());
+    assert_eq!(folder.fold(), None);
+}
