@@ -58,6 +58,7 @@ fn fenced_owner() -> Owner {
         .events
         .is_empty());
     assert_eq!(owner.status(), OwnerStatus::Fenced);
+    assert_eq!(owner.token(), Token(2));
     owner
 }
 
@@ -80,6 +81,7 @@ fn owner_with_written_run() -> (Owner, Fold) {
             next: 4,
         },
     );
+    assert_eq!(owner.cursor(), 4, "the cursor moves to the read's next");
     let mut expected = Fold::empty();
     expected.apply(2, b"app 2");
     let digest_2 = expected.digest;
@@ -350,4 +352,64 @@ fn retried_fence_that_already_landed_is_held() {
     let step = owner.on_reply(id, Reply::FenceMismatch { current: Token(2) });
     assert!(step.events.is_empty());
     assert_eq!(owner.status(), OwnerStatus::Fenced);
+}
+
+/// A run record refused at sequencing (`FenceMismatch`: another owner's fence is in force) stops
+/// the owner: it learns the token in force, abandons the run and asks nothing more.
+#[test]
+fn fence_mismatch_on_a_run_record_stops_the_owner() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    owner
+        .submit(OwnerOp::Write {
+            body: b"later".to_vec(),
+        })
+        .unwrap();
+    let (id, _) = owner.next_request().unwrap();
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 2,
+        },
+    );
+    let run = encode_run(Fold::empty(), 8);
+    let id = expect_request(&mut owner, fenced_append(Some(2), run[0].encode()));
+    let step = owner.on_reply(id, Reply::FenceMismatch { current: Token(7) });
+    assert_eq!(
+        step.events,
+        vec![Event::OwnerStopped {
+            client: OWNER,
+            token: Token(2),
+            current: Token(7)
+        }]
+    );
+    assert_eq!(owner.status(), OwnerStatus::Stopped { current: Token(7) });
+    assert_eq!(owner.next_request(), None);
+}
+
+/// An application write refused at sequencing stops the owner too; the writes queued behind it
+/// are never sent.
+#[test]
+fn fence_mismatch_on_an_application_write_stops_the_owner() {
+    let mut owner = fenced_owner();
+    for body in [b"a", b"b"] {
+        owner
+            .submit(OwnerOp::Write {
+                body: body.to_vec(),
+            })
+            .unwrap();
+    }
+    let id = expect_request(&mut owner, fenced_append(None, b"a".to_vec()));
+    let step = owner.on_reply(id, Reply::FenceMismatch { current: Token(7) });
+    assert_eq!(
+        step.events,
+        vec![Event::OwnerStopped {
+            client: OWNER,
+            token: Token(2),
+            current: Token(7)
+        }]
+    );
+    assert_eq!(owner.status(), OwnerStatus::Stopped { current: Token(7) });
+    assert_eq!(owner.next_request(), None);
 }
