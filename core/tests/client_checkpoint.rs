@@ -595,3 +595,31 @@ fn unknown_outcomes_drop_the_write_and_abandon_the_run() {
     assert_eq!(owner.status(), OwnerStatus::Fenced);
     assert_eq!(owner.next_request(), None);
 }
+
+/// A read answered `NotLeader` or `NoReadIndex` routes to the hinted leader; a run record
+/// answered `NotLeader` routes too and the same record is sent again (the run goes on).
+#[test]
+fn not_leader_to_a_read_or_a_run_record_routes_to_the_hint() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    let id = expect_request(&mut owner, read_from(1));
+    let step = owner.on_reply(id, Reply::NotLeader { hint: Some(1) });
+    assert_eq!(step.route, Route::Leader(Some(1)));
+    let id = expect_request(&mut owner, read_from(1));
+    let step = owner.on_reply(id, Reply::NoReadIndex { hint: Some(2) });
+    assert_eq!(step.route, Route::Leader(Some(2)));
+    let id = expect_request(&mut owner, read_from(1));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 2,
+        },
+    );
+    let begin = fenced_append(Some(2), encode_run(Fold::empty(), 8)[0].encode());
+    let id = expect_request(&mut owner, begin.clone());
+    let step = owner.on_reply(id, Reply::NotLeader { hint: None });
+    assert_eq!(step.route, Route::Leader(None));
+    assert_eq!(owner.status(), OwnerStatus::Writing { begin: None });
+    expect_request(&mut owner, begin);
+}
