@@ -470,3 +470,17 @@ fn folder_accepts_at_most_chunks_max_chunks() {
         assert_eq!(folder.cursor(), 10);
     }
 }
+
+/// A read answered `NotLeader` or `NoReadIndex` goes to the hinted leader next, from the same
+/// cursor.
+#[test]
+fn reader_not_leader_or_no_read_index_routes_to_the_hint() {
+    let mut reader = Reader::new(CLIENT, 3, 16);
+    let id = expect_read(&mut reader, 3);
+    let step = reader.on_reply(id, Reply::NotLeader { hint: Some(2) });
+    assert_eq!(step.route, Route::Leader(Some(2)));
+    let id = expect_read(&mut reader, 3);
+    let step = reader.on_reply(id, Reply::NoReadIndex { hint: Some(1) });
+    assert_eq!(step.route, Route::Leader(Some(1)));
+    expect_read(&mut reader, 3);
+}
