@@ -535,3 +535,73 @@ fn a_read_from_earliest_moves_the_cursor_up() {
     );
     assert_eq!(holder.cursor(), 3);
 }
+
+/// A read answer that is not a batch from the cursor (a repeated offset, a record at or past
+/// `next`, a record below the cursor) is handled as an unknown outcome: nothing learned from it
+/// (no tail, the cursor stays), the holder reads again.
+#[test]
+fn a_malformed_batch_teaches_the_holder_nothing() {
+    let mut holder = Holder::new(HOLDER, 3, 2, Rules::default(), config());
+    for (records, next) in [
+        (vec![write(2, 1), write(2, 1)], 4),
+        (vec![write(2, 1), write(4, 1)], 4),
+        (vec![write(1, 1), write(3, 1)], 4),
+    ] {
+        let id = expect_request(&mut holder, read(2));
+        holder.on_reply(id, Reply::Records { records, next });
+        assert_eq!(holder.cursor(), 2);
+        assert_eq!(holder.tail(), None);
+    }
+    expect_request(&mut holder, read(2));
+}
+
+/// A refusal tagged with the holder's own epoch is not a newer epoch: no retirement, the holder
+/// moves to the floor and reads on.
+#[test]
+fn a_tag_with_its_own_epoch_does_not_retire() {
+    let mut holder = Holder::new(HOLDER, 2, 1, Rules::default(), config());
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::CursorTooOld {
+            floor: 4,
+            tag: Some(Headers::with_epoch(2)),
+        },
+    );
+    assert_eq!(
+        step.events,
+        vec![Event::Gap {
+            client: HOLDER,
+            from: 1,
+            to: 4
+        }]
+    );
+    expect_request(&mut holder, read(4));
+}
+
+/// ReadFromEarliest twin: a re-read from `Earliest` whose `next` is below the cursor leaves the
+/// cursor where it is (it never goes back).
+#[test]
+fn a_read_from_earliest_behind_the_cursor_keeps_it() {
+    let mut holder = Holder::new(HOLDER, 1, 5, Twin::ReadFromEarliest.rules(), config());
+    let id = expect_request(&mut holder, read(5));
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 5,
+        },
+    );
+    let id = expect_request(&mut holder, fenced_write(1, 5));
+    holder.on_reply(id, Reply::OffsetMismatch { tail: 6 });
+    let (id, _) = holder.next_request().unwrap();
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![write(2, 0)],
+            next: 3,
+        },
+    );
+    assert_eq!(holder.cursor(), 5);
+    assert_eq!(holder.tail(), Some(3));
+}
