@@ -59,6 +59,7 @@ fn fenced_owner() -> Owner {
         .is_empty());
     assert_eq!(owner.status(), OwnerStatus::Fenced);
     assert_eq!(owner.token(), Token(2));
+    assert_eq!(owner.client_id(), OWNER);
     owner
 }
 

@@ -439,6 +439,7 @@ fn submit_is_bounded() {
 fn accessors_report_the_epoch_and_the_waiting_ops() {
     let mut holder = serving_holder(3, Rules::default());
     assert_eq!(holder.epoch(), 3);
+    assert_eq!(holder.client_id(), HOLDER);
     assert_eq!(holder.ops_waiting(), 0);
     holder.submit(HolderOp::Write { body: vec![1] }).unwrap();
     holder.submit(HolderOp::Trim { floor: 1 }).unwrap();

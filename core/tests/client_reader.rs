@@ -484,3 +484,11 @@ fn reader_not_leader_or_no_read_index_routes_to_the_hint() {
     assert_eq!(step.route, Route::Leader(Some(1)));
     expect_read(&mut reader, 3);
 }
+
+/// A reader and a folder report the identity the driver gave them (the driver routes their
+/// replies by it).
+#[test]
+fn readers_report_their_client_id() {
+    assert_eq!(Reader::new(CLIENT, 1, 16).client_id(), CLIENT);
+    assert_eq!(Folder::new(CLIENT + 1, 16, 8).client_id(), CLIENT + 1);
+}
