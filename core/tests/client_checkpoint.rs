@@ -479,6 +479,7 @@ fn owner_drops_a_malformed_batch() {
     for (records, next) in [
         (vec![app_write(2), app_write(2)], 3),
         (vec![app_write(2), app_write(3)], 3),
+        (vec![], 0),
     ] {
         let id = expect_request(&mut owner, read_from(1));
         let step = owner.on_reply(id, Reply::Records { records, next });
@@ -539,6 +540,27 @@ fn a_run_record_ack_without_a_tail_after_it_abandons_the_run() {
     );
     let (id, _) = owner.next_request().unwrap();
     let step = owner.on_reply(id, Reply::Appended { offset: 2, tail: 2 });
+    assert!(step.events.is_empty());
+    assert_eq!(owner.status(), OwnerStatus::Fenced);
+    assert_eq!(owner.next_request(), None);
+}
+
+/// An `Appended` for a run record at an offset other than the one it was conditional on is not
+/// its acknowledgement either: the run is abandoned.
+#[test]
+fn a_run_record_ack_at_another_offset_abandons_the_run() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    let id = expect_request(&mut owner, read_from(1));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 2,
+        },
+    );
+    let (id, _) = owner.next_request().unwrap();
+    let step = owner.on_reply(id, Reply::Appended { offset: 5, tail: 6 });
     assert!(step.events.is_empty());
     assert_eq!(owner.status(), OwnerStatus::Fenced);
     assert_eq!(owner.next_request(), None);

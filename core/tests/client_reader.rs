@@ -492,3 +492,13 @@ fn readers_report_their_client_id() {
     assert_eq!(Reader::new(CLIENT, 1, 16).client_id(), CLIENT);
     assert_eq!(Folder::new(CLIENT + 1, 16, 8).client_id(), CLIENT + 1);
 }
+
+/// A folder's unknown outcome ends the read in flight: it reads again from the same cursor.
+#[test]
+fn folder_rereads_after_an_unknown_outcome() {
+    let mut folder = Folder::new(CLIENT, 16, 8);
+    let id = expect_read(&mut folder, 1);
+    assert!(!folder.on_unknown(id).ignored);
+    assert_eq!(folder.in_flight(), None);
+    expect_read(&mut folder, 1);
+}
