@@ -58,6 +58,8 @@ fn fenced_owner() -> Owner {
         .events
         .is_empty());
     assert_eq!(owner.status(), OwnerStatus::Fenced);
+    assert_eq!(owner.token(), Token(2));
+    assert_eq!(owner.client_id(), OWNER);
     owner
 }
 
@@ -80,6 +82,7 @@ fn owner_with_written_run() -> (Owner, Fold) {
             next: 4,
         },
     );
+    assert_eq!(owner.cursor(), 4, "the cursor moves to the read's next");
     let mut expected = Fold::empty();
     expected.apply(2, b"app 2");
     let digest_2 = expected.digest;
@@ -195,6 +198,13 @@ fn run_records_carry_the_magic_prefix() {
     let mut truncated = MAGIC.to_vec();
     truncated.push(b'E');
     assert_eq!(RunRecord::decode(&truncated), Some(RunRecord::Malformed));
+    // A chunk too short to carry its 4-byte index is malformed, not a chunk.
+    for length in 0..4 {
+        let mut short = MAGIC.to_vec();
+        short.push(b'C');
+        short.extend(vec![0; length]);
+        assert_eq!(RunRecord::decode(&short), Some(RunRecord::Malformed));
+    }
 }
 
 /// A truncate under a stale fence committed and refused in place: the owner learns the fence in
@@ -343,4 +353,296 @@ fn retried_fence_that_already_landed_is_held() {
     let step = owner.on_reply(id, Reply::FenceMismatch { current: Token(2) });
     assert!(step.events.is_empty());
     assert_eq!(owner.status(), OwnerStatus::Fenced);
+}
+
+/// A run record refused at sequencing (`FenceMismatch`: another owner's fence is in force) stops
+/// the owner: it learns the token in force, abandons the run and asks nothing more.
+#[test]
+fn fence_mismatch_on_a_run_record_stops_the_owner() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    owner
+        .submit(OwnerOp::Write {
+            body: b"later".to_vec(),
+        })
+        .unwrap();
+    let (id, _) = owner.next_request().unwrap();
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 2,
+        },
+    );
+    let run = encode_run(Fold::empty(), 8);
+    let id = expect_request(&mut owner, fenced_append(Some(2), run[0].encode()));
+    let step = owner.on_reply(id, Reply::FenceMismatch { current: Token(7) });
+    assert_eq!(
+        step.events,
+        vec![Event::OwnerStopped {
+            client: OWNER,
+            token: Token(2),
+            current: Token(7)
+        }]
+    );
+    assert_eq!(owner.status(), OwnerStatus::Stopped { current: Token(7) });
+    assert_eq!(owner.next_request(), None);
+}
+
+/// An application write refused at sequencing stops the owner too; the writes queued behind it
+/// are never sent.
+#[test]
+fn fence_mismatch_on_an_application_write_stops_the_owner() {
+    let mut owner = fenced_owner();
+    for body in [b"a", b"b"] {
+        owner
+            .submit(OwnerOp::Write {
+                body: body.to_vec(),
+            })
+            .unwrap();
+    }
+    let id = expect_request(&mut owner, fenced_append(None, b"a".to_vec()));
+    let step = owner.on_reply(id, Reply::FenceMismatch { current: Token(7) });
+    assert_eq!(
+        step.events,
+        vec![Event::OwnerStopped {
+            client: OWNER,
+            token: Token(2),
+            current: Token(7)
+        }]
+    );
+    assert_eq!(owner.status(), OwnerStatus::Stopped { current: Token(7) });
+    assert_eq!(owner.next_request(), None);
+}
+
+fn read_from(from: Offset) -> Request {
+    Request::Read {
+        from: ReadFrom::Offset(from),
+        max_records: 8,
+    }
+}
+
+/// `ops_max` bounds the operations waiting; a stopped owner takes none.
+#[test]
+fn owner_submit_is_bounded_and_refused_once_stopped() {
+    let mut owner = fenced_owner();
+    for _ in 0..4 {
+        owner.submit(OwnerOp::Checkpoint).unwrap();
+    }
+    assert_eq!(owner.submit(OwnerOp::Checkpoint), Err(OwnerOp::Checkpoint));
+    let mut stopped = Owner::new(OWNER, Token(2), Token(1), config());
+    let id = stopped.next_request().unwrap().0;
+    stopped.on_reply(id, Reply::FenceMismatch { current: Token(5) });
+    assert_eq!(
+        stopped.submit(OwnerOp::Checkpoint),
+        Err(OwnerOp::Checkpoint)
+    );
+}
+
+/// A full batch (`read_batch_max` writes) is not the tail: the owner reads on before it writes
+/// its run. An empty read at its own cursor is the tail: the run lands exactly there.
+#[test]
+fn checkpoint_reads_past_a_full_batch_and_lands_at_an_empty_reads_cursor() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    let id = expect_request(&mut owner, read_from(1));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: (2..10).map(app_write).collect(),
+            next: 10,
+        },
+    );
+    let id = expect_request(&mut owner, read_from(10));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 10,
+        },
+    );
+    let mut state = Fold::empty();
+    for offset in 2..10 {
+        state.apply(offset, format!("app {offset}").as_bytes());
+    }
+    assert_eq!(owner.fold(), Some(state));
+    let run = encode_run(state, 8);
+    expect_request(&mut owner, fenced_append(Some(10), run[0].encode()));
+}
+
+/// A read answer that is not a batch from the cursor (a repeated offset, a record at or past
+/// `next`) is dropped whole: nothing folded, the cursor stays, the owner reads again.
+#[test]
+fn owner_drops_a_malformed_batch() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    for (records, next) in [
+        (vec![app_write(2), app_write(2)], 3),
+        (vec![app_write(2), app_write(3)], 3),
+        (vec![], 0),
+    ] {
+        let id = expect_request(&mut owner, read_from(1));
+        let step = owner.on_reply(id, Reply::Records { records, next });
+        assert!(step.events.is_empty());
+        assert_eq!(owner.cursor(), 1);
+        assert_eq!(owner.fold(), Some(Fold::empty()));
+    }
+    expect_request(&mut owner, read_from(1));
+}
+
+/// `CursorTooOld` above the cursor is a gap (the fold's base is lost); one that names a floor at
+/// or below the cursor is a node behind: no gap, the fold kept, ask another node.
+#[test]
+fn owner_gaps_only_on_a_floor_above_its_cursor() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    for floor in [0, 1] {
+        let id = expect_request(&mut owner, read_from(1));
+        let step = owner.on_reply(id, Reply::CursorTooOld { floor, tag: None });
+        assert!(step.events.is_empty());
+        assert_eq!(step.route, Route::AnotherNode);
+        assert_eq!(owner.fold(), Some(Fold::empty()));
+    }
+    let id = expect_request(&mut owner, read_from(1));
+    let step = owner.on_reply(
+        id,
+        Reply::CursorTooOld {
+            floor: 6,
+            tag: None,
+        },
+    );
+    assert_eq!(
+        step.events,
+        vec![Event::Gap {
+            client: OWNER,
+            from: 1,
+            to: 6
+        }]
+    );
+    assert_eq!(owner.cursor(), 6);
+    assert_eq!(owner.fold(), None);
+    expect_request(&mut owner, read_from(6));
+}
+
+/// An `Appended` for a run record that leaves no room after it (`tail == offset`) is not an
+/// acknowledgement of that record: the run is abandoned, nothing more of it is sent.
+#[test]
+fn a_run_record_ack_without_a_tail_after_it_abandons_the_run() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    let id = expect_request(&mut owner, read_from(1));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 2,
+        },
+    );
+    let (id, _) = owner.next_request().unwrap();
+    let step = owner.on_reply(id, Reply::Appended { offset: 2, tail: 2 });
+    assert!(step.events.is_empty());
+    assert_eq!(owner.status(), OwnerStatus::Fenced);
+    assert_eq!(owner.next_request(), None);
+}
+
+/// An `Appended` for a run record at an offset other than the one it was conditional on is not
+/// its acknowledgement either: the run is abandoned.
+#[test]
+fn a_run_record_ack_at_another_offset_abandons_the_run() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    let id = expect_request(&mut owner, read_from(1));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 2,
+        },
+    );
+    let (id, _) = owner.next_request().unwrap();
+    let step = owner.on_reply(id, Reply::Appended { offset: 5, tail: 6 });
+    assert!(step.events.is_empty());
+    assert_eq!(owner.status(), OwnerStatus::Fenced);
+    assert_eq!(owner.next_request(), None);
+}
+
+/// `NotLeader` to the fence or to the checkpoint's truncate routes to the hint and the same
+/// request is asked again (neither is dropped).
+#[test]
+fn not_leader_to_the_fence_or_the_truncate_is_retried() {
+    let mut owner = Owner::new(OWNER, Token(2), Token(1), config());
+    let fence = Request::Fence {
+        new: Token(2),
+        old: Token(1),
+    };
+    let id = expect_request(&mut owner, fence.clone());
+    let step = owner.on_reply(id, Reply::NotLeader { hint: Some(2) });
+    assert_eq!(step.route, Route::Leader(Some(2)));
+    expect_request(&mut owner, fence);
+
+    let (mut owner, _) = owner_with_written_run();
+    let id = expect_request(&mut owner, truncate_to(4));
+    let step = owner.on_reply(id, Reply::NotLeader { hint: Some(0) });
+    assert_eq!(step.route, Route::Leader(Some(0)));
+    expect_request(&mut owner, truncate_to(4));
+}
+
+/// An unknown outcome is not retried where a retry could duplicate: the application write is
+/// dropped (it may have landed), a run record abandons the run; the owner then does the next op.
+#[test]
+fn unknown_outcomes_drop_the_write_and_abandon_the_run() {
+    let mut owner = fenced_owner();
+    for body in [b"a", b"b"] {
+        owner
+            .submit(OwnerOp::Write {
+                body: body.to_vec(),
+            })
+            .unwrap();
+    }
+    let id = expect_request(&mut owner, fenced_append(None, b"a".to_vec()));
+    assert!(!owner.on_unknown(id).ignored);
+    let id = expect_request(&mut owner, fenced_append(None, b"b".to_vec()));
+    owner.on_reply(id, Reply::Appended { offset: 3, tail: 4 });
+
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    let id = expect_request(&mut owner, read_from(1));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 4,
+        },
+    );
+    let (id, _) = owner.next_request().unwrap();
+    assert!(!owner.on_unknown(id).ignored);
+    assert_eq!(owner.status(), OwnerStatus::Fenced);
+    assert_eq!(owner.next_request(), None);
+}
+
+/// A read answered `NotLeader` or `NoReadIndex` routes to the hinted leader; a run record
+/// answered `NotLeader` routes too and the same record is sent again (the run goes on).
+#[test]
+fn not_leader_to_a_read_or_a_run_record_routes_to_the_hint() {
+    let mut owner = fenced_owner();
+    owner.submit(OwnerOp::Checkpoint).unwrap();
+    let id = expect_request(&mut owner, read_from(1));
+    let step = owner.on_reply(id, Reply::NotLeader { hint: Some(1) });
+    assert_eq!(step.route, Route::Leader(Some(1)));
+    let id = expect_request(&mut owner, read_from(1));
+    let step = owner.on_reply(id, Reply::NoReadIndex { hint: Some(2) });
+    assert_eq!(step.route, Route::Leader(Some(2)));
+    let id = expect_request(&mut owner, read_from(1));
+    owner.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 2,
+        },
+    );
+    let begin = fenced_append(Some(2), encode_run(Fold::empty(), 8)[0].encode());
+    let id = expect_request(&mut owner, begin.clone());
+    let step = owner.on_reply(id, Reply::NotLeader { hint: None });
+    assert_eq!(step.route, Route::Leader(None));
+    assert_eq!(owner.status(), OwnerStatus::Writing { begin: None });
+    expect_request(&mut owner, begin);
 }

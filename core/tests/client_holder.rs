@@ -432,3 +432,177 @@ fn submit_is_bounded() {
         Err(SubmitError::Full)
     );
 }
+
+/// The holder reports what it was built with and what waits: its epoch, and every submitted
+/// operation until it is answered.
+#[test]
+fn accessors_report_the_epoch_and_the_waiting_ops() {
+    let mut holder = serving_holder(3, Rules::default());
+    assert_eq!(holder.epoch(), 3);
+    assert_eq!(holder.client_id(), HOLDER);
+    assert_eq!(holder.ops_waiting(), 0);
+    holder.submit(HolderOp::Write { body: vec![1] }).unwrap();
+    holder.submit(HolderOp::Trim { floor: 1 }).unwrap();
+    assert_eq!(holder.ops_waiting(), 2);
+}
+
+/// The fenced write is recognisable in a trace: its body names the holder's epoch.
+#[test]
+fn the_fenced_write_body_names_its_epoch() {
+    assert_eq!(
+        Holder::fenced_write_body(7),
+        b"fenced write of epoch 7".to_vec()
+    );
+    assert_ne!(Holder::fenced_write_body(7), Holder::fenced_write_body(8));
+}
+
+/// A `TrimNoop` is an answer to a trim only: to a write it is handled as an unknown outcome
+/// (the write is dropped, the tail forgotten and re-read), never taken as the tail.
+#[test]
+fn a_trim_noop_to_a_write_is_not_a_tail() {
+    let mut holder = serving_holder(2, Rules::default());
+    holder.submit(HolderOp::Write { body: vec![1] }).unwrap();
+    let (id, _) = holder.next_request().unwrap();
+    holder.on_reply(id, Reply::TrimNoop { tail: 9 });
+    assert_eq!(holder.tail(), None);
+    assert_eq!(holder.ops_waiting(), 0);
+    expect_request(&mut holder, read(2));
+}
+
+/// A write answered `NotLeader` is routed to the hint and sent again, conditional on the same
+/// tail (nothing was learned about the stream).
+#[test]
+fn a_write_answered_not_leader_is_retried() {
+    let mut holder = serving_holder(2, Rules::default());
+    holder.submit(HolderOp::Write { body: vec![1] }).unwrap();
+    let write = Request::Append {
+        expected_tail: Some(2),
+        fence: None,
+        body: vec![1],
+        headers: Headers::with_epoch(2),
+    };
+    let id = expect_request(&mut holder, write.clone());
+    let step = holder.on_reply(id, Reply::NotLeader { hint: Some(1) });
+    assert_eq!(step.route, Route::Leader(Some(1)));
+    assert_eq!(holder.tail(), Some(2));
+    expect_request(&mut holder, write);
+}
+
+/// `Invalid` to a submitted write drops that write (a bad request is never retried); `Invalid`
+/// to the fenced write drops nothing that was submitted. Either way the holder re-reads.
+#[test]
+fn invalid_drops_the_submitted_op_but_not_the_queue() {
+    let mut holder = serving_holder(2, Rules::default());
+    holder.submit(HolderOp::Write { body: vec![1] }).unwrap();
+    let (id, _) = holder.next_request().unwrap();
+    holder.on_reply(
+        id,
+        Reply::Invalid(InvalidRequest::FloorAboveOffset {
+            floor: 3,
+            offset: 2,
+        }),
+    );
+    assert_eq!(holder.ops_waiting(), 0);
+    assert_eq!(holder.tail(), None);
+
+    let mut holder = fencing_holder(2, Rules::default());
+    holder.submit(HolderOp::Write { body: vec![1] }).unwrap();
+    let id = expect_request(&mut holder, fenced_write(2, 1));
+    holder.on_reply(
+        id,
+        Reply::Invalid(InvalidRequest::FloorAboveOffset {
+            floor: 3,
+            offset: 2,
+        }),
+    );
+    assert_eq!(holder.ops_waiting(), 1);
+    assert_eq!(holder.status(), HolderStatus::Reading);
+}
+
+/// ReadFromEarliest twin: the re-read from `Earliest` moves the cursor up to the reply's `next`
+/// when that is ahead of it (what it read is behind it now).
+#[test]
+fn a_read_from_earliest_moves_the_cursor_up() {
+    let mut holder = fencing_holder(1, Twin::ReadFromEarliest.rules());
+    let id = expect_request(&mut holder, fenced_write(1, 1));
+    holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
+    let (id, _) = holder.next_request().unwrap();
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![write(2, 0)],
+            next: 3,
+        },
+    );
+    assert_eq!(holder.cursor(), 3);
+}
+
+/// A read answer that is not a batch from the cursor (a repeated offset, a record at or past
+/// `next`, a record below the cursor) is handled as an unknown outcome: nothing learned from it
+/// (no tail, the cursor stays), the holder reads again.
+#[test]
+fn a_malformed_batch_teaches_the_holder_nothing() {
+    let mut holder = Holder::new(HOLDER, 3, 2, Rules::default(), config());
+    for (records, next) in [
+        (vec![write(2, 1), write(2, 1)], 4),
+        (vec![write(2, 1), write(4, 1)], 4),
+        (vec![write(1, 1), write(3, 1)], 4),
+    ] {
+        let id = expect_request(&mut holder, read(2));
+        holder.on_reply(id, Reply::Records { records, next });
+        assert_eq!(holder.cursor(), 2);
+        assert_eq!(holder.tail(), None);
+    }
+    expect_request(&mut holder, read(2));
+}
+
+/// A refusal tagged with the holder's own epoch is not a newer epoch: no retirement, the holder
+/// moves to the floor and reads on.
+#[test]
+fn a_tag_with_its_own_epoch_does_not_retire() {
+    let mut holder = Holder::new(HOLDER, 2, 1, Rules::default(), config());
+    let id = expect_request(&mut holder, read(1));
+    let step = holder.on_reply(
+        id,
+        Reply::CursorTooOld {
+            floor: 4,
+            tag: Some(Headers::with_epoch(2)),
+        },
+    );
+    assert_eq!(
+        step.events,
+        vec![Event::Gap {
+            client: HOLDER,
+            from: 1,
+            to: 4
+        }]
+    );
+    expect_request(&mut holder, read(4));
+}
+
+/// ReadFromEarliest twin: a re-read from `Earliest` whose `next` is below the cursor leaves the
+/// cursor where it is (it never goes back).
+#[test]
+fn a_read_from_earliest_behind_the_cursor_keeps_it() {
+    let mut holder = Holder::new(HOLDER, 1, 5, Twin::ReadFromEarliest.rules(), config());
+    let id = expect_request(&mut holder, read(5));
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![],
+            next: 5,
+        },
+    );
+    let id = expect_request(&mut holder, fenced_write(1, 5));
+    holder.on_reply(id, Reply::OffsetMismatch { tail: 6 });
+    let (id, _) = holder.next_request().unwrap();
+    holder.on_reply(
+        id,
+        Reply::Records {
+            records: vec![write(2, 0)],
+            next: 3,
+        },
+    );
+    assert_eq!(holder.cursor(), 5);
+    assert_eq!(holder.tail(), Some(3));
+}
