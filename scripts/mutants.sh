@@ -115,7 +115,8 @@ out="$(cd "$out" && pwd)"
 mutants_target="$out/target"
 common=(mutants --package felix-core --jobs "$jobs" --gitignore true --baseline skip --timeout "$timeout"
         --test-package felix-core)
-[[ -n "$shard" ]] && common+=(--shard "$shard")
+# Round-robin: a shard is then a sample of every file (the default slices: one shard, a few files).
+[[ -n "$shard" ]] && common+=(--shard "$shard" --sharding round-robin)
 [[ ${#extra[@]} -gt 0 ]] && common+=("${extra[@]}")
 
 # --- the diff (--in-diff) ---------------------------------------------------------------------
