@@ -244,11 +244,20 @@ touch "$missed"
 : > "$out/sweep-killed.txt"
 
 # --- the equivalent list ------------------------------------------------------------------------
-# A line of mutants-equivalent.txt is `FILE: DESCRIPTION  # why`, the mutant's name without its
-# line and column (so the list survives edits above it); `#` lines are comments.
-key() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
-grep -v '^[[:space:]]*#' mutants-equivalent.txt 2>/dev/null | sed -E 's/[[:space:]]+#.*$//' \
-    | grep -v '^[[:space:]]*$' | sort -u > "$out/equivalent-keys.txt" || true
+# A line of mutants-equivalent.txt is `FILE: DESCRIPTION  @ `SOURCE LINE`  # why`: the mutant's
+# name without its line and column, and the text of the line it changes (scripts/
+# mutants_equivalent.py: a line excuses one mutant, and goes stale when that code changes).
+# excuses NAMES: writes $out/excused.txt, $out/unexplained.txt and $out/suggested.txt (the list
+# line each unexplained survivor would need); exit 2 on a malformed list.
+excuses() {
+    local unused=()
+    # Unsharded and unfiltered, every mutant of the core was listed: a list line no mutant
+    # matches is stale, and is reported.
+    [[ -z "$shard" && -z "$resume" && $in_diff -eq 0 && ${#files[@]} -eq 0 && ${#extra[@]} -eq 0 ]] && unused=("$out/equivalent-unused.txt")
+    python3 "$root/scripts/mutants_equivalent.py" "$mo/mutants.json" "$root/mutants-equivalent.txt" "$1" \
+        "$out/excused.txt" "$out/unexplained.txt" "$out/suggested.txt" "${unused[@]}" || exit 2
+}
+excuses "$missed"
 # --- stage 2: scenarios and a sweep, for each stage-1 survivor --------------------------------
 if [[ $sweep -eq 1 && -s "$missed" ]]; then
     count=$(wc -l < "$missed")
@@ -272,7 +281,7 @@ if [[ $sweep -eq 1 && -s "$missed" ]]; then
         [[ -n "$name" ]] || continue
         # A mutant already listed as equivalent needs no sweep to be judged (it is excused
         # either way): it stays a survivor, and the builds and the sweep are saved.
-        if grep -qxF "$(printf '%s\n' "$name" | key)" "$out/equivalent-keys.txt"; then
+        if grep -qxF "$name" "$out/excused.txt"; then
             echo "survived (on mutants-equivalent.txt, stage 2 not run): $name"
             echo "$name" >> "$out/survivors.txt"
             continue
@@ -338,13 +347,7 @@ else
     cp "$missed" "$out/survivors.txt"
 fi
 
-: > "$out/unexplained.txt"
-while IFS= read -r name; do
-    [[ -n "$name" ]] || continue
-    if ! grep -qxF "$(printf '%s\n' "$name" | key)" "$out/equivalent-keys.txt"; then
-        echo "$name" >> "$out/unexplained.txt"
-    fi
-done < "$out/survivors.txt"
+excuses "$out/survivors.txt"
 
 # --- summary ------------------------------------------------------------------------------------
 n() { if [[ -f "$1" ]]; then grep -c . "$1" || true; else echo 0; fi; }
@@ -364,8 +367,16 @@ if [[ $unexplained -gt 0 ]]; then
     echo
     echo "SURVIVING MUTANTS NOT ON mutants-equivalent.txt (kill each with a test, or add it with why):"
     sed 's/^/  /' "$out/unexplained.txt"
+    echo "(the list lines they would need, the why to be written: $out/suggested.txt)"
+    sed 's/^/  /' "$out/suggested.txt"
     exit 1
 fi
 echo "every surviving mutant is on mutants-equivalent.txt."
+if [[ -s "$out/equivalent-unused.txt" ]]; then
+    echo
+    echo "STALE LINES of mutants-equivalent.txt (no mutant of this run has that name and source line: delete them):"
+    sed 's/^/  /' "$out/equivalent-unused.txt"
+    exit 1
+fi
 exit 0
 }

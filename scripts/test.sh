@@ -19,6 +19,9 @@ step() { printf '\n==== %s\n' "$*"; }
 step "cargo test --workspace --release"
 cargo test --workspace --release
 
+step "scripts/test_mutants_equivalent.py (the mutation step's equivalent-list judge)"
+python3 scripts/test_mutants_equivalent.py
+
 step "build the felix binary"
 cargo build --release -p felix-cli
 felix=target/release/felix
