@@ -105,6 +105,9 @@ fi
 echo "cargo-mutants: $(cargo mutants --version)"
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+# The mutants' builds carry no debuginfo: the test profile's full debuginfo made linking the
+# core's ~16 test binaries most of each mutant's build (a panic's message and line still print).
+export CARGO_PROFILE_TEST_DEBUG=0 CARGO_PROFILE_DEV_DEBUG=0
 out="${out:-$CARGO_TARGET_DIR/mutants}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -362,6 +365,9 @@ echo "killed by scenarios + sweep:   $killed2"
 echo "survivors:                     $survivors (on mutants-equivalent.txt: $((survivors - unexplained)))"
 if [[ $viable -gt 0 ]]; then
     echo "killed:                        $(( (caught + timeouts + killed2) * 1000 / viable / 10 )).$(( (caught + timeouts + killed2) * 1000 / viable % 10 ))%"
+    echo
+    echo "per file ($out/table.md):"
+    python3 "$root/scripts/mutants_table.py" "$out"
 fi
 if [[ $unexplained -gt 0 ]]; then
     echo
