@@ -6,8 +6,8 @@
 //! needs): a fast canary. `--unbiased` is the measure that counts: the default swarm, no per-twin
 //! bias, searched by plain consecutive seeds and by a coverage-guided campaign
 //! (`felix sweep --guided`); it reports the runs each needed (seeds to detect) and their medians,
-//! per search and for either (a twin is caught when either search catches it: the figure each
-//! twin counts with is the fewer runs of the two).
+//! per search and for either (the fewer runs of the two). Each search that runs must catch every
+//! twin within the budget on its own, and with `--median-max N` its median must be at most N.
 //! Every catching run's control run (the same knobs, every rule on) must be clean.
 //! `--model` runs the Stateright twins (cli/src/twins_model.rs, owned by the model work). With
 //! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
@@ -45,10 +45,13 @@ pub struct TwinsArgs {
     /// well the harness finds a bug nobody named.
     #[arg(long)]
     pub unbiased: bool,
-    /// With --unbiased: which searches to run (default both; a twin is caught when either
-    /// catches it within the budget).
+    /// With --unbiased: which searches to run (default both; each must catch every twin
+    /// within the budget).
     #[arg(long, value_enum)]
     pub search: Option<Search>,
+    /// Fail unless each search's median runs to detect, over the twins, is at most this.
+    #[arg(long)]
+    pub median_max: Option<u64>,
 }
 
 /// Which searches `--unbiased` runs.
@@ -219,7 +222,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
         let plain = plain_on.then(|| hunt(twin, args.budget, jobs, args.unbiased));
         let guided = guided_on.then(|| hunt_guided(twin, args.budget, jobs));
         let outcomes: Vec<&TwinOutcome> = plain.iter().chain(guided.iter()).collect();
-        let ok = outcomes.iter().any(|outcome| outcome.ok());
+        let ok = outcomes.iter().all(|outcome| outcome.ok());
         if !ok {
             code = exit::VIOLATION;
         }
@@ -296,12 +299,22 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             continue;
         }
         if let Some(median) = median(figures) {
+            let over = args
+                .median_max
+                .filter(|max| median > *max && !name.starts_with("either"));
             let line = format!(
-                "sim    {swarm} {name}: {} of {} twins caught within {} runs, median {median} runs to detect",
+                "sim    {swarm} {name}: {} of {} twins caught within {} runs, median {median} runs to detect{}",
                 figures.len(),
                 Twin::ALL.len(),
-                args.budget
+                args.budget,
+                match over {
+                    Some(max) => format!(": FAILED, above --median-max {max}"),
+                    None => String::new(),
+                }
             );
+            if over.is_some() {
+                code = exit::VIOLATION;
+            }
             if args.json {
                 eprintln!("{line}");
             } else {
