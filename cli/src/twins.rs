@@ -49,6 +49,10 @@ pub struct TwinsArgs {
     /// within the budget).
     #[arg(long, value_enum)]
     pub search: Option<Search>,
+    /// The first seed: plain seeds START..START+budget, the guided campaign from START (another
+    /// window of the same swarm, to see how much a figure owes to the window).
+    #[arg(long, default_value_t = 0)]
+    pub start: u64,
     /// Fail unless each search's median runs to detect, over the twins, is at most this.
     #[arg(long)]
     pub median_max: Option<u64>,
@@ -124,9 +128,9 @@ fn control(outcome: &mut TwinOutcome) {
     }
 }
 
-/// Sweeps seeds 0..budget with `twin`'s rule off until its invariant is caught (the knobs biased
+/// Sweeps seeds start..start+budget with `twin`'s rule off until its invariant is caught (the knobs biased
 /// towards the twin unless `unbiased`).
-pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
+pub fn hunt(twin: Twin, start: u64, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
@@ -140,7 +144,7 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome
     };
     run_specs_in_order(
         budget,
-        |seed| (seed < budget).then(|| spec(seed)),
+        |index| (index < budget).then(|| spec(start.wrapping_add(index))),
         jobs,
         |report| {
             outcome.runs += 1;
@@ -164,15 +168,15 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome
     outcome
 }
 
-/// A guided campaign (start seed 0) with `twin`'s rule off until its invariant is caught.
-pub fn hunt_guided(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
+/// A guided campaign (from `start`) with `twin`'s rule off until its invariant is caught.
+pub fn hunt_guided(twin: Twin, start: u64, budget: u64, jobs: usize) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
         runs: 0,
         control_violation: None,
     };
-    crate::guided::run_campaign(0, budget, Some(twin), jobs, |_, spec, report| {
+    crate::guided::run_campaign(start, budget, Some(twin), jobs, |_, spec, report| {
         outcome.runs += 1;
         if report
             .violations
@@ -219,8 +223,8 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     let mut either_figures = Vec::new();
     for twin in Twin::ALL {
         let started = Instant::now();
-        let plain = plain_on.then(|| hunt(twin, args.budget, jobs, args.unbiased));
-        let guided = guided_on.then(|| hunt_guided(twin, args.budget, jobs));
+        let plain = plain_on.then(|| hunt(twin, args.start, args.budget, jobs, args.unbiased));
+        let guided = guided_on.then(|| hunt_guided(twin, args.start, args.budget, jobs));
         let outcomes: Vec<&TwinOutcome> = plain.iter().chain(guided.iter()).collect();
         let ok = outcomes.iter().all(|outcome| outcome.ok());
         if !ok {
