@@ -75,7 +75,9 @@ pub const EVENTS_PER_SECOND_MAX: u64 = 55_556;
 /// liveness phases (rounded up).
 pub fn events_max(knobs: &Knobs) -> u64 {
     let micros = knobs.safety_micros.saturating_add(knobs.liveness_micros);
-    micros.div_ceil(1_000_000).saturating_mul(EVENTS_PER_SECOND_MAX)
+    micros
+        .div_ceil(1_000_000)
+        .saturating_mul(EVENTS_PER_SECOND_MAX)
 }
 
 /// The most events pending at once.
