@@ -6,8 +6,8 @@
 //! needs): a fast canary. `--unbiased` is the measure that counts: the default swarm, no per-twin
 //! bias, searched by plain consecutive seeds and by a coverage-guided campaign
 //! (`felix sweep --guided`); it reports the runs each needed (seeds to detect) and their medians,
-//! per search and for either (a twin is caught when either search catches it: the figure each
-//! twin counts with is the fewer runs of the two).
+//! per search and for either (the fewer runs of the two). Each search that runs must catch every
+//! twin within the budget on its own, and with `--median-max N` its median must be at most N.
 //! Every catching run's control run (the same knobs, every rule on) must be clean.
 //! `--model` runs the Stateright twins (cli/src/twins_model.rs, owned by the model work). With
 //! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
@@ -45,10 +45,17 @@ pub struct TwinsArgs {
     /// well the harness finds a bug nobody named.
     #[arg(long)]
     pub unbiased: bool,
-    /// With --unbiased: which searches to run (default both; a twin is caught when either
-    /// catches it within the budget).
+    /// With --unbiased: which searches to run (default both; each must catch every twin
+    /// within the budget).
     #[arg(long, value_enum)]
     pub search: Option<Search>,
+    /// The first seed: plain seeds START..START+budget, the guided campaign from START (another
+    /// window of the same swarm, to see how much a figure owes to the window).
+    #[arg(long, default_value_t = 0)]
+    pub start: u64,
+    /// Fail unless each search's median runs to detect, over the twins, is at most this.
+    #[arg(long)]
+    pub median_max: Option<u64>,
 }
 
 /// Which searches `--unbiased` runs.
@@ -121,9 +128,9 @@ fn control(outcome: &mut TwinOutcome) {
     }
 }
 
-/// Sweeps seeds 0..budget with `twin`'s rule off until its invariant is caught (the knobs biased
+/// Sweeps seeds start..start+budget with `twin`'s rule off until its invariant is caught (the knobs biased
 /// towards the twin unless `unbiased`).
-pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
+pub fn hunt(twin: Twin, start: u64, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
@@ -137,7 +144,7 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome
     };
     run_specs_in_order(
         budget,
-        |seed| (seed < budget).then(|| spec(seed)),
+        |index| (index < budget).then(|| spec(start.wrapping_add(index))),
         jobs,
         |report| {
             outcome.runs += 1;
@@ -161,15 +168,15 @@ pub fn hunt(twin: Twin, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome
     outcome
 }
 
-/// A guided campaign (start seed 0) with `twin`'s rule off until its invariant is caught.
-pub fn hunt_guided(twin: Twin, budget: u64, jobs: usize) -> TwinOutcome {
+/// A guided campaign (from `start`) with `twin`'s rule off until its invariant is caught.
+pub fn hunt_guided(twin: Twin, start: u64, budget: u64, jobs: usize) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
         runs: 0,
         control_violation: None,
     };
-    crate::guided::run_campaign(0, budget, Some(twin), jobs, |_, spec, report| {
+    crate::guided::run_campaign(start, budget, Some(twin), jobs, |_, spec, report| {
         outcome.runs += 1;
         if report
             .violations
@@ -216,10 +223,10 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     let mut either_figures = Vec::new();
     for twin in Twin::ALL {
         let started = Instant::now();
-        let plain = plain_on.then(|| hunt(twin, args.budget, jobs, args.unbiased));
-        let guided = guided_on.then(|| hunt_guided(twin, args.budget, jobs));
+        let plain = plain_on.then(|| hunt(twin, args.start, args.budget, jobs, args.unbiased));
+        let guided = guided_on.then(|| hunt_guided(twin, args.start, args.budget, jobs));
         let outcomes: Vec<&TwinOutcome> = plain.iter().chain(guided.iter()).collect();
-        let ok = outcomes.iter().any(|outcome| outcome.ok());
+        let ok = outcomes.iter().all(|outcome| outcome.ok());
         if !ok {
             code = exit::VIOLATION;
         }
@@ -296,12 +303,22 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             continue;
         }
         if let Some(median) = median(figures) {
+            let over = args
+                .median_max
+                .filter(|max| median > *max && !name.starts_with("either"));
             let line = format!(
-                "sim    {swarm} {name}: {} of {} twins caught within {} runs, median {median} runs to detect",
+                "sim    {swarm} {name}: {} of {} twins caught within {} runs, median {median} runs to detect{}",
                 figures.len(),
                 Twin::ALL.len(),
-                args.budget
+                args.budget,
+                match over {
+                    Some(max) => format!(": FAILED, above --median-max {max}"),
+                    None => String::new(),
+                }
             );
+            if over.is_some() {
+                code = exit::VIOLATION;
+            }
             if args.json {
                 eprintln!("{line}");
             } else {

@@ -110,3 +110,38 @@ fn guided_campaigns_are_deterministic_and_replayable() {
     let hash = finding["trace_hash"].as_str().unwrap_or_default();
     assert!(stdout.contains(&format!("trace hash {hash}")), "{stdout}");
 }
+
+/// `felix twins --unbiased --start S` hunts from seed S (every catching seed lies in
+/// S..S+budget), and `--median-max` fails a search whose median is above it, saying so.
+#[test]
+fn twins_start_and_median_max() {
+    let output = felix(&[
+        "twins",
+        "--sim",
+        "--unbiased",
+        "--search",
+        "plain",
+        "--budget",
+        "4",
+        "--start",
+        "500",
+        "--median-max",
+        "0",
+        "--json",
+        "--jobs",
+        "2",
+    ]);
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    let mut caught = 0;
+    for line in stdout.lines() {
+        let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        if let Some(seed) = value["plain"]["seed"].as_u64() {
+            assert!((500..504).contains(&seed), "{line}");
+            caught += 1;
+        }
+    }
+    assert!(caught > 0, "no twin caught in 500..504: {stdout}");
+    assert!(stderr.contains("FAILED, above --median-max 0"), "{stderr}");
+}

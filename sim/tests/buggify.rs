@@ -49,8 +49,9 @@ fn every_site_fires_when_active_and_never_when_not() {
 
 /// Issue 10's figure: the default swarm reaches `NotHeld` (a read below a jump's point, on the
 /// node that jumped, before its walk reaches the trim that set the sender's floor) within the
-/// default 1,000-seed sweep, and the run that does has ReadAfterJump active and every rule on
-/// clean. Consecutive seeds, stopping at the first that reaches it.
+/// default 1,000-seed sweep, and the run that does is clean with every rule on. Consecutive seeds,
+/// stopping at the first that reaches it. (With 2-6 s runs only ReadAfterJump's restarted reader
+/// got there; since runs last 16-48 s, plain readers do too: seed 38's run has the site off.)
 #[test]
 fn the_default_sweep_reaches_not_held() {
     let found = (0..1_000u64).find_map(|seed| {
@@ -65,18 +66,5 @@ fn the_default_sweep_reaches_not_held() {
         report.violations.is_empty(),
         "seed {seed}: {:?}",
         report.violations
-    );
-    assert!(
-        report.knobs.buggify.contains(&Site::ReadAfterJump),
-        "seed {seed}"
-    );
-    assert!(
-        report
-            .coverage
-            .get(Site::ReadAfterJump.counter())
-            .copied()
-            .unwrap_or(0)
-            > 0,
-        "seed {seed}"
     );
 }

@@ -237,7 +237,7 @@ impl std::fmt::Display for ShrinkError {
 /// the history (plus this), else it is not worth its run.
 const HISTORY_SLACK: usize = 64;
 /// A try's cut in events: twice the best run's events to its violation, plus this (a try that
-/// livelocks stops here instead of at the world's `EVENTS_MAX`).
+/// livelocks stops here instead of at the world's event budget, `world::events_max`).
 const EVENTS_SLACK: u64 = 2_000;
 
 struct Shrinker<'a> {

@@ -67,8 +67,19 @@ use felix_core::storage::SegmentLayout;
 use felix_core::{Command, NodeId, Rules, Token};
 use std::collections::BTreeMap;
 
-/// The most events one run may process: a run that needs more is a livelock (a bug).
-pub const EVENTS_MAX: u64 = 1_000_000;
+/// The most events one run may process per simulated second of its length (safety plus
+/// liveness): a run that needs more is a livelock or a storm (a bug). A rate, not a count, so a
+/// long run gets the budget of its length (1,000,000 events for an 18 s run, as before runs grew).
+pub const EVENTS_PER_SECOND_MAX: u64 = 55_556;
+/// A run's event budget: `EVENTS_PER_SECOND_MAX` per simulated second of its safety and
+/// liveness phases (rounded up).
+pub fn events_max(knobs: &Knobs) -> u64 {
+    let micros = knobs.safety_micros.saturating_add(knobs.liveness_micros);
+    micros
+        .div_ceil(1_000_000)
+        .saturating_mul(EVENTS_PER_SECOND_MAX)
+}
+
 /// The most events pending at once.
 const PENDING_MAX: usize = 1_000_000;
 /// Messages a node may hold back waiting for a sync.
@@ -193,7 +204,6 @@ pub struct Ran {
     pub events: u64,
     pub simulated_micros: Time,
     pub counters: SimCounters,
-    /// The run hit `EVENTS_MAX` and was cut short.
     /// Why the run was cut short by a budget (a livelock or a storm), if it was.
     pub exhausted: Option<String>,
     /// The message of a panic that ended the run, if one did.
@@ -223,6 +233,8 @@ pub struct World {
     /// The quiesce began: writers send nothing more.
     quiesced: bool,
     events: u64,
+    /// This run's event budget: `EVENTS_PER_SECOND_MAX` per simulated second of its length.
+    events_max: u64,
     /// What `count` counted, by name, in first-counted order: a short list searched by the
     /// name's address first (a counter is named by one literal), so counting costs no string
     /// compares; `run` hands it back as `SimCounters`.
@@ -383,6 +395,7 @@ impl World {
             phase: Phase::Safety,
             quiesced: false,
             events: 0,
+            events_max: events_max(&knobs),
             counters: Vec::new(),
             finished: false,
             settle_last: None,
@@ -521,9 +534,11 @@ impl World {
     fn drive(&mut self) {
         while let Some(event) = self.queue.pop() {
             self.events += 1;
-            if self.events > EVENTS_MAX {
+            if self.events > self.events_max {
                 self.exhaust(format!(
-                    "the run processed {EVENTS_MAX} events without finishing (EVENTS_MAX): a livelock"
+                    "the run processed {} events without finishing ({EVENTS_PER_SECOND_MAX} per \
+                     simulated second of its length, EVENTS_PER_SECOND_MAX): a livelock",
+                    self.events_max
                 ));
             }
             if self.exhausted.is_some() {
