@@ -918,6 +918,30 @@ fn replicated_append_truncates_a_conflicting_uncommitted_suffix() {
     assert!(ops.is_empty());
 }
 
+/// A record that conflicts inside the committed prefix (a leader that broke the election rule
+/// could send one) is refused, not truncated: the answer names the first uncommitted offset and
+/// nothing is persisted or changed.
+#[test]
+fn a_conflict_inside_the_committed_prefix_is_refused_with_the_first_uncommitted_offset() {
+    let mut journal = journal();
+    fill(&mut journal, 3);
+    let mut events = Vec::new();
+    journal.commit_to(2, &mut events);
+    let mut ops = Vec::new();
+    let conflicting = Entry {
+        offset: 2,
+        term: 2,
+        command: Command::Noop,
+    };
+    assert_eq!(
+        journal.append_replicated(1, 1, vec![conflicting], &mut ops),
+        Err(3)
+    );
+    assert!(ops.is_empty(), "{ops:?}");
+    assert_eq!(journal.tail(), 4);
+    assert_eq!(journal.term_at(2), Some(1));
+}
+
 #[test]
 fn a_refused_append_hints_the_conflicting_terms_first_record_never_inside_the_committed_prefix() {
     // Proves the hint a follower answers a mismatched AppendEntries with: the first offset of the
