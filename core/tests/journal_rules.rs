@@ -4,7 +4,7 @@
 
 use felix_core::api::{InvalidRequest, ReadFrom, ReadRecord, Reply, Request};
 use felix_core::journal::{Journal, JournalConfig, Jump, Sequenced, TrimIndex, WalkEvent};
-use felix_core::record::{Command, Entry, Headers, Offset, Token};
+use felix_core::record::{Command, Entry, Headers, Offset, Term, Token};
 use felix_core::rules::{Rules, Twin};
 use felix_core::storage::{SealedState, SegmentLayout, StorageOp};
 
@@ -887,19 +887,29 @@ fn read_in_a_jumped_over_range_is_not_held() {
 
 // ---- replication and recovery ----
 
+/// A journal holding three writes of term 1 (offsets 1..=3), committed to `committed`.
+fn three_writes_committed_to(committed: Offset) -> Journal {
+    let mut journal = journal();
+    fill(&mut journal, 3);
+    journal.commit_to(committed, &mut Vec::new());
+    journal
+}
+
+/// A replicated noop record.
+fn noop(offset: Offset, term: Term) -> Entry {
+    Entry {
+        offset,
+        term,
+        command: Command::Noop,
+    }
+}
+
 #[test]
 fn replicated_append_truncates_a_conflicting_uncommitted_suffix() {
     // Proves log matching: a record of another term at the same offset replaces the suffix.
-    let mut journal = journal();
-    fill(&mut journal, 3);
-    let mut events = Vec::new();
-    journal.commit_to(1, &mut events);
+    let mut journal = three_writes_committed_to(1);
     let mut ops = Vec::new();
-    let replacement = Entry {
-        offset: 2,
-        term: 2,
-        command: Command::Noop,
-    };
+    let replacement = noop(2, 2);
     assert_eq!(
         journal.append_replicated(1, 1, vec![replacement.clone()], &mut ops),
         Ok(2)
@@ -923,16 +933,9 @@ fn replicated_append_truncates_a_conflicting_uncommitted_suffix() {
 /// nothing is persisted or changed.
 #[test]
 fn a_conflict_inside_the_committed_prefix_is_refused_with_the_first_uncommitted_offset() {
-    let mut journal = journal();
-    fill(&mut journal, 3);
-    let mut events = Vec::new();
-    journal.commit_to(2, &mut events);
+    let mut journal = three_writes_committed_to(2);
     let mut ops = Vec::new();
-    let conflicting = Entry {
-        offset: 2,
-        term: 2,
-        command: Command::Noop,
-    };
+    let conflicting = noop(2, 2);
     assert_eq!(
         journal.append_replicated(1, 1, vec![conflicting], &mut ops),
         Err(3)
