@@ -489,6 +489,50 @@ fn jump_into_a_segment_rewrites_it_and_survives_an_interrupted_rewrite() {
 }
 
 #[test]
+fn records_kept_by_a_jump_into_a_segment_are_cut_where_they_start() {
+    // After a jump into the middle of a segment the kept records sit at new byte positions in the
+    // rewritten file: a later suffix truncation and a second jump inside that file must cut at
+    // those positions, not the old ones (a wrong cut leaves a torn or foreign frame behind).
+    let dir = store_dir();
+    filled(dir.path(), 8);
+    let mut store = open(dir.path());
+    store.recover().expect("recover");
+    store
+        .apply(&StorageOp::TrimmedTo {
+            point: 6,
+            state: sealed(6),
+        })
+        .expect("jump into segment 5..=8");
+    store
+        .apply(&StorageOp::TruncateSuffix { from: 8 })
+        .expect("truncate inside the rewritten segment");
+    store.sync().expect("sync");
+    assert_eq!((store.start(), store.next()), (6, 8));
+    drop(store);
+    let mut store = open(dir.path());
+    let recovered = store.recover().expect("recover");
+    assert_eq!(offsets(&recovered.entries), vec![6, 7]);
+    assert_eq!(
+        recovered.tail_cut, None,
+        "the truncation cut between frames"
+    );
+    store.apply(&append(8, 8, 2)).expect("append after the cut");
+    store
+        .apply(&StorageOp::TrimmedTo {
+            point: 7,
+            state: sealed(7),
+        })
+        .expect("a second jump inside the same file");
+    store.sync().expect("sync");
+    drop(store);
+    let recovered = open(dir.path()).recover().expect("recover");
+    assert_eq!(offsets(&recovered.entries), vec![7, 8]);
+    assert_eq!(recovered.entries[0], entry(7, 1));
+    assert_eq!(recovered.entries[1], entry(8, 2));
+    assert_eq!(recovered.tail_cut, None);
+}
+
+#[test]
 fn inspect_lists_what_recovery_would_repair_and_changes_nothing() {
     // Proves `FileStore::inspect` (what `felix store check` prints) tells a new directory from a
     // created one, describes each segment file recovery keeps (its first and next offset), and

@@ -68,3 +68,40 @@ fn the_default_sweep_reaches_not_held() {
         report.violations
     );
 }
+
+/// ReadAfterJump's own effect (the default sweep above reaches `NotHeld` without it since runs
+/// are long): with that site alone active, some run of the first 400 seeds has it fire and then
+/// counts more reads refused `NotHeld` than the same seed and knobs with the site off (the rewound
+/// reader asks below the point the node just jumped to), and that run is clean with every rule on.
+#[test]
+fn read_after_jump_sends_a_reader_below_the_point() {
+    let not_held =
+        |report: &felix_sim::RunReport| report.coverage.get("read_not_held").copied().unwrap_or(0);
+    let found = (0..400u64).find_map(|seed| {
+        let mut knobs = Knobs::draw(seed, None);
+        knobs.buggify = vec![Site::ReadAfterJump];
+        let mut spec = RunSpec::new(seed, None);
+        spec.knobs = Some(knobs.clone());
+        let on = run(&spec);
+        let fired = on
+            .coverage
+            .get(Site::ReadAfterJump.counter())
+            .copied()
+            .unwrap_or(0);
+        if fired == 0 {
+            return None;
+        }
+        knobs.buggify.clear();
+        spec.knobs = Some(knobs);
+        let off = run(&spec);
+        (not_held(&on) > not_held(&off)).then_some((seed, on))
+    });
+    let Some((seed, report)) = found else {
+        panic!("in no seed of 0..400 did ReadAfterJump add a read refused NotHeld");
+    };
+    assert!(
+        report.violations.is_empty(),
+        "seed {seed}: {:?}",
+        report.violations
+    );
+}
