@@ -10,7 +10,7 @@
 use crate::exit;
 use crate::sweep::{emit, parse_seed_range, parse_twin};
 use clap::Args;
-use felix_core::Twin;
+use felix_core::TwinName;
 use felix_sim::{stopwatch, RunSpec};
 use serde_json::json;
 use std::ops::Range;
@@ -40,7 +40,7 @@ struct Pass {
     timers: stopwatch::Totals,
 }
 
-fn pass(seeds: &Range<u64>, twin: Option<Twin>, timed: bool) -> Pass {
+fn pass(seeds: &Range<u64>, twin: Option<TwinName>, timed: bool) -> Pass {
     stopwatch::take();
     stopwatch::enable(timed);
     let mut pass = Pass {

@@ -8,7 +8,7 @@
 
 use crate::exit;
 use crate::sweep::{emit, replay_command_spec, run_specs_in_order};
-use felix_core::Twin;
+use felix_core::TwinName;
 use felix_sim::guided::Campaign;
 use felix_sim::{RunReport, RunSpec};
 use serde_json::json;
@@ -21,7 +21,7 @@ use std::time::Instant;
 pub fn run_campaign(
     start: u64,
     budget: u64,
-    twin: Option<Twin>,
+    twin: Option<TwinName>,
     jobs: usize,
     mut visit: impl FnMut(u64, &RunSpec, &RunReport) -> bool,
 ) -> Campaign {
@@ -53,7 +53,7 @@ pub fn run_campaign(
 }
 
 /// `felix sweep --guided`: every failing run with its replay command, then a summary.
-pub fn sweep(start: u64, budget: u64, twin: Option<Twin>, jobs: usize, json_out: bool) -> u8 {
+pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_out: bool) -> u8 {
     let started = Instant::now();
     let mut failed = 0u64;
     let mut events = 0u64;

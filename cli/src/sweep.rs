@@ -7,7 +7,7 @@
 
 use crate::exit;
 use clap::Args;
-use felix_core::Twin;
+use felix_core::rules::{Layer, TwinName};
 use felix_sim::{RunReport, RunSpec};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -100,9 +100,11 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 }
 
 /// Parses a twin name, with or without the FelixHeadTrim prefix.
-pub fn parse_twin(text: &str) -> Result<Twin, String> {
-    Twin::parse(text).ok_or_else(|| {
-        let names: Vec<&str> = Twin::ALL.iter().map(|twin| twin.name()).collect();
+pub fn parse_twin(text: &str) -> Result<TwinName, String> {
+    TwinName::parse_in(Layer::Sim, text).ok_or_else(|| {
+        let names: Vec<&str> = TwinName::in_layer(Layer::Sim)
+            .map(|twin| twin.name())
+            .collect();
         format!("unknown twin {text:?}; known twins: {}", names.join(", "))
     })
 }
@@ -118,7 +120,7 @@ pub fn parse_jobs(jobs: Option<usize>) -> Result<usize, String> {
 }
 
 /// The exact command that replays `seed`, as a control run when `control`.
-pub fn replay_command_for(seed: u64, twin: Option<Twin>, control: bool) -> String {
+pub fn replay_command_for(seed: u64, twin: Option<TwinName>, control: bool) -> String {
     match (twin, control) {
         (Some(twin), true) => format!("felix replay --seed {seed} --twin {twin} --control"),
         (Some(twin), false) => format!("felix replay --seed {seed} --twin {twin}"),
@@ -176,7 +178,7 @@ impl Seeds {
 /// finish and are discarded), so the visited prefix is the same for any `jobs`.
 pub fn run_in_order(
     seeds: Seeds,
-    twin: Option<Twin>,
+    twin: Option<TwinName>,
     control: bool,
     jobs: usize,
     visit: impl FnMut(RunReport) -> bool,
@@ -471,7 +473,7 @@ mod tests {
         assert!(parse_shard("5/4").is_err());
         assert!(parse_shard("1/0").is_err());
         assert!(parse_shard("x").is_err());
-        assert_eq!(parse_twin("FelixHeadTrimUntagged"), Ok(Twin::Untagged));
+        assert_eq!(parse_twin("FelixHeadTrimUntagged"), Ok(TwinName::Untagged));
         assert!(parse_twin("Nope").is_err());
         assert!(parse_jobs(Some(0)).is_err());
         assert_eq!(parse_jobs(Some(3)), Ok(3));
@@ -481,12 +483,12 @@ mod tests {
         assert_eq!(Seeds::sharded(&(10..11), 2, 3).count, 0);
         assert_eq!(Seeds::sharded(&(0..1000), 1, 1).count, 1000);
         assert_eq!(
-            replay_command_for(7, Some(Twin::NoopSkip), false),
+            replay_command_for(7, Some(TwinName::NoopSkip), false),
             "felix replay --seed 7 --twin NoopSkip"
         );
         // The hint `felix replay --control` prints for a failing control run (issue 15).
         assert_eq!(
-            replay_command_for(7, Some(Twin::NoopSkip), true),
+            replay_command_for(7, Some(TwinName::NoopSkip), true),
             "felix replay --seed 7 --twin NoopSkip --control"
         );
     }

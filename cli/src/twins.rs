@@ -1,6 +1,6 @@
 //! `felix twins`: hold every twin to the invariant it must break.
 //!
-//! `--sim` sweeps seeds for each twin of `Twin::ALL` with that one rule off until an audit catches
+//! `--sim` sweeps seeds for each twin of `TwinName::ALL` with that one rule off until an audit catches
 //! the twin's named invariant, and fails unless it is caught within the budget. By default the
 //! seed's swarm is biased towards the twin (more lease moves, pauses, trims, crashes, as the twin
 //! needs): a fast canary. `--unbiased` is the measure that counts: the default swarm, no per-twin
@@ -15,7 +15,7 @@
 use crate::exit;
 use crate::sweep::{emit, parse_jobs, replay_command_spec, run_specs_in_order};
 use clap::Args;
-use felix_core::Twin;
+use felix_core::rules::{Layer, TwinName};
 use felix_sim::RunSpec;
 use serde_json::json;
 use std::time::Instant;
@@ -130,7 +130,7 @@ fn control(outcome: &mut TwinOutcome) {
 
 /// Sweeps seeds start..start+budget with `twin`'s rule off until its invariant is caught (the knobs biased
 /// towards the twin unless `unbiased`).
-pub fn hunt(twin: Twin, start: u64, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
+pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
@@ -151,7 +151,7 @@ pub fn hunt(twin: Twin, start: u64, budget: u64, jobs: usize, unbiased: bool) ->
             if report
                 .violations
                 .iter()
-                .any(|finding| finding.invariant == twin.invariant())
+                .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
             {
                 outcome.caught = Some((outcome.runs, spec(report.seed)));
                 return false;
@@ -169,7 +169,7 @@ pub fn hunt(twin: Twin, start: u64, budget: u64, jobs: usize, unbiased: bool) ->
 }
 
 /// A guided campaign (from `start`) with `twin`'s rule off until its invariant is caught.
-pub fn hunt_guided(twin: Twin, start: u64, budget: u64, jobs: usize) -> TwinOutcome {
+pub fn hunt_guided(twin: TwinName, start: u64, budget: u64, jobs: usize) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
@@ -181,7 +181,7 @@ pub fn hunt_guided(twin: Twin, start: u64, budget: u64, jobs: usize) -> TwinOutc
         if report
             .violations
             .iter()
-            .any(|finding| finding.invariant == twin.invariant())
+            .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
         {
             outcome.caught = Some((outcome.runs, spec.clone()));
             return false;
@@ -221,7 +221,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     let (mut plain_figures, mut guided_figures) = (Vec::new(), Vec::new());
     // Each twin's figure when either search counts: the fewer runs of the two that caught it.
     let mut either_figures = Vec::new();
-    for twin in Twin::ALL {
+    for twin in TwinName::in_layer(Layer::Sim) {
         let started = Instant::now();
         let plain = plain_on.then(|| hunt(twin, args.start, args.budget, jobs, args.unbiased));
         let guided = guided_on.then(|| hunt_guided(twin, args.start, args.budget, jobs));
@@ -240,7 +240,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
         let found = outcomes
             .iter()
             .find(|outcome| outcome.caught.is_some())
-            .map(|_| twin.invariant().to_string())
+            .map(|_| twin.must_break(Layer::Sim).to_string())
             .or_else(|| {
                 outcomes
                     .iter()
@@ -253,7 +253,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 json!({
                     "twin": twin.name(),
                     "layer": "sim",
-                    "expected": twin.invariant().name(),
+                    "expected": twin.must_break(Layer::Sim).name(),
                     "found": found,
                     "ok": ok,
                     "seeds_to_detect": best,
@@ -271,7 +271,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             emit(&format!(
                 "sim    {:<17} expected {:<18} found {:<18} {} ({})",
                 twin.name(),
-                twin.invariant(),
+                twin.must_break(Layer::Sim),
                 found.as_deref().unwrap_or("nothing"),
                 if ok { "ok " } else { "FAILED" },
                 verdicts.join(", ")
@@ -309,7 +309,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             let line = format!(
                 "sim    {swarm} {name}: {} of {} twins caught within {} runs, median {median} runs to detect{}",
                 figures.len(),
-                Twin::ALL.len(),
+                TwinName::in_layer(Layer::Sim).count(),
                 args.budget,
                 match over {
                     Some(max) => format!(": FAILED, above --median-max {max}"),

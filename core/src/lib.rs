@@ -21,4 +21,4 @@ pub mod storage;
 pub mod words;
 
 pub use record::{Command, Entry, Headers, NodeId, Offset, Term, Token};
-pub use rules::{Rules, Twin};
+pub use rules::{Rules, TwinName};

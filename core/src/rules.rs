@@ -1,13 +1,12 @@
 //! Rule switches: one per safety rule, every rule on by default.
 //!
 //! A *twin* is the default configuration with exactly one rule switched off; each twin must break
-//! the invariant named in `Twin::invariant`, in every layer that has it (simulator, Stateright
+//! the invariant named in `TwinName::expected`, in every layer that has it (simulator, Stateright
 //! model, TLA+). The names are the same everywhere: they live in `felix-names` (`TwinName`,
 //! `Invariant`), which the model shares without importing the core.
 
 pub use felix_names::{Invariant, Layer, TwinName};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// Which safety rules are on. `Rules::default()` is every rule on.
 /// Each field is named for the *rule*; `false` switches the rule off (the twin).
@@ -80,104 +79,31 @@ impl Rules {
     }
 }
 
-/// The expected-to-fail configurations: every rule on but one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Twin {
-    HiddenTrims,
-    Untagged,
-    NoopSkip,
-    Retention,
-    ReadFromEarliest,
-    TailFromRefusal,
-    CompactActive,
-    JumpResetsTerm,
-    UnfencedTruncate,
-    FloorPastCommit,
-    AckBeforeSync,
-    LocalReads,
-    VisibleTrims,
-}
-
-impl Twin {
-    pub const ALL: [Twin; 13] = [
-        Twin::HiddenTrims,
-        Twin::Untagged,
-        Twin::NoopSkip,
-        Twin::Retention,
-        Twin::ReadFromEarliest,
-        Twin::TailFromRefusal,
-        Twin::CompactActive,
-        Twin::JumpResetsTerm,
-        Twin::UnfencedTruncate,
-        Twin::FloorPastCommit,
-        Twin::AckBeforeSync,
-        Twin::LocalReads,
-        Twin::VisibleTrims,
-    ];
-
-    pub fn name(self) -> &'static str {
-        self.named().name()
-    }
-
-    /// This twin's name in every layer.
-    pub fn named(self) -> TwinName {
-        match self {
-            Twin::HiddenTrims => TwinName::HiddenTrims,
-            Twin::Untagged => TwinName::Untagged,
-            Twin::NoopSkip => TwinName::NoopSkip,
-            Twin::Retention => TwinName::Retention,
-            Twin::ReadFromEarliest => TwinName::ReadFromEarliest,
-            Twin::TailFromRefusal => TwinName::TailFromRefusal,
-            Twin::CompactActive => TwinName::CompactActive,
-            Twin::JumpResetsTerm => TwinName::JumpResetsTerm,
-            Twin::UnfencedTruncate => TwinName::UnfencedTruncate,
-            Twin::FloorPastCommit => TwinName::FloorPastCommit,
-            Twin::AckBeforeSync => TwinName::AckBeforeSync,
-            Twin::LocalReads => TwinName::LocalReads,
-            Twin::VisibleTrims => TwinName::VisibleTrims,
-        }
-    }
-
-    /// Parses a twin name; the `FelixHeadTrim` prefix may be dropped or kept.
-    pub fn parse(text: &str) -> Option<Twin> {
-        let name = text.strip_prefix("FelixHeadTrim").unwrap_or(text);
-        Twin::ALL.into_iter().find(|twin| twin.name() == name)
-    }
-
-    /// The invariant this twin must break in the simulator (DESIGN.md, "Rules, switches and
-    /// twins"; `TwinName::expected` holds every layer's).
-    pub fn invariant(self) -> Invariant {
-        match self.named().expected(Layer::Sim) {
-            Some(invariant) => invariant,
-            None => unreachable!("{self} is a simulator twin without a simulator invariant"),
-        }
-    }
-
-    /// The rules with exactly this one switched off.
-    pub fn rules(self) -> Rules {
+impl Rules {
+    /// The rules of `twin`: every rule on but the one the twin switches off. Only the simulator's
+    /// twins have a switch in the core (`TwinName::in_layer(Layer::Sim)`; a parsed `--twin` is
+    /// one); another twin is a caller's bug.
+    pub fn twin(twin: TwinName) -> Rules {
         let mut rules = Rules::default();
-        match self {
-            Twin::HiddenTrims => rules.trims_visible = false,
-            Twin::Untagged => rules.floor_tag = false,
-            Twin::NoopSkip => rules.noop_trim_checks_tail = false,
-            Twin::Retention => rules.only_trims_delete = false,
-            Twin::ReadFromEarliest => rules.reread_from_cursor = false,
-            Twin::TailFromRefusal => rules.tail_not_from_refusal = false,
-            Twin::CompactActive => rules.compaction_keeps_floor_record = false,
-            Twin::JumpResetsTerm => rules.jump_keeps_term = false,
-            Twin::UnfencedTruncate => rules.truncate_fenced = false,
-            Twin::FloorPastCommit => rules.floor_after_commit = false,
-            Twin::AckBeforeSync => rules.ack_after_sync = false,
-            Twin::LocalReads => rules.read_index = false,
-            Twin::VisibleTrims => rules.tag_not_visible_trims = false,
+        match twin {
+            TwinName::HiddenTrims => rules.trims_visible = false,
+            TwinName::Untagged => rules.floor_tag = false,
+            TwinName::NoopSkip => rules.noop_trim_checks_tail = false,
+            TwinName::Retention => rules.only_trims_delete = false,
+            TwinName::ReadFromEarliest => rules.reread_from_cursor = false,
+            TwinName::TailFromRefusal => rules.tail_not_from_refusal = false,
+            TwinName::CompactActive => rules.compaction_keeps_floor_record = false,
+            TwinName::JumpResetsTerm => rules.jump_keeps_term = false,
+            TwinName::UnfencedTruncate => rules.truncate_fenced = false,
+            TwinName::FloorPastCommit => rules.floor_after_commit = false,
+            TwinName::AckBeforeSync => rules.ack_after_sync = false,
+            TwinName::LocalReads => rules.read_index = false,
+            TwinName::VisibleTrims => rules.tag_not_visible_trims = false,
+            TwinName::TagAtFloor => {
+                panic!("{twin} is not a simulator twin: the core has no switch for it")
+            }
         }
         rules
-    }
-}
-
-impl fmt::Display for Twin {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.name())
     }
 }
 
@@ -190,25 +116,19 @@ mod tests {
     fn every_twin_switches_exactly_one_rule_off() {
         let all_on = serde_json_free_count(Rules::default());
         assert_eq!(all_on, 0);
-        for twin in Twin::ALL {
-            assert_eq!(serde_json_free_count(twin.rules()), 1, "{twin}");
-            assert_eq!(Twin::parse(twin.name()), Some(twin));
-            assert_eq!(Twin::parse(&format!("FelixHeadTrim{twin}")), Some(twin));
+        for twin in TwinName::in_layer(Layer::Sim) {
+            assert_eq!(serde_json_free_count(Rules::twin(twin)), 1, "{twin}");
         }
-        assert_eq!(Twin::parse("NoSuchTwin"), None);
     }
 
-    /// The core's twins are exactly the simulator's twins in `felix-names`, each under its own
-    /// name (TagAtFloor is the model's only: the simulator cannot express it).
+    /// Every simulator twin switches off a rule of its own: no two twins share a switch.
     #[test]
-    fn the_twins_are_the_simulator_layer_of_the_shared_names() {
-        let core: Vec<TwinName> = Twin::ALL.into_iter().map(Twin::named).collect();
-        let shared: Vec<TwinName> = TwinName::in_layer(Layer::Sim).collect();
-        assert_eq!(core, shared);
-        for twin in Twin::ALL {
-            assert_eq!(twin.name(), format!("{twin:?}"));
-            assert_eq!(Some(twin.invariant()), twin.named().expected(Layer::Sim));
+    fn every_simulator_twin_has_a_switch_of_its_own() {
+        let twins: Vec<Rules> = TwinName::in_layer(Layer::Sim).map(Rules::twin).collect();
+        for (index, rules) in twins.iter().enumerate() {
+            assert!(!twins[..index].contains(rules), "{rules:?}");
         }
+        assert_eq!(twins.len(), 13);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {

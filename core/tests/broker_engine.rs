@@ -10,7 +10,7 @@ use felix_core::broker::{
 };
 use felix_core::history::Event;
 use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term, Token};
-use felix_core::rules::{Rules, Twin};
+use felix_core::rules::{Rules, TwinName};
 use felix_core::storage::{HardState, SealedState, SegmentLayout, StorageOp};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -463,7 +463,7 @@ fn leader_sequences_a_write_and_acks_only_once_committed_on_a_durable_majority()
 #[test]
 fn ack_before_sync_twin_acks_before_the_leader_is_durable() {
     // Proves the AckBeforeSync switch matters: with it off, the follower's ack alone commits.
-    let mut net = Net::new(Twin::AckBeforeSync.rules());
+    let mut net = Net::new(Rules::twin(TwinName::AckBeforeSync));
     net.elect_zero();
     let leader = net.node(0);
     leader.step_collect(Input::Client {
@@ -492,7 +492,7 @@ fn follower_acks_only_after_its_persist_in_the_output_order() {
     // it only under AckBeforeSync).
     for (rules, persist_first) in [
         (Rules::default(), true),
-        (Twin::AckBeforeSync.rules(), false),
+        (Rules::twin(TwinName::AckBeforeSync), false),
     ] {
         let mut node = Broker::new(config(1, rules));
         let outputs = node.step_collect(Input::Message {
@@ -1142,7 +1142,7 @@ fn a_jumped_node_answers_not_held_until_its_walk_reaches_the_trim_then_the_tagge
 fn jump_resets_term_twin_overwrites_the_promise() {
     // Proves the JumpResetsTerm switch matters: with it off the jump persists the sealed term and
     // no vote, lowering the promise (what TermNeverDecreases catches).
-    let mut node = stranded_follower(Twin::JumpResetsTerm.rules());
+    let mut node = stranded_follower(Rules::twin(TwinName::JumpResetsTerm));
     let outputs = node.step_collect(Input::Message {
         from: 0,
         message: Message::TrimmedTo {
@@ -1329,7 +1329,7 @@ fn floor_past_commit_twin_observes_the_floor_where_the_trim_is_appended() {
     // that step observes no floor at all (the walk observes it later).
     for (rules, at_append) in [
         (Rules::default(), false),
-        (Twin::FloorPastCommit.rules(), true),
+        (Rules::twin(TwinName::FloorPastCommit), true),
     ] {
         let mut net = Net::new(rules);
         net.elect_zero();

@@ -13,7 +13,7 @@ use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Message, Outbox};
 use felix_core::history::Event;
 use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term};
-use felix_core::rules::{Rules, Twin};
+use felix_core::rules::{Rules, TwinName};
 use felix_core::storage::{LogStore, MemoryStore, SegmentLayout};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -407,7 +407,7 @@ fn ack_before_sync_loses_an_acked_write_under_the_schedule_checks() {
         Ok(())
     };
     assert!(run(Rules::default()).is_ok());
-    let twin = run(Twin::AckBeforeSync.rules());
+    let twin = run(Rules::twin(TwinName::AckBeforeSync));
     let found = format!("{twin:?}");
     assert!(
         found.contains("CommittedPrefixAgreement"),

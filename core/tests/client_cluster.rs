@@ -10,7 +10,7 @@ use felix_core::api::{ClientId, Reply, Request};
 use felix_core::client::checkpoint::OwnerOp;
 use felix_core::client::{Folder, Owner, OwnerConfig, OwnerStatus};
 use felix_core::history::Event;
-use felix_core::{Offset, Rules, Token, Twin};
+use felix_core::{Offset, Rules, Token, TwinName};
 use std::collections::BTreeMap;
 
 const OWNER_A: ClientId = 10;
@@ -269,7 +269,7 @@ fn a_stale_owners_truncate_is_refused() {
 /// with the follower that folded everything — the FoldAgreement violation the twin must show.
 #[test]
 fn unfenced_truncate_breaks_fold_agreement() {
-    let rules = Twin::UnfencedTruncate.rules();
+    let rules = Rules::twin(TwinName::UnfencedTruncate);
     let (mut cluster, mut owner_a) = checkpointed(rules);
     let mut follower = Folder::new(FOLLOWER, 16, 8);
     // The follower starts after A's truncate: it restores from A's run, then follows B.

@@ -6,7 +6,7 @@ use felix_core::client::{
     Client, Holder, HolderConfig, HolderOp, HolderStatus, Route, SubmitError,
 };
 use felix_core::history::Event;
-use felix_core::{Headers, Offset, Rules, Twin};
+use felix_core::{Headers, Offset, Rules, TwinName};
 
 const HOLDER: u32 = 7;
 const BATCH: u32 = 4;
@@ -175,7 +175,7 @@ fn refused_holder_rereads_from_cursor_and_retires_on_the_tag() {
 /// floor, finds only a skipped trim and writes after holder 2 — the bug the tag fixes.
 #[test]
 fn untagged_refusal_moves_to_the_floor_and_the_holder_writes_on() {
-    let mut holder = fencing_holder(1, Twin::Untagged.rules());
+    let mut holder = fencing_holder(1, Rules::twin(TwinName::Untagged));
     let id = expect_request(&mut holder, fenced_write(1, 1));
     holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
     let id = expect_request(&mut holder, read(1));
@@ -232,7 +232,7 @@ fn a_tag_from_an_older_epoch_does_not_retire() {
 /// after the new holder without reading.
 #[test]
 fn tail_from_refusal_twin_adopts_the_refusals_tail() {
-    let mut holder = fencing_holder(1, Twin::TailFromRefusal.rules());
+    let mut holder = fencing_holder(1, Rules::twin(TwinName::TailFromRefusal));
     let id = expect_request(&mut holder, fenced_write(1, 1));
     holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
     assert_eq!(holder.tail(), Some(3));
@@ -243,7 +243,7 @@ fn tail_from_refusal_twin_adopts_the_refusals_tail() {
 /// resolves to the floor and carries no tag; later batches continue from the reply's `next`.
 #[test]
 fn read_from_earliest_twin_rereads_from_earliest() {
-    let mut holder = fencing_holder(1, Twin::ReadFromEarliest.rules());
+    let mut holder = fencing_holder(1, Rules::twin(TwinName::ReadFromEarliest));
     let id = expect_request(&mut holder, fenced_write(1, 1));
     holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
     let id = expect_request(
@@ -523,7 +523,7 @@ fn invalid_drops_the_submitted_op_but_not_the_queue() {
 /// when that is ahead of it (what it read is behind it now).
 #[test]
 fn a_read_from_earliest_moves_the_cursor_up() {
-    let mut holder = fencing_holder(1, Twin::ReadFromEarliest.rules());
+    let mut holder = fencing_holder(1, Rules::twin(TwinName::ReadFromEarliest));
     let id = expect_request(&mut holder, fenced_write(1, 1));
     holder.on_reply(id, Reply::OffsetMismatch { tail: 3 });
     let (id, _) = holder.next_request().unwrap();
@@ -584,7 +584,13 @@ fn a_tag_with_its_own_epoch_does_not_retire() {
 /// cursor where it is (it never goes back).
 #[test]
 fn a_read_from_earliest_behind_the_cursor_keeps_it() {
-    let mut holder = Holder::new(HOLDER, 1, 5, Twin::ReadFromEarliest.rules(), config());
+    let mut holder = Holder::new(
+        HOLDER,
+        1,
+        5,
+        Rules::twin(TwinName::ReadFromEarliest),
+        config(),
+    );
     let id = expect_request(&mut holder, read(5));
     holder.on_reply(
         id,

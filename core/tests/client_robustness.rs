@@ -7,7 +7,7 @@ use felix_core::client::checkpoint::{encode_run, OwnerOp};
 use felix_core::client::{
     Client, Fold, Folder, Holder, HolderConfig, HolderOp, Owner, OwnerConfig, Reader,
 };
-use felix_core::{Headers, Rules, Token, Twin};
+use felix_core::{Headers, Rules, Token, TwinName};
 use proptest::prelude::*;
 
 fn headers() -> impl Strategy<Value = Option<Headers>> {
@@ -133,8 +133,8 @@ proptest! {
     fn holder_never_panics(actions in proptest::collection::vec(action(), 0..60), twin in 0usize..3) {
         let rules = match twin {
             0 => Rules::default(),
-            1 => Twin::TailFromRefusal.rules(),
-            _ => Twin::ReadFromEarliest.rules(),
+            1 => Rules::twin(TwinName::TailFromRefusal),
+            _ => Rules::twin(TwinName::ReadFromEarliest),
         };
         let config = HolderConfig { read_batch_max: 3, ops_max: 3 };
         let mut holder = Holder::new(1, 2, 1, rules, config);

@@ -20,7 +20,7 @@ use client_driver::{Cluster, Exchange};
 use felix_core::api::{ClientId, ReadFrom, Reply, Request};
 use felix_core::client::{Client, Holder, HolderConfig, HolderOp, HolderStatus};
 use felix_core::history::Event;
-use felix_core::{Command, Entry, Headers, Offset, Rules, Twin};
+use felix_core::{Command, Entry, Headers, Offset, Rules, TwinName};
 
 const HOLDER_1: ClientId = 1;
 const HOLDER_2: ClientId = 2;
@@ -210,8 +210,8 @@ fn every_rule_on_holder_1_retires_on_the_tag() {
 /// holder 2 — the trim hid the fence.
 #[test]
 fn without_the_tag_holder_1_writes_and_trims_after_holder_2() {
-    for twin in [Twin::HiddenTrims, Twin::Untagged] {
-        let (exchanges, events, committed) = holder_1_wakes_up(twin.rules());
+    for twin in [TwinName::HiddenTrims, TwinName::Untagged] {
+        let (exchanges, events, committed) = holder_1_wakes_up(Rules::twin(twin));
         assert_eq!(
             exchanges,
             vec![
@@ -251,7 +251,7 @@ fn without_the_tag_holder_1_writes_and_trims_after_holder_2() {
 /// ReadFromEarliest: the re-read resolves to the floor, is never refused, never tagged.
 #[test]
 fn read_from_earliest_holder_1_writes_after_holder_2() {
-    let (exchanges, events, committed) = holder_1_wakes_up(Twin::ReadFromEarliest.rules());
+    let (exchanges, events, committed) = holder_1_wakes_up(Rules::twin(TwinName::ReadFromEarliest));
     assert_eq!(
         exchanges[..2],
         [
@@ -275,7 +275,7 @@ fn read_from_earliest_holder_1_writes_after_holder_2() {
 /// TailFromRefusal: holder 1 adopts the refusal's tail and writes straight after holder 2.
 #[test]
 fn tail_from_refusal_holder_1_writes_after_holder_2() {
-    let (exchanges, events, committed) = holder_1_wakes_up(Twin::TailFromRefusal.rules());
+    let (exchanges, events, committed) = holder_1_wakes_up(Rules::twin(TwinName::TailFromRefusal));
     assert_eq!(
         exchanges[..2],
         [
@@ -299,7 +299,7 @@ fn the_trace_is_deterministic() {
         cluster.history
     };
     assert_eq!(run(Rules::default()), run(Rules::default()));
-    assert_ne!(run(Rules::default()), run(Twin::Untagged.rules()));
+    assert_ne!(run(Rules::default()), run(Rules::twin(TwinName::Untagged)));
 }
 
 fn write(epoch: u64, tail: Offset, body: &[u8]) -> Request {
@@ -386,7 +386,7 @@ fn noop_trim_checks_the_tail_and_holder_1_retires() {
 /// after holder 2.
 #[test]
 fn noop_skip_leaks_the_tail_and_holder_1_writes_after_holder_2() {
-    let (exchanges, events, committed) = noop_trim_variant(Twin::NoopSkip.rules());
+    let (exchanges, events, committed) = noop_trim_variant(Rules::twin(TwinName::NoopSkip));
     assert_eq!(exchanges[0].1, Reply::TrimNoop { tail: 5 });
     assert_eq!(
         exchanges[1],
@@ -461,7 +461,7 @@ fn retention_off_keeps_the_fenced_write_and_holder_1_retires() {
 /// and holder 1 writes after holder 2.
 #[test]
 fn retention_deletes_the_fence_and_holder_1_writes_after_holder_2() {
-    let (exchanges, events, committed) = retention_variant(Twin::Retention.rules());
+    let (exchanges, events, committed) = retention_variant(Rules::twin(TwinName::Retention));
     assert_eq!(
         exchanges[..3],
         [

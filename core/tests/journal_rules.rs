@@ -5,7 +5,7 @@
 use felix_core::api::{InvalidRequest, ReadFrom, ReadRecord, Reply, Request};
 use felix_core::journal::{Journal, JournalConfig, Jump, Sequenced, TrimIndex, WalkEvent};
 use felix_core::record::{Command, Entry, Headers, Offset, Term, Token};
-use felix_core::rules::{Rules, Twin};
+use felix_core::rules::{Rules, TwinName};
 use felix_core::storage::{SealedState, SegmentLayout, StorageOp};
 
 fn config(rules: Rules) -> JournalConfig {
@@ -174,7 +174,7 @@ fn noop_trim_still_checks_the_tail() {
     // the tail to a stale holder; with the rule off it answers the tail.
     for (rules, expected) in [
         (Rules::default(), Reply::OffsetMismatch { tail: 4 }),
-        (Twin::NoopSkip.rules(), Reply::TrimNoop { tail: 4 }),
+        (Rules::twin(TwinName::NoopSkip), Reply::TrimNoop { tail: 4 }),
     ] {
         let mut journal = Journal::new(config(rules));
         fill(&mut journal, 2);
@@ -320,7 +320,7 @@ fn floor_is_applied_when_the_walk_reaches_the_trim() {
     );
     assert_eq!(journal.floor(), 2);
 
-    let mut twin = Journal::new(config(Twin::FloorPastCommit.rules()));
+    let mut twin = Journal::new(config(Rules::twin(TwinName::FloorPastCommit)));
     fill(&mut twin, 2);
     land(&mut twin, trim(None, None, 2, 1));
     assert_eq!(twin.floor(), 2);
@@ -370,7 +370,7 @@ fn stale_fenced_trim_is_refused_in_place_by_the_walk() {
     // the writer in force is refused in place, the floor unmoved; with the rule off it applies.
     for (rules, refused) in [
         (Rules::default(), true),
-        (Twin::UnfencedTruncate.rules(), false),
+        (Rules::twin(TwinName::UnfencedTruncate), false),
     ] {
         let mut journal = Journal::new(config(rules));
         let entries = vec![
@@ -489,8 +489,8 @@ fn read_below_the_floor_is_cursor_too_old_tagged_with_the_floor_trims_headers() 
     // that set the floor; with either rule off it carries nothing.
     for (rules, tagged) in [
         (Rules::default(), true),
-        (Twin::Untagged.rules(), false),
-        (Twin::HiddenTrims.rules(), false),
+        (Rules::twin(TwinName::Untagged), false),
+        (Rules::twin(TwinName::HiddenTrims), false),
     ] {
         let mut journal = Journal::new(config(rules));
         fill(&mut journal, 1);
@@ -517,7 +517,7 @@ fn visible_trims_twin_serves_trim_records_and_refuses_untagged() {
     // Proves the VisibleTrims switch (the rejected first fix): readers are served the trim records
     // themselves (their headers, an empty body) and the refusal below the floor carries no tag;
     // under the default rules the same read skips the trim.
-    let mut journal = Journal::new(config(Twin::VisibleTrims.rules()));
+    let mut journal = Journal::new(config(Rules::twin(TwinName::VisibleTrims)));
     fill(&mut journal, 1);
     land(&mut journal, trim(None, None, 2, 2));
     land(&mut journal, write(None, None, "b"));
@@ -674,7 +674,7 @@ fn compaction_never_deletes_the_active_segment() {
     // Proves the active segment (the one holding the last record) is kept even when it lies
     // wholly below the floor. Only a floor that outran its truncated trim gets there
     // (FloorPastCommit): records 1-8, a trim at 9 sets floor 9 on append and is truncated.
-    let mut journal = Journal::new(config(Twin::FloorPastCommit.rules()));
+    let mut journal = Journal::new(config(Rules::twin(TwinName::FloorPastCommit)));
     fill(&mut journal, 8);
     land(&mut journal, trim(None, None, 9, 1));
     journal.truncate_suffix(9);
@@ -695,7 +695,7 @@ fn compaction_keeps_the_floor_record() {
     assert!(journal.entry(11).is_some());
     assert_eq!(journal.readable_start(), 10);
 
-    let mut twin = trimmed_journal(Twin::CompactActive.rules());
+    let mut twin = trimmed_journal(Rules::twin(TwinName::CompactActive));
     fill(&mut twin, 1); // commit the floor record's whole segment (9-12)
     commit_all(&mut twin);
     let compaction = twin
@@ -717,7 +717,7 @@ fn compaction_keeps_the_floor_record() {
 fn compaction_is_clamped_to_the_committed_prefix() {
     // Proves compaction never deletes uncommitted records, even with a floor above them
     // (reachable only when the floor runs ahead of the commit: FloorPastCommit).
-    let mut journal = Journal::new(config(Twin::FloorPastCommit.rules()));
+    let mut journal = Journal::new(config(Rules::twin(TwinName::FloorPastCommit)));
     fill(&mut journal, 9);
     land(&mut journal, trim(None, None, 10, 1));
     let mut events = Vec::new();
@@ -740,7 +740,7 @@ fn retention_deletes_regardless_of_trims_and_its_refusal_is_untagged() {
     commit_all(&mut journal);
     assert_eq!(journal.compact(), None);
 
-    let mut twin = Journal::new(config(Twin::Retention.rules()));
+    let mut twin = Journal::new(config(Rules::twin(TwinName::Retention)));
     fill(&mut twin, 12);
     commit_all(&mut twin);
     let compaction = twin.compact().expect("retention keeps one segment");
@@ -762,14 +762,14 @@ fn retention_keeps_its_count_of_whole_segments_and_is_named_only_when_it_deletes
     // floor's deletion).
     let mut twin = Journal::new(JournalConfig {
         retention_segments_max: 2,
-        ..config(Twin::Retention.rules())
+        ..config(Rules::twin(TwinName::Retention))
     });
     fill(&mut twin, 16);
     commit_all(&mut twin);
     let compaction = twin.compact().expect("retention keeps two segments");
     assert_eq!((compaction.below, compaction.retention), (9, true));
 
-    let mut twin = Journal::new(config(Twin::Retention.rules()));
+    let mut twin = Journal::new(config(Rules::twin(TwinName::Retention)));
     fill(&mut twin, 11);
     land(&mut twin, trim(None, None, 12, 4));
     commit_all(&mut twin);
@@ -1124,7 +1124,7 @@ fn recovery_after_a_jump_keeps_the_floor_as_the_readable_start() {
 fn recovery_after_deleting_past_the_floor_keeps_the_readable_start_there() {
     // Proves that where a rule that deletes past the floor is off (Retention, CompactActive), a
     // restarted node still refuses below what it deleted, untagged, as it did before.
-    let mut twin = Journal::new(config(Twin::Retention.rules()));
+    let mut twin = Journal::new(config(Rules::twin(TwinName::Retention)));
     fill(&mut twin, 12);
     commit_all(&mut twin);
     twin.compact().expect("retention keeps one segment");
@@ -1141,7 +1141,7 @@ fn recovery_after_deleting_past_the_floor_keeps_the_readable_start_there() {
         }
     );
 
-    let mut twin = trimmed_journal(Twin::CompactActive.rules());
+    let mut twin = trimmed_journal(Rules::twin(TwinName::CompactActive));
     fill(&mut twin, 1);
     commit_all(&mut twin);
     twin.compact()
@@ -1184,7 +1184,7 @@ fn floor_past_commit_twin_applies_a_trim_at_append_unless_its_fence_is_stale() {
     // Proves the FloorPastCommit twin's append-time floor keeps the fence check: a trim fenced
     // with the writer in force at the tail raises the floor as it is appended, one fenced with a
     // stale writer does not (and, uncommitted, neither is walked yet).
-    let mut journal = Journal::new(config(Twin::FloorPastCommit.rules()));
+    let mut journal = Journal::new(config(Rules::twin(TwinName::FloorPastCommit)));
     land(
         &mut journal,
         Request::Fence {

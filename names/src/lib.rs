@@ -257,6 +257,26 @@ impl TwinName {
         }
     }
 
+    /// The invariant this twin must break in `layer`. Panics where the layer has no such twin: a
+    /// caller holds a twin of the layer (one of `in_layer`, or parsed by `parse_in`), so that is a
+    /// bug of the caller, not an input.
+    pub const fn must_break(self, layer: Layer) -> Invariant {
+        match self.expected(layer) {
+            Some(invariant) => invariant,
+            None => panic!("this twin has no switch in this layer"),
+        }
+    }
+
+    /// The twin `layer` has by this name. A configuration's name names its twin too
+    /// (`FelixHeadTrimUntagged`, `ParosTrimJumpAckBeforeSync`).
+    pub fn parse_in(layer: Layer, text: &str) -> Option<TwinName> {
+        let name = [Layer::HeadTrim, Layer::Paros]
+            .into_iter()
+            .find_map(|spec| text.strip_prefix(spec.name()))
+            .unwrap_or(text);
+        TwinName::parse(name).filter(|twin| twin.expected(layer).is_some())
+    }
+
     /// The twins `layer` has, in `ALL` order.
     pub fn in_layer(layer: Layer) -> impl Iterator<Item = TwinName> {
         TwinName::ALL
@@ -332,6 +352,29 @@ mod tests {
             Some(Invariant::AckedWritesKept)
         );
         assert_eq!(TwinName::TagAtFloor.expected(Layer::Sim), None);
+        assert_eq!(
+            TwinName::FloorPastCommit.must_break(Layer::Sim),
+            Invariant::AckedWritesKept
+        );
+    }
+
+    /// A layer's twin parses by its name or its configuration's; another layer's does not.
+    #[test]
+    fn a_layer_parses_only_its_own_twins() {
+        for layer in Layer::ALL {
+            for twin in TwinName::in_layer(layer) {
+                assert_eq!(TwinName::parse_in(layer, twin.name()), Some(twin));
+                let config = format!("FelixHeadTrim{twin}");
+                assert_eq!(TwinName::parse_in(layer, &config), Some(twin));
+            }
+        }
+        assert_eq!(TwinName::parse_in(Layer::Sim, "TagAtFloor"), None);
+        assert_eq!(
+            TwinName::parse_in(Layer::HeadTrim, "TagAtFloor"),
+            Some(TwinName::TagAtFloor)
+        );
+        assert_eq!(TwinName::parse_in(Layer::Sim, "NoSuchTwin"), None);
+        assert_eq!(TwinName::parse_in(Layer::Sim, "FelixHeadTrim"), None);
     }
 
     /// A name compares equal to its text from either side, and to nothing else.

@@ -28,7 +28,7 @@
 use crate::knobs::Knobs;
 use crate::rng::{Component, Stream};
 use crate::{RunReport, RunSpec};
-use felix_core::Twin;
+use felix_core::TwinName;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -86,7 +86,7 @@ pub struct Entry {
 pub struct Campaign {
     start: u64,
     budget: u64,
-    twin: Option<Twin>,
+    twin: Option<TwinName>,
     stream: Stream,
     generated: u64,
     /// How many runs reached each pair.
@@ -104,7 +104,7 @@ pub struct Campaign {
 impl Campaign {
     /// A campaign of `budget` runs from `start`, every run with `twin`'s rule off if given (and
     /// the default swarm's knobs: a campaign is never biased).
-    pub fn new(start: u64, budget: u64, twin: Option<Twin>) -> Campaign {
+    pub fn new(start: u64, budget: u64, twin: Option<TwinName>) -> Campaign {
         Campaign {
             start,
             budget,

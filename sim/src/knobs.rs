@@ -15,7 +15,7 @@ use crate::network::NetworkKnobs;
 use crate::queue::Time;
 use crate::rng::{Component, Stream};
 use crate::swarm::Swarm;
-use felix_core::Twin;
+use felix_core::TwinName;
 use serde::{Deserialize, Serialize};
 
 /// The workload of a run.
@@ -98,7 +98,7 @@ impl Knobs {
     /// generic rules of `swarm` (a usual range, or with P = 1/4 an extreme), the fault kinds and
     /// the writers' operations get TigerBeetle-style weights (a random subset, weights 1..=100),
     /// and a random quarter of the BUGGIFY sites is active.
-    pub fn draw(seed: u64, twin: Option<Twin>) -> Knobs {
+    pub fn draw(seed: u64, twin: Option<TwinName>) -> Knobs {
         let mut stream = Stream::new(seed, Component::Knobs);
         let mut w = Swarm::new(&mut stream);
         let brokers = w.pick(&[3, 3, 3, 3, 5]);
@@ -239,9 +239,9 @@ impl Knobs {
     }
 
     /// Pushes the draw towards what `twin` needs to show its bug.
-    fn bias(&mut self, twin: Twin, s: &mut Stream) {
+    fn bias(&mut self, twin: TwinName, s: &mut Stream) {
         match twin {
-            Twin::HiddenTrims | Twin::Untagged | Twin::ReadFromEarliest => {
+            TwinName::HiddenTrims | TwinName::Untagged | TwinName::ReadFromEarliest => {
                 // The trim that hides the fence: the new holder trims up to its own records right
                 // after its fenced write, while the old holder is frozen below the new floor.
                 self.workload = Workload::Felixd {
@@ -256,7 +256,7 @@ impl Knobs {
                 self.trim_lag_max = 1;
                 self.records_per_segment = self.records_per_segment.min(3);
             }
-            Twin::NoopSkip | Twin::TailFromRefusal | Twin::CompactActive => {
+            TwinName::NoopSkip | TwinName::TailFromRefusal | TwinName::CompactActive => {
                 self.workload = Workload::Felixd {
                     holders: s.range(2, 3) as u32,
                 };
@@ -267,7 +267,7 @@ impl Knobs {
                 self.trim_per_million = self.trim_per_million.max(300_000);
                 self.records_per_segment = self.records_per_segment.min(3);
             }
-            Twin::VisibleTrims => {
+            TwinName::VisibleTrims => {
                 // Retention must delete the new holder's fenced write while only noops stay above
                 // the readable start (a visible trim would tell): a quiet new holder, small
                 // segments, frequent leader changes.
@@ -283,7 +283,7 @@ impl Knobs {
                 self.trim_per_million = 300_000;
                 self.records_per_segment = 1;
             }
-            Twin::Retention => {
+            TwinName::Retention => {
                 // Retention must delete the new holder's fenced write while every record above it
                 // is bookkeeping (its trims, leader noops): a holder that mostly trims, small
                 // segments, and a stale holder frozen with work queued.
@@ -302,13 +302,13 @@ impl Knobs {
                 self.trim_lag_max = 8;
                 self.records_per_segment = s.range(1, 2);
             }
-            Twin::JumpResetsTerm => {
+            TwinName::JumpResetsTerm => {
                 self.weight_crash = self.weight_crash.max(3) + 3;
                 self.downtime_max_micros = self.downtime_max_micros.max(2_000_000);
                 self.trim_per_million = self.trim_per_million.max(300_000);
                 self.records_per_segment = 2;
             }
-            Twin::UnfencedTruncate => {
+            TwinName::UnfencedTruncate => {
                 self.workload = Workload::Paros {
                     owners: 2,
                     folders: s.range(1, 3) as u32,
@@ -318,14 +318,14 @@ impl Knobs {
                 self.lease_move_told_per_million = 0;
                 self.trim_per_million = self.trim_per_million.max(300_000);
             }
-            Twin::FloorPastCommit => {
+            TwinName::FloorPastCommit => {
                 self.weight_crash = self.weight_crash.max(3) + 3;
                 self.weight_partition = self.weight_partition.max(2) + 2;
                 self.crash_keeps_per_million = 0;
                 self.sync_max_micros = self.sync_max_micros.max(self.sync_min_micros + 20_000);
                 self.trim_per_million = self.trim_per_million.max(300_000);
             }
-            Twin::AckBeforeSync => {
+            TwinName::AckBeforeSync => {
                 // An acknowledgement that outruns the sync is lost only if a crash lands inside
                 // the sync window and the rest of the cluster moves on without the record: slow
                 // syncs, a busy writer, frequent crashes and partitions.
@@ -338,7 +338,8 @@ impl Knobs {
                 self.op_per_million = 1_000_000;
                 self.client_gap_micros = s.range(1, 5) * 1_000;
             }
-            Twin::LocalReads => {}
+            // LocalReads needs nothing drawn on purpose; TagAtFloor is the model's only.
+            TwinName::LocalReads | TwinName::TagAtFloor => {}
         }
     }
 
@@ -519,12 +520,13 @@ impl Knobs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use felix_core::rules::Layer;
 
     /// Every draw, biased or not, leaves the shortest election timeout four durable round trips
     /// long, so elections can finish once the faults heal.
     #[test]
     fn election_timeouts_outlast_durable_round_trips() {
-        let twins = std::iter::once(None).chain(Twin::ALL.into_iter().map(Some));
+        let twins = std::iter::once(None).chain(TwinName::in_layer(Layer::Sim).map(Some));
         for twin in twins {
             for seed in 0..200 {
                 let knobs = Knobs::draw(seed, twin);
@@ -549,10 +551,10 @@ mod tests {
             .collect();
         assert!(shapes.len() > 40);
         for seed in 0..50 {
-            let knobs = Knobs::draw(seed, Some(Twin::Untagged));
+            let knobs = Knobs::draw(seed, Some(TwinName::Untagged));
             assert!(matches!(knobs.workload, Workload::Felixd { .. }));
             assert_eq!(knobs.lease_move_told_per_million, 0);
-            let knobs = Knobs::draw(seed, Some(Twin::UnfencedTruncate));
+            let knobs = Knobs::draw(seed, Some(TwinName::UnfencedTruncate));
             assert!(matches!(knobs.workload, Workload::Paros { owners: 2, .. }));
         }
     }

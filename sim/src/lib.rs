@@ -31,7 +31,7 @@ pub mod trace;
 pub mod why;
 pub mod world;
 
-use felix_core::{Rules, Twin};
+use felix_core::{Rules, TwinName};
 use knobs::Knobs;
 use queue::Time;
 use std::collections::BTreeMap;
@@ -41,7 +41,7 @@ use std::fmt::Write as _;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunSpec {
     pub seed: u64,
-    pub twin: Option<Twin>,
+    pub twin: Option<TwinName>,
     /// Keep every trace line (for `--trace`, determinism checks and the failing-run summary).
     pub keep_trace: bool,
     /// A control run: the knobs `twin` would draw (its bias included), with every rule on. A twin
@@ -56,7 +56,7 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    pub fn new(seed: u64, twin: Option<Twin>) -> RunSpec {
+    pub fn new(seed: u64, twin: Option<TwinName>) -> RunSpec {
         RunSpec {
             seed,
             twin,
@@ -91,7 +91,7 @@ pub struct Finding {
 #[derive(Clone, Debug)]
 pub struct RunReport {
     pub seed: u64,
-    pub twin: Option<Twin>,
+    pub twin: Option<TwinName>,
     /// A control run (see `RunSpec::control`).
     pub control: bool,
     pub knobs: Knobs,
@@ -294,7 +294,7 @@ fn run_unguarded_with(
             Rules::default(),
             Some(format!("{twin} control (every rule on)")),
         ),
-        Some(twin) => (twin.rules(), Some(twin.name().to_string())),
+        Some(twin) => (Rules::twin(twin), Some(twin.name().to_string())),
         None => (Rules::default(), None),
     };
     let mut world = world::World::new(spec.seed, rules, knobs.clone(), spec.keep_trace);

@@ -1,6 +1,6 @@
 //! Whole-run properties of the simulator: determinism, a clean default sweep, twins caught.
 
-use felix_core::Twin;
+use felix_core::rules::{Layer, TwinName};
 use felix_sim::{run, RunSpec};
 
 /// The same seed run twice gives the same trace, event for event, whether or not the lines are
@@ -85,17 +85,17 @@ const TWIN_SEEDS_MAX: u64 = 1_000;
 /// every rule on (its control run) breaks nothing: the twin's rule is what the audit caught.
 #[test]
 fn every_twin_is_caught_by_its_invariant() {
-    for twin in Twin::ALL {
+    for twin in TwinName::in_layer(Layer::Sim) {
         let caught = (0..TWIN_SEEDS_MAX).find(|&seed| {
             run(&RunSpec::new(seed, Some(twin)))
                 .violations
                 .iter()
-                .any(|finding| finding.invariant == twin.invariant())
+                .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
         });
         let Some(seed) = caught else {
             panic!(
                 "{twin}: {} not caught in {TWIN_SEEDS_MAX} seeds",
-                twin.invariant()
+                twin.must_break(Layer::Sim)
             );
         };
         let mut control = RunSpec::new(seed, Some(twin));
@@ -114,12 +114,12 @@ fn every_twin_is_caught_by_its_invariant() {
 fn failing_summary_names_violation_and_context() {
     let seed = (0..300u64)
         .find(|&seed| {
-            !run(&RunSpec::new(seed, Some(Twin::TailFromRefusal)))
+            !run(&RunSpec::new(seed, Some(TwinName::TailFromRefusal)))
                 .violations
                 .is_empty()
         })
         .unwrap_or(0);
-    let mut spec = RunSpec::new(seed, Some(Twin::TailFromRefusal));
+    let mut spec = RunSpec::new(seed, Some(TwinName::TailFromRefusal));
     spec.keep_trace = true;
     let report = run(&spec);
     let summary = report.summary();

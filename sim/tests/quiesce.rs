@@ -6,7 +6,7 @@
 
 use felix_core::api::Request;
 use felix_core::history::Event;
-use felix_core::Twin;
+use felix_core::TwinName;
 use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_sim::world::QUIESCE_SHARE;
 use felix_sim::{run, RunReport, RunSpec};
@@ -50,7 +50,7 @@ fn writes_sent_after(lines: &[TraceLine], from: u64) -> Vec<&TraceLine> {
 /// Seed 9797's control run reaches the quiesce, sends no write after it, and converges.
 #[test]
 fn seed_9797_converges_once_writers_stop() {
-    let mut spec = RunSpec::new(9797, Some(Twin::AckBeforeSync));
+    let mut spec = RunSpec::new(9797, Some(TwinName::AckBeforeSync));
     spec.control = true;
     let (report, lines) = traced(spec);
     assert!(report.violations.is_empty(), "{:?}", report.violations);

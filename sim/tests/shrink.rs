@@ -1,6 +1,6 @@
 //! Proves that `shrink` turns a failing seed into a scenario that breaks the twin's invariant in
 //! the scripted driver and passes with the rule on, no longer than twice the hand-written
-//! `scenarios/twins/<Twin>.txt`, for every twin of the simulator (`Twin::ALL`), and that shrinking
+//! `scenarios/twins/<TwinName>.txt`, for every twin of the simulator (`TwinName::ALL`), and that shrinking
 //! is deterministic.
 //!
 //! No seed is pinned: which run a seed produces moves whenever the swarm changes, so each twin's
@@ -9,7 +9,7 @@
 //! that shrinks to a scenario within the bound counts; a twin none of whose first `CANDIDATES`
 //! failing seeds does fails the test, so a broken shrinker or translation fails it.
 
-use felix_core::Twin;
+use felix_core::rules::{Layer, TwinName};
 use felix_sim::script;
 use felix_sim::shrink::{self, script as shrink_script};
 
@@ -21,13 +21,13 @@ const CANDIDATES: usize = 4;
 const BUDGET: u64 = 200;
 
 /// The first `count` seeds of `twin`'s canary (knobs biased towards it) that break its invariant.
-fn failing_seeds(twin: Twin, count: usize) -> Vec<u64> {
+fn failing_seeds(twin: TwinName, count: usize) -> Vec<u64> {
     (0..SCAN)
         .filter(|seed| {
             felix_sim::run(&felix_sim::RunSpec::new(*seed, Some(twin)))
                 .violations
                 .iter()
-                .any(|finding| finding.invariant == twin.invariant())
+                .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
         })
         .take(count)
         .collect()
@@ -52,15 +52,15 @@ struct Figures {
 }
 
 /// A twin's outcome: its figures, or why each of its seeds failed.
-type Outcome = (Twin, Result<Figures, Vec<String>>);
+type Outcome = (TwinName, Result<Figures, Vec<String>>);
 
 /// The scenario shrunk from `seed`, checked: `Ok` when it passes as written, its control's audit
 /// is `ok`, its twin's names the invariant, and it is within twice the hand-written scenario's
 /// commands; `Err(why)` otherwise.
-fn shrunk_scenario(twin: Twin, seed: u64, hand: usize) -> Result<Figures, String> {
+fn shrunk_scenario(twin: TwinName, seed: u64, hand: usize) -> Result<Figures, String> {
     let shrunk =
         shrink::shrink(seed, twin, BUDGET, &mut |_| {}).map_err(|error| error.to_string())?;
-    if !shrunk.shrunk.breaks(twin.invariant().name()) {
+    if !shrunk.shrunk.breaks(twin.must_break(Layer::Sim).name()) {
         return Err("the shrunk run does not break the invariant".to_string());
     }
     let scenario = shrink_script::scenario(&shrunk, "Shrunk in a test.\n").map_err(|failed| {
@@ -81,7 +81,7 @@ fn shrunk_scenario(twin: Twin, seed: u64, hand: usize) -> Result<Figures, String
     if audits.len() != 2 || audits[0].actual != ["ok"] {
         return Err(format!("the control does not pass: {audits:?}"));
     }
-    let prefix = format!("{}:", twin.invariant());
+    let prefix = format!("{}:", twin.must_break(Layer::Sim));
     if !audits[1]
         .actual
         .iter()
@@ -109,7 +109,7 @@ fn shrunk_scenario(twin: Twin, seed: u64, hand: usize) -> Result<Figures, String
 #[test]
 fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
     let results: Vec<Outcome> = std::thread::scope(|scope| {
-        let handles: Vec<_> = Twin::ALL
+        let handles: Vec<_> = TwinName::ALL
             .into_iter()
             .map(|twin| {
                 scope.spawn(move || {
@@ -162,7 +162,7 @@ fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
 /// The same seed, twin and budget give the same scenario, byte for byte.
 #[test]
 fn shrinking_is_deterministic() {
-    let twin = Twin::FloorPastCommit;
+    let twin = TwinName::FloorPastCommit;
     let seed = failing_seeds(twin, 1)[0];
     let run = || {
         let shrunk = shrink::shrink(seed, twin, BUDGET, &mut |_| {}).unwrap();
@@ -177,14 +177,17 @@ fn shrinking_is_deterministic() {
 fn a_passing_seed_is_refused() {
     let passing = (0..50)
         .find(|seed| {
-            !felix_sim::run(&felix_sim::RunSpec::new(*seed, Some(Twin::CompactActive)))
-                .violations
-                .iter()
-                .any(|finding| finding.invariant == Twin::CompactActive.invariant())
+            !felix_sim::run(&felix_sim::RunSpec::new(
+                *seed,
+                Some(TwinName::CompactActive),
+            ))
+            .violations
+            .iter()
+            .any(|finding| finding.invariant == TwinName::CompactActive.must_break(Layer::Sim))
         })
         .expect("some seed passes");
     assert!(matches!(
-        shrink::shrink(passing, Twin::CompactActive, BUDGET, &mut |_| {}),
+        shrink::shrink(passing, TwinName::CompactActive, BUDGET, &mut |_| {}),
         Err(shrink::ShrinkError::Passes { .. })
     ));
 }

@@ -4,28 +4,28 @@
 //! see (a deletion past the floor, a floor before its commit, a term a jump lowered) diverge,
 //! the paros ones under ParosTrimJump too (paros runs are held to it).
 
-use felix_core::Twin;
+use felix_core::rules::{Layer, TwinName};
 use felix_sim::RunSpec;
 
 const SEEDS: std::ops::Range<u64> = 0..24;
 
 /// The twins whose broken rule shows in the projected broker state.
-const SEEN_BY_THE_MODEL: [Twin; 5] = [
-    Twin::Retention,
-    Twin::CompactActive,
-    Twin::FloorPastCommit,
-    Twin::JumpResetsTerm,
-    Twin::VisibleTrims,
+const SEEN_BY_THE_MODEL: [TwinName; 5] = [
+    TwinName::Retention,
+    TwinName::CompactActive,
+    TwinName::FloorPastCommit,
+    TwinName::JumpResetsTerm,
+    TwinName::VisibleTrims,
 ];
 
 /// The twins whose broken rule shows in a paros run's projected node state (ParosTrimJump).
 /// (JumpResetsTerm too, but paros runs jump rarely: about one of its 200 seeds diverges there.)
-const SEEN_BY_PAROS: [Twin; 2] = [Twin::FloorPastCommit, Twin::UnfencedTruncate];
+const SEEN_BY_PAROS: [TwinName; 2] = [TwinName::FloorPastCommit, TwinName::UnfencedTruncate];
 
 /// The seeds of a twin: more for UnfencedTruncate, whose stale truncates land rarely (about one
 /// seed in 16 diverges).
-fn seeds(twin: Twin) -> std::ops::Range<u64> {
-    if twin == Twin::UnfencedTruncate {
+fn seeds(twin: TwinName) -> std::ops::Range<u64> {
+    if twin == TwinName::UnfencedTruncate {
         0..100
     } else {
         SEEDS
@@ -41,7 +41,7 @@ fn has(report: &felix_sim::RunReport, invariant: &str) -> bool {
 
 #[test]
 fn validation_keeps_every_twin_verdict_and_sees_the_broker_twins() {
-    for twin in Twin::ALL {
+    for twin in TwinName::in_layer(Layer::Sim) {
         let mut diverged = 0;
         let mut paros_diverged = 0;
         for seed in seeds(twin) {
@@ -56,8 +56,8 @@ fn validation_keeps_every_twin_verdict_and_sees_the_broker_twins() {
             let validated = validated.report;
             assert_eq!(plain.trace_hash, validated.trace_hash, "{twin} seed {seed}");
             assert_eq!(
-                has(&plain, twin.invariant().name()),
-                has(&validated, twin.invariant().name()),
+                has(&plain, twin.must_break(Layer::Sim).name()),
+                has(&validated, twin.must_break(Layer::Sim).name()),
                 "{twin} seed {seed}: validation changed the twin's verdict"
             );
             if has(&validated, felix_validate::TRACE_VALIDATION) {

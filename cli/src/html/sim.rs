@@ -633,7 +633,7 @@ impl Views {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use felix_core::Twin;
+    use felix_core::TwinName;
     use felix_sim::RunSpec;
 
     /// A seed HiddenTrims fails on (`felix sweep --twin HiddenTrims --seeds 2000..4000`: of those
@@ -644,7 +644,7 @@ mod tests {
     const STALE: (usize, &str) = (1, "c0");
 
     fn hidden_trims() -> (RunReport, Diagram) {
-        let mut spec = RunSpec::new(SEED, Some(Twin::HiddenTrims));
+        let mut spec = RunSpec::new(SEED, Some(TwinName::HiddenTrims));
         spec.keep_trace = true;
         let report = felix_sim::run(&spec);
         let diagram = diagram(&report, "felix replay --seed 2508 --twin HiddenTrims");

@@ -23,7 +23,8 @@ use crate::knobs::Knobs;
 use crate::tape::{self, Choices};
 use crate::trace::Recorder;
 use crate::{world, Finding, EVENT_BUDGET, PANIC};
-use felix_core::{Rules, Twin};
+use felix_core::rules::Layer;
+use felix_core::{Rules, TwinName};
 use std::collections::BTreeMap;
 
 /// One run of the world under a tape, judged.
@@ -196,7 +197,7 @@ pub enum Stop {
 #[derive(Clone, Debug)]
 pub struct Shrunk {
     pub seed: u64,
-    pub twin: Twin,
+    pub twin: TwinName,
     pub invariant: &'static str,
     /// The seed's run, to its end.
     pub original: Attempt,
@@ -471,14 +472,14 @@ impl Shrinker<'_> {
 /// `progress`.
 pub fn shrink(
     seed: u64,
-    twin: Twin,
+    twin: TwinName,
     budget: u64,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Shrunk, ShrinkError> {
     let knobs = Knobs::draw(seed, Some(twin));
-    let rules = twin.rules();
+    let rules = Rules::twin(twin);
     let label = twin.name().to_string();
-    let invariant = twin.invariant().name();
+    let invariant = twin.must_break(Layer::Sim).name();
     let original = attempt(seed, rules, label.clone(), &knobs, None, false, None);
     let Some(at) = original.broken_at(invariant) else {
         return Err(ShrinkError::Passes { invariant });

@@ -20,7 +20,8 @@ use crate::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::Request;
 use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;
-use felix_core::Twin;
+use felix_core::rules::Rules;
+use felix_core::TwinName;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The longest schedule translation worth minimizing (each try replays the whole script).
@@ -174,7 +175,7 @@ fn request_verb(
 }
 
 /// The scenario text for `verbs`: the control (rules on) with `audit`, then the twin with `audit`.
-fn text(header: &str, cluster: &str, twin: Twin, verbs: &[String]) -> String {
+fn text(header: &str, cluster: &str, twin: TwinName, verbs: &[String]) -> String {
     let mut text = String::new();
     text.push_str(header);
     for (title, rules) in [
@@ -223,7 +224,7 @@ fn audited(cluster: &str, rules: &str, verbs: &[String]) -> Option<Vec<String>> 
 
 /// True when the twin's audit names `invariant` and the control's is `ok`. The twin's half runs
 /// first: most candidates of the minimization fail there, and the control is not run for them.
-fn reproduces(cluster: &str, twin: Twin, invariant: &str, verbs: &[String]) -> bool {
+fn reproduces(cluster: &str, twin: TwinName, invariant: &str, verbs: &[String]) -> bool {
     let prefix = format!("{invariant}:");
     let breaks = audited(cluster, twin.name(), verbs)
         .is_some_and(|audit| audit.iter().any(|line| line.starts_with(&prefix)));
@@ -371,7 +372,7 @@ pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced
         Err(failed) => {
             let original = super::attempt(
                 shrunk.seed,
-                shrunk.twin.rules(),
+                Rules::twin(shrunk.twin),
                 shrunk.twin.name().to_string(),
                 &shrunk.original.knobs,
                 Some(shrunk.original.choices.clone()),

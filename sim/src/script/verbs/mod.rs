@@ -22,8 +22,9 @@ use faults::*;
 use felix_core::broker::Role;
 use felix_core::client::checkpoint::OwnerOp;
 use felix_core::client::{Folder, HolderOp, HolderStatus, Owner, OwnerStatus, Reader};
+use felix_core::rules::Layer;
 use felix_core::storage::SegmentLayout;
-use felix_core::{NodeId, Offset, Rules, Token, Twin};
+use felix_core::{NodeId, Offset, Rules, Token, TwinName};
 use inspect::*;
 use setup::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -217,22 +218,29 @@ fn new_client_name(env: &Env, args: &Args) -> Result<String, String> {
     Ok(name.to_string())
 }
 
-fn twin_arg(name: &str) -> Result<Option<Twin>, String> {
+fn twin_arg(name: &str) -> Result<Option<TwinName>, String> {
     if name == "none" {
         return Ok(None);
     }
-    Twin::parse(name).map(Some).ok_or_else(|| {
-        let names: Vec<&str> = Twin::ALL.iter().map(|twin| twin.name()).collect();
-        format!(
-            "bad argument: unknown twin `{name}` (twins: {}, or none)",
-            names.join(", ")
-        )
-    })
+    TwinName::parse_in(Layer::Sim, name)
+        .map(Some)
+        .ok_or_else(|| {
+            let names: Vec<&str> = TwinName::in_layer(Layer::Sim)
+                .map(|twin| twin.name())
+                .collect();
+            format!(
+                "bad argument: unknown twin `{name}` (twins: {}, or none)",
+                names.join(", ")
+            )
+        })
 }
 
 fn rules_line(rules: Rules) -> String {
-    match Twin::ALL.into_iter().find(|twin| twin.rules() == rules) {
-        Some(twin) => format!("twin {twin}: one rule off, must break {}", twin.invariant()),
+    match TwinName::in_layer(Layer::Sim).find(|twin| Rules::twin(*twin) == rules) {
+        Some(twin) => format!(
+            "twin {twin}: one rule off, must break {}",
+            twin.must_break(Layer::Sim)
+        ),
         None => "every rule on".to_string(),
     }
 }

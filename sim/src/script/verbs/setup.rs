@@ -19,7 +19,7 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         return Err(format!("bad argument: replicas must be 0..={REPLICAS_MAX}"));
     }
     let rules = match args.text("twin") {
-        Some(name) => twin_arg(name)?.map(Twin::rules).unwrap_or_default(),
+        Some(name) => twin_arg(name)?.map(Rules::twin).unwrap_or_default(),
         None => env.next_rules,
     };
     let segment = args.number("segment")?.unwrap_or(4);
@@ -50,7 +50,7 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
 pub(super) fn twin(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     args.only(&[], 1)?;
     let twin = twin_arg(args.positional(0, "a twin name or none")?)?;
-    env.next_rules = twin.map(Twin::rules).unwrap_or_default();
+    env.next_rules = twin.map(Rules::twin).unwrap_or_default();
     Ok(vec![format!(
         "next cluster: {}",
         rules_line(env.next_rules)
