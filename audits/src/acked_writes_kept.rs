@@ -113,19 +113,22 @@ fn records_stay(history: &[Event]) -> Vec<Violation> {
             .find(|ack| !is_acknowledged_record(ack.request, &entry.command))
         {
             reported.insert(entry.offset);
-            violations.push(Violation::new(
-                ACKED_WRITES_KEPT,
-                step.max(ack.step),
-                format!(
-                    "client {} was told its {} landed at offset {} (step {}), but node {node} \
+            violations.push(
+                Violation::new(
+                    ACKED_WRITES_KEPT,
+                    step.max(ack.step),
+                    format!(
+                        "client {} was told its {} landed at offset {} (step {}), but node {node} \
                      committed {} there (step {step})",
-                    ack.client,
-                    words::request(ack.request),
-                    entry.offset,
-                    ack.step,
-                    words::command(&entry.command)
-                ),
-            ));
+                        ack.client,
+                        words::request(ack.request),
+                        entry.offset,
+                        ack.step,
+                        words::command(&entry.command)
+                    ),
+                )
+                .with_clients(vec![ack.client]),
+            );
         }
     }
     violations

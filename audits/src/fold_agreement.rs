@@ -31,14 +31,17 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
         } = event
         {
             if digest != checkpoint_digest {
-                violations.push(Violation::new(
-                    FOLD_AGREEMENT,
-                    step,
-                    format!(
+                violations.push(
+                    Violation::new(
+                        FOLD_AGREEMENT,
+                        step,
+                        format!(
                         "client {client} holds the whole prefix and folded it to {digest:#x}, but \
                          the checkpoint run {begin}..={end} says {checkpoint_digest:#x}"
                     ),
-                ));
+                    )
+                    .with_clients(vec![*client]),
+                );
             }
             continue;
         }
@@ -53,14 +56,17 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
         let (first_digest, first_client, first_step) =
             *first.entry(*offset).or_insert((*digest, *client, step));
         if first_digest != *digest && reported.insert(*offset) {
-            violations.push(Violation::new(
-                FOLD_AGREEMENT,
-                step,
-                format!(
-                    "client {client} folded offset {offset} to digest {digest:#x}, but client \
+            violations.push(
+                Violation::new(
+                    FOLD_AGREEMENT,
+                    step,
+                    format!(
+                        "client {client} folded offset {offset} to digest {digest:#x}, but client \
                      {first_client} folded it to {first_digest:#x} at step {first_step}"
-                ),
-            ));
+                    ),
+                )
+                .with_clients(vec![*client, first_client]),
+            );
         }
     }
     violations

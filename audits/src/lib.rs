@@ -63,6 +63,7 @@ pub mod term_never_decreases;
 
 pub use coverage::{coverage, Coverage};
 
+use felix_core::api::ClientId;
 use felix_core::history::Event;
 use serde::Serialize;
 use std::fmt;
@@ -102,6 +103,9 @@ pub struct Violation {
     pub step: usize,
     /// What happened, in a sentence naming the nodes, clients and offsets involved.
     pub message: String,
+    /// The clients the sentence names, as data (a "why" keeps their events and leaves out the
+    /// other clients'); empty where the violation names none.
+    pub clients: Vec<ClientId>,
 }
 
 impl Violation {
@@ -114,7 +118,14 @@ impl Violation {
             invariant,
             step,
             message,
+            clients: Vec::new(),
         }
+    }
+
+    /// The violation naming `clients` (in the order the sentence names them).
+    pub fn with_clients(mut self, clients: Vec<ClientId>) -> Violation {
+        self.clients = clients;
+        self
     }
 }
 

@@ -77,16 +77,19 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                         continue; // a refusal serves nothing
                     };
                     if let Some(record) = records.iter().find(|record| record.offset < bound) {
-                        violations.push(Violation::new(
-                            NO_READ_BELOW_FLOOR,
-                            step,
-                            format!(
-                                "node {node} served client {client} the record at offset {} \
+                        violations.push(
+                            Violation::new(
+                                NO_READ_BELOW_FLOOR,
+                                step,
+                                format!(
+                                    "node {node} served client {client} the record at offset {} \
                                  below floor {bound}, set by a trim acknowledged at step \
                                  {acked_at}, before the read was sent",
-                                record.offset
-                            ),
-                        ));
+                                    record.offset
+                                ),
+                            )
+                            .with_clients(vec![*client]),
+                        );
                     }
                 }
                 _ => {}

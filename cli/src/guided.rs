@@ -7,8 +7,8 @@
 //! full when a mutation chose them (`--knobs JSON`).
 
 use crate::exit;
-use crate::sweep::{emit, replay_command_spec, run_specs_in_order};
-use felix_core::TwinName;
+use crate::sweep::{by_name, emit, replay_command_spec, run_specs_in_order};
+use felix_core::rules::{Invariant, TwinName};
 use felix_sim::guided::Campaign;
 use felix_sim::{RunReport, RunSpec};
 use serde_json::json;
@@ -58,7 +58,7 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
     let mut failed = 0u64;
     let mut events = 0u64;
     let mut mutants = 0u64;
-    let mut violations: BTreeMap<String, u64> = BTreeMap::new();
+    let mut violations: BTreeMap<Invariant, u64> = BTreeMap::new();
     let mut coverage: BTreeMap<String, u64> = BTreeMap::new();
     let campaign = run_campaign(start, budget, twin, jobs, |index, spec, report| {
         events += report.events;
@@ -70,14 +70,14 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
         }
         if let Some(finding) = report.violations.first() {
             failed += 1;
-            *violations.entry(finding.invariant.clone()).or_insert(0) += 1;
+            *violations.entry(finding.invariant).or_insert(0) += 1;
             let replay = replay_command_spec(spec);
             let line = if json_out {
                 json!({
                     "run": index,
                     "seed": report.seed,
                     "twin": twin.map(|twin| twin.name()),
-                    "violation": finding.invariant,
+                    "violation": finding.invariant.name(),
                     "detail": finding.detail,
                     "step": finding.step,
                     "trace_hash": format!("{:016x}", report.trace_hash),
@@ -116,7 +116,7 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
                 "never_hit": never,
                 "twin": twin.map(|twin| twin.name()),
                 "coverage": coverage,
-                "violations": violations,
+                "violations": by_name(&violations),
             })
         ));
     } else {

@@ -7,7 +7,7 @@
 
 use crate::exit;
 use clap::Args;
-use felix_core::rules::{Layer, TwinName};
+use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::{RunReport, RunSpec};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -100,6 +100,14 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 }
 
 /// Parses a twin name, with or without the FelixHeadTrim prefix.
+/// Counts per invariant, keyed by name (for JSON).
+pub fn by_name(counts: &BTreeMap<Invariant, u64>) -> BTreeMap<&'static str, u64> {
+    counts
+        .iter()
+        .map(|(invariant, count)| (invariant.name(), *count))
+        .collect()
+}
+
 pub fn parse_twin(text: &str) -> Result<TwinName, String> {
     TwinName::parse_in(Layer::Sim, text).ok_or_else(|| {
         let names: Vec<&str> = TwinName::in_layer(Layer::Sim)
@@ -263,7 +271,7 @@ struct Totals {
     steps: u64,
     simulated_micros: u128,
     coverage: BTreeMap<String, u64>,
-    violations: BTreeMap<String, u64>,
+    violations: BTreeMap<Invariant, u64>,
     /// FNV-1a over every seed's trace hash in seed order: one number for the whole sweep, the
     /// same for any `--jobs`.
     sweep_hash: u64,
@@ -338,16 +346,13 @@ pub fn run(args: SweepArgs) -> u8 {
         }
         if let Some(finding) = report.violations.first() {
             totals.failed += 1;
-            *totals
-                .violations
-                .entry(finding.invariant.clone())
-                .or_insert(0) += 1;
+            *totals.violations.entry(finding.invariant).or_insert(0) += 1;
             let replay = replay_command_for(report.seed, twin, args.control);
             let line = if args.json {
                 json!({
                     "seed": report.seed,
                     "twin": twin.map(|twin| twin.name()),
-                    "violation": finding.invariant,
+                    "violation": finding.invariant.name(),
                     "detail": finding.detail,
                     "step": finding.step,
                     "trace_hash": format!("{:016x}", report.trace_hash),
@@ -413,7 +418,7 @@ pub fn run(args: SweepArgs) -> u8 {
                 "jobs": jobs,
                 "twin": twin.map(|twin| twin.name()),
                 "coverage": totals.coverage,
-                "violations": totals.violations,
+                "violations": by_name(&totals.violations),
             })
         ));
     } else {

@@ -15,7 +15,7 @@
 use crate::exit;
 use crate::sweep::{emit, parse_jobs, replay_command_spec, run_specs_in_order};
 use clap::Args;
-use felix_core::rules::{Layer, TwinName};
+use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
 use serde_json::json;
 use std::time::Instant;
@@ -74,12 +74,12 @@ pub struct TwinOutcome {
     /// The run that caught the expected invariant, if any: (runs until caught, its spec).
     pub caught: Option<(u64, RunSpec)>,
     /// The first other invariant broken before (or instead of) the expected one: (seed, name).
-    pub other_first: Option<(u64, String)>,
+    pub other_first: Option<(u64, Invariant)>,
     /// Runs made (until caught, or the budget).
     pub runs: u64,
     /// The first violation of the control run of the catching run (same knobs, every rule on),
     /// if any: a twin is only caught by its rule when its control run is clean.
-    pub control_violation: Option<String>,
+    pub control_violation: Option<Invariant>,
 }
 
 impl TwinOutcome {
@@ -98,8 +98,8 @@ impl TwinOutcome {
             "runs": self.runs,
             "seed": self.caught.as_ref().map(|(_, spec)| spec.seed),
             "replay": self.caught.as_ref().map(|(_, spec)| replay_command_spec(spec)),
-            "control_violation": self.control_violation,
-            "other_first": self.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant})),
+            "control_violation": self.control_violation.map(Invariant::name),
+            "other_first": self.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant.name()})),
         })
     }
 
@@ -124,7 +124,7 @@ fn control(outcome: &mut TwinOutcome) {
         outcome.control_violation = report
             .violations
             .first()
-            .map(|finding| finding.invariant.clone());
+            .map(|finding| finding.invariant);
     }
 }
 
@@ -158,7 +158,7 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
             }
             if outcome.other_first.is_none() {
                 if let Some(finding) = report.violations.first() {
-                    outcome.other_first = Some((report.seed, finding.invariant.clone()));
+                    outcome.other_first = Some((report.seed, finding.invariant));
                 }
             }
             true
@@ -188,7 +188,7 @@ pub fn hunt_guided(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Twin
         }
         if outcome.other_first.is_none() {
             if let Some(finding) = report.violations.first() {
-                outcome.other_first = Some((report.seed, finding.invariant.clone()));
+                outcome.other_first = Some((report.seed, finding.invariant));
             }
         }
         true
@@ -240,12 +240,12 @@ fn run_sim(args: &TwinsArgs) -> u8 {
         let found = outcomes
             .iter()
             .find(|outcome| outcome.caught.is_some())
-            .map(|_| twin.must_break(Layer::Sim).to_string())
+            .map(|_| twin.must_break(Layer::Sim))
             .or_else(|| {
                 outcomes
                     .iter()
                     .find_map(|outcome| outcome.other_first.as_ref())
-                    .map(|(_, invariant)| invariant.clone())
+                    .map(|(_, invariant)| *invariant)
             });
         if args.json {
             emit(&format!(
@@ -254,7 +254,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                     "twin": twin.name(),
                     "layer": "sim",
                     "expected": twin.must_break(Layer::Sim).name(),
-                    "found": found,
+                    "found": found.map(Invariant::name),
                     "ok": ok,
                     "seeds_to_detect": best,
                     "unbiased": args.unbiased,
@@ -272,7 +272,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 "sim    {:<17} expected {:<18} found {:<18} {} ({})",
                 twin.name(),
                 twin.must_break(Layer::Sim),
-                found.as_deref().unwrap_or("nothing"),
+                found.map_or("nothing", Invariant::name),
                 if ok { "ok " } else { "FAILED" },
                 verdicts.join(", ")
             ));

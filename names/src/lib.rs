@@ -11,9 +11,9 @@
 use std::fmt;
 
 /// A property a run or a state graph is judged by. The journal's invariants (DESIGN.md
-/// "Invariants"), the model's `TypeOK`, and the two findings the simulator reports in the same
+/// "Invariants"), the model's `TypeOK`, and the three findings the simulator reports in the same
 /// place as an invariant (`EventBudget`: a run that hit the event budget, a livelock; `Panic`: an
-/// assert fired).
+/// assert fired; `TraceValidation`: a step the model cannot make).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Invariant {
     /// No committed write or trim from one holder follows a committed write from a newer holder.
@@ -41,11 +41,14 @@ pub enum Invariant {
     EventBudget,
     /// A simulator finding: the core or the simulator panicked (an assert fired).
     Panic,
+    /// A trace-validation finding: a step of a simulated run that the model's own actions cannot
+    /// make (a divergence of the code from the design).
+    TraceValidation,
 }
 
 impl Invariant {
     /// Every name, the journal's invariants first in DESIGN.md order.
-    pub const ALL: [Invariant; 12] = [
+    pub const ALL: [Invariant; 13] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -58,6 +61,7 @@ impl Invariant {
         Invariant::TypeOk,
         Invariant::EventBudget,
         Invariant::Panic,
+        Invariant::TraceValidation,
     ];
 
     /// The name, exactly as in TLA+, Stateright, the audits, the docs and every output.
@@ -75,6 +79,7 @@ impl Invariant {
             Invariant::TypeOk => "TypeOK",
             Invariant::EventBudget => "EventBudget",
             Invariant::Panic => "Panic",
+            Invariant::TraceValidation => "TraceValidation",
         }
     }
 
@@ -334,7 +339,10 @@ mod tests {
                 assert!(
                     !matches!(
                         invariant,
-                        Invariant::TypeOk | Invariant::EventBudget | Invariant::Panic
+                        Invariant::TypeOk
+                            | Invariant::EventBudget
+                            | Invariant::Panic
+                            | Invariant::TraceValidation
                     ),
                     "{twin}: {invariant}"
                 );

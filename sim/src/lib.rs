@@ -16,6 +16,7 @@ pub mod disk;
 pub mod guided;
 pub mod hash;
 pub mod host;
+pub mod judge;
 pub mod knobs;
 pub mod lease;
 pub mod network;
@@ -31,7 +32,8 @@ pub mod trace;
 pub mod why;
 pub mod world;
 
-use felix_core::{Rules, TwinName};
+use felix_core::api::ClientId;
+use felix_core::rules::{Invariant, Rules, TwinName};
 use knobs::Knobs;
 use queue::Time;
 use std::collections::BTreeMap;
@@ -78,13 +80,18 @@ impl RunSpec {
     }
 }
 
-/// One broken invariant, as the report names it.
+/// One broken invariant, as the report names it: an audit's violation, a panic, a run that hit
+/// its event budget, or a step trace validation could not match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    pub invariant: String,
-    pub detail: String,
-    /// The trace step (line number) of the event at which it was detected.
+    pub invariant: Invariant,
+    /// The trace step (line number) of the event at which it was detected; `None` when the run
+    /// recorded nothing (a world that panicked while it was built).
     pub step: Option<u64>,
+    /// The clients the finding names (a "why" keeps their events, not the other clients').
+    pub clients: Vec<ClientId>,
+    /// What happened, in a sentence.
+    pub detail: String,
 }
 
 /// Everything a run produced.
@@ -204,8 +211,8 @@ impl RunReport {
                     .filter_map(|line| serde_json::from_str(line).ok())
                     .collect();
                 let why = why::lines(
-                    &first.invariant,
-                    &first.detail,
+                    first.invariant,
+                    &first.clients,
                     &parsed,
                     step,
                     why::WHY_LINES_MAX,
@@ -238,53 +245,17 @@ impl RunReport {
     }
 }
 
-/// The name reported for a run that hit the event budget (a livelock).
-pub const EVENT_BUDGET: &str = "EventBudget";
-/// The name reported for a run in which the core (or the simulator) panicked: an assert fired.
-pub const PANIC: &str = "Panic";
-
 /// Runs one seed to the end and judges it with every audit. A panic inside the run (a core
-/// assert, a simulator bug) is caught and reported as a `Panic` finding of that seed, so one bad
-/// seed never takes a sweep down.
+/// assert, a simulator bug) is reported as a `Panic` finding of that seed, so one bad seed never
+/// takes a sweep down.
 pub fn run(spec: &RunSpec) -> RunReport {
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_unguarded(spec)));
-    match outcome {
-        Ok(report) => report,
-        Err(payload) => {
-            let message = world::panic_message(payload.as_ref());
-            RunReport {
-                violations: vec![Finding {
-                    invariant: PANIC.to_string(),
-                    detail: message,
-                    step: None,
-                }],
-                ..RunReport::unrun(spec)
-            }
-        }
-    }
+    run_observed(spec, None).0
 }
 
 /// `run` with an observer called after every handled event (trace validation); the observer is
-/// handed back with the report. The run is the same, event for event, as without it.
+/// handed back with the report, and its finding (`Observer::finding`) is judged with the rest.
+/// The run is the same, event for event, as without it.
 pub fn run_observed(
-    spec: &RunSpec,
-    observer: Box<dyn world::Observer>,
-) -> (RunReport, Option<Box<dyn world::Observer>>) {
-    let mut slot = Some(observer);
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_unguarded_with(spec, slot.take())
-    }));
-    match outcome {
-        Ok(pair) => pair,
-        Err(_) => (run(spec), None),
-    }
-}
-
-fn run_unguarded(spec: &RunSpec) -> RunReport {
-    run_unguarded_with(spec, None).0
-}
-
-fn run_unguarded_with(
     spec: &RunSpec,
     observer: Option<Box<dyn world::Observer>>,
 ) -> (RunReport, Option<Box<dyn world::Observer>>) {
@@ -297,44 +268,20 @@ fn run_unguarded_with(
         Some(twin) => (Rules::twin(twin), Some(twin.name().to_string())),
         None => (Rules::default(), None),
     };
-    let mut world = world::World::new(spec.seed, rules, knobs.clone(), spec.keep_trace);
-    if let Some(observer) = observer {
-        world.set_observer(observer);
-    }
-    let mut ran = world.run(spec.seed, label);
-    let observer = ran.observer.take();
-    let report = stopwatch::time(stopwatch::Section::Audits, || {
-        felix_audits::audit(&ran.recorder.history)
-    });
-    let violations = report
-        .violations
-        .iter()
-        .map(|violation| Finding {
-            invariant: violation.invariant.to_string(),
-            detail: violation.message.clone(),
-            step: ran.recorder.history_steps.get(violation.step).copied(),
-        })
-        .collect::<Vec<Finding>>();
-    let mut violations = violations;
-    if let Some(message) = ran.panicked.take() {
-        // First: the audits judged a history cut short by the panic, which is the news.
-        violations.insert(
-            0,
-            Finding {
-                invariant: PANIC.to_string(),
-                detail: message,
-                step: Some(ran.recorder.steps().saturating_sub(1)),
-            },
-        );
-    }
-    if let Some(reason) = ran.exhausted.take() {
-        violations.push(Finding {
-            invariant: EVENT_BUDGET.to_string(),
-            detail: reason,
-            step: Some(ran.recorder.steps().saturating_sub(1)),
-        });
-    }
-    let mut coverage: BTreeMap<String, u64> = report
+    let mut ran = world::run(
+        spec.seed,
+        rules,
+        knobs.clone(),
+        spec.keep_trace,
+        label,
+        |world| {
+            if let Some(observer) = observer {
+                world.set_observer(observer);
+            }
+        },
+    );
+    let judged = judge::judge(&ran);
+    let mut coverage: BTreeMap<String, u64> = judged
         .coverage
         .named()
         .iter()
@@ -355,9 +302,9 @@ fn run_unguarded_with(
         steps: ran.recorder.steps(),
         events: ran.events,
         simulated_micros: ran.simulated_micros,
-        violations,
+        violations: judged.findings,
         coverage,
         trace_lines: ran.recorder.take_lines(),
     };
-    (report, observer)
+    (report, ran.observer.take())
 }

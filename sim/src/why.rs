@@ -3,11 +3,11 @@
 //!
 //! Each invariant names the kinds of events its violations are made of (for StaleTrimRefused:
 //! the lease moves, the stale holder's refusals and reads, both holders' writes and trims). Where
-//! the finding names its clients ("client 3"), client events of other clients are left out.
+//! the finding names its clients (`Finding::clients`), client events of other clients are left out.
 //! Everything here is a pure filter over the trace: it explains, it judges nothing.
 
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
-use felix_core::api::{Reply, Request};
+use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
 use felix_core::rules::Invariant;
 use std::collections::BTreeSet;
@@ -15,17 +15,16 @@ use std::collections::BTreeSet;
 /// The most lines a "why" section lists (the last ones before the violation).
 pub const WHY_LINES_MAX: usize = 40;
 
-/// The indices of the lines (up to and including `step`) that `invariant`'s violation depends
-/// on, at most `lines_max` of them, the latest kept.
+/// The indices of the lines (up to and including `step`) that `invariant`'s violation, naming
+/// `clients`, depends on, at most `lines_max` of them, the latest kept.
 pub fn lines(
-    invariant: &str,
-    detail: &str,
+    invariant: Invariant,
+    clients: &[ClientId],
     trace: &[TraceLine],
     step: usize,
     lines_max: usize,
 ) -> Vec<usize> {
-    let clients = clients_named(detail);
-    let invariant = Invariant::parse(invariant);
+    let clients: BTreeSet<ClientId> = clients.iter().copied().collect();
     let mut picked: Vec<usize> = trace
         .iter()
         .enumerate()
@@ -36,19 +35,6 @@ pub fn lines(
     let skip = picked.len().saturating_sub(lines_max);
     picked.drain(..skip);
     picked
-}
-
-/// The client ids a finding's detail names ("client 3").
-fn clients_named(detail: &str) -> BTreeSet<u32> {
-    let words: Vec<&str> = detail.split_whitespace().collect();
-    words
-        .windows(2)
-        .filter(|pair| pair[0] == "client")
-        .filter_map(|pair| {
-            let digits: String = pair[1].chars().take_while(char::is_ascii_digit).collect();
-            digits.parse().ok()
-        })
-        .collect()
 }
 
 fn client_of(event: &Event) -> Option<u32> {
@@ -78,7 +64,7 @@ fn is_refusal(reply: &Reply) -> bool {
     )
 }
 
-fn relevant(invariant: Option<Invariant>, clients: &BTreeSet<u32>, event: &TraceEvent) -> bool {
+fn relevant(invariant: Invariant, clients: &BTreeSet<ClientId>, event: &TraceEvent) -> bool {
     let history = match event {
         TraceEvent::Sim(sim) => return sim_relevant(invariant, sim),
         TraceEvent::History(history) => history,
@@ -86,13 +72,13 @@ fn relevant(invariant: Option<Invariant>, clients: &BTreeSet<u32>, event: &Trace
     if let Some(client) = client_of(history) {
         if !clients.is_empty()
             && !clients.contains(&client)
-            && invariant != Some(Invariant::StaleTrimRefused)
+            && invariant != Invariant::StaleTrimRefused
         {
             return false;
         }
     }
     match invariant {
-        Some(Invariant::StaleTrimRefused) => match history {
+        Invariant::StaleTrimRefused => match history {
             Event::LeaseGranted { .. } | Event::HolderRetired { .. } => true,
             Event::Replied { request, reply, .. } => {
                 is_refusal(reply)
@@ -101,39 +87,37 @@ fn relevant(invariant: Option<Invariant>, clients: &BTreeSet<u32>, event: &Trace
             }
             _ => false,
         },
-        Some(Invariant::FloorRecordKept) => matches!(
+        Invariant::FloorRecordKept => matches!(
             history,
             Event::FloorApplied { .. }
                 | Event::SegmentsDeleted { .. }
                 | Event::Jumped { .. }
                 | Event::TrimmedToSent { .. }
         ),
-        Some(Invariant::NoReadBelowFloor) => match history {
+        Invariant::NoReadBelowFloor => match history {
             Event::FloorApplied { .. } | Event::Jumped { .. } => true,
             Event::Replied { request, .. } => {
                 matches!(request, Request::Read { .. } | Request::Trim { .. })
             }
             _ => false,
         },
-        Some(Invariant::AckedWritesKept) | Some(Invariant::CommittedPrefixAgreement) => {
-            match history {
-                Event::BecameLeader { .. }
-                | Event::Crashed { .. }
-                | Event::Restarted { .. }
-                | Event::FloorApplied { .. }
-                | Event::Jumped { .. } => true,
-                Event::Replied { reply, .. } => matches!(reply, Reply::Appended { .. }),
-                _ => false,
-            }
-        }
-        Some(Invariant::TermNeverDecreases) => matches!(
+        Invariant::AckedWritesKept | Invariant::CommittedPrefixAgreement => match history {
+            Event::BecameLeader { .. }
+            | Event::Crashed { .. }
+            | Event::Restarted { .. }
+            | Event::FloorApplied { .. }
+            | Event::Jumped { .. } => true,
+            Event::Replied { reply, .. } => matches!(reply, Reply::Appended { .. }),
+            _ => false,
+        },
+        Invariant::TermNeverDecreases => matches!(
             history,
             Event::PromiseChanged { .. }
                 | Event::Jumped { .. }
                 | Event::Crashed { .. }
                 | Event::Restarted { .. }
         ),
-        Some(Invariant::FoldAgreement) => match history {
+        Invariant::FoldAgreement => match history {
             Event::Folded { .. }
             | Event::CheckpointRestored { .. }
             | Event::CheckpointCompared { .. }
@@ -158,29 +142,27 @@ fn relevant(invariant: Option<Invariant>, clients: &BTreeSet<u32>, event: &Trace
     }
 }
 
-fn sim_relevant(invariant: Option<Invariant>, event: &SimEvent) -> bool {
+fn sim_relevant(invariant: Invariant, event: &SimEvent) -> bool {
     match event {
         SimEvent::LeaseMoved { .. } | SimEvent::Paused { .. } | SimEvent::Resumed { .. } => {
             matches!(
                 invariant,
-                Some(Invariant::StaleTrimRefused)
-                    | Some(Invariant::FoldAgreement)
-                    | Some(Invariant::NoReadBelowFloor)
+                Invariant::StaleTrimRefused
+                    | Invariant::FoldAgreement
+                    | Invariant::NoReadBelowFloor
             )
         }
         SimEvent::DiskLost { .. } => matches!(
             invariant,
-            Some(Invariant::AckedWritesKept)
-                | Some(Invariant::CommittedPrefixAgreement)
-                | Some(Invariant::TermNeverDecreases)
+            Invariant::AckedWritesKept
+                | Invariant::CommittedPrefixAgreement
+                | Invariant::TermNeverDecreases
         ),
         SimEvent::Healed | SimEvent::Finished { .. } => true,
         SimEvent::Started { .. } | SimEvent::Phase { .. } | SimEvent::NetworkFault { .. } => {
             !matches!(
                 invariant,
-                Some(Invariant::StaleTrimRefused)
-                    | Some(Invariant::FoldAgreement)
-                    | Some(Invariant::FloorRecordKept)
+                Invariant::StaleTrimRefused | Invariant::FoldAgreement | Invariant::FloorRecordKept
             )
         }
     }
@@ -233,17 +215,7 @@ mod tests {
                 }),
             ),
         ];
-        let picked = lines(
-            Invariant::StaleTrimRefused.name(),
-            "client 0 wrote",
-            &trace,
-            2,
-            WHY_LINES_MAX,
-        );
+        let picked = lines(Invariant::StaleTrimRefused, &[0], &trace, 2, WHY_LINES_MAX);
         assert_eq!(picked, vec![0, 2]);
-        assert_eq!(
-            clients_named("client 3 folded, but client 12 x"),
-            [3, 12].into()
-        );
     }
 }

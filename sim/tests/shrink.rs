@@ -60,7 +60,7 @@ type Outcome = (TwinName, Result<Figures, Vec<String>>);
 fn shrunk_scenario(twin: TwinName, seed: u64, hand: usize) -> Result<Figures, String> {
     let shrunk =
         shrink::shrink(seed, twin, BUDGET, &mut |_| {}).map_err(|error| error.to_string())?;
-    if !shrunk.shrunk.breaks(twin.must_break(Layer::Sim).name()) {
+    if !shrunk.shrunk.breaks(twin.must_break(Layer::Sim)) {
         return Err("the shrunk run does not break the invariant".to_string());
     }
     let scenario = shrink_script::scenario(&shrunk, "Shrunk in a test.\n").map_err(|failed| {

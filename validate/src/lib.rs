@@ -39,6 +39,7 @@ pub mod window;
 use checker::{Abstraction, Verdict};
 use felix_core::api::Request;
 use felix_core::history::Event;
+use felix_core::rules::Invariant;
 use felix_sim::knobs::Workload;
 use felix_sim::world::{Observer, World};
 use felix_sim::{Finding, RunReport, RunSpec};
@@ -46,9 +47,6 @@ use projection::{BrokerProjection, Key};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-
-/// The invariant name of a divergence.
-pub const TRACE_VALIDATION: &str = "TraceValidation";
 
 /// The model a run is held to, by its workload: felixd runs (lease holders, epochs, expected
 /// tails, trims without fences) to FelixHeadTrim; paros runs (the checkpoint owner's fences,
@@ -595,6 +593,18 @@ impl Observer for Shared {
     fn after_event(&mut self, world: &World) {
         self.0.borrow_mut().observe(world);
     }
+
+    /// A divergence, as a `TraceValidation` finding.
+    fn finding(&self) -> Option<Finding> {
+        let validator = self.0.borrow();
+        let divergence = validator.divergence.as_ref()?;
+        Some(Finding {
+            invariant: Invariant::TraceValidation,
+            step: Some(divergence.line),
+            clients: Vec::new(),
+            detail: divergence.describe(),
+        })
+    }
 }
 
 /// A validated run: the simulator's report (a divergence added as a `TraceValidation` finding,
@@ -609,27 +619,12 @@ pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
     let model = ModelKind::of(&spec.knobs().workload);
     let validator = Rc::new(RefCell::new(Validator::for_model(model, keep_steps)));
     let (mut report, observer) =
-        felix_sim::run_observed(spec, Box::new(Shared(Rc::clone(&validator))));
+        felix_sim::run_observed(spec, Some(Box::new(Shared(Rc::clone(&validator)))));
     drop(observer);
     let validator = match Rc::try_unwrap(validator) {
         Ok(cell) => cell.into_inner(),
         Err(shared) => std::mem::take(&mut *shared.borrow_mut()),
     };
-    if let Some(divergence) = &validator.divergence {
-        // In step order among the audits' findings, so that an earlier divergence is the first
-        // finding a reader (and `felix replay`'s window) sees.
-        let at = report
-            .violations
-            .partition_point(|finding| finding.step.is_some_and(|step| step <= divergence.line));
-        report.violations.insert(
-            at,
-            Finding {
-                invariant: TRACE_VALIDATION.to_string(),
-                detail: divergence.describe(),
-                step: Some(divergence.line),
-            },
-        );
-    }
     for (name, count) in validator.counts.coverage() {
         report.coverage.insert(name, count);
     }

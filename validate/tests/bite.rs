@@ -9,6 +9,7 @@
 //!   the node answers changes (the old token is restored before anything reads it).
 
 use felix_core::journal::bite;
+use felix_core::rules::Invariant;
 use felix_sim::RunSpec;
 
 /// Seeds searched for the bite.
@@ -31,8 +32,8 @@ fn only_validation_catches_an_early_floor() {
             .report
             .violations
             .iter()
-            .map(|finding| finding.invariant.as_str())
-            .filter(|name| *name != felix_validate::TRACE_VALIDATION)
+            .map(|finding| finding.invariant.name())
+            .filter(|name| *name != Invariant::TraceValidation.name())
             .collect();
         assert!(
             audits.is_empty(),
@@ -110,8 +111,8 @@ fn only_paros_validation_catches_an_early_fence() {
             .report
             .violations
             .iter()
-            .map(|finding| finding.invariant.as_str())
-            .filter(|name| *name != felix_validate::TRACE_VALIDATION)
+            .map(|finding| finding.invariant.name())
+            .filter(|name| *name != Invariant::TraceValidation.name())
             .collect();
         assert!(
             audits.is_empty(),

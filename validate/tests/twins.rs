@@ -4,7 +4,7 @@
 //! see (a deletion past the floor, a floor before its commit, a term a jump lowered) diverge,
 //! the paros ones under ParosTrimJump too (paros runs are held to it).
 
-use felix_core::rules::{Layer, TwinName};
+use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
 
 const SEEDS: std::ops::Range<u64> = 0..24;
@@ -60,14 +60,14 @@ fn validation_keeps_every_twin_verdict_and_sees_the_broker_twins() {
                 has(&validated, twin.must_break(Layer::Sim).name()),
                 "{twin} seed {seed}: validation changed the twin's verdict"
             );
-            if has(&validated, felix_validate::TRACE_VALIDATION) {
+            if has(&validated, Invariant::TraceValidation.name()) {
                 diverged += 1;
             }
             let mut control = spec.clone();
             control.control = true;
             let control = felix_validate::run_validated(&control, false).report;
             assert!(
-                !has(&control, felix_validate::TRACE_VALIDATION),
+                !has(&control, Invariant::TraceValidation.name()),
                 "{twin} seed {seed}: the control run diverged: {:?}",
                 control.violations
             );

@@ -120,7 +120,7 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
         if let Some(row) = row {
             diagram.violations.push(Violation {
                 row,
-                invariant: finding.invariant.clone(),
+                invariant: finding.invariant.to_string(),
                 detail: finding.detail.clone(),
             });
         }

@@ -22,8 +22,8 @@ pub mod script;
 use crate::knobs::Knobs;
 use crate::tape::{self, Choices};
 use crate::trace::Recorder;
-use crate::{world, Finding, EVENT_BUDGET, PANIC};
-use felix_core::rules::Layer;
+use crate::{judge, world, Finding};
+use felix_core::rules::{Invariant, Layer};
 use felix_core::{Rules, TwinName};
 use std::collections::BTreeMap;
 
@@ -36,7 +36,7 @@ pub struct Attempt {
     pub events: u64,
     pub violations: Vec<Finding>,
     /// Per invariant the run breaks, the history index of its first violation.
-    pub broken: BTreeMap<String, usize>,
+    pub broken: BTreeMap<Invariant, usize>,
     /// The history the audits judged (for rendering a scenario).
     pub history: Vec<felix_core::history::Event>,
     /// The trace lines, when asked for.
@@ -47,20 +47,20 @@ pub struct Attempt {
 
 impl Attempt {
     /// Breaks `invariant`, with no panic and no budget cut.
-    pub fn breaks(&self, invariant: &str) -> bool {
+    pub fn breaks(&self, invariant: Invariant) -> bool {
         self.violations.iter().any(|f| f.invariant == invariant)
             && !self
                 .violations
                 .iter()
-                .any(|f| f.invariant == PANIC || f.invariant == EVENT_BUDGET)
+                .any(|f| matches!(f.invariant, Invariant::Panic | Invariant::EventBudget))
     }
 
     /// The history index of the first violation of `invariant`, when the run `breaks` it.
-    pub fn broken_at(&self, invariant: &str) -> Option<usize> {
+    pub fn broken_at(&self, invariant: Invariant) -> Option<usize> {
         if !self.breaks(invariant) {
             return None;
         }
-        self.broken.get(invariant).copied()
+        self.broken.get(&invariant).copied()
     }
 
     /// The shortlex size of the recording: the count of choices, then the values in order.
@@ -105,13 +105,18 @@ pub fn attempt(
 ) -> Attempt {
     let ((ran, schedule), choices) = tape::with_tape(replay, || {
         let run = || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let mut world = world::World::new(seed, rules, knobs.clone(), keep_trace);
-                if let Some(cut) = cut {
-                    world.cut(cut.history, cut.events);
-                }
-                world.run(seed, Some(label))
-            }))
+            world::run(
+                seed,
+                rules,
+                knobs.clone(),
+                keep_trace,
+                Some(label),
+                |world| {
+                    if let Some(cut) = cut {
+                        world.cut(cut.history, cut.events);
+                    }
+                },
+            )
         };
         // The schedule is recorded with the trace (the final replay), never on every try.
         if keep_trace {
@@ -120,64 +125,15 @@ pub fn attempt(
             (run(), Vec::new())
         }
     });
-    let Ok(mut ran) = ran else {
-        return Attempt {
-            knobs: knobs.clone(),
-            choices,
-            events: 0,
-            violations: vec![Finding {
-                invariant: PANIC.to_string(),
-                detail: "the world panicked while it was built".to_string(),
-                step: None,
-            }],
-            broken: BTreeMap::new(),
-            history: Vec::new(),
-            trace_lines: None,
-            schedule: Vec::new(),
-        };
-    };
-    let report = felix_audits::audit(&ran.recorder.history);
-    let mut broken: BTreeMap<String, usize> = BTreeMap::new();
-    for violation in &report.violations {
-        let first = broken
-            .entry(violation.invariant.to_string())
-            .or_insert(violation.step);
-        *first = (*first).min(violation.step);
-    }
-    let mut violations: Vec<Finding> = report
-        .violations
-        .iter()
-        .map(|violation| Finding {
-            invariant: violation.invariant.to_string(),
-            detail: violation.message.clone(),
-            step: ran.recorder.history_steps.get(violation.step).copied(),
-        })
-        .collect();
-    if let Some(message) = ran.panicked.take() {
-        violations.insert(
-            0,
-            Finding {
-                invariant: PANIC.to_string(),
-                detail: message,
-                step: None,
-            },
-        );
-    }
-    if let Some(reason) = ran.exhausted.take() {
-        violations.push(Finding {
-            invariant: EVENT_BUDGET.to_string(),
-            detail: reason,
-            step: None,
-        });
-    }
+    let judged = judge::judge(&ran);
     let mut recorder: Recorder = ran.recorder;
     let trace_lines = recorder.take_lines();
     Attempt {
         knobs: knobs.clone(),
         choices,
         events: ran.events,
-        violations,
-        broken,
+        violations: judged.findings,
+        broken: judged.broken,
         history: recorder.history,
         trace_lines,
         schedule,
@@ -198,7 +154,7 @@ pub enum Stop {
 pub struct Shrunk {
     pub seed: u64,
     pub twin: TwinName,
-    pub invariant: &'static str,
+    pub invariant: Invariant,
     /// The seed's run, to its end.
     pub original: Attempt,
     /// The events of the seed's run up to its violation (where the shrinker cuts every run).
@@ -218,7 +174,7 @@ pub struct Shrunk {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShrinkError {
     /// The seed does not break the twin's invariant.
-    Passes { invariant: &'static str },
+    Passes { invariant: Invariant },
     /// Recording the run changed it (a bug in the tape).
     Flaky,
 }
@@ -245,7 +201,7 @@ struct Shrinker<'a> {
     seed: u64,
     rules: Rules,
     label: String,
-    invariant: &'static str,
+    invariant: Invariant,
     /// The smallest run so far, cut right after its violation.
     best: Attempt,
     /// The history index of `best`'s violation.
@@ -479,7 +435,7 @@ pub fn shrink(
     let knobs = Knobs::draw(seed, Some(twin));
     let rules = Rules::twin(twin);
     let label = twin.name().to_string();
-    let invariant = twin.must_break(Layer::Sim).name();
+    let invariant = twin.must_break(Layer::Sim);
     let original = attempt(seed, rules, label.clone(), &knobs, None, false, None);
     let Some(at) = original.broken_at(invariant) else {
         return Err(ShrinkError::Passes { invariant });

@@ -20,7 +20,7 @@ use crate::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::Request;
 use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;
-use felix_core::rules::Rules;
+use felix_core::rules::{Invariant, Rules};
 use felix_core::TwinName;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -224,7 +224,7 @@ fn audited(cluster: &str, rules: &str, verbs: &[String]) -> Option<Vec<String>> 
 
 /// True when the twin's audit names `invariant` and the control's is `ok`. The twin's half runs
 /// first: most candidates of the minimization fail there, and the control is not run for them.
-fn reproduces(cluster: &str, twin: TwinName, invariant: &str, verbs: &[String]) -> bool {
+fn reproduces(cluster: &str, twin: TwinName, invariant: Invariant, verbs: &[String]) -> bool {
     let prefix = format!("{invariant}:");
     let breaks = audited(cluster, twin.name(), verbs)
         .is_some_and(|audit| audit.iter().any(|line| line.starts_with(&prefix)));

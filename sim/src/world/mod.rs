@@ -193,6 +193,12 @@ struct ClientSlot {
 pub trait Observer {
     /// Called after each handled event (not after the one that panicked or exhausted a budget).
     fn after_event(&mut self, world: &World);
+
+    /// What the observer found wrong with the run, judged with the audits' findings
+    /// (`judge::judge`): trace validation's divergence.
+    fn finding(&self) -> Option<crate::Finding> {
+        None
+    }
 }
 
 /// Counters of what the simulator did (for the sweep summary).
@@ -213,6 +219,8 @@ pub struct Ran {
 }
 
 pub struct World {
+    /// The seed every stream of this world was split from (named in the trace's first line).
+    seed: u64,
     /// What the last node step left to carry out (a buffer reused across steps).
     effects: Vec<Effect>,
     rules: Rules,
@@ -379,6 +387,7 @@ impl World {
             })
             .collect();
         World {
+            seed,
             effects: Vec::new(),
             rules,
             queue: EventQueue::new(PENDING_MAX),
@@ -459,13 +468,14 @@ impl World {
         self.recorder.sim(now, event);
     }
 
-    /// Runs the world to the end of the liveness phase.
-    /// `label` names the configuration in the trace (a twin name, or a control run).
-    pub fn run(mut self, seed: u64, label: Option<String>) -> Ran {
+    /// Starts the run: the trace's first line, the nodes, the clients' first wakes, the
+    /// workload, the first fault and the phase deadlines. `label` names the configuration in the
+    /// trace (a twin name, or a control run).
+    fn start(&mut self, label: Option<String>) {
         let knobs_json = serde_json::to_value(&self.knobs).unwrap_or_default();
         self.sim(SimEvent::Started {
             trace_format: crate::trace::TRACE_FORMAT,
-            seed,
+            seed: self.seed,
             twin: label,
             knobs: knobs_json,
         });
@@ -505,13 +515,12 @@ impl World {
             self.knobs.safety_micros + self.knobs.liveness_micros,
             Ev::End,
         );
-        // A panic is an assert of the core (or the simulator) firing: a bug found. Catch it
-        // around the whole loop (not around each event: moving every popped event into a
-        // closure of its own cost a tenth of a sweep's time), so the trace up to that event
-        // survives for the replay; the loop stops at the event that panicked either way.
-        let driven = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.drive()));
-        if let Err(payload) = driven {
-            let message = panic_message(payload.as_ref());
+    }
+
+    /// The run's outcome, after the loop stopped (at its end, its budget, its cut, or the event
+    /// that panicked with `panicked`).
+    fn finish(mut self, panicked: Option<String>) -> Ran {
+        if let Some(message) = panicked {
             self.sim(SimEvent::Finished {
                 reason: format!("panic: {message}"),
             });
@@ -528,7 +537,47 @@ impl World {
             observer: self.observer,
         }
     }
+}
 
+/// Builds a world and runs it to the end of its liveness phase (or its budget, or its cut):
+/// the one place a run's panics are caught. `prepare` sets what the caller watches or cuts
+/// (`World::set_observer`, `World::cut`) before the first event. A panic is an assert of the core
+/// (or of the simulator) firing, a bug found: it is caught around the whole build and loop (not
+/// around each event: moving every popped event into a closure of its own cost a tenth of a
+/// sweep's time), so the trace up to that event survives for the replay, and the loop stops at
+/// the event that panicked either way.
+pub fn run(
+    seed: u64,
+    rules: Rules,
+    knobs: Knobs,
+    keep_trace: bool,
+    label: Option<String>,
+    prepare: impl FnOnce(&mut World),
+) -> Ran {
+    let mut slot: Option<World> = None;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let world = slot.insert(World::new(seed, rules, knobs, keep_trace));
+        prepare(world);
+        world.start(label);
+        world.drive();
+    }));
+    let panicked = outcome.err().map(|payload| panic_message(payload.as_ref()));
+    match slot {
+        Some(world) => world.finish(panicked),
+        // The world panicked while it was built: nothing ran, nothing was recorded.
+        None => Ran {
+            recorder: Recorder::new(keep_trace),
+            events: 0,
+            simulated_micros: 0,
+            counters: SimCounters::new(),
+            exhausted: None,
+            panicked: Some(panicked.unwrap_or_default()),
+            observer: None,
+        },
+    }
+}
+
+impl World {
     /// The event loop: pops and handles events until the run ends, its event budget is spent,
     /// or the shrinker's cut is reached. A panic unwinds out of it to `run`.
     fn drive(&mut self) {
