@@ -11,7 +11,7 @@
 //!
 //! The world evaluates the sites (`world/buggify.rs`); this module holds their names and gates.
 
-use crate::rng::{Component, Stream};
+use crate::rng::Stream;
 use serde::{Deserialize, Serialize};
 
 /// The chance that a site is active in a run.
@@ -118,10 +118,11 @@ pub struct Buggify {
 }
 
 impl Buggify {
-    pub fn new(seed: u64, active: &[Site]) -> Buggify {
+    /// The gate of `active` sites, drawing from `stream`.
+    pub fn new(stream: Stream, active: &[Site]) -> Buggify {
         Buggify {
             active: active.to_vec(),
-            stream: Stream::new(seed, Component::Buggify),
+            stream,
         }
     }
 
@@ -139,17 +140,18 @@ impl Buggify {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Component;
 
     /// An inactive site never fires; an active one fires sometimes, not always; the same seed
     /// fires the same way.
     #[test]
     fn two_gates() {
-        let mut off = Buggify::new(3, &[]);
+        let mut off = Buggify::new(Stream::new(3, Component::Buggify), &[]);
         assert!((0..100).all(|_| !off.fire(Site::SlowSync)));
-        let mut on = Buggify::new(3, &[Site::SlowSync]);
+        let mut on = Buggify::new(Stream::new(3, Component::Buggify), &[Site::SlowSync]);
         let fired: Vec<bool> = (0..200).map(|_| on.fire(Site::SlowSync)).collect();
         assert!(fired.iter().any(|f| *f) && fired.iter().any(|f| !*f));
-        let mut again = Buggify::new(3, &[Site::SlowSync]);
+        let mut again = Buggify::new(Stream::new(3, Component::Buggify), &[Site::SlowSync]);
         let refired: Vec<bool> = (0..200).map(|_| again.fire(Site::SlowSync)).collect();
         assert_eq!(fired, refired);
         assert!(!on.fire(Site::PauseAfterAck));

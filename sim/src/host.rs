@@ -13,6 +13,7 @@
 
 use crate::disk::Disk;
 use crate::network::{Address, Packet, Payload};
+use crate::tape::Schedule;
 use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
 use felix_core::history::Event;
 use felix_core::storage::SegmentLayout;
@@ -72,9 +73,8 @@ pub struct Host {
     pub disk: Disk,
     sync_start: SyncStart,
     outbox: Outbox,
-    /// A schedule was being recorded on this thread when the host was made (`tape::with_schedule`
-    /// wraps the whole run): read once, so a plain run's steps never touch the thread-local.
-    noting: bool,
+    /// The world's schedule, when it records one (the shrinker's final replay).
+    schedule: Option<Schedule>,
     /// Buffers reused across steps.
     outputs: Vec<Output>,
     duties: Vec<Duty>,
@@ -88,6 +88,7 @@ impl Host {
         layout: SegmentLayout,
         held_max: usize,
         sync_start: SyncStart,
+        schedule: Option<Schedule>,
     ) -> Host {
         Host {
             id: config.id,
@@ -96,7 +97,7 @@ impl Host {
             disk: Disk::new(layout),
             sync_start,
             outbox: Outbox::new(held_max),
-            noting: crate::tape::noting(),
+            schedule,
             outputs: Vec::new(),
             duties: Vec::new(),
             released: Vec::new(),
@@ -122,8 +123,8 @@ impl Host {
         let Some(broker) = self.broker.as_mut() else {
             return Ok(());
         };
-        // The shrinker's final replay records what each host was given (`tape::with_schedule`).
-        let noted = self.noting.then(|| {
+        // The shrinker's final replay records what each host was given (`world::Setup::schedule`).
+        let noted = self.schedule.is_some().then(|| {
             (
                 input.clone(),
                 broker.term(),
@@ -177,7 +178,7 @@ impl Host {
         Ok(())
     }
 
-    /// Records one input in the schedule being recorded (`tape::Step`).
+    /// Records one input in the schedule being recorded (`tape::Step`), if any.
     /// `held`: the step held a send back for a sync.
     fn note(&self, input: Input, term_before: u64, effects: &[Effect], held: bool) {
         let to = self.id;
@@ -200,14 +201,16 @@ impl Host {
             },
             Input::ElectionTimeout { .. } | Input::Persisted { .. } => return,
         };
-        crate::tape::note(|| step);
+        if let Some(schedule) = &self.schedule {
+            schedule.note(step);
+        }
     }
 
     /// Completes the sync in flight: every op applied before it started is durable. Releases the
     /// deliveries it covers, then tells the broker. Returns how far the disk is durable.
     pub fn finish_sync(&mut self, effects: &mut Vec<Effect>) -> Result<u64, HostError> {
-        if self.noting {
-            crate::tape::note(|| crate::tape::Step::Synced { node: self.id });
+        if let Some(schedule) = &self.schedule {
+            schedule.note(crate::tape::Step::Synced { node: self.id });
         }
         self.disk.finish_sync().map_err(|error| HostError::Store {
             node: self.id,

@@ -268,18 +268,15 @@ pub fn run_observed(
         Some(twin) => (Rules::twin(twin), Some(twin.name().to_string())),
         None => (Rules::default(), None),
     };
-    let mut ran = world::run(
-        spec.seed,
-        rules,
-        knobs.clone(),
-        spec.keep_trace,
+    let setup = world::Setup {
         label,
-        |world| {
-            if let Some(observer) = observer {
-                world.set_observer(observer);
-            }
-        },
-    );
+        ..world::Setup::new(spec.seed, rules, knobs.clone(), spec.keep_trace)
+    };
+    let mut ran = world::run(setup, |world| {
+        if let Some(observer) = observer {
+            world.set_observer(observer);
+        }
+    });
     let judged = judge::judge(&ran);
     let mut coverage: BTreeMap<String, u64> = judged
         .coverage

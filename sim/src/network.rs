@@ -8,7 +8,7 @@
 //! blocked or clogged and nothing is dropped, so the liveness phase runs on a reliable network.
 
 use crate::queue::Time;
-use crate::rng::{Component, Stream};
+use crate::rng::Stream;
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::Message;
 use felix_core::NodeId;
@@ -106,12 +106,13 @@ pub struct Network {
 }
 
 impl Network {
-    pub fn new(seed: u64, knobs: NetworkKnobs) -> Network {
+    /// A network drawing its faults and delays from `stream`.
+    pub fn new(stream: Stream, knobs: NetworkKnobs) -> Network {
         assert!(knobs.delay_min_micros <= knobs.delay_max_micros);
         assert!(knobs.delay_max_micros <= knobs.long_delay_max_micros);
         Network {
             knobs,
-            stream: Stream::new(seed, Component::Network),
+            stream,
             blocked: BTreeSet::new(),
             clogged_until: BTreeMap::new(),
             healed: false,
@@ -198,6 +199,7 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Component;
 
     fn knobs() -> NetworkKnobs {
         NetworkKnobs {
@@ -213,7 +215,7 @@ mod tests {
     /// A one-way block drops one direction only; a split drops both; heal restores delivery.
     #[test]
     fn partitions_block_directed_links() {
-        let mut network = Network::new(1, knobs());
+        let mut network = Network::new(Stream::new(1, Component::Network), knobs());
         let (a, b) = (Address::Node(0), Address::Node(1));
         network.block(a, b);
         assert!(network.route(0, a, b).is_empty());
@@ -230,13 +232,13 @@ mod tests {
     /// A clogged address delivers after the clog, not never; full loss drops everything.
     #[test]
     fn clogs_delay_and_drops_lose() {
-        let mut network = Network::new(2, knobs());
+        let mut network = Network::new(Stream::new(2, Component::Network), knobs());
         let (a, b) = (Address::Node(0), Address::Node(1));
         network.clog(b, 1_000);
         let arrivals = network.route(5, a, b);
         assert!(arrivals[0] >= 1_010);
         let mut lossy = Network::new(
-            2,
+            Stream::new(2, Component::Network),
             NetworkKnobs {
                 drop_per_million: 1_000_000,
                 ..knobs()
@@ -244,7 +246,7 @@ mod tests {
         );
         assert!(lossy.route(0, a, b).is_empty());
         let mut doubling = Network::new(
-            2,
+            Stream::new(2, Component::Network),
             NetworkKnobs {
                 duplicate_per_million: 1_000_000,
                 ..knobs()

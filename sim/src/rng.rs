@@ -6,6 +6,7 @@
 //! draws of another: a change to the network model leaves the knobs and the workload of a seed
 //! alone. Nothing else in a run may be random.
 
+use crate::tape::Tape;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -53,28 +54,37 @@ impl Component {
 #[derive(Clone, Debug)]
 pub struct Stream {
     rng: ChaCha8Rng,
-    /// Set when a `tape` was active on this thread as the stream was made: every draw then goes
-    /// through the tape (recorded, or replayed for the shrinker). Plain runs pay one branch.
-    component: Option<Component>,
+    component: Component,
+    /// The world's tape, when it has one: every draw then goes through it (recorded, or replayed
+    /// for the shrinker). Plain runs pay one branch.
+    tape: Option<Tape>,
 }
 
 impl Stream {
     /// The stream of `component` under `seed`. The same pair always gives the same draws.
     pub fn new(seed: u64, component: Component) -> Stream {
+        Stream::taped(seed, component, None)
+    }
+
+    /// The stream of `component`, its draws recorded on (or replayed from) `tape` if given.
+    pub fn taped(seed: u64, component: Component, tape: Option<&Tape>) -> Stream {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(component.stream());
-        let component = crate::tape::active().then_some(component);
-        Stream { rng, component }
+        Stream {
+            rng,
+            component,
+            tape: tape.cloned(),
+        }
     }
 
     /// A uniform draw in `low..=high` (inclusive; `low <= high`).
     pub fn range(&mut self, low: u64, high: u64) -> u64 {
         assert!(low <= high, "empty range {low}..={high}");
-        match self.component {
+        match &self.tape {
             None => self.rng.random_range(low..=high),
-            Some(component) => {
+            Some(tape) => {
                 let rng = &mut self.rng;
-                low + crate::tape::draw(component, high - low, || {
+                low + tape.draw(self.component, high - low, || {
                     rng.random_range(low..=high) - low
                 })
             }
@@ -84,7 +94,7 @@ impl Stream {
     /// True with probability `per_million / 1_000_000`. Integer rates keep knobs exact in traces.
     pub fn chance(&mut self, per_million: u32) -> bool {
         assert!(per_million <= 1_000_000);
-        match self.component {
+        match &self.tape {
             None => per_million > 0 && self.rng.random_range(0..1_000_000u32) < per_million,
             // A certain outcome is no choice: it is neither recorded nor replayed.
             Some(_) if per_million == 0 => false,
@@ -93,9 +103,9 @@ impl Stream {
                 let _ = self.rng.random_range(0..1_000_000u32);
                 true
             }
-            Some(component) => {
+            Some(tape) => {
                 let rng = &mut self.rng;
-                crate::tape::draw(component, 1, || {
+                tape.draw(self.component, 1, || {
                     u64::from(rng.random_range(0..1_000_000u32) < per_million)
                 }) == 1
             }
@@ -105,11 +115,11 @@ impl Stream {
     /// An index into a non-empty collection of `len` items.
     pub fn index(&mut self, len: usize) -> usize {
         assert!(len > 0);
-        match self.component {
+        match &self.tape {
             None => self.rng.random_range(0..len),
-            Some(component) => {
+            Some(tape) => {
                 let rng = &mut self.rng;
-                crate::tape::draw(component, len as u64 - 1, || {
+                tape.draw(self.component, len as u64 - 1, || {
                     rng.random_range(0..len) as u64
                 }) as usize
             }
@@ -118,11 +128,11 @@ impl Stream {
 
     /// A raw 64-bit draw (for digests and bodies).
     pub fn next_u64(&mut self) -> u64 {
-        match self.component {
+        match &self.tape {
             None => self.rng.random(),
-            Some(component) => {
+            Some(tape) => {
                 let rng = &mut self.rng;
-                crate::tape::draw(component, u64::MAX, || rng.random())
+                tape.draw(self.component, u64::MAX, || rng.random())
             }
         }
     }

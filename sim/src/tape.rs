@@ -1,17 +1,19 @@
 //! The choice tape: every draw of a run's streams, recorded or replayed (for `shrink`).
 //!
-//! While a tape is active on the thread (`with_tape`), every `rng::Stream` made on that thread
-//! sends its draws through it. Each draw is stored as a number where 0 is the simplest value of its
-//! kind: `range` as the offset above its low end (the shortest delay), `chance` as 0/1 (0 = it did
-//! not happen: no drop, no fault), `index` as the index (0 = the first), `next_u64` as itself.
-//! Recording keeps what the generator drew; replaying hands back the recorded value at the same
-//! position of the same component when it still fits the bound asked for, else 0, and a component
-//! whose recording ran out answers 0 from then on ("nothing more happens"). Either way the tape
-//! keeps the values actually used, so a replay yields its own normalized recording. Components
-//! stay separate: editing the network's choices never shifts the fault plan or the workload.
+//! A world made with a tape (`world::Setup::tape`) sends every draw of its streams through it.
+//! Each draw is stored as a number where 0 is the simplest value of its kind: `range` as the offset
+//! above its low end (the shortest delay), `chance` as 0/1 (0 = it did not happen: no drop, no
+//! fault), `index` as the index (0 = the first), `next_u64` as itself. Recording keeps what the
+//! generator drew; replaying hands back the recorded value at the same position of the same
+//! component when it still fits the bound asked for, else 0, and a component whose recording ran
+//! out answers 0 from then on ("nothing more happens"). Either way the tape keeps the values
+//! actually used, so a replay yields its own normalized recording. Components stay separate:
+//! editing the network's choices never shifts the fault plan or the workload.
 //!
-//! The same thread may record the run's schedule (`with_schedule`): what each node's host was given
-//! (messages, requests, ticks, syncs) interleaved with the trace lines, for the scenario translation.
+//! A world may also record its schedule (`world::Setup::schedule`): what each node's host was
+//! given (messages, requests, ticks, syncs) interleaved with the trace lines, for the scenario
+//! translation. Both are explicit parts of the world that asks for them, shared by its streams,
+//! hosts and recorder: nothing on the thread changes or watches a run.
 
 use crate::rng::Component;
 use felix_core::api::{ClientId, Request};
@@ -19,37 +21,41 @@ use felix_core::broker::Message;
 use felix_core::NodeId;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// The choices of one run, per component, in draw order.
 pub type Choices = BTreeMap<Component, Vec<u64>>;
 
-struct Tape {
+#[derive(Debug)]
+struct Draws {
     replay: Option<Choices>,
     cursors: BTreeMap<Component, usize>,
     used: Choices,
 }
 
-thread_local! {
-    static TAPE: RefCell<Option<Tape>> = const { RefCell::new(None) };
-}
+/// A recording (or a replay) of one run's draws, shared by the streams of its world.
+#[derive(Clone, Debug)]
+pub struct Tape(Rc<RefCell<Draws>>);
 
-/// True while a tape is active on this thread.
-pub fn active() -> bool {
-    TAPE.with(|tape| tape.borrow().is_some())
-}
+impl Tape {
+    /// A tape that records (`replay` None) or replays `replay`.
+    pub fn new(replay: Option<Choices>) -> Tape {
+        Tape(Rc::new(RefCell::new(Draws {
+            replay,
+            cursors: BTreeMap::new(),
+            used: Choices::new(),
+        })))
+    }
 
-/// One draw of `component` with values in `0..=max`: `fresh` draws it from the generator when
-/// recording (or when the stream outlived its tape).
-pub fn draw(component: Component, max: u64, fresh: impl FnOnce() -> u64) -> u64 {
-    TAPE.with(|tape| {
-        let mut tape = tape.borrow_mut();
-        let Some(tape) = tape.as_mut() else {
-            return fresh();
-        };
-        let value = match &tape.replay {
+    /// One draw of `component` with values in `0..=max`: `fresh` draws it from the generator
+    /// when recording.
+    pub fn draw(&self, component: Component, max: u64, fresh: impl FnOnce() -> u64) -> u64 {
+        let mut draws = self.0.borrow_mut();
+        let draws = &mut *draws;
+        let value = match &draws.replay {
             None => fresh(),
             Some(replay) => {
-                let cursor = tape.cursors.entry(component).or_insert(0);
+                let cursor = draws.cursors.entry(component).or_insert(0);
                 let position = *cursor;
                 *cursor += 1;
                 replay
@@ -61,47 +67,19 @@ pub fn draw(component: Component, max: u64, fresh: impl FnOnce() -> u64) -> u64 
             }
         };
         assert!(value <= max, "a draw of {value} above its bound {max}");
-        tape.used.entry(component).or_default().push(value);
+        draws.used.entry(component).or_default().push(value);
         value
-    })
-}
-
-/// Clears the thread's tape even when `body` panics.
-struct Guard;
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        TAPE.with(|tape| *tape.borrow_mut() = None);
     }
-}
 
-/// Runs `body` with a tape: recording (`replay` None) or replaying `replay`. Returns what `body`
-/// returned and the choices the run used.
-pub fn with_tape<R>(replay: Option<Choices>, body: impl FnOnce() -> R) -> (R, Choices) {
-    TAPE.with(|tape| {
-        let mut tape = tape.borrow_mut();
-        assert!(tape.is_none(), "tapes do not nest");
-        *tape = Some(Tape {
-            replay,
-            cursors: BTreeMap::new(),
-            used: Choices::new(),
-        });
-    });
-    let guard = Guard;
-    let result = body();
-    let used = TAPE.with(|tape| {
-        tape.borrow_mut()
-            .take()
-            .map(|tape| tape.used)
-            .unwrap_or_default()
-    });
-    drop(guard);
-    (result, used)
+    /// The choices the run used so far.
+    pub fn used(&self) -> Choices {
+        self.0.borrow().used.clone()
+    }
 }
 
 /// One thing a node's host was given by its scheduler, or a trace line written, in run order: the
 /// run's schedule, which `shrink::script` turns into delivery, tick and sync verbs. Recorded only
-/// inside `with_schedule` (the shrinker's final replay); a run outside it records nothing.
+/// in a world given a `Schedule` (the shrinker's final replay); any other run records nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// The next trace line was written (the k-th `Line` is trace line k).
@@ -132,45 +110,20 @@ pub enum Step {
     TimedOut { client: ClientId },
 }
 
-thread_local! {
-    static SCHEDULE: RefCell<Option<Vec<Step>>> = const { RefCell::new(None) };
-}
+/// The schedule of one run being recorded, shared by its hosts, its recorder and its clients.
+#[derive(Clone, Debug, Default)]
+pub struct Schedule(Rc<RefCell<Vec<Step>>>);
 
-/// True while a schedule is being recorded on this thread (the host's hooks check it first).
-pub fn noting() -> bool {
-    SCHEDULE.with(|schedule| schedule.borrow().is_some())
-}
-
-/// Appends a step to the schedule being recorded, if any.
-pub fn note(step: impl FnOnce() -> Step) {
-    SCHEDULE.with(|schedule| {
-        if let Some(steps) = schedule.borrow_mut().as_mut() {
-            steps.push(step());
-        }
-    });
-}
-
-/// Clears the thread's schedule even when `body` panics.
-struct ScheduleGuard;
-
-impl Drop for ScheduleGuard {
-    fn drop(&mut self) {
-        SCHEDULE.with(|schedule| *schedule.borrow_mut() = None);
+impl Schedule {
+    /// Appends a step.
+    pub fn note(&self, step: Step) {
+        self.0.borrow_mut().push(step);
     }
-}
 
-/// Runs `body` recording its schedule. Returns what `body` returned and the steps.
-pub fn with_schedule<R>(body: impl FnOnce() -> R) -> (R, Vec<Step>) {
-    SCHEDULE.with(|schedule| {
-        let mut schedule = schedule.borrow_mut();
-        assert!(schedule.is_none(), "schedules do not nest");
-        *schedule = Some(Vec::new());
-    });
-    let guard = ScheduleGuard;
-    let result = body();
-    let steps = SCHEDULE.with(|schedule| schedule.borrow_mut().take().unwrap_or_default());
-    drop(guard);
-    (result, steps)
+    /// The steps recorded so far.
+    pub fn steps(&self) -> Vec<Step> {
+        self.0.borrow().clone()
+    }
 }
 
 #[cfg(test)]
@@ -193,24 +146,24 @@ mod tests {
             ]
         };
         let plain = draws(&mut Stream::new(5, Component::Network));
-        let (recorded, tape) = with_tape(None, || draws(&mut Stream::new(5, Component::Network)));
+        let taped = |seed: u64, replay: Option<Choices>| {
+            let tape = Tape::new(replay);
+            let drawn = draws(&mut Stream::taped(seed, Component::Network, Some(&tape)));
+            (drawn, tape.used())
+        };
+        let (recorded, tape) = taped(5, None);
         assert_eq!(plain, recorded);
         assert_eq!(
             tape[&Component::Network].len(),
             5,
             "a certain chance is no choice"
         );
-        let (replayed, again) = with_tape(Some(tape.clone()), || {
-            draws(&mut Stream::new(99, Component::Network))
-        });
+        let (replayed, again) = taped(99, Some(tape.clone()));
         assert_eq!(replayed, plain);
         assert_eq!(again, tape);
         let mut short = tape.clone();
         short.get_mut(&Component::Network).unwrap().truncate(1);
-        let (cut, _) = with_tape(Some(short), || {
-            draws(&mut Stream::new(5, Component::Network))
-        });
+        let (cut, _) = taped(5, Some(short));
         assert_eq!(cut, vec![plain[0], 0, 0, 0, 1, 3]);
-        assert!(!active());
     }
 }

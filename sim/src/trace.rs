@@ -9,6 +9,7 @@
 
 use crate::hash;
 use crate::queue::Time;
+use crate::tape::Schedule;
 use felix_core::api::ClientId;
 use felix_core::history::Event;
 use felix_core::NodeId;
@@ -108,20 +109,20 @@ pub struct Recorder {
     pub history_steps: Vec<u64>,
     /// The serialized lines, kept only when asked for (replay, determinism checks, failures).
     lines: Option<Vec<String>>,
-    /// A schedule was being recorded on this thread when the recorder was made (the shrinker's
-    /// final replay): read once, so a plain run's lines never touch the thread-local.
-    noting: bool,
+    /// The world's schedule, when it records one (the shrinker's final replay): every line is a
+    /// step of it.
+    schedule: Option<Schedule>,
 }
 
 impl Recorder {
-    pub fn new(keep_lines: bool) -> Recorder {
+    pub fn new(keep_lines: bool, schedule: Option<Schedule>) -> Recorder {
         Recorder {
             hash: hash::SEED,
             steps: 0,
             history: Vec::new(),
             history_steps: Vec::new(),
             lines: keep_lines.then(Vec::new),
-            noting: crate::tape::noting(),
+            schedule,
         }
     }
 
@@ -146,8 +147,8 @@ impl Recorder {
     /// Feeds one line into the hash: its step, its time, which kind of event, and the event's
     /// data (`hash::hash_value`, no text).
     fn hash_line<T: Serialize>(&mut self, time: Time, kind: u64, event: &T) {
-        if self.noting {
-            crate::tape::note(|| crate::tape::Step::Line);
+        if let Some(schedule) = &self.schedule {
+            schedule.note(crate::tape::Step::Line);
         }
         let mut hash = hash::mix(self.hash, self.steps);
         hash = hash::mix(hash, time);
@@ -202,7 +203,7 @@ mod tests {
     #[test]
     fn hash_follows_events() {
         let run = |node| {
-            let mut recorder = Recorder::new(true);
+            let mut recorder = Recorder::new(true, None);
             recorder.sim(
                 0,
                 SimEvent::Phase {
@@ -214,7 +215,7 @@ mod tests {
         };
         assert_eq!(run(1), run(1));
         assert_ne!(run(1), run(2));
-        let mut recorder = Recorder::new(true);
+        let mut recorder = Recorder::new(true, None);
         recorder.history(5, Event::Crashed { node: 3 });
         assert_eq!(recorder.history_steps, vec![0]);
         let lines = recorder.take_lines().unwrap_or_default();

@@ -1,6 +1,6 @@
 //! Proves that `shrink` turns a failing seed into a scenario that breaks the twin's invariant in
 //! the scripted driver and passes with the rule on, no longer than twice the hand-written
-//! `scenarios/twins/<TwinName>.txt`, for every twin of the simulator (`TwinName::ALL`), and that shrinking
+//! `scenarios/twins/<Twin>.txt`, for every twin of the simulator (`TwinName::in_layer(Layer::Sim)`), and that shrinking
 //! is deterministic.
 //!
 //! No seed is pinned: which run a seed produces moves whenever the swarm changes, so each twin's
@@ -109,8 +109,7 @@ fn shrunk_scenario(twin: TwinName, seed: u64, hand: usize) -> Result<Figures, St
 #[test]
 fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
     let results: Vec<Outcome> = std::thread::scope(|scope| {
-        let handles: Vec<_> = TwinName::ALL
-            .into_iter()
+        let handles: Vec<_> = TwinName::in_layer(Layer::Sim)
             .map(|twin| {
                 scope.spawn(move || {
                     let path = format!(

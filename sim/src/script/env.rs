@@ -239,7 +239,13 @@ impl Env {
                 retention_segments_max,
                 ..JournalConfig::default()
             };
-            let mut host = Host::new(config, layout, NETWORK_PACKETS_MAX, SyncStart::OnDemand);
+            let mut host = Host::new(
+                config,
+                layout,
+                NETWORK_PACKETS_MAX,
+                SyncStart::OnDemand,
+                None,
+            );
             if let Err(error) = host.start(false) {
                 panic!("a fresh node cannot fail to start: {error}");
             }

@@ -20,7 +20,7 @@ pub mod schedule;
 pub mod script;
 
 use crate::knobs::Knobs;
-use crate::tape::{self, Choices};
+use crate::tape::{self, Choices, Schedule, Tape};
 use crate::trace::Recorder;
 use crate::{judge, world, Finding};
 use felix_core::rules::{Invariant, Layer};
@@ -103,28 +103,24 @@ pub fn attempt(
     keep_trace: bool,
     cut: Option<Cut>,
 ) -> Attempt {
-    let ((ran, schedule), choices) = tape::with_tape(replay, || {
-        let run = || {
-            world::run(
-                seed,
-                rules,
-                knobs.clone(),
-                keep_trace,
-                Some(label),
-                |world| {
-                    if let Some(cut) = cut {
-                        world.cut(cut.history, cut.events);
-                    }
-                },
-            )
-        };
-        // The schedule is recorded with the trace (the final replay), never on every try.
-        if keep_trace {
-            tape::with_schedule(run)
-        } else {
-            (run(), Vec::new())
+    let tape = Tape::new(replay);
+    // The schedule is recorded with the trace (the final replay), never on every try.
+    let schedule = keep_trace.then(Schedule::default);
+    let setup = world::Setup {
+        label: Some(label),
+        tape: Some(tape.clone()),
+        schedule: schedule.clone(),
+        ..world::Setup::new(seed, rules, knobs.clone(), keep_trace)
+    };
+    let ran = world::run(setup, |world| {
+        if let Some(cut) = cut {
+            world.cut(cut.history, cut.events);
         }
     });
+    let choices = tape.used();
+    let schedule = schedule
+        .map(|schedule| schedule.steps())
+        .unwrap_or_default();
     let judged = judge::judge(&ran);
     let mut recorder: Recorder = ran.recorder;
     let trace_lines = recorder.take_lines();

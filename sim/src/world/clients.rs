@@ -379,7 +379,9 @@ impl World {
             Some(handle) => handle.on_unknown(id),
             None => return,
         };
-        crate::tape::note(|| crate::tape::Step::TimedOut { client: client_id });
+        if let Some(schedule) = &self.schedule {
+            schedule.note(crate::tape::Step::TimedOut { client: client_id });
+        }
         self.count("client_timeouts");
         self.apply_step(client, step);
         let target = self.workload.index(self.nodes.len());

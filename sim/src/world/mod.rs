@@ -54,6 +54,7 @@ use crate::network::{Address, Network};
 use crate::node;
 use crate::queue::{EventQueue, Time};
 use crate::rng::{Component, Stream};
+use crate::tape::{Schedule, Tape};
 use crate::trace::{Recorder, SimEvent};
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::Broker;
@@ -221,6 +222,8 @@ pub struct Ran {
 pub struct World {
     /// The seed every stream of this world was split from (named in the trace's first line).
     seed: u64,
+    /// The schedule this world records, if asked (`Setup::schedule`).
+    schedule: Option<Schedule>,
     /// What the last node step left to carry out (a buffer reused across steps).
     effects: Vec<Effect>,
     rules: Rules,
@@ -313,8 +316,19 @@ impl World {
         &self.recorder.history
     }
 
-    pub fn new(seed: u64, rules: Rules, knobs: Knobs, keep_trace: bool) -> World {
-        let mut clocks = Stream::new(seed, Component::Clocks);
+    /// The world `setup` describes, before its first event.
+    fn new(setup: Setup) -> World {
+        let Setup {
+            seed,
+            rules,
+            knobs,
+            keep_trace,
+            label: _,
+            tape,
+            schedule,
+        } = setup;
+        let tape = tape.as_ref();
+        let mut clocks = Stream::taped(seed, Component::Clocks, tape);
         let mut draw_clock = |knobs: &Knobs| Clock {
             skew_micros: clocks.range(0, 2 * knobs.clock_skew_max_micros as u64) as i64
                 - knobs.clock_skew_max_micros,
@@ -333,9 +347,10 @@ impl World {
                     layout,
                     HELD_MAX,
                     SyncStart::Eager,
+                    schedule.clone(),
                 ),
                 clock: draw_clock(&knobs),
-                timeouts: Stream::new(seed, Component::Timeouts(id)),
+                timeouts: Stream::taped(seed, Component::Timeouts(id), tape),
                 incarnation: 0,
             })
             .collect();
@@ -391,16 +406,20 @@ impl World {
             effects: Vec::new(),
             rules,
             queue: EventQueue::new(PENDING_MAX),
-            network: Network::new(seed, knobs.network.clone()),
-            disk_stream: Stream::new(seed, Component::Disk),
-            fault_stream: Stream::new(seed, Component::Faults),
-            workload: Stream::new(seed, Component::Workload),
+            network: Network::new(
+                Stream::taped(seed, Component::Network, tape),
+                knobs.network.clone(),
+            ),
+            disk_stream: Stream::taped(seed, Component::Disk, tape),
+            fault_stream: Stream::taped(seed, Component::Faults, tape),
+            workload: Stream::taped(seed, Component::Workload, tape),
             nodes,
             clients,
             lease: LeaseService::new(knobs.lease_micros),
             owner_token: 0,
             owner_current: None,
-            recorder: Recorder::new(keep_trace),
+            recorder: Recorder::new(keep_trace, schedule.clone()),
+            schedule,
             phase: Phase::Safety,
             quiesced: false,
             events: 0,
@@ -412,7 +431,10 @@ impl World {
             panicked: None,
             cluster_committed: 0,
             fence_committed: 0,
-            buggify: crate::buggify::Buggify::new(seed, &knobs.buggify),
+            buggify: crate::buggify::Buggify::new(
+                Stream::taped(seed, Component::Buggify, tape),
+                &knobs.buggify,
+            ),
             observer: None,
             observed_request: None,
             cut: None,
@@ -539,6 +561,38 @@ impl World {
     }
 }
 
+/// What a world is made of: the seed its streams split from, the rules and the knobs, and what
+/// the caller records. A run is a function of its setup.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub seed: u64,
+    pub rules: Rules,
+    pub knobs: Knobs,
+    /// Keep every trace line (for `--trace`, determinism checks and the failing-run summary).
+    pub keep_trace: bool,
+    /// Names the configuration in the trace (a twin name, or a control run).
+    pub label: Option<String>,
+    /// Every draw of the world's streams goes through this tape (recorded or replayed), if set.
+    pub tape: Option<Tape>,
+    /// The world records its schedule here, if set (what each host was given, and the lines).
+    pub schedule: Option<Schedule>,
+}
+
+impl Setup {
+    /// A plain run: nothing recorded but the history (and the lines, if `keep_trace`).
+    pub fn new(seed: u64, rules: Rules, knobs: Knobs, keep_trace: bool) -> Setup {
+        Setup {
+            seed,
+            rules,
+            knobs,
+            keep_trace,
+            label: None,
+            tape: None,
+            schedule: None,
+        }
+    }
+}
+
 /// Builds a world and runs it to the end of its liveness phase (or its budget, or its cut):
 /// the one place a run's panics are caught. `prepare` sets what the caller watches or cuts
 /// (`World::set_observer`, `World::cut`) before the first event. A panic is an assert of the core
@@ -546,17 +600,12 @@ impl World {
 /// around each event: moving every popped event into a closure of its own cost a tenth of a
 /// sweep's time), so the trace up to that event survives for the replay, and the loop stops at
 /// the event that panicked either way.
-pub fn run(
-    seed: u64,
-    rules: Rules,
-    knobs: Knobs,
-    keep_trace: bool,
-    label: Option<String>,
-    prepare: impl FnOnce(&mut World),
-) -> Ran {
+pub fn run(setup: Setup, prepare: impl FnOnce(&mut World)) -> Ran {
+    let keep_trace = setup.keep_trace;
+    let label = setup.label.clone();
     let mut slot: Option<World> = None;
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let world = slot.insert(World::new(seed, rules, knobs, keep_trace));
+        let world = slot.insert(World::new(setup));
         prepare(world);
         world.start(label);
         world.drive();
@@ -566,7 +615,7 @@ pub fn run(
         Some(world) => world.finish(panicked),
         // The world panicked while it was built: nothing ran, nothing was recorded.
         None => Ran {
-            recorder: Recorder::new(keep_trace),
+            recorder: Recorder::new(keep_trace, None),
             events: 0,
             simulated_micros: 0,
             counters: SimCounters::new(),
