@@ -134,16 +134,22 @@ fn store(args: StoreArgs) -> u8 {
         }
     };
 
-    println!(
+    out!(
         "store (batch {} records, {}-byte bodies, {} records/segment)",
-        args.batch, args.body_bytes, args.records_per_segment
+        args.batch,
+        args.body_bytes,
+        args.records_per_segment
     );
-    println!(
+    out!(
         "{:<8} {:>10} {:>16} {:>16} {:>16}",
-        "store", "records", "append rec/s", "read rec/s", "recover rec/s"
+        "store",
+        "records",
+        "append rec/s",
+        "read rec/s",
+        "recover rec/s"
     );
     for (name, figures) in [("memory", &memory), ("file", &file)] {
-        println!(
+        out!(
             "{:<8} {:>10} {:>16} {:>16} {:>16}",
             name,
             figures.records,
@@ -152,7 +158,7 @@ fn store(args: StoreArgs) -> u8 {
             rate(figures.records, figures.recover)
         );
     }
-    println!("file store directory: {} (removed)", dir.display());
+    out!("file store directory: {} (removed)", dir.display());
     exit::OK
 }
 

@@ -8,7 +8,8 @@
 //! timings live here and in `bench store`, nowhere else (STYLE.md).
 
 use crate::exit;
-use crate::sweep::{emit, parse_seed_range, parse_twin};
+use crate::output;
+use crate::sweep::{parse_seed_range, parse_twin};
 use clap::Args;
 use felix_core::TwinName;
 use felix_sim::{stopwatch, RunSpec};
@@ -108,7 +109,7 @@ pub fn run(args: SimArgs) -> u8 {
     let overhead = share(timed.wall, plain.wall) - 100.0;
     let same = plain.sweep_hash == timed.sweep_hash && plain.events == timed.events;
     if args.json {
-        emit(
+        output::line(
             &json!({
                 "seeds": format!("{}..{}", seeds.start, seeds.end),
                 "twin": twin.map(|twin| twin.name()),
@@ -132,7 +133,7 @@ pub fn run(args: SimArgs) -> u8 {
         );
     } else {
         let twin = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
-        emit(&format!(
+        output::line(&format!(
             "bench sim {}..{}{twin} (one thread): {count} seeds, {} failed, {} events, {} trace lines, {:.2} s",
             seeds.start,
             seeds.end,
@@ -141,17 +142,17 @@ pub fn run(args: SimArgs) -> u8 {
             plain.steps,
             plain.wall.as_secs_f64()
         ));
-        emit(&format!(
+        output::line(&format!(
             "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s"
         ));
-        emit(&format!(
+        output::line(&format!(
             "  inside the core's Broker::step: {step_share:.1}% of wall time ({} steps, {step_nanos:.0} ns each)",
             timed.timers.broker_steps
         ));
-        emit(&format!(
+        output::line(&format!(
             "  inside the audits: {audit_share:.1}% of wall time"
         ));
-        emit(&format!(
+        output::line(&format!(
             "  timed pass {:.2} s ({overhead:+.1}% for the timers); sweep hash {:016x}",
             timed.wall.as_secs_f64(),
             plain.sweep_hash

@@ -15,13 +15,17 @@ use serde_json::json;
 use crate::exit;
 
 /// Arguments of `felix check`.
+/// The most checker threads `--threads` takes: each is an OS thread with a stack of its own,
+/// and far more than the cores only adds contention.
+const THREADS_MAX: usize = 256;
+
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// Configurations to check, as their `.cfg` names; the `FelixHeadTrim` prefix may be dropped,
     /// and the `ParosTrimJump` one where no FelixHeadTrim name is the same (`JumpResetsTerm`).
     /// Default: the main configuration, FelixHeadTrim.
     pub configs: Vec<String>,
-    /// Checker threads (default: the number of cores).
+    /// Checker threads (default: the number of cores; at most `THREADS_MAX`).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Print one JSON object per configuration on stdout.
@@ -60,6 +64,9 @@ pub fn run(args: CheckArgs) -> u8 {
     };
     let threads = match args.threads {
         Some(0) => return exit::bad_input("--threads must be at least 1"),
+        Some(threads) if threads > THREADS_MAX => {
+            return exit::bad_input(format!("--threads {threads}: at most {THREADS_MAX}"))
+        }
         Some(threads) => threads,
         None => std::thread::available_parallelism()
             .map(|n| n.get())
@@ -107,15 +114,15 @@ pub fn run(args: CheckArgs) -> u8 {
             check::check_with_progress(config, threads, args.symmetry, &mut progress)
         };
         if args.json {
-            out(&format!("{}\n", report_json(&report)));
+            crate::output::text(&format!("{}\n", report_json(&report)));
         } else {
-            out(&report_text(&report, threads));
+            crate::output::text(&report_text(&report, threads));
         }
         if let Some(path) = &args.html {
             match crate::html::write_counterexample(path, config, &report) {
                 // With --json, stdout holds only JSON objects.
                 Ok(note) if args.json => eprintln!("felix: {note}"),
-                Ok(note) => out(&format!("{note}\n")),
+                Ok(note) => crate::output::text(&format!("{note}\n")),
                 Err(message) => return exit::bad_input(message),
             }
         }
@@ -124,15 +131,6 @@ pub fn run(args: CheckArgs) -> u8 {
         }
     }
     code.max(paros_code)
-}
-
-/// Writes to stdout; a closed pipe (`felix check | head`) is not an error worth a panic, so
-/// write errors are ignored and the exit code still says what the checks found.
-pub fn out(text: &str) {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
 }
 
 /// Resolves names to configurations; an unknown name is bad input and lists the valid names.

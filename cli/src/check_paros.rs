@@ -9,7 +9,7 @@ use felix_model::config as felix_config;
 use felix_model::paros::check;
 use felix_model::paros::config::{self, ParosConfig};
 
-use crate::check::{out, report_json, report_text, CheckArgs};
+use crate::check::{report_json, report_text, CheckArgs};
 use crate::exit;
 
 /// Splits `names` into ParosTrimJump configurations and the other names (left to FelixHeadTrim's
@@ -47,9 +47,9 @@ pub fn run(configs: &[&'static ParosConfig], args: &CheckArgs, threads: usize) -
         };
         let report = check::check_with_progress(config, threads, &mut progress);
         if args.json {
-            out(&format!("{}\n", report_json(&report)));
+            crate::output::text(&format!("{}\n", report_json(&report)));
         } else {
-            out(&report_text(&report, threads));
+            crate::output::text(&report_text(&report, threads));
         }
         if report.outcome == Outcome::Violated {
             code = exit::VIOLATION;

@@ -7,7 +7,8 @@
 //! full when a mutation chose them (`--knobs JSON`).
 
 use crate::exit;
-use crate::sweep::{by_name, emit, replay_command_spec, run_specs_in_order};
+use crate::output;
+use crate::sweep::{by_name, replay_command_spec, run_specs_in_order};
 use felix_core::rules::{Invariant, TwinName};
 use felix_sim::guided::Campaign;
 use felix_sim::{RunReport, RunSpec};
@@ -90,7 +91,7 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
                     report.seed, finding.invariant, finding.detail
                 )
             };
-            emit(&line);
+            output::line(&line);
         }
         true
     });
@@ -101,7 +102,7 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
         .map(|(name, _)| name)
         .collect();
     if json_out {
-        emit(&format!(
+        output::line(&format!(
             "{}",
             json!({
                 "seeds": budget,
@@ -121,24 +122,24 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
         ));
     } else {
         let twin_text = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
-        emit(&format!(
+        output::line(&format!(
             "guided sweep from {start}{twin_text}: {budget} runs ({mutants} mutants), {failed} failed, {events} events, {seconds:.2} s"
         ));
-        emit(&format!(
+        output::line(&format!(
             "  corpus {} runs, {} (counter, bucket) pairs reached",
             campaign.corpus().len(),
             campaign.pairs()
         ));
         let never: Vec<&str> = never.iter().map(|name| name.as_str()).collect();
         if !never.is_empty() {
-            emit(&format!("  never hit: {}", never.join(" ")));
+            output::line(&format!("  never hit: {}", never.join(" ")));
         }
         if !violations.is_empty() {
             let listed: Vec<String> = violations
                 .iter()
                 .map(|(name, count)| format!("{name}={count}"))
                 .collect();
-            emit(&format!("  violations: {}", listed.join(" ")));
+            output::line(&format!("  violations: {}", listed.join(" ")));
         }
     }
     if failed > 0 {

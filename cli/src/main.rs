@@ -13,6 +13,9 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[macro_use]
+mod output;
+
 mod bench;
 mod bench_sim;
 mod check;

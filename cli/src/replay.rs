@@ -8,7 +8,8 @@
 //! (`crate::html`).
 
 use crate::exit;
-use crate::sweep::{emit, parse_twin, replay_command_spec};
+use crate::output;
+use crate::sweep::{parse_twin, replay_command_spec};
 use clap::Args;
 use felix_sim::{RunSpec, Window};
 use std::io::Write;
@@ -44,7 +45,7 @@ pub struct ReplayArgs {
     pub all: bool,
     /// With --twin: the default swarm's knobs for the seed (no per-twin bias), as
     /// `felix twins --sim --unbiased` ran it.
-    #[arg(long)]
+    #[arg(long, requires = "twin")]
     pub unbiased: bool,
     /// Run with exactly these knobs (JSON, as a guided sweep prints them) instead of the seed's.
     #[arg(long)]
@@ -140,7 +141,7 @@ pub fn run(args: ReplayArgs) -> u8 {
     } else {
         Window::Before(args.context.unwrap_or(felix_sim::CONTEXT_LINES))
     };
-    emit(report.summary_with(window).trim_end());
+    output::line(report.summary_with(window).trim_end());
     if let Some((model, steps)) = &validated_steps {
         let lines = report.trace_lines.as_deref().unwrap_or(&[]);
         // The same window as the summary: up to the divergence (or the end), `--context` lines
@@ -154,21 +155,21 @@ pub fn run(args: ReplayArgs) -> u8 {
             Window::All => 0,
             Window::Before(context) => last.saturating_sub(context + 1),
         };
-        emit(&format!(
+        output::line(&format!(
             "validated trace against {model}, lines {first}..{last} (under a line: the model actions of the steps that ended after it):"
         ));
         for line in crate::validation::interleaved(lines, steps, first, last) {
-            emit(&line);
+            output::line(&line);
         }
         let coverage: std::collections::BTreeMap<String, u64> = report
             .coverage
             .iter()
             .map(|(name, count)| (name.clone(), *count))
             .collect();
-        emit(&crate::validation::summary_line(&coverage));
+        output::line(&crate::validation::summary_line(&coverage));
     }
     for note in [trace_note, html_note].into_iter().flatten() {
-        emit(&note);
+        output::line(&note);
     }
     let mut code = if report.violations.is_empty() {
         exit::OK
@@ -178,7 +179,7 @@ pub fn run(args: ReplayArgs) -> u8 {
     if args.check_determinism {
         let again = felix_sim::run(&spec);
         if again.trace_hash == report.trace_hash {
-            emit(&format!(
+            output::line(&format!(
                 "determinism: same trace hash {:016x} on a second run",
                 again.trace_hash
             ));
@@ -190,17 +191,17 @@ pub fn run(args: ReplayArgs) -> u8 {
                 .zip(second)
                 .position(|(a, b)| a != b)
                 .unwrap_or(first.len().min(second.len()));
-            emit(&format!(
+            output::line(&format!(
                 "determinism: FAILED: trace hashes differ ({:016x} vs {:016x}); first differing line {differing}:",
                 report.trace_hash, again.trace_hash
             ));
-            emit(&format!(
+            output::line(&format!(
                 "  first run:  {}",
                 first
                     .get(differing)
                     .map_or("<end of trace>", String::as_str)
             ));
-            emit(&format!(
+            output::line(&format!(
                 "  second run: {}",
                 second
                     .get(differing)
@@ -211,7 +212,7 @@ pub fn run(args: ReplayArgs) -> u8 {
     }
     if code != exit::OK && !report.violations.is_empty() {
         spec.keep_trace = false;
-        emit(&format!("replay: {}", replay_command_spec(&spec)));
+        output::line(&format!("replay: {}", replay_command_spec(&spec)));
     }
     code
 }

@@ -43,7 +43,7 @@ pub fn run(args: ScenarioArgs) -> u8 {
             Err(error) => return exit::bad_input(error),
         };
         if outcome.passed() {
-            println!("ok    {}", file.display());
+            out!("ok    {}", file.display());
             continue;
         }
         if args.rewrite {
@@ -55,14 +55,14 @@ pub fn run(args: ScenarioArgs) -> u8 {
                 return exit::bad_input(format!("{}: cannot write: {error}", file.display()));
             }
             rewritten += 1;
-            println!("wrote {}", file.display());
+            out!("wrote {}", file.display());
             continue;
         }
         failed += 1;
-        println!("FAIL  {}", file.display());
-        print!("{}", outcome.diff());
+        out!("FAIL  {}", file.display());
+        crate::output::text(&outcome.diff());
     }
-    println!(
+    out!(
         "{} scenarios: {} passed, {failed} failed, {rewritten} rewritten",
         files.len(),
         files.len() - failed - rewritten

@@ -100,7 +100,7 @@ names {invariant}.\n",
     );
     let scenario = script::scenario(&shrunk, &header);
     let seconds = started.elapsed().as_secs_f64();
-    println!(
+    out!(
         "seed {seed} twin {twin}: breaks {}; events {} ({} to the violation) -> {}; choices {} -> {}; {} tries ({} kept, {} runs){partial}; {seconds:.1} s",
         shrunk.invariant,
         shrunk.original.events,
@@ -112,10 +112,10 @@ names {invariant}.\n",
         shrunk.improvements,
         shrunk.runs,
     );
-    println!("knobs: {}", shrunk.shrunk.knobs.describe());
+    out!("knobs: {}", shrunk.shrunk.knobs.describe());
     match scenario {
         Ok(scenario) => {
-            println!(
+            out!(
                 "scenario: {} verbs per half (translated {}, {} scripts tried{})",
                 scenario.verbs,
                 scenario.translated,
@@ -134,28 +134,28 @@ names {invariant}.\n",
                             path.display()
                         ));
                     }
-                    println!("wrote {}", path.display());
+                    out!("wrote {}", path.display());
                 }
-                None => print!("{}", scenario.text),
+                None => crate::output::text(&scenario.text),
             }
             exit::OK
         }
         Err(failed) => {
-            println!(
+            out!(
                 "no scenario: the {} translated verbs do not break {} in the scripted driver",
                 failed.verbs.len(),
                 shrunk.invariant
             );
             for verb in &failed.verbs {
-                println!("  {verb}");
+                out!("  {verb}");
             }
             if !failed.timed.is_empty() {
-                println!(
+                out!(
                     "nor do the {} verbs of its schedule (deliveries, ticks, syncs):",
                     failed.timed.len()
                 );
                 for verb in &failed.timed {
-                    println!("  {verb}");
+                    out!("  {verb}");
                 }
             }
             exit::VIOLATION

@@ -151,28 +151,30 @@ fn print_damage(dir: &Path, error: &StoreError, json: bool) {
             error: error.to_string(),
             files: &files,
         };
-        println!(
+        out!(
             "{}",
             serde_json::to_string(&value).expect("plain data serializes")
         );
         return;
     }
-    println!("store {}", dir.display());
-    println!("DAMAGED: {error}");
+    out!("store {}", dir.display());
+    out!("DAMAGED: {error}");
     if let Some(path) = path {
         match position {
-            Some(position) => println!("  file {} at byte {position}", path.display()),
-            None => println!("  file {}", path.display()),
+            Some(position) => out!("  file {} at byte {position}", path.display()),
+            None => out!("  file {}", path.display()),
         }
     }
-    println!("files:");
+    out!("files:");
     for file in &files {
-        println!(
+        out!(
             "  {:<32} {:<14} {:>12} bytes",
-            file.name, file.kind, file.bytes
+            file.name,
+            file.kind,
+            file.bytes
         );
     }
-    println!("recovery would refuse this store (exit 1)");
+    out!("recovery would refuse this store (exit 1)");
 }
 
 fn promise_text(inspection: &Inspection) -> String {
@@ -195,26 +197,26 @@ fn trims(entries: &[Entry]) -> Vec<(Offset, Offset)> {
 
 fn print_summary(dir: &Path, inspection: &Inspection) {
     let recovered = &inspection.recovered;
-    println!("store {}", dir.display());
-    println!(
+    out!("store {}", dir.display());
+    out!(
         "layout: {} records per segment",
         inspection.layout.records_per_segment
     );
-    println!("promise: {}", promise_text(inspection));
+    out!("promise: {}", promise_text(inspection));
     match &recovered.sealed {
-        None => println!("sealed: none (nothing compacted or jumped over)"),
-        Some(state) => println!("sealed: {}", describe::sealed(state)),
+        None => out!("sealed: none (nothing compacted or jumped over)"),
+        Some(state) => out!("sealed: {}", describe::sealed(state)),
     }
     let floor = recovered.sealed.as_ref().map_or(0, |state| state.floor);
-    println!("floor (sealed): {floor}");
+    out!("floor (sealed): {floor}");
     if recovered.entries.is_empty() {
-        println!(
+        out!(
             "log: empty, first held offset {}, next append at {}",
             recovered.start,
             recovered.next()
         );
     } else {
-        println!(
+        out!(
             "log: offsets {}..={} ({} records), next append at {}",
             recovered.start,
             recovered.next() - 1,
@@ -224,24 +226,24 @@ fn print_summary(dir: &Path, inspection: &Inspection) {
     }
     let trims = trims(&recovered.entries);
     if trims.is_empty() {
-        println!("trims in the log: none");
+        out!("trims in the log: none");
     } else {
         let listed: Vec<String> = trims
             .iter()
             .map(|(offset, floor)| format!("{offset} (floor {floor})"))
             .collect();
-        println!("trims in the log: {}", listed.join(", "));
+        out!("trims in the log: {}", listed.join(", "));
     }
     let mark = inspection.meta.map_or(0, |meta| meta.synced_mark);
-    println!("synced mark: {mark}");
-    println!("segments: {}", inspection.segments.len());
+    out!("synced mark: {mark}");
+    out!("segments: {}", inspection.segments.len());
     for segment in &inspection.segments {
         let name = segment
             .path
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        println!(
+        out!(
             "  {name}: offsets {}..={} ({} records, {} bytes)",
             segment.first,
             segment.next() - 1,
@@ -250,18 +252,18 @@ fn print_summary(dir: &Path, inspection: &Inspection) {
         );
     }
     if inspection.repairs.is_empty() {
-        println!("repairs: none (closed cleanly)");
+        out!("repairs: none (closed cleanly)");
     } else {
-        println!("repairs recovery would make (not made here):");
+        out!("repairs recovery would make (not made here):");
         for repair in &inspection.repairs {
-            println!("  {repair}");
+            out!("  {repair}");
         }
     }
     match &recovered.tail_cut {
-        Some(cut) => println!("torn tail: {cut}"),
-        None => println!("torn tail: none"),
+        Some(cut) => out!("torn tail: {cut}"),
+        None => out!("torn tail: none"),
     }
-    println!("ok: the store opens");
+    out!("ok: the store opens");
 }
 
 fn check(dir: &Path) -> u8 {
@@ -349,13 +351,13 @@ fn dump(dir: &Path, from: Option<Offset>, json: bool) -> u8 {
             repairs: inspection.repairs.iter().map(ToString::to_string).collect(),
             torn_tail: recovered.tail_cut.as_ref().map(ToString::to_string),
         };
-        println!(
+        out!(
             "{}",
             serde_json::to_string(&summary).expect("plain data serializes")
         );
     } else {
         print_summary(dir, &inspection);
-        println!("records from {from}:");
+        out!("records from {from}:");
     }
     for entry in recovered
         .entries
@@ -370,12 +372,12 @@ fn dump(dir: &Path, from: Option<Offset>, json: bool) -> u8 {
                 text: describe::entry(entry),
                 command: &entry.command,
             };
-            println!(
+            out!(
                 "{}",
                 serde_json::to_string(&record).expect("plain data serializes")
             );
         } else {
-            println!("  {}", describe::entry(entry));
+            out!("  {}", describe::entry(entry));
         }
     }
     exit::OK

@@ -6,6 +6,7 @@
 //! reruns it. Progress goes to stderr, and only when stderr is a terminal.
 
 use crate::exit;
+use crate::output;
 use clap::Args;
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::{RunReport, RunSpec};
@@ -50,19 +51,6 @@ pub struct SweepArgs {
     /// like a violation (`TraceValidation`).
     #[arg(long)]
     pub validate: bool,
-}
-
-/// Prints one line on stdout. A closed stdout (`felix sweep | head`) ends the command quietly
-/// with exit code 2 (an environment error), never a panic.
-pub fn emit(line: &str) {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    if let Err(error) = writeln!(stdout, "{line}") {
-        if error.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("felix: error: cannot write to stdout: {error}");
-        }
-        std::process::exit(i32::from(exit::BAD_INPUT));
-    }
 }
 
 /// Parses `A..B` into a non-empty seed range.
@@ -366,8 +354,8 @@ pub fn run(args: SweepArgs) -> u8 {
                 )
             };
             match &progress {
-                Some(bar) => bar.suspend(|| emit(&line)),
-                None => emit(&line),
+                Some(bar) => bar.suspend(|| output::line(&line)),
+                None => output::line(&line),
             }
         }
         if let Some(bar) = &progress {
@@ -403,7 +391,7 @@ pub fn run(args: SweepArgs) -> u8 {
     let events_per_second = totals.events as f64 / seconds.max(1e-9);
     let simulated_ratio = totals.simulated_micros as f64 / wall_micros;
     if args.json {
-        emit(&format!(
+        output::line(&format!(
             "{}",
             json!({
                 "seeds": totals.seeds,
@@ -423,14 +411,14 @@ pub fn run(args: SweepArgs) -> u8 {
         ));
     } else {
         let twin_text = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
-        emit(&format!(
+        output::line(&format!(
             "sweep {}{twin_text} shard {shard}/{shards}: {} seeds, {} failed, {} events, {} trace lines, {:.2} s",
             args.seeds, totals.seeds, totals.failed, totals.events, totals.steps, seconds
         ));
-        emit(&format!(
+        output::line(&format!(
             "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {jobs} jobs"
         ));
-        emit(&format!(
+        output::line(&format!(
             "  sweep hash {:016x} (every seed's trace hash, in seed order)",
             totals.sweep_hash
         ));
@@ -439,9 +427,9 @@ pub fn run(args: SweepArgs) -> u8 {
             .iter()
             .map(|(name, count)| format!("{name}={count}"))
             .collect();
-        emit(&format!("  coverage: {}", coverage.join(" ")));
+        output::line(&format!("  coverage: {}", coverage.join(" ")));
         if args.validate {
-            emit(&crate::validation::summary_line(&totals.coverage));
+            output::line(&crate::validation::summary_line(&totals.coverage));
         }
         if !totals.violations.is_empty() {
             let violations: Vec<String> = totals
@@ -449,7 +437,7 @@ pub fn run(args: SweepArgs) -> u8 {
                 .iter()
                 .map(|(name, count)| format!("{name}={count}"))
                 .collect();
-            emit(&format!("  violations: {}", violations.join(" ")));
+            output::line(&format!("  violations: {}", violations.join(" ")));
         }
     }
     if totals.failed > 0 {

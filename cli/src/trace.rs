@@ -2,13 +2,14 @@
 //! sentence per line, with the renderer replay summaries use (`felix_sim::describe`).
 //!
 //! A file that is not a trace (a line that is not a trace line of this format, see
-//! docs/trace-format.md) is bad input: its line number and why, exit 2.
+//! docs/trace-format.md, or a run that names another `trace_format`) is bad input: its line
+//! number and why, exit 2.
 
 use crate::exit;
-use crate::sweep::emit;
+use crate::output;
 use clap::{Args, Subcommand};
 use felix_sim::describe;
-use felix_sim::trace::TraceLine;
+use felix_sim::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT};
 use std::io::BufRead;
 use std::path::PathBuf;
 
@@ -60,7 +61,17 @@ fn show(path: &PathBuf) -> u8 {
             continue;
         }
         match serde_json::from_str::<TraceLine>(&line) {
-            Ok(trace_line) => rendered.push(describe::trace_line(&trace_line)),
+            Ok(trace_line) => {
+                if let TraceEvent::Sim(SimEvent::Started { trace_format, .. }) = &trace_line.event {
+                    if *trace_format != TRACE_FORMAT {
+                        return exit::bad_input(format!(
+                            "{shown}:{number}: trace format {trace_format}; this felix reads \
+                             format {TRACE_FORMAT} (docs/trace-format.md)"
+                        ));
+                    }
+                }
+                rendered.push(describe::trace_line(&trace_line));
+            }
             Err(error) => {
                 return exit::bad_input(format!(
                     "{shown}:{number}: not a trace line (docs/trace-format.md): {error}"
@@ -71,6 +82,6 @@ fn show(path: &PathBuf) -> u8 {
     if rendered.is_empty() {
         return exit::bad_input(format!("{shown}: no trace lines"));
     }
-    emit(&rendered.join("\n"));
+    output::line(&rendered.join("\n"));
     exit::OK
 }

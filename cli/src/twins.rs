@@ -1,6 +1,6 @@
 //! `felix twins`: hold every twin to the invariant it must break.
 //!
-//! `--sim` sweeps seeds for each twin of `TwinName::ALL` with that one rule off until an audit catches
+//! `--sim` sweeps seeds for each simulator twin (`TwinName::in_layer(Layer::Sim)`) with that one rule off until an audit catches
 //! the twin's named invariant, and fails unless it is caught within the budget. By default the
 //! seed's swarm is biased towards the twin (more lease moves, pauses, trims, crashes, as the twin
 //! needs): a fast canary. `--unbiased` is the measure that counts: the default swarm, no per-twin
@@ -13,7 +13,8 @@
 //! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
 
 use crate::exit;
-use crate::sweep::{emit, parse_jobs, replay_command_spec, run_specs_in_order};
+use crate::output;
+use crate::sweep::{parse_jobs, replay_command_spec, run_specs_in_order};
 use clap::Args;
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
@@ -121,10 +122,7 @@ fn control(outcome: &mut TwinOutcome) {
         let mut control = spec.clone();
         control.control = true;
         let report = felix_sim::run(&control);
-        outcome.control_violation = report
-            .violations
-            .first()
-            .map(|finding| finding.invariant);
+        outcome.control_violation = report.violations.first().map(|finding| finding.invariant);
     }
 }
 
@@ -211,9 +209,6 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     if args.budget == 0 || args.budget > 1_000_000 {
         return exit::bad_input(format!("--budget {}: need 1..=1000000 seeds", args.budget));
     }
-    if args.search.is_some() && !args.unbiased {
-        return exit::bad_input("--search needs --unbiased (the biased canary is plain seeds)");
-    }
     let search = args.search.unwrap_or(Search::Both);
     let plain_on = !args.unbiased || search != Search::Guided;
     let guided_on = args.unbiased && search != Search::Plain;
@@ -248,7 +243,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                     .map(|(_, invariant)| *invariant)
             });
         if args.json {
-            emit(&format!(
+            output::line(&format!(
                 "{}",
                 json!({
                     "twin": twin.name(),
@@ -268,7 +263,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 .iter()
                 .filter_map(|(name, outcome)| outcome.as_ref().map(|outcome| outcome.verdict(name)))
                 .collect();
-            emit(&format!(
+            output::line(&format!(
                 "sim    {:<17} expected {:<18} found {:<18} {} ({})",
                 twin.name(),
                 twin.must_break(Layer::Sim),
@@ -279,13 +274,13 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             for (name, outcome) in [("plain", &plain), ("guided", &guided)] {
                 let Some(outcome) = outcome else { continue };
                 if let Some((_, spec)) = &outcome.caught {
-                    emit(&format!(
+                    output::line(&format!(
                         "       {name:<7} replay: {}",
                         replay_command_spec(spec)
                     ));
                 }
                 if let Some((seed, invariant)) = &outcome.other_first {
-                    emit(&format!(
+                    output::line(&format!(
                         "       {name:<7} note: seed {seed} broke {invariant} first"
                     ));
                 }
@@ -322,7 +317,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
             if args.json {
                 eprintln!("{line}");
             } else {
-                emit(&line);
+                output::line(&line);
             }
         }
     }
@@ -331,6 +326,26 @@ fn run_sim(args: &TwinsArgs) -> u8 {
 
 pub fn run(args: TwinsArgs) -> u8 {
     let both = !args.model && !args.sim;
+    // A flag of the simulator's searches with only the model checked would do nothing: refused
+    // before anything runs.
+    if args.model && !args.sim {
+        let simulator_only = [
+            (args.unbiased, "--unbiased"),
+            (args.search.is_some(), "--search"),
+            (args.median_max.is_some(), "--median-max"),
+            (args.jobs.is_some(), "--jobs"),
+            (args.start != 0, "--start"),
+            (args.budget != SIM_SEED_BUDGET, "--budget"),
+        ];
+        if let Some((_, flag)) = simulator_only.iter().find(|(given, _)| *given) {
+            return exit::bad_input(format!(
+                "{flag} applies to the simulator's twins: it does nothing with --model alone"
+            ));
+        }
+    }
+    if args.search.is_some() && !args.unbiased {
+        return exit::bad_input("--search needs --unbiased (the biased canary is plain seeds)");
+    }
     let mut codes = Vec::new();
     if args.model || both {
         codes.push(crate::twins_model::run(args.json));

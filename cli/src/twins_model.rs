@@ -9,7 +9,6 @@ use felix_model::check;
 use felix_model::config;
 use serde_json::json;
 
-use crate::check::out;
 use crate::exit;
 
 /// Runs every model twin, prints one line per twin (a JSON object per twin with `json`), and
@@ -24,7 +23,7 @@ pub fn run(json: bool) -> u8 {
             run.found.join("+")
         };
         if json {
-            out(&format!(
+            crate::output::text(&format!(
                 "{}\n",
                 json!({
                     "twin": twin.short_name(),
@@ -37,7 +36,7 @@ pub fn run(json: bool) -> u8 {
             ));
         } else {
             let steps = run.trace.len().saturating_sub(1);
-            out(&format!(
+            crate::output::text(&format!(
                 "model  {:<17} expected {:<16} found {:<16} {}  ({} steps, {} states, {:.3} s)\n",
                 twin.short_name(),
                 run.expected,
@@ -70,7 +69,7 @@ fn report(json: bool, name: &str, run: &check::TwinRun) -> bool {
         run.found.join("+")
     };
     if json {
-        out(&format!(
+        crate::output::text(&format!(
             "{}\n",
             json!({
                 "twin": name,
@@ -82,7 +81,7 @@ fn report(json: bool, name: &str, run: &check::TwinRun) -> bool {
             })
         ));
     } else {
-        out(&format!(
+        crate::output::text(&format!(
             "model  {:<17} expected {:<18} found {:<18} {}  ({} steps, {} states, {:.3} s)\n",
             name,
             run.expected,

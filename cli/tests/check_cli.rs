@@ -33,6 +33,15 @@ fn zero_threads_is_bad_input() {
 }
 
 #[test]
+fn too_many_threads_is_bad_input() {
+    // Proves an absurd `--threads` is refused with exit 2 and a message, not an abort while
+    // spawning them.
+    let (code, _, stderr) = felix(&["check", "HiddenTrims", "--threads", "100000"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("at most 256"), "{stderr}");
+}
+
+#[test]
 fn a_twin_exits_1_with_its_shortest_counterexample() {
     // Proves a violated configuration exits 1 and prints the broken invariant and a numbered trace
     // starting at Init; the prefix may be dropped from the name.

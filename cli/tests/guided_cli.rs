@@ -36,6 +36,11 @@ fn bad_input_exits_2_with_a_message() {
         &["replay", "--seed", "1", "--knobs", "{\"brokers\":3}"],
         &["twins", "--sim", "--search", "guided"],
         &["twins", "--sim", "--unbiased", "--search", "sideways"],
+        // Flags that would do nothing where given.
+        &["replay", "--seed", "3", "--unbiased"],
+        &["twins", "--model", "--median-max", "0"],
+        &["twins", "--model", "--unbiased"],
+        &["twins", "--search", "guided"],
     ];
     for args in cases {
         let output = felix(args);
@@ -43,6 +48,12 @@ fn bad_input_exits_2_with_a_message() {
         assert_eq!(output.status.code(), Some(2), "felix {args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "felix {args:?}: {stderr}");
         assert!(!stderr.trim().is_empty(), "felix {args:?} said nothing");
+        // Refused before anything ran: nothing on stdout (no model twins checked first).
+        assert!(
+            output.stdout.is_empty(),
+            "felix {args:?}: {}",
+            text(&output.stdout)
+        );
     }
 }
 

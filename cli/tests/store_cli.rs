@@ -283,3 +283,22 @@ fn dump_prints_every_record_from_an_offset_in_text_and_json() {
     assert_eq!(lines[6]["offset"], 6);
     assert_eq!(lines[6]["text"], "6@2 trim floor=5 {epoch=2}");
 }
+
+#[test]
+fn dump_into_a_closed_pipe_exits_0() {
+    // Proves `felix store dump DIR | head` (a reader that has gone before the first line) ends
+    // quietly with exit 0: no broken-pipe panic (exit 101).
+    let dir = tempfile::tempdir().expect("tempdir");
+    store(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_felix"))
+        .args(["store", "dump", path_arg(dir.path())])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn felix");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait for felix");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

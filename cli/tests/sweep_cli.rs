@@ -164,3 +164,59 @@ fn replay_writes_trace_and_checks_determinism() {
     }
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+/// Runs felix with its stdout a pipe whose reading end is already closed (a reader like `head`
+/// that has gone): the exit code and stderr.
+fn felix_into_a_closed_pipe(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_felix"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn felix");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait for felix");
+    (output.status.code(), text(&output.stderr))
+}
+
+/// A closed stdout ends a command quietly with exit 0 (the reader took what it wanted): never a
+/// panic, never the bad-input code, whatever the command prints.
+#[test]
+fn a_closed_stdout_ends_a_command_with_exit_0() {
+    let cases: &[&[&str]] = &[
+        &["sweep", "--seeds", "0..3"],
+        &["sweep", "--seeds", "0..3", "--json"],
+        &["replay", "--seed", "1"],
+        &["check", "HiddenTrims"],
+        &["twins", "--model"],
+    ];
+    for args in cases {
+        let (code, stderr) = felix_into_a_closed_pipe(args);
+        assert_eq!(code, Some(0), "felix {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "felix {args:?}: {stderr}");
+    }
+}
+
+/// `felix trace show` renders a trace `felix replay --trace` wrote, and refuses (exit 2) a file
+/// whose run names a trace format this felix does not read.
+#[test]
+fn trace_show_reads_its_own_format_and_refuses_another() {
+    let directory = tempfile::tempdir().expect("tempdir");
+    let path = directory.path().join("trace.jsonl");
+    let path_text = path.to_string_lossy().into_owned();
+    let output = felix(&["replay", "--seed", "3", "--trace", &path_text]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let output = felix(&["trace", "show", &path_text]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let trace = std::fs::read_to_string(&path).expect("the trace");
+    let first = trace.lines().next().expect("a first line");
+    let format = format!("\"trace_format\":{}", felix_sim::trace::TRACE_FORMAT);
+    assert!(first.contains(&format), "{first}");
+    let future = trace.replacen(&format, "\"trace_format\":99", 1);
+    let future_path = directory.path().join("future.jsonl");
+    std::fs::write(&future_path, future).expect("write");
+    let output = felix(&["trace", "show", &future_path.to_string_lossy()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("trace format 99"), "{stderr}");
+}
