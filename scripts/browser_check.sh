@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The browser test (issue 18): felix's --html pages and the Explorer in headless Chromium.
+# The browser test: felix's --html pages and the Explorer in headless Chromium.
 #   scripts/browser_check.sh [--readme-image docs/img/hidden-trims.png]
 # Builds the felix binary if needed, writes the pages of a HiddenTrims seed and counterexample,
 # loads them and the Explorer in Chromium (scripts/browser_check.py), saves screenshots under

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing of felix-core (README, "Development: mutation testing").
+# Mutation testing of felix-core (docs/dev/mutation-testing.md).
 #
 # Two stages, so the expensive test runs only where it can matter:
 #   1. cargo-mutants mutates felix-core and runs the core's own tests (`cargo test -p felix-core`)

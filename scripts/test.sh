@@ -42,8 +42,7 @@ step "felix twins (model and simulator; the simulator's swarm biased per twin: t
 step "felix twins --sim --unbiased --median-max 50 (the default swarm, no per-twin bias: plain seeds and a guided campaign)"
 # The gate that measures the harness: every twin must be caught with its named invariant by the
 # default swarm within 1,000 runs, by plain seeds and by the guided campaign each on its own, each
-# catching run's control run clean, and each search's median runs to detect at most 50 (the
-# figure issue 11 asks for). A miss fails the run. Both searches are deterministic, so a miss is
+# catching run's control run clean, and each search's median runs to detect at most 50. A miss fails the run. Both searches are deterministic, so a miss is
 # a change to the swarm, the campaign or the core, never bad luck.
 "$felix" twins --sim --unbiased --median-max 50
 

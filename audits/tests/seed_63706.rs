@@ -1,5 +1,5 @@
 //! Regression: the history of `felix replay --seed 63706` on main at c11684e (every rule on), the
-//! NoReadBelowFloor alarm a 200,000-seed sweep found (issue 10).
+//! NoReadBelowFloor alarm a 200,000-seed sweep found.
 //!
 //! `data/seed-63706-c11684e.jsonl` is that run's history (one `Event` per line) up to the alarm:
 //! node 1 crashed, restarted with its floor back at 1 (floors are volatile until the walk

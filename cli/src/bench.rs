@@ -4,7 +4,7 @@
 //! Appends N write records in batches (one sync per batch), then reads every record back, first on
 //! the in-memory store (the simulator's disk, its hot path) and then on the file-backed store in a
 //! fresh temporary directory (fewer records: every batch is an fsync). Wall-clock timings live here
-//! and nowhere else: a benchmark is the only place they belong (STYLE.md).
+//! and nowhere else: a benchmark is the only place they belong, never an assert in a test.
 
 use crate::exit;
 use clap::{Args, Subcommand};

@@ -5,7 +5,7 @@
 //! the share of wall time spent inside the core's `Broker::step` and inside the audits. The
 //! timers only add up wall time beside the run, never inside its decisions: both passes must give
 //! the same sweep hash, which the benchmark checks (a difference is a bug: exit 1). Wall-clock
-//! timings live here and in `bench store`, nowhere else (STYLE.md).
+//! timings live here and in `bench store`, nowhere else (never an assert in a test).
 
 use crate::exit;
 use crate::output;

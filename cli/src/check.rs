@@ -202,7 +202,7 @@ pub(crate) fn report_text(report: &Report, threads: usize) -> String {
     text
 }
 
-/// The JSON report of one configuration (DESIGN.md: config, outcome, invariant, unique_states,
+/// The JSON report of one configuration (docs/usage.md: config, outcome, invariant, unique_states,
 /// max_depth, seconds, trace; plus a few extra figures).
 pub fn report_json(report: &Report) -> serde_json::Value {
     let trace: Vec<serde_json::Value> = report

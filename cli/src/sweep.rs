@@ -479,7 +479,7 @@ mod tests {
             replay_command_for(7, Some(TwinName::NoopSkip), false),
             "felix replay --seed 7 --twin NoopSkip"
         );
-        // The hint `felix replay --control` prints for a failing control run (issue 15).
+        // The hint `felix replay --control` prints for a failing control run.
         assert_eq!(
             replay_command_for(7, Some(TwinName::NoopSkip), true),
             "felix replay --seed 7 --twin NoopSkip --control"

@@ -58,7 +58,7 @@ fn a_twin_exits_1_with_its_shortest_counterexample() {
 
 #[test]
 fn json_output_has_the_documented_fields() {
-    // Proves `--json` prints one object per configuration with DESIGN.md's fields, the trace as a
+    // Proves `--json` prints one object per configuration with the documented fields, the trace as a
     // list of steps whose first step is Init.
     let (code, stdout, stderr) = felix(&["check", "--json", "CompactActive", "HiddenTrims"]);
     assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");

@@ -89,7 +89,7 @@ fn bad_files_exit_2_with_file_and_line() {
 
 #[test]
 fn scenario_traps_are_errors_and_rewrite_keeps_every_command() {
-    // Proves the traps of issue 15 exit 2 with file:line: an empty expectation not closed by a
+    // Proves two traps of the scenario format exit 2 with file:line: an empty expectation not closed by a
     // blank line (its `----` swallowed the next command), with and without --rewrite, leaving the
     // file untouched; and a file without any command (empty, prose only) instead of "1 passed".
     let swallowing = "Prose.\n\ncluster brokers=1\n----\n# then\naudit\n----\nok\n";

@@ -1,6 +1,6 @@
 //! What README.md promises about the `felix` command, held against the binary: the synopsis
 //! names every flag each subcommand accepts (and only those), `sweep --json` prints one object
-//! per failing seed plus a summary, and the exit-code fixes of issue 15 (a `--shard` that selects
+//! per failing seed plus a summary, and the exit codes of two traps (a `--shard` that selects
 //! no seed, a `bench store --dir` that cannot be made) exit 2 with a message.
 
 use std::collections::BTreeSet;

@@ -1,5 +1,5 @@
 //! Engine tests of the lease holder (felixd): set up a holder, deliver one reply, assert the exact
-//! request and events that come out. Covers rules 1–4 of DESIGN.md "Clients" and their twins.
+//! request and events that come out. Covers the holder rules 1–4 (`client/mod.rs`) and their twins.
 
 use felix_core::api::{InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
 use felix_core::client::{

@@ -1,4 +1,4 @@
-//! One test per journal rule (DESIGN.md "The journal"), each named for what it proves and each
+//! One test per journal rule (`journal/mod.rs` lists them), each named for what it proves and each
 //! failing if its rule is removed; where the rule has a switch, the twin's behaviour is asserted
 //! too, so the switch is shown to matter.
 

@@ -4,7 +4,7 @@
 //!
 //! Every match is exhaustive and nothing falls back to `Debug`: a new event kind does not compile
 //! until it has its sentence. Scenario expectations are golden text, so every function is
-//! deterministic: maps are BTreeMaps, no addresses, no timings. Names are the ones DESIGN.md uses
+//! deterministic: maps are BTreeMaps, no addresses, no timings. Names are the protocol's own
 //! (`CursorTooOld`, `TrimmedTo`, floor, tail, tag). Clients are named by the caller (`Names`):
 //! replay says `c3`, a scenario says the name its verb gave (`lease1`).
 

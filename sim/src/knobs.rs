@@ -157,7 +157,7 @@ impl Knobs {
         // and fill segments before deletion, and the stale one to resume; leases last up to 2 s
         // and faults come every 5 ms to 2 s, so a 2-6 s run (the first rounds' range) saw a few
         // lease generations at most. VOPR and FoundationDB's simulator run long histories for the
-        // same reason; a 1,000-seed sweep stays well inside its time budget (README).
+        // same reason; a 1,000-seed sweep stays well inside CI's time budget.
         let safety_micros = w.span(16, 48, 8, 64) * 1_000_000;
         let buggify = Site::draw_active(w.stream());
         let s = &mut stream;

@@ -1,4 +1,4 @@
-//! Clients back off when every node refuses them (issue 11: seeds 150276 and 158233 of a
+//! Clients back off when every node refuses them (a regression: seeds 150276 and 158233 of a
 //! rules-on sweep ended with "processed 1000000 events without finishing: a livelock").
 //!
 //! Those runs were no livelock of the core: after mass crashes there was no leader for a while,

@@ -47,7 +47,7 @@ fn every_site_fires_when_active_and_never_when_not() {
     }
 }
 
-/// Issue 10's figure: the default swarm reaches `NotHeld` (a read below a jump's point, on the
+/// The default swarm reaches `NotHeld` (a read below a jump's point, on the
 /// node that jumped, before its walk reaches the trim that set the sender's floor) within the
 /// default 1,000-seed sweep, and the run that does is clean with every rule on. Consecutive seeds,
 /// stopping at the first that reaches it. (With 2-6 s runs only ReadAfterJump's restarted reader

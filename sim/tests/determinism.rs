@@ -76,7 +76,7 @@ fn default_sweep_holds_every_invariant() {
 }
 
 /// Seeds tried per twin: the budget `felix twins --sim` gives by default. (It was 300 while
-/// voters kept one election timeout per boot: the election livelock of issue 15 lost acked
+/// voters kept one election timeout per boot: an election livelock lost acked
 /// writes often enough for AckBeforeSync to show within 300 seeds; with a fresh timeout per
 /// election its first catching seed is 508.)
 const TWIN_SEEDS_MAX: u64 = 1_000;

@@ -1,4 +1,4 @@
-//! Arbitrary truncates come only from owners whose fence is really stale (issues 11 and 15:
+//! Arbitrary truncates come only from owners whose fence is really stale (a regression:
 //! FoldAgreement on seeds 60663, 73002 and 186528 of a rules-on sweep was a false alarm of the
 //! world, not a core bug).
 //!

@@ -1,5 +1,5 @@
 //! The quiesce before the liveness deadline: in the last quarter of the liveness phase writers
-//! send nothing more, so Convergence judges a cluster at rest (issue 15: seed 9797 of the
+//! send nothing more, so Convergence judges a cluster at rest (a regression: seed 9797 of the
 //! AckBeforeSync control sweep failed Convergence because the owner's queued writes kept the
 //! committed prefix moving to the last instant: the leader committed 84 at 14.93 s and the
 //! followers learned it only with the next heartbeat, after the 15.00 s deadline).

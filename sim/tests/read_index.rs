@@ -1,4 +1,4 @@
-//! Reads at a read index in whole runs (issue 10).
+//! Reads at a read index in whole runs: what the read path promises, held over whole simulated runs.
 
 use felix_sim::{run, RunSpec};
 

@@ -31,7 +31,7 @@ fn every_scenario_matches_its_expectations() {
     );
 }
 
-/// Every twin of DESIGN.md has its scenario, and each one's audit names the twin's invariant.
+/// Every simulator twin has its scenario, and each one's audit names the twin's invariant.
 #[test]
 fn every_twin_has_a_scenario_naming_its_invariant() {
     for twin in TwinName::in_layer(Layer::Sim) {

@@ -41,7 +41,7 @@ fn commands(path: &str, text: &str) -> usize {
         .len()
 }
 
-/// What one twin's shrink gave (printed with `--nocapture`, for the report of issue 17).
+/// What one twin's shrink gave (printed with `--nocapture`, for a report of the shrinker's figures).
 struct Figures {
     seed: u64,
     events_before: u64,

@@ -10,7 +10,8 @@
 //! - **Election** by majority of the voters, on an election timeout the driver randomizes
 //!   (`BrokerConfig::election_timeout_ticks`, `Input::ElectionTimeout`), drawn afresh for every
 //!   election: a campaign asks for the next draw (`Output::DrawElectionTimeout`), so voters never
-//!   keep timing out in lockstep. No pre-vote (see issue 15's note). The winner appends a
+//!   keep timing out in lockstep. No pre-vote: a rejoining node with a higher term forces an
+//!   election, which the journal's rules do not need to prevent. The winner appends a
 //!   `Noop` for its term. Replicas never campaign, never vote, never count for commit.
 //! - **Deposed leader**: a leader never steps down on its own; until it hears a newer term it keeps
 //!   sequencing writes into its own log. They never commit (no majority in its term) and are never

@@ -3,7 +3,8 @@
 //! Four clients, one concept per file:
 //! - [`holder::Holder`], the lease holder (felixd): reads to the tail, makes its fenced write,
 //!   then writes and trims under the tail check, and retires when it sees a newer epoch
-//!   (DESIGN.md "Clients", rules 1–5).
+//!   (the five holder rules: tag, re-read from the cursor, tail never from a refusal, a no-op
+//!   trim checks the tail, retention off).
 //! - [`checkpoint::Owner`], the checkpoint owner (paros): holds the writer fence, folds the
 //!   journal, writes a `Begin`/`Chunk`/`End` checkpoint run at the next offset `s`, then truncates
 //!   to `s` under its fence.

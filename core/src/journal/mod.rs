@@ -5,7 +5,7 @@
 //! trim), the trim index and the sealed base below the first held record. Every change that must
 //! be durable comes back as a `StorageOp` for the caller to persist; nothing here does IO.
 //!
-//! The rules (DESIGN.md "The journal"), each with a switch in `Rules`:
+//! The rules, each with a switch in `Rules` (and a twin that switches it off):
 //! - **Sequencing step** (`Journal::sequence`, the leader only): `expected_tail` and fence are
 //!   checked against the node's own log *including uncommitted records*, in order with every other
 //!   append; a mismatch writes nothing. A trim asks for a floor at most its own offset; a trim at or
