@@ -11,6 +11,7 @@ use crate::exit;
 use crate::output;
 use crate::sweep::{parse_twin, replay_command_spec};
 use clap::Args;
+use felix_sim::trace::TraceLine;
 use felix_sim::{RunSpec, Window};
 use std::io::Write;
 use std::path::PathBuf;
@@ -119,7 +120,7 @@ pub fn run(args: ReplayArgs) -> u8 {
         let lines = report.trace_lines.as_deref().unwrap_or(&[]);
         let written = lines
             .iter()
-            .try_for_each(|line| writeln!(file, "{line}"))
+            .try_for_each(|line| writeln!(file, "{}", line.to_json()))
             .and_then(|()| file.flush());
         if let Err(error) = written {
             return exit::bad_input(format!("--trace {}: write failed: {error}", path.display()));
@@ -199,13 +200,13 @@ pub fn run(args: ReplayArgs) -> u8 {
                 "  first run:  {}",
                 first
                     .get(differing)
-                    .map_or("<end of trace>", String::as_str)
+                    .map_or("<end of trace>".to_string(), TraceLine::to_json)
             ));
             output::line(&format!(
                 "  second run: {}",
                 second
                     .get(differing)
-                    .map_or("<end of trace>", String::as_str)
+                    .map_or("<end of trace>".to_string(), TraceLine::to_json)
             ));
             code = exit::VIOLATION;
         }

@@ -392,24 +392,16 @@ pub fn trace_line(line: &TraceLine) -> String {
     format!("{:>6}  {:>9.6}s  {what}", line.step, line.time as f64 / 1e6)
 }
 
-/// One trace line given as JSON (as the recorder keeps it); the JSON itself if it is not one.
-pub fn json_line(json: &str) -> String {
-    match serde_json::from_str::<TraceLine>(json) {
-        Ok(line) => trace_line(&line),
-        Err(_) => json.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use felix_core::api::{ReadFrom, Request};
     use felix_core::Token;
 
-    /// A JSON trace line renders as one readable sentence with its step and time.
+    /// A trace line renders as one readable sentence with its step and time.
     #[test]
     fn renders_a_refusal() {
-        let json = serde_json::to_string(&TraceLine {
+        let text = trace_line(&TraceLine {
             step: 7,
             time: 1_500_000,
             event: TraceEvent::History(Event::Replied {
@@ -424,9 +416,7 @@ mod tests {
                     tag: None,
                 },
             }),
-        })
-        .unwrap_or_default();
-        let text = json_line(&json);
+        });
         assert!(
             text.contains("n2 -> c1: CursorTooOld floor 9 untagged"),
             "{text}"

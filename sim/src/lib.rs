@@ -111,7 +111,7 @@ pub struct RunReport {
     pub violations: Vec<Finding>,
     /// The audits' coverage counters and the simulator's fault counters.
     pub coverage: BTreeMap<String, u64>,
-    pub trace_lines: Option<Vec<String>>,
+    pub trace_lines: Option<Vec<trace::TraceLine>>,
 }
 
 /// Trace lines shown before a violation in the summary, unless the caller asks for more.
@@ -205,15 +205,10 @@ impl RunReport {
         if let (Some(first), Some(lines)) = (self.violations.first(), &self.trace_lines) {
             if let Some(step) = first.step {
                 let step = (step as usize).min(lines.len().saturating_sub(1));
-                let parsed: Vec<trace::TraceLine> = lines
-                    .iter()
-                    .take(step + 1)
-                    .filter_map(|line| serde_json::from_str(line).ok())
-                    .collect();
                 let why = why::lines(
                     first.invariant,
                     &first.clients,
-                    &parsed,
+                    lines,
                     step,
                     why::WHY_LINES_MAX,
                 );
@@ -225,7 +220,7 @@ impl RunReport {
                     why::WHY_LINES_MAX
                 );
                 for index in why {
-                    let _ = writeln!(text, "  {}", describe::trace_line(&parsed[index]));
+                    let _ = writeln!(text, "  {}", describe::trace_line(&lines[index]));
                 }
                 let from = match window {
                     Window::Before(count) => step.saturating_sub(count),
@@ -237,7 +232,7 @@ impl RunReport {
                     first.invariant
                 );
                 for line in lines.iter().take(step + 1).skip(from) {
-                    let _ = writeln!(text, "  {}", describe::json_line(line));
+                    let _ = writeln!(text, "  {}", describe::trace_line(line));
                 }
             }
         }

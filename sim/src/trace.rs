@@ -84,6 +84,14 @@ pub struct TraceLine {
     pub event: TraceEvent,
 }
 
+impl TraceLine {
+    /// The line as it is written to a trace file: one JSON object (docs/trace-format.md).
+    pub fn to_json(&self) -> String {
+        // Serializing a plain enum of owned data cannot fail; a failure here is a bug.
+        serde_json::to_string(self).expect("trace line serializes")
+    }
+}
+
 /// The kind word of a history line and of a simulator line in the hash.
 const TRACE_HISTORY: u64 = 0;
 const TRACE_SIM: u64 = 1;
@@ -107,8 +115,9 @@ pub struct Recorder {
     pub history: Vec<Event>,
     /// The trace step of each history event, for naming the step of a violation.
     pub history_steps: Vec<u64>,
-    /// The serialized lines, kept only when asked for (replay, determinism checks, failures).
-    lines: Option<Vec<String>>,
+    /// The lines, kept only when asked for (replay, determinism checks, failures); serialized
+    /// only when written (`TraceLine::to_json`).
+    lines: Option<Vec<TraceLine>>,
     /// The world's schedule, when it records one (the shrinker's final replay): every line is a
     /// step of it.
     schedule: Option<Schedule>,
@@ -163,10 +172,8 @@ impl Recorder {
             time,
             event,
         };
-        // Serializing a plain enum of owned data cannot fail; a failure here is a bug.
-        let json = serde_json::to_string(&line).expect("trace line serializes");
         if let Some(lines) = &mut self.lines {
-            lines.push(json);
+            lines.push(line);
         }
     }
 
@@ -178,11 +185,11 @@ impl Recorder {
         self.steps
     }
 
-    pub fn take_lines(&mut self) -> Option<Vec<String>> {
+    pub fn take_lines(&mut self) -> Option<Vec<TraceLine>> {
         self.lines.take()
     }
 
-    pub fn lines(&self) -> Option<&[String]> {
+    pub fn lines(&self) -> Option<&[TraceLine]> {
         self.lines.as_deref()
     }
 }
@@ -219,8 +226,9 @@ mod tests {
         recorder.history(5, Event::Crashed { node: 3 });
         assert_eq!(recorder.history_steps, vec![0]);
         let lines = recorder.take_lines().unwrap_or_default();
+        let json: Vec<String> = lines.iter().map(TraceLine::to_json).collect();
         assert_eq!(
-            lines,
+            json,
             vec![r#"{"step":0,"time_micros":5,"history":{"Crashed":{"node":3}}}"#.to_string()]
         );
     }

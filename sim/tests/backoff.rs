@@ -9,7 +9,7 @@
 
 use felix_core::api::Reply;
 use felix_core::history::Event;
-use felix_sim::trace::{TraceEvent, TraceLine};
+use felix_sim::trace::TraceEvent;
 use felix_sim::{run, RunSpec};
 use std::collections::BTreeMap;
 
@@ -31,8 +31,7 @@ fn assert_backs_off(seed: u64) -> usize {
     let mut waiting: BTreeMap<u32, u64> = BTreeMap::new();
     let mut waits = 0;
     for line in report.trace_lines.as_ref().expect("a kept trace") {
-        let line: TraceLine = serde_json::from_str(line).expect("a trace line");
-        let TraceEvent::History(event) = line.event else {
+        let TraceEvent::History(event) = line.event.clone() else {
             continue;
         };
         match event {

@@ -94,13 +94,9 @@ fn owners_that_may_hold_the_fence_truncate_only_at_their_checkpoint() {
             .as_ref()
             .expect("a kept trace")
             .iter()
-            .filter_map(|line| {
-                let line: felix_sim::trace::TraceLine =
-                    serde_json::from_str(line).expect("a trace line");
-                match line.event {
-                    felix_sim::trace::TraceEvent::History(event) => Some(event),
-                    felix_sim::trace::TraceEvent::Sim(_) => None,
-                }
+            .filter_map(|line| match &line.event {
+                felix_sim::trace::TraceEvent::History(event) => Some(event.clone()),
+                felix_sim::trace::TraceEvent::Sim(_) => None,
             })
             .collect();
         checked += assert_truncates_at_checkpoints(seed, &history);

@@ -14,13 +14,7 @@ use felix_sim::{run, RunReport, RunSpec};
 fn traced(mut spec: RunSpec) -> (RunReport, Vec<TraceLine>) {
     spec.keep_trace = true;
     let report = run(&spec);
-    let lines = report
-        .trace_lines
-        .as_ref()
-        .expect("a kept trace")
-        .iter()
-        .map(|line| serde_json::from_str::<TraceLine>(line).expect("a trace line"))
-        .collect();
+    let lines = report.trace_lines.clone().expect("a kept trace");
     (report, lines)
 }
 

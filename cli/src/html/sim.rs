@@ -28,13 +28,7 @@ const LOG_SHOWN_MAX: usize = 6;
 /// The diagram of a run kept with `keep_trace` (`command` reproduces it). A run without trace
 /// lines (one that panicked before recording) gives a diagram with its violations and no rows.
 pub fn diagram(report: &RunReport, command: &str) -> Diagram {
-    let lines: Vec<TraceLine> = report
-        .trace_lines
-        .as_deref()
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|line| serde_json::from_str::<TraceLine>(line).ok())
-        .collect();
+    let lines: &[TraceLine] = report.trace_lines.as_deref().unwrap_or(&[]);
     let nodes = report.knobs.brokers + report.knobs.replicas;
     let clients: BTreeSet<ClientId> = lines.iter().filter_map(client_of).collect();
     let mut lanes = vec![Lane {
@@ -48,7 +42,7 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
             lanes.push(Lane {
                 name: format!("c{client}"),
                 kind: LaneKind::Client,
-                note: role(&lines, *client).to_string(),
+                note: role(lines, *client).to_string(),
             });
             (*client, lanes.len() - 1)
         })
@@ -101,7 +95,7 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
         nodes,
     };
     let mut world = Views::default();
-    for line in &lines {
+    for line in lines {
         let row = diagram.rows.len();
         diagram.rows.push(Row {
             step: line.step,

@@ -40,7 +40,7 @@ pub struct Attempt {
     /// The history the audits judged (for rendering a scenario).
     pub history: Vec<felix_core::history::Event>,
     /// The trace lines, when asked for.
-    pub trace_lines: Option<Vec<String>>,
+    pub trace_lines: Option<Vec<crate::trace::TraceLine>>,
     /// What each node's host was given, interleaved with the trace lines (with the trace only).
     pub schedule: Vec<tape::Step>,
 }

@@ -355,12 +355,7 @@ fn translate_pass(
     aiming: bool,
     dups: &BTreeSet<usize>,
 ) -> (Vec<String>, BTreeSet<usize>) {
-    let lines: Vec<Option<TraceLine>> = attempt
-        .trace_lines
-        .iter()
-        .flatten()
-        .map(|text| serde_json::from_str::<TraceLine>(text).ok())
-        .collect();
+    let lines: &[TraceLine] = attempt.trace_lines.as_deref().unwrap_or(&[]);
     let workload = attempt.knobs.workload.clone();
     let mut lock = Lockstep {
         env: Env::new(),
@@ -380,10 +375,10 @@ fn translate_pass(
         reading: BTreeSet::new(),
     };
     for (index, line) in lines.iter().enumerate() {
-        if let Some(TraceLine {
+        if let TraceLine {
             event: TraceEvent::History(Event::Requested { client, node, .. }),
             ..
-        }) = line
+        } = line
         {
             lock.sent.entry(*client).or_default().push((index, *node));
         }
@@ -395,7 +390,7 @@ fn translate_pass(
         lock.step = index;
         match step {
             Step::Line => {
-                let line = lines.get(line_index).cloned().flatten();
+                let line = lines.get(line_index).cloned();
                 lock.at = line_index;
                 if let Some(line) = line {
                     on_line(&mut lock, &workload, line.event);

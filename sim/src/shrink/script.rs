@@ -32,12 +32,7 @@ const SCRIPTS_MAX: u64 = 2_000;
 
 /// The verbs translated from a run (without `cluster` and `audit`).
 pub fn translate(shrunk: &Shrunk) -> Vec<String> {
-    let mut lines: Vec<TraceLine> = Vec::new();
-    for text in shrunk.shrunk.trace_lines.iter().flatten() {
-        if let Ok(line) = serde_json::from_str::<TraceLine>(text) {
-            lines.push(line);
-        }
-    }
+    let lines: Vec<TraceLine> = shrunk.shrunk.trace_lines.clone().unwrap_or_default();
     let mut verbs: Vec<String> = Vec::new();
     // World client -> script name; names already used.
     let mut names: BTreeMap<u32, String> = BTreeMap::new();
