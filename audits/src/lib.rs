@@ -52,8 +52,10 @@ pub mod acked_writes_kept;
 pub mod committed_prefix_agreement;
 pub mod convergence;
 pub mod coverage;
+pub mod election_safety;
 pub mod floor_record_kept;
 pub mod fold_agreement;
+pub mod linearizable;
 pub mod log;
 pub mod no_read_below_floor;
 pub mod probes;
@@ -79,9 +81,11 @@ pub const COMMITTED_PREFIX_AGREEMENT: Invariant = Invariant::CommittedPrefixAgre
 pub const TERM_NEVER_DECREASES: Invariant = Invariant::TermNeverDecreases;
 pub const FOLD_AGREEMENT: Invariant = Invariant::FoldAgreement;
 pub const CONVERGENCE: Invariant = Invariant::Convergence;
+pub const ELECTION_SAFETY: Invariant = Invariant::ElectionSafety;
+pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
 
 /// Every invariant the audits judge, in DESIGN.md order.
-pub const INVARIANTS: [Invariant; 8] = [
+pub const INVARIANTS: [Invariant; 10] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -90,6 +94,8 @@ pub const INVARIANTS: [Invariant; 8] = [
     TERM_NEVER_DECREASES,
     FOLD_AGREEMENT,
     CONVERGENCE,
+    ELECTION_SAFETY,
+    LINEARIZABLE,
 ];
 
 /// One broken invariant, found at one event.
@@ -174,10 +180,15 @@ pub fn audit(history: &[Event]) -> Report {
     violations.extend(term_never_decreases::check(history));
     violations.extend(fold_agreement::check(history));
     violations.extend(convergence::check(history));
+    violations.extend(election_safety::check(history));
+    let (linearizable, verdict) = linearizable::check_with_verdict(history);
+    violations.extend(linearizable);
     violations.sort_by_key(|violation| (violation.step, invariant_rank(violation.invariant)));
+    let mut coverage = coverage(history);
+    coverage.count_history_check(&verdict);
     Report {
         violations,
-        coverage: coverage(history),
+        coverage,
     }
 }
 
