@@ -47,7 +47,9 @@ pub struct Operation {
 
 impl Operation {
     /// The operation in words, with its steps.
-    pub fn describe(&self) -> String {
+    /// The operation in words; `step` names a position in the history (the trace's step where
+    /// the caller knows it).
+    pub fn describe(&self, step: &dyn Fn(usize) -> String) -> String {
         let what = match &self.op {
             Op::Noop => "a noop".to_string(),
             Op::Client(request) => words::request(request),
@@ -58,23 +60,24 @@ impl Operation {
         };
         match (&self.reply, self.ret) {
             (Some(reply), Some(ret)) => format!(
-                "{who}'s {what} (requested at step {}, answered {} at step {ret})",
-                self.call,
-                reply_words(reply)
+                "{who}'s {what} (requested at {}, answered {} at {})",
+                step(self.call),
+                reply_words(reply),
+                step(ret)
             ),
             _ => match (&self.hint, self.offset) {
                 (Some(hint), _) => format!(
-                    "{who}'s {what} (requested at step {}, outcome unknown, {} in the committed log)",
-                    self.call,
+                    "{who}'s {what} (requested at {}, outcome unknown, {} in the committed log)",
+                    step(self.call),
                     reply_words(hint)
                 ),
                 (None, Some(offset)) => format!(
-                    "{who}'s {what} (requested at step {}, outcome unknown, read at {offset})",
-                    self.call
+                    "{who}'s {what} (requested at {}, outcome unknown, read at {offset})",
+                    step(self.call)
                 ),
                 (None, None) => format!(
-                    "{who}'s {what} (requested at step {}, outcome unknown)",
-                    self.call
+                    "{who}'s {what} (requested at {}, outcome unknown)",
+                    step(self.call)
                 ),
             },
         }
@@ -428,7 +431,12 @@ fn asks_for(op: &Op, command: &Command, offset: Offset) -> bool {
 
 /// Checks a history (module doc).
 pub fn check_history(history: &[Event], budget: Budget) -> Verdict {
-    check(&operations(history), budget)
+    check(&operations(history), budget, &history_event)
+}
+
+/// A position in a history, when nothing maps it to a trace step.
+pub fn history_event(index: usize) -> String {
+    format!("history event {index}")
 }
 
 /// Where the candidate failed: the operations involved, why, the state just before, and whether
@@ -441,7 +449,7 @@ struct Failure {
 }
 
 /// Checks operations (module doc, 2 and 3).
-pub fn check(operations: &[Operation], budget: Budget) -> Verdict {
+pub fn check(operations: &[Operation], budget: Budget, step: &dyn Fn(usize) -> String) -> Verdict {
     if operations.len() > budget.operations_max {
         return Verdict::Unchecked {
             reason: format!(
@@ -461,7 +469,7 @@ pub fn check(operations: &[Operation], budget: Budget) -> Verdict {
         Err(failure) => failure,
     };
     let finding = |failure: &Failure, searched: Option<usize>| {
-        let step = failure
+        let last = failure
             .involved
             .iter()
             .map(|&index| operations[index].ret.unwrap_or(operations[index].call))
@@ -470,7 +478,7 @@ pub fn check(operations: &[Operation], budget: Budget) -> Verdict {
         let named: Vec<String> = failure
             .involved
             .iter()
-            .map(|&index| operations[index].describe())
+            .map(|&index| operations[index].describe(step))
             .collect();
         let subject = if named.len() == 1 {
             format!("{} admits no place in any order", named[0])
@@ -478,11 +486,11 @@ pub fn check(operations: &[Operation], budget: Budget) -> Verdict {
             format!("{} admit no order", named.join("; and "))
         };
         let searched = match searched {
-            Some(count) => format!(" (no order of the {count} operations up to step {step})"),
+            Some(count) => format!(" (no order of the {count} operations up to {})", step(last)),
             None => String::new(),
         };
         Finding {
-            step,
+            step: last,
             message: format!(
                 "{subject}: {}; the specification just before: {}{searched}",
                 failure.reason,

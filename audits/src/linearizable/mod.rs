@@ -43,7 +43,10 @@
 pub mod check;
 pub mod spec;
 
-pub use check::{check_history, operations, Budget, Finding, Operation, Verdict};
+pub use check::{
+    check as check_operations, check_history, history_event, operations, Budget, Finding,
+    Operation, Verdict,
+};
 pub use spec::{Op, Spec};
 
 use crate::{Violation, LINEARIZABLE};

@@ -154,7 +154,7 @@ fn two_acknowledged_appends_at_one_offset() {
     );
     assert!(message.contains("client 1's Append \"a\""), "{message}");
     assert!(message.contains("client 2's Append \"b\""), "{message}");
-    assert!(message.contains("at step 3"), "{message}");
+    assert!(message.contains("at history event 3"), "{message}");
 }
 
 /// A conditional append is acknowledged only at its expected tail.
