@@ -913,10 +913,13 @@ fn feasible(
                     Ok(_) => (position, last, format!("floor {floor}")),
                     Err(reason) => empty(reason),
                 },
-                None => match log.step(op, reply) {
-                    Ok(_) => empty(format!("floor {floor} was never in force")),
-                    Err(reason) => empty(reason),
-                },
+                None => empty(format!(
+                    "CursorTooOld names floor {floor} with {}, which was never in force",
+                    match tag {
+                        Some(headers) => format!("tag {}", words::headers(headers)),
+                        None => "no tag".to_string(),
+                    }
+                )),
             }
         }
         (Request::Trim { floor, .. }, Reply::TrimNoop { .. }) => {
