@@ -43,7 +43,9 @@
 //!
 //! # Entry points
 //!
-//! `audit(&history) -> Report` runs every invariant and the coverage counters; `INVARIANTS` lists
+//! `audit(&history) -> Report` runs every invariant and the coverage counters (among them
+//! `history_checked`/`history_unchecked`: whether the Linearizable checker settled the history
+//! within its budget; its sequential specification is tabled in `linearizable`'s doc); `INVARIANTS` lists
 //! the invariant names (the same names as in TLA+, Stateright, twins and docs); each module's
 //! `check` is public for callers that want one invariant. `synthetic::correct_history` draws
 //! correct histories from a trivial reference cluster (property tests, `examples/audit_bench.rs`).
