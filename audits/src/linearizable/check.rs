@@ -91,7 +91,7 @@ impl Operation {
         }
         self.offset.map(|offset| Reply::Appended {
             offset,
-            tail: offset + 1,
+            tail: offset.saturating_add(1),
         })
     }
 
@@ -239,7 +239,7 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
             Some(&current) => Reply::TruncateRefused { current },
             None => Reply::Appended {
                 offset,
-                tail: offset + 1,
+                tail: offset.saturating_add(1),
             },
         };
         if matches!(command, Command::Noop) {
@@ -444,7 +444,7 @@ pub fn history_event(index: usize) -> String {
 struct Failure {
     involved: Vec<usize>,
     reason: String,
-    before: Spec,
+    before: Box<Spec>,
     definitive: bool,
 }
 
@@ -612,7 +612,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
                 return Err(Failure {
                     involved: vec![index],
                     reason,
-                    before: Spec::new(),
+                    before: Box::default(),
                     definitive: true,
                 });
             }
@@ -633,7 +633,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
                     return Err(Failure {
                         involved: vec![index],
                         reason: "its refused record is nowhere in the committed log".to_string(),
-                        before: Spec::new(),
+                        before: Box::default(),
                         definitive: false,
                     })
                 }
@@ -650,7 +650,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
             return Err(Failure {
                 involved: vec![first, second],
                 reason: format!("both landed at offset {}", pair[0].0),
-                before: Spec::new(),
+                before: Box::default(),
                 definitive: both_acked,
             });
         }
@@ -675,7 +675,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
             return Err(Failure {
                 involved: vec![index],
                 reason,
-                before: spec,
+                before: Box::new(spec),
                 definitive: false,
             });
         }
@@ -689,7 +689,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
                 return Err(Failure {
                     involved: vec![index],
                     reason: "it landed but the specification writes nothing for it".to_string(),
-                    before: spec,
+                    before: Box::new(spec),
                     definitive: false,
                 })
             }
@@ -697,7 +697,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
                 return Err(Failure {
                     involved: vec![index],
                     reason,
-                    before: spec,
+                    before: Box::new(spec),
                     definitive: false,
                 })
             }
@@ -722,7 +722,11 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
                     reason: "the first was answered before the second was requested, yet landed \
                              after it"
                         .to_string(),
-                    before: replay_until(operations, &landings, operations[index].offset),
+                    before: Box::new(replay_until(
+                        operations,
+                        &landings,
+                        operations[index].offset,
+                    )),
                     definitive: operations[later].reply.is_some()
                         && operations[index].reply.is_some(),
                 });
@@ -840,7 +844,11 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
             return Err(Failure {
                 involved,
                 reason,
-                before: replay_until(operations, &landings, Some(position as Offset + 1)),
+                before: Box::new(replay_until(
+                    operations,
+                    &landings,
+                    Some(position as Offset + 1),
+                )),
                 definitive: false,
             });
         }

@@ -448,7 +448,7 @@ impl Spec {
         if offset != tail {
             return Err(format!("landed at {offset} while the tail is {tail}"));
         }
-        if after != offset + 1 {
+        if after != offset.saturating_add(1) {
             return Err(format!("landed at {offset} naming tail {after}"));
         }
         if let Some(expected) = expected_tail {
