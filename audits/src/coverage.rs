@@ -22,6 +22,10 @@ pub struct Coverage {
     /// A jumped node answered a read below its trim point `NotHeld` before its walk reached the
     /// trim that set the sender's floor (the second seed's window; the reader asks another node).
     pub read_not_held: u64,
+    /// The history was fully checked for Linearizable (proved or refuted) within its budget.
+    pub history_checked: u64,
+    /// The history was over the Linearizable checker's budget: neither proved nor refuted.
+    pub history_unchecked: u64,
 }
 
 impl Coverage {
@@ -33,10 +37,20 @@ impl Coverage {
         self.read_below_trim_refused += other.read_below_trim_refused;
         self.checkpoint_restored += other.checkpoint_restored;
         self.read_not_held += other.read_not_held;
+        self.history_checked += other.history_checked;
+        self.history_unchecked += other.history_unchecked;
+    }
+
+    /// Counts one Linearizable verdict as checked or unchecked.
+    pub fn count_history_check(&mut self, verdict: &crate::linearizable::Verdict) {
+        match verdict {
+            crate::linearizable::Verdict::Unchecked { .. } => self.history_unchecked += 1,
+            _ => self.history_checked += 1,
+        }
     }
 
     /// The counters by name, in a fixed order (for summaries).
-    pub fn named(&self) -> [(&'static str, u64); 6] {
+    pub fn named(&self) -> [(&'static str, u64); 8] {
         [
             (
                 "stale_holder_retired_by_tag",
@@ -47,6 +61,8 @@ impl Coverage {
             ("read_below_trim_refused", self.read_below_trim_refused),
             ("checkpoint_restored", self.checkpoint_restored),
             ("read_not_held", self.read_not_held),
+            ("history_checked", self.history_checked),
+            ("history_unchecked", self.history_unchecked),
         ]
     }
 }
@@ -141,6 +157,9 @@ mod tests {
                 ("read_below_trim_refused", 1),
                 ("checkpoint_restored", 1),
                 ("read_not_held", 1),
+                // Counted by `audit`, which runs the checker; `coverage` alone does not.
+                ("history_checked", 0),
+                ("history_unchecked", 0),
             ]
         );
         let mut total = counts;

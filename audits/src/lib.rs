@@ -43,7 +43,9 @@
 //!
 //! # Entry points
 //!
-//! `audit(&history) -> Report` runs every invariant and the coverage counters; `INVARIANTS` lists
+//! `audit(&history) -> Report` runs every invariant and the coverage counters (among them
+//! `history_checked`/`history_unchecked`: whether the Linearizable checker settled the history
+//! within its budget; its sequential specification is tabled in `linearizable`'s doc); `INVARIANTS` lists
 //! the invariant names (the same names as in TLA+, Stateright, twins and docs); each module's
 //! `check` is public for callers that want one invariant. `synthetic::correct_history` draws
 //! correct histories from a trivial reference cluster (property tests, `examples/audit_bench.rs`).
@@ -52,8 +54,10 @@ pub mod acked_writes_kept;
 pub mod committed_prefix_agreement;
 pub mod convergence;
 pub mod coverage;
+pub mod election_safety;
 pub mod floor_record_kept;
 pub mod fold_agreement;
+pub mod linearizable;
 pub mod log;
 pub mod no_read_below_floor;
 pub mod probes;
@@ -80,9 +84,11 @@ pub const COMMITTED_PREFIX_AGREEMENT: Invariant = Invariant::CommittedPrefixAgre
 pub const TERM_NEVER_DECREASES: Invariant = Invariant::TermNeverDecreases;
 pub const FOLD_AGREEMENT: Invariant = Invariant::FoldAgreement;
 pub const CONVERGENCE: Invariant = Invariant::Convergence;
+pub const ELECTION_SAFETY: Invariant = Invariant::ElectionSafety;
+pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
 
 /// Every invariant the audits judge, in DESIGN.md order.
-pub const INVARIANTS: [Invariant; 8] = [
+pub const INVARIANTS: [Invariant; 10] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -91,6 +97,8 @@ pub const INVARIANTS: [Invariant; 8] = [
     TERM_NEVER_DECREASES,
     FOLD_AGREEMENT,
     CONVERGENCE,
+    ELECTION_SAFETY,
+    LINEARIZABLE,
 ];
 
 /// One broken invariant, found at one event.
@@ -185,10 +193,15 @@ pub fn audit(history: &[Event]) -> Report {
     violations.extend(term_never_decreases::check(history));
     violations.extend(fold_agreement::check(history));
     violations.extend(convergence::check(history));
+    violations.extend(election_safety::check(history));
+    let (linearizable, verdict) = linearizable::check_with_verdict(history);
+    violations.extend(linearizable);
     violations.sort_by_key(|violation| (violation.step, invariant_rank(violation.invariant)));
+    let mut coverage = coverage(history);
+    coverage.count_history_check(&verdict);
     Report {
         violations,
-        coverage: coverage(history),
+        coverage,
     }
 }
 

@@ -101,6 +101,13 @@ impl Reference {
     /// The leader appends `command`; it commits at once and the leader's walk reaches it. The
     /// client that sent `request` is told, unless its acknowledgement is lost.
     fn append(&mut self, command: Command, request: Option<Request>) {
+        if let Some(request) = &request {
+            self.history.push(Event::Requested {
+                client: 1,
+                node: self.leader,
+                request: request.clone(),
+            });
+        }
         let offset = self.tail();
         let entry = Entry {
             offset,
@@ -276,9 +283,16 @@ impl Reference {
         });
         let view = &self.nodes[node as usize];
         let reply = if from < view.floor.max(1) {
+            // Tagged with the headers of the trim that set the floor, as the core answers.
+            let tag = view
+                .floor_trim
+                .and_then(|trim| match &self.entry(trim).command {
+                    Command::Trim { headers, .. } => Some(headers.clone()),
+                    _ => None,
+                });
             Reply::CursorTooOld {
                 floor: view.floor,
-                tag: None,
+                tag,
             }
         } else if from > view.walked + 1 {
             return; // an unanswered read: unknown
@@ -286,18 +300,22 @@ impl Reference {
             // The read index is the cluster's commit: a node whose walk is behind it refuses.
             Reply::NoReadIndex { hint: None }
         } else {
-            let records: Vec<ReadRecord> = (from..=view.walked)
-                .filter_map(|offset| match &self.entry(offset).command {
-                    Command::Write { body, headers } => Some(ReadRecord {
+            // As the core serves: up to 4 writes, `next` past the last record looked at.
+            let mut records: Vec<ReadRecord> = Vec::new();
+            let mut next = from;
+            for offset in from..=view.walked {
+                if records.len() >= 4 {
+                    break;
+                }
+                if let Command::Write { body, headers } = &self.entry(offset).command {
+                    records.push(ReadRecord {
                         offset,
                         body: body.clone(),
                         headers: headers.clone(),
-                    }),
-                    _ => None,
-                })
-                .take(4)
-                .collect();
-            let next = records.last().map_or(from, |record| record.offset + 1);
+                    });
+                }
+                next = offset + 1;
+            }
             Reply::Records { records, next }
         };
         self.history.push(Event::Replied {

@@ -23,6 +23,7 @@ mod check_paros;
 mod exit;
 mod explore;
 mod guided;
+mod history;
 mod html;
 mod replay;
 mod scenario;
@@ -71,6 +72,8 @@ enum Command {
     Store(store::StoreArgs),
     /// Render a trace file (`felix trace show FILE.jsonl`).
     Trace(trace::TraceArgs),
+    /// Check a trace file's client history for linearizability (`felix history check FILE`).
+    History(history::HistoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Command::Twins(args) => twins::run(args),
         Command::Store(args) => store::run(args),
         Command::Trace(args) => trace::run(args),
+        Command::History(args) => history::run(args),
     };
     ExitCode::from(code)
 }

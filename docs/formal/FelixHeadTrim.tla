@@ -488,6 +488,11 @@ FloorRecordKept ==
 \* broker had applied when the read was served, not the serving broker's own).
 NoReadBelowFloor == ~staleRead
 
+\* No two brokers lead the same term (a deposed leader still believes it leads
+\* its own, older, term).
+ElectionSafety ==
+    \A b, q \in Brokers : (b # q /\ leader[b] /\ leader[q]) => term[b] # term[q]
+
 \* Liveness: once a write of a newer epoch is committed, a holder that has not
 \* retired eventually retires, unless the cluster is left with no leader and no
 \* election (then no record lands again).  Checked under LiveSpec.

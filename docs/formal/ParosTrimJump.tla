@@ -436,4 +436,8 @@ NoReadBelowFloor ==
     \A n \in Nodes : \A from \in 1..(MaxLen + 1) :
         (from <= commit[n] /\ ReadAnswer(n, from) = "Served") => from >= decided
 
+\* No two nodes lead the same term.
+ElectionSafety ==
+    \A m, n \in Nodes : (m # n /\ leader[m] /\ leader[n]) => term[m] # term[n]
+
 =============================================================================

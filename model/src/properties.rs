@@ -23,6 +23,9 @@ pub const STALE_TRIM_REFUSED: &str = Invariant::StaleTrimRefused.name();
 pub const FLOOR_RECORD_KEPT: &str = Invariant::FloorRecordKept.name();
 /// No reader is ever served a record below the floor of a trim acknowledged before the read.
 pub const NO_READ_BELOW_FLOOR: &str = Invariant::NoReadBelowFloor.name();
+/// No two brokers lead the same term (a deposed leader still believes it leads its own, older,
+/// term).
+pub const ELECTION_SAFETY: &str = Invariant::ElectionSafety.name();
 /// Coverage: a trim lands (some broker's floor rises above 1).
 pub const TRIM_LANDS: &str = "SometimesTrimLands";
 /// Coverage: a stale holder retires on a tagged refusal.
@@ -31,11 +34,12 @@ pub const STALE_HOLDER_RETIRES_ON_TAG: &str = "SometimesStaleHolderRetiresOnTag"
 pub const READ_BELOW_FLOOR_REFUSED: &str = "SometimesReadBelowFloorRefused";
 
 /// The `always` properties, in the order the model declares them.
-pub const INVARIANTS: [&str; 4] = [
+pub const INVARIANTS: [&str; 5] = [
     TYPE_OK,
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
+    ELECTION_SAFETY,
 ];
 /// The `sometimes` properties, in the order the model declares them.
 pub const SOMETIMES: [&str; 3] = [
@@ -51,10 +55,21 @@ pub fn all() -> Vec<Property<FelixHeadTrim>> {
         Property::always(STALE_TRIM_REFUSED, stale_trim_refused),
         Property::always(FLOOR_RECORD_KEPT, floor_record_kept),
         Property::always(NO_READ_BELOW_FLOOR, no_read_below_floor),
+        Property::always(ELECTION_SAFETY, election_safety),
         Property::sometimes(TRIM_LANDS, trim_lands),
         Property::sometimes(STALE_HOLDER_RETIRES_ON_TAG, stale_holder_retires_on_tag),
         Property::sometimes(READ_BELOW_FLOOR_REFUSED, read_below_floor_refused),
     ]
+}
+
+/// `ElectionSafety`: `\A b, q \in Brokers : b # q /\ leader[b] /\ leader[q] => term[b] # term[q]`.
+pub fn election_safety(model: &FelixHeadTrim, state: &State) -> bool {
+    let brokers = usize::from(model.config.bounds.brokers);
+    (0..brokers).all(|b| {
+        (0..brokers).all(|q| {
+            b == q || !(state.leader[b] && state.leader[q]) || state.term[b] != state.term[q]
+        })
+    })
 }
 
 /// `StaleTrimRefused`: on every broker, for committed offsets i < j, a write at i and a write or

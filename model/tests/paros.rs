@@ -154,7 +154,7 @@ fn property_names_are_unique_and_match_the_lists() {
         .collect();
     assert_eq!(always, INVARIANTS);
     assert_eq!(sometimes, SOMETIMES);
-    assert_eq!(properties::all().len(), 8);
+    assert_eq!(properties::all().len(), 9);
 }
 
 #[test]

@@ -32,6 +32,10 @@ pub enum Invariant {
     FoldAgreement,
     /// Liveness: after faults heal, every live node reaches the committed prefix in time.
     Convergence,
+    /// No two nodes become leader in the same term.
+    ElectionSafety,
+    /// The journal, as its clients see it, is linearizable against its sequential specification.
+    Linearizable,
     /// Liveness, in the model: a holder whose lease moved eventually retires or never again
     /// lands a record.
     StaleHolderRetires,
@@ -48,7 +52,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every name, the journal's invariants first in DESIGN.md order.
-    pub const ALL: [Invariant; 13] = [
+    pub const ALL: [Invariant; 15] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -58,6 +62,8 @@ impl Invariant {
         Invariant::FoldAgreement,
         Invariant::Convergence,
         Invariant::StaleHolderRetires,
+        Invariant::ElectionSafety,
+        Invariant::Linearizable,
         Invariant::TypeOk,
         Invariant::EventBudget,
         Invariant::Panic,
@@ -75,6 +81,8 @@ impl Invariant {
             Invariant::TermNeverDecreases => "TermNeverDecreases",
             Invariant::FoldAgreement => "FoldAgreement",
             Invariant::Convergence => "Convergence",
+            Invariant::ElectionSafety => "ElectionSafety",
+            Invariant::Linearizable => "Linearizable",
             Invariant::StaleHolderRetires => "StaleHolderRetires",
             Invariant::TypeOk => "TypeOK",
             Invariant::EventBudget => "EventBudget",

@@ -30,12 +30,16 @@ pub const TRUNCATE_REFUSED: &str = "SometimesTruncateRefused";
 /// is never `NotHeld` here).
 pub const NOT_HELD_RANGE: &str = "SometimesNotHeldRange";
 
+/// No two nodes lead the same term.
+pub const ELECTION_SAFETY: &str = Invariant::ElectionSafety.name();
+
 /// The `always` properties, in the order the model declares them (the spec's order).
-pub const INVARIANTS: [&str; 4] = [
+pub const INVARIANTS: [&str; 5] = [
     TERM_NEVER_DECREASES,
     COMMITTED_PREFIX_AGREEMENT,
     ACKED_WRITES_KEPT,
     NO_READ_BELOW_FLOOR,
+    ELECTION_SAFETY,
 ];
 /// The `sometimes` properties, in the order the model declares them.
 pub const SOMETIMES: [&str; 4] = [VOTER_JUMPS, REPLICA_JUMPS, TRUNCATE_REFUSED, NOT_HELD_RANGE];
@@ -47,6 +51,7 @@ pub fn all() -> Vec<Property<ParosTrimJump>> {
         Property::always(COMMITTED_PREFIX_AGREEMENT, committed_prefix_agreement),
         Property::always(ACKED_WRITES_KEPT, acked_writes_kept),
         Property::always(NO_READ_BELOW_FLOOR, no_read_below_floor),
+        Property::always(ELECTION_SAFETY, election_safety),
         Property::sometimes(VOTER_JUMPS, voter_jumps),
         Property::sometimes(REPLICA_JUMPS, replica_jumps),
         Property::sometimes(TRUNCATE_REFUSED, truncate_refused),
@@ -56,6 +61,16 @@ pub fn all() -> Vec<Property<ParosTrimJump>> {
 
 fn nodes(model: &ParosTrimJump) -> std::ops::RangeInclusive<u8> {
     1..=model.config.bounds.nodes()
+}
+
+/// `ElectionSafety`: `\A m, n \in Nodes : m # n /\ leader[m] /\ leader[n] => term[m] # term[n]`.
+pub fn election_safety(model: &ParosTrimJump, state: &State) -> bool {
+    nodes(model).all(|m| {
+        nodes(model).all(|n| {
+            let (i, j) = (usize::from(m) - 1, usize::from(n) - 1);
+            m == n || !(state.leader[i] && state.leader[j]) || state.term[i] != state.term[j]
+        })
+    })
 }
 
 /// `TermNeverDecreases`: `~GoesBack(high[n], <<term[n], vote[n]>>)` for every node.

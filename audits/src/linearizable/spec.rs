@@ -1,0 +1,716 @@
+//! The journal's sequential specification: one pure state machine, and for every client
+//! operation the replies it allows in a state (the table is in `linearizable/mod.rs`).
+//!
+//! The state is the log (one slot per offset from 1: a write, a trim, a fence or a noop), the
+//! floor with the headers of the trim that set it, the writer token in force, and every
+//! `(floor, tag)` that has been in force so far (a node answers `CursorTooOld` from its own
+//! floor, which may lag: any floor that was ever in force is a floor it may name). The tail is
+//! the offset after the last slot. A `digest` over everything is kept as the state changes, so
+//! the exact search can memoize a state in 8 bytes.
+
+use felix_core::api::{ReadFrom, ReadRecord, Reply, Request};
+use felix_core::journal::JournalConfig;
+use felix_core::record::{Headers, Offset, Token};
+use felix_core::words;
+
+/// An operation the specification knows: a client's request, or a record nobody requested
+/// (a leader's noop, inferred from the committed log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Client(Request),
+    Noop,
+}
+
+/// One offset's record, as the specification keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Write {
+        body: Vec<u8>,
+        headers: Headers,
+    },
+    /// A trim; `refused` when the walk refused it in place (its fence was stale).
+    Trim {
+        floor: Offset,
+        refused: bool,
+    },
+    Fence,
+    Noop,
+}
+
+/// What an allowed reply does: one slot lands, maybe raising the floor or setting the token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Effect {
+    slot: Slot,
+    floor: Option<(Offset, Headers)>,
+    token: Option<Token>,
+}
+
+impl Effect {
+    fn push(slot: Slot) -> Effect {
+        Effect {
+            slot,
+            floor: None,
+            token: None,
+        }
+    }
+}
+
+/// The specification's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    log: Vec<Slot>,
+    floor: Offset,
+    tag: Option<Headers>,
+    token: Token,
+    floors: Vec<(Offset, Option<Headers>)>,
+    digest: u64,
+}
+
+/// How many records one read serves at most (the core's `JournalConfig::read_records_max`): a
+/// read that served fewer than `min(max_records, this)` reached the tail.
+pub fn read_records_max() -> u32 {
+    JournalConfig::default().read_records_max
+}
+
+impl Default for Spec {
+    fn default() -> Spec {
+        Spec::new()
+    }
+}
+
+impl Spec {
+    /// The empty journal: tail 1, floor 1 set by no trim, no writer.
+    pub fn new() -> Spec {
+        Spec {
+            log: Vec::new(),
+            floor: 1,
+            tag: None,
+            token: Token(0),
+            floors: vec![(1, None)],
+            digest: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+
+    pub fn tail(&self) -> Offset {
+        self.log.len() as Offset + 1
+    }
+
+    pub fn floor(&self) -> Offset {
+        self.floor
+    }
+
+    pub fn tag(&self) -> Option<&Headers> {
+        self.tag.as_ref()
+    }
+
+    pub fn token(&self) -> Token {
+        self.token
+    }
+
+    /// The slot at `offset`, if the log reaches it.
+    pub fn slot(&self, offset: Offset) -> Option<&Slot> {
+        let index = offset.checked_sub(1)? as usize;
+        self.log.get(index)
+    }
+
+    /// A fingerprint of the whole state (memoization in the exact search).
+    pub fn digest(&self) -> u64 {
+        self.digest
+    }
+
+    /// The state in words: tail, floor and its tag, writer token.
+    pub fn describe(&self) -> String {
+        let tag = match &self.tag {
+            Some(headers) => format!("tag {}", words::headers(headers)),
+            None => "no tag".to_string(),
+        };
+        format!(
+            "tail {}, floor {} ({tag}), writer token {}",
+            self.tail(),
+            self.floor,
+            self.token.0
+        )
+    }
+
+    fn mix(&mut self, value: u64) {
+        // FNV-1a over 8-byte words: the digest chains every change in order.
+        for byte in value.to_le_bytes() {
+            self.digest ^= u64::from(byte);
+            self.digest = self.digest.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn mix_bytes(&mut self, bytes: &[u8]) {
+        self.mix(bytes.len() as u64);
+        for byte in bytes {
+            self.mix(u64::from(*byte));
+        }
+    }
+
+    fn mix_headers(&mut self, headers: &Headers) {
+        self.mix(headers.0.len() as u64);
+        for (key, value) in &headers.0 {
+            self.mix_bytes(key.as_bytes());
+            self.mix_bytes(value.as_bytes());
+        }
+    }
+
+    fn push(&mut self, slot: Slot) {
+        match &slot {
+            Slot::Write { body, headers } => {
+                self.mix(1);
+                let (body, headers) = (body.clone(), headers.clone());
+                self.mix_bytes(&body);
+                self.mix_headers(&headers);
+            }
+            Slot::Trim { floor, refused } => {
+                self.mix(2);
+                self.mix(*floor);
+                self.mix(u64::from(*refused));
+            }
+            Slot::Fence => self.mix(3),
+            Slot::Noop => self.mix(4),
+        }
+        self.log.push(slot);
+    }
+
+    fn raise_floor(&mut self, floor: Offset, headers: &Headers) {
+        if floor <= self.floor {
+            return;
+        }
+        self.floor = floor;
+        self.tag = Some(headers.clone());
+        self.floors.push((floor, Some(headers.clone())));
+        self.mix(5);
+        self.mix(floor);
+        self.mix_headers(headers);
+    }
+
+    fn set_token(&mut self, token: Token) {
+        self.token = token;
+        self.mix(6);
+        self.mix(token.0);
+    }
+
+    /// The writes in `[from, next)` as a read serves them.
+    fn writes(&self, from: Offset, next: Offset) -> Vec<ReadRecord> {
+        let mut records = Vec::new();
+        for offset in from.max(1)..next.min(self.tail()) {
+            if let Some(Slot::Write { body, headers }) = self.slot(offset) {
+                records.push(ReadRecord {
+                    offset,
+                    body: body.clone(),
+                    headers: headers.clone(),
+                });
+            }
+        }
+        records
+    }
+
+    /// Whether `reply` to `op` depends on no state: then it changes nothing and is judged alone
+    /// (`Some(verdict)`); `None` when the state decides.
+    pub fn local(op: &Op, reply: &Reply) -> Option<Result<(), String>> {
+        let Op::Client(request) = op else {
+            return None;
+        };
+        let verdict = match (request, reply) {
+            // Answers that serve nothing and change nothing: allowed in any state.
+            (_, Reply::NotLeader { .. } | Reply::NoReadIndex { .. } | Reply::Invalid(_)) => Ok(()),
+            (Request::Read { .. }, Reply::NotHeld { .. }) => Ok(()),
+            // A refusal is answered at once by the sequencing leader against its own log,
+            // uncommitted records included (a deposed leader's among them): the tail or token it
+            // names is not the specification's. It must only be a refusal of what was asked.
+            (
+                Request::Append { expected_tail, .. } | Request::Trim { expected_tail, .. },
+                Reply::OffsetMismatch { tail },
+            ) => match expected_tail {
+                Some(expected) if expected != tail => Ok(()),
+                Some(_) => Err(format!(
+                    "refused OffsetMismatch naming its own expected tail {tail}"
+                )),
+                None => Err("refused OffsetMismatch though it expected no tail".to_string()),
+            },
+            (
+                Request::Append { fence, .. } | Request::Trim { fence, .. },
+                Reply::FenceMismatch { current },
+            ) => match fence {
+                Some(token) if token != current => Ok(()),
+                Some(_) => Err(format!(
+                    "refused FenceMismatch naming its own fence {}",
+                    current.0
+                )),
+                None => Err("refused FenceMismatch though it carried no fence".to_string()),
+            },
+            (Request::Fence { old, .. }, Reply::FenceMismatch { current }) => {
+                if old != current {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "refused FenceMismatch naming its own old token {}",
+                        current.0
+                    ))
+                }
+            }
+            _ => return None,
+        };
+        Some(verdict)
+    }
+
+    /// Whether `reply` to `op` is allowed in this state, and the state after it: `Ok(None)` when
+    /// it changes nothing, `Ok(Some(next))` when it does, `Err(why)` when no instant in this state
+    /// gives that reply.
+    pub fn step(&self, op: &Op, reply: &Reply) -> Result<Option<Spec>, String> {
+        Ok(self.judge(op, reply)?.map(|effect| {
+            let mut next = self.clone();
+            next.apply_effect(effect);
+            next
+        }))
+    }
+
+    /// `step` in place: whether the state changed, or why the reply is not allowed (then the
+    /// state is unchanged).
+    pub fn apply(&mut self, op: &Op, reply: &Reply) -> Result<bool, String> {
+        match self.judge(op, reply)? {
+            Some(effect) => {
+                self.apply_effect(effect);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn apply_effect(&mut self, effect: Effect) {
+        self.push(effect.slot);
+        if let Some((floor, headers)) = effect.floor {
+            self.raise_floor(floor, &headers);
+        }
+        if let Some(token) = effect.token {
+            self.set_token(token);
+        }
+    }
+
+    /// What a reply allowed in this state does to it (`step`'s work without the copy).
+    pub fn judge(&self, op: &Op, reply: &Reply) -> Result<Option<Effect>, String> {
+        if let Some(verdict) = Spec::local(op, reply) {
+            return verdict.map(|()| None);
+        }
+        let tail = self.tail();
+        let request = match op {
+            Op::Noop => {
+                return match reply {
+                    Reply::Appended { offset, .. } if *offset == tail => {
+                        Ok(Some(Effect::push(Slot::Noop)))
+                    }
+                    _ => Err(format!("a noop cannot land at {reply:?} with tail {tail}")),
+                };
+            }
+            Op::Client(request) => request,
+        };
+        match (request, reply) {
+            (
+                Request::Append {
+                    expected_tail,
+                    fence,
+                    body,
+                    headers,
+                },
+                Reply::Appended {
+                    offset,
+                    tail: after,
+                },
+            ) => {
+                self.check_landing(*offset, *after, *expected_tail, *fence)?;
+                Ok(Some(Effect::push(Slot::Write {
+                    body: body.clone(),
+                    headers: headers.clone(),
+                })))
+            }
+            (
+                Request::Trim {
+                    expected_tail,
+                    fence,
+                    floor,
+                    headers,
+                },
+                Reply::Appended {
+                    offset,
+                    tail: after,
+                },
+            ) => {
+                self.check_landing(*offset, *after, *expected_tail, *fence)?;
+                if *floor > *offset {
+                    return Err(format!(
+                        "a trim asking for floor {floor} landed at {offset}, below its floor"
+                    ));
+                }
+                // A lagging leader may append a trim at or below the floor: it lands, and changes
+                // nothing when the walk reaches it.
+                let mut effect = Effect::push(Slot::Trim {
+                    floor: *floor,
+                    refused: false,
+                });
+                effect.floor = Some((*floor, headers.clone()));
+                Ok(Some(effect))
+            }
+            (Request::Trim { fence, floor, .. }, Reply::TruncateRefused { current }) => {
+                if fence.is_none() || *fence == Some(*current) {
+                    return Err(format!(
+                        "TruncateRefused naming token {} for a trim fenced with {:?}",
+                        current.0,
+                        fence.map(|token| token.0)
+                    ));
+                }
+                if *current != self.token {
+                    return Err(format!(
+                        "TruncateRefused naming token {} while token {} is in force",
+                        current.0, self.token.0
+                    ));
+                }
+                Ok(Some(Effect::push(Slot::Trim {
+                    floor: *floor,
+                    refused: true,
+                })))
+            }
+            (Request::Trim { floor, .. }, Reply::TrimNoop { .. }) => {
+                Spec::noop_trim_tail(request, reply)?;
+                if *floor > self.floor {
+                    return Err(format!(
+                        "a trim asking for floor {floor} answered as a no-op above floor {}",
+                        self.floor
+                    ));
+                }
+                Ok(None)
+            }
+            (
+                Request::Fence { new, old },
+                Reply::Appended {
+                    offset,
+                    tail: after,
+                },
+            ) => {
+                self.check_landing(*offset, *after, None, None)?;
+                if *old != self.token {
+                    return Err(format!(
+                        "a fence from token {} landed while token {} is in force",
+                        old.0, self.token.0
+                    ));
+                }
+                let mut effect = Effect::push(Slot::Fence);
+                effect.token = Some(*new);
+                Ok(Some(effect))
+            }
+            (Request::Read { from, max_records }, Reply::Records { records, next }) => {
+                self.check_records(*from, *max_records, records, *next)?;
+                Ok(None)
+            }
+            (
+                Request::Read {
+                    from: ReadFrom::Offset(from),
+                    ..
+                },
+                Reply::CursorTooOld { floor, tag },
+            ) => {
+                if *from >= *floor {
+                    return Err(format!(
+                        "CursorTooOld with floor {floor} for a read from {from}, not below it"
+                    ));
+                }
+                if !self
+                    .floors
+                    .iter()
+                    .any(|(known, known_tag)| known == floor && known_tag == tag)
+                {
+                    return Err(format!(
+                        "CursorTooOld names floor {floor} with {}, never in force (now floor {}, {})",
+                        tag_words(tag.as_ref()),
+                        self.floor,
+                        tag_words(self.tag.as_ref()),
+                    ));
+                }
+                Ok(None)
+            }
+            _ => Err(format!(
+                "{} cannot be answered {}",
+                words::request(request),
+                reply_words(reply)
+            )),
+        }
+    }
+
+    fn check_landing(
+        &self,
+        offset: Offset,
+        after: Offset,
+        expected_tail: Option<Offset>,
+        fence: Option<Token>,
+    ) -> Result<(), String> {
+        let tail = self.tail();
+        if offset != tail {
+            return Err(format!("landed at {offset} while the tail is {tail}"));
+        }
+        if after != offset.saturating_add(1) {
+            return Err(format!("landed at {offset} naming tail {after}"));
+        }
+        if let Some(expected) = expected_tail {
+            if expected != offset {
+                return Err(format!(
+                    "conditional on tail {expected}, acknowledged at {offset}"
+                ));
+            }
+        }
+        if let Some(token) = fence {
+            if token != self.token {
+                return Err(format!(
+                    "fenced with token {}, acknowledged while token {} is in force",
+                    token.0, self.token.0
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The tail a no-op trim names is the sequencing leader's (uncommitted records included): it
+    /// must be the one the trim was conditional on (rule 4), whatever the state.
+    pub fn noop_trim_tail(request: &Request, reply: &Reply) -> Result<(), String> {
+        if let (
+            Request::Trim {
+                expected_tail: Some(expected),
+                ..
+            },
+            Reply::TrimNoop { tail },
+        ) = (request, reply)
+        {
+            if expected != tail {
+                return Err(format!(
+                    "a no-op trim conditional on tail {expected} answered with tail {tail}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_records(
+        &self,
+        from: ReadFrom,
+        max_records: u32,
+        records: &[ReadRecord],
+        next: Offset,
+    ) -> Result<(), String> {
+        self.check_records_at(from, max_records, records, next, self.floor, self.tail())
+    }
+
+    /// `check_records` as of an earlier instant of this log: its floor then and its tail then (the
+    /// records below that tail are the same).
+    pub fn check_records_at(
+        &self,
+        from: ReadFrom,
+        max_records: u32,
+        records: &[ReadRecord],
+        next: Offset,
+        floor: Offset,
+        tail: Offset,
+    ) -> Result<(), String> {
+        assert!(tail <= self.tail());
+        let start = match from {
+            ReadFrom::Offset(from) => from,
+            // From the earliest the serving node holds: the floor, or a jumped node's trim point
+            // above it. What it served must be the writes from its first record on.
+            ReadFrom::Earliest => records.first().map_or(next, |record| record.offset),
+        };
+        if start < floor {
+            return Err(format!("served records from {start}, below floor {floor}"));
+        }
+        if next > tail {
+            return Err(format!("served up to {next}, past the tail {tail}"));
+        }
+        if next < start {
+            return Err(format!("served next {next} below its start {start}"));
+        }
+        let cap = max_records.min(read_records_max()) as usize;
+        if records.len() < cap && next != tail {
+            return Err(format!(
+                "served {} of at most {cap} records and stopped at {next}, short of the tail {tail}",
+                records.len()
+            ));
+        }
+        let expected = self.writes(start, next);
+        if expected.as_slice() != records {
+            return Err(format!(
+                "served {} in [{start}, {next}), where the log holds {}",
+                records_words(records),
+                records_words(&expected)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The reply this state gives `op` when its outcome is unknown (the operation takes effect
+    /// now), and the state after it.
+    pub fn invoke(&self, op: &Op) -> (Reply, Option<Spec>) {
+        let tail = self.tail();
+        let landed = Reply::Appended {
+            offset: tail,
+            tail: tail + 1,
+        };
+        let request = match op {
+            Op::Noop => {
+                let mut next = self.clone();
+                next.push(Slot::Noop);
+                return (landed, Some(next));
+            }
+            Op::Client(request) => request,
+        };
+        let refusal = |expected_tail: Option<Offset>, fence: Option<Token>| {
+            if expected_tail.is_some_and(|expected| expected != tail) {
+                return Some(Reply::OffsetMismatch { tail });
+            }
+            if fence.is_some_and(|token| token != self.token) {
+                return Some(Reply::FenceMismatch {
+                    current: self.token,
+                });
+            }
+            None
+        };
+        match request {
+            Request::Append {
+                expected_tail,
+                fence,
+                body,
+                headers,
+            } => {
+                if let Some(refused) = refusal(*expected_tail, *fence) {
+                    return (refused, None);
+                }
+                let mut next = self.clone();
+                next.push(Slot::Write {
+                    body: body.clone(),
+                    headers: headers.clone(),
+                });
+                (landed, Some(next))
+            }
+            Request::Trim {
+                expected_tail,
+                fence,
+                floor,
+                headers,
+            } => {
+                if let Some(refused) = refusal(*expected_tail, *fence) {
+                    return (refused, None);
+                }
+                if *floor > tail {
+                    return (
+                        Reply::Invalid(felix_core::api::InvalidRequest::FloorAboveOffset {
+                            floor: *floor,
+                            offset: tail,
+                        }),
+                        None,
+                    );
+                }
+                if *floor <= self.floor {
+                    return (Reply::TrimNoop { tail }, None);
+                }
+                let mut next = self.clone();
+                next.push(Slot::Trim {
+                    floor: *floor,
+                    refused: false,
+                });
+                next.raise_floor(*floor, headers);
+                (landed, Some(next))
+            }
+            Request::Fence { new, old } => {
+                if *old != self.token {
+                    return (
+                        Reply::FenceMismatch {
+                            current: self.token,
+                        },
+                        None,
+                    );
+                }
+                let mut next = self.clone();
+                next.push(Slot::Fence);
+                next.set_token(*new);
+                (landed, Some(next))
+            }
+            Request::Read { from, max_records } => {
+                let start = match from {
+                    ReadFrom::Offset(from) => *from,
+                    ReadFrom::Earliest => self.floor,
+                };
+                if start > tail {
+                    return (
+                        Reply::Invalid(felix_core::api::InvalidRequest::ReadPastTail {
+                            from: start,
+                            tail,
+                        }),
+                        None,
+                    );
+                }
+                if start < self.floor {
+                    return (
+                        Reply::CursorTooOld {
+                            floor: self.floor,
+                            tag: self.tag.clone(),
+                        },
+                        None,
+                    );
+                }
+                let cap = (*max_records).min(read_records_max()) as usize;
+                let mut records = Vec::new();
+                let mut next = start;
+                for offset in start..tail {
+                    if records.len() >= cap {
+                        break;
+                    }
+                    if let Some(Slot::Write { body, headers }) = self.slot(offset) {
+                        records.push(ReadRecord {
+                            offset,
+                            body: body.clone(),
+                            headers: headers.clone(),
+                        });
+                    }
+                    next = offset + 1;
+                }
+                (Reply::Records { records, next }, None)
+            }
+        }
+    }
+}
+
+fn tag_words(tag: Option<&Headers>) -> String {
+    match tag {
+        Some(headers) => format!("tag {}", words::headers(headers)),
+        None => "no tag".to_string(),
+    }
+}
+
+fn records_words(records: &[ReadRecord]) -> String {
+    if records.is_empty() {
+        return "no write".to_string();
+    }
+    let offsets: Vec<String> = records
+        .iter()
+        .map(|record| format!("{}:{}", record.offset, words::body(&record.body)))
+        .collect();
+    format!("writes {}", offsets.join(", "))
+}
+
+/// A reply in words (findings; never `Debug`).
+pub fn reply_words(reply: &Reply) -> String {
+    match reply {
+        Reply::Appended { offset, tail } => format!("Appended at {offset} (tail {tail})"),
+        Reply::TrimNoop { tail } => format!("TrimNoop (tail {tail})"),
+        Reply::OffsetMismatch { tail } => format!("OffsetMismatch (tail {tail})"),
+        Reply::FenceMismatch { current } => format!("FenceMismatch (token {})", current.0),
+        Reply::TruncateRefused { current } => format!("TruncateRefused (token {})", current.0),
+        Reply::Records { records, next } => {
+            format!("Records {} next {next}", records_words(records))
+        }
+        Reply::CursorTooOld { floor, tag } => {
+            format!("CursorTooOld floor {floor} {}", tag_words(tag.as_ref()))
+        }
+        Reply::NotHeld { from } => format!("NotHeld from {from}"),
+        Reply::NotLeader { .. } => "NotLeader".to_string(),
+        Reply::NoReadIndex { .. } => "NoReadIndex".to_string(),
+        Reply::Invalid(_) => "Invalid".to_string(),
+    }
+}
