@@ -68,6 +68,12 @@ enum Command {
     Store(store::StoreArgs),
     /// Render a trace file (`felix trace show FILE.jsonl`).
     Trace(trace::TraceArgs),
+    /// Run one real node over TCP with the file store (`felix-node`, not deterministic).
+    Serve(felix_node::serve::ServeArgs),
+    /// One append, read, trim or fence against a running cluster.
+    Client(felix_node::client_command::ClientArgs),
+    /// A local cluster of `felix serve` processes on 127.0.0.1 (`up`, `down`, `status`).
+    Cluster(felix_node::cluster::ClusterArgs),
 }
 
 fn main() -> ExitCode {
@@ -83,6 +89,9 @@ fn main() -> ExitCode {
         Command::Twins(args) => twins::run(args),
         Command::Store(args) => store::run(args),
         Command::Trace(args) => trace::run(args),
+        Command::Serve(args) => felix_node::serve::run_serve(args),
+        Command::Client(args) => felix_node::client_command::run_client(args),
+        Command::Cluster(args) => felix_node::cluster::run_cluster(args),
     };
     ExitCode::from(code)
 }
