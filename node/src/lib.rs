@@ -27,3 +27,4 @@ pub mod client;
 pub mod client_command;
 pub mod cluster;
 pub mod process;
+pub mod nemesis;
