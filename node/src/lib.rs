@@ -26,5 +26,5 @@ pub fn bad_input(message: impl std::fmt::Display) -> u8 {
 pub mod client;
 pub mod client_command;
 pub mod cluster;
-pub mod process;
 pub mod nemesis;
+pub mod process;

@@ -23,14 +23,26 @@ pub enum Action {
     /// Cut every link to and from the node (a full partition of one node).
     Isolate(NodeId),
     /// Cut the link `from -> to` only (a one-way partition).
-    CutOneWay { from: NodeId, to: NodeId },
+    CutOneWay {
+        from: NodeId,
+        to: NodeId,
+    },
     /// Drop this share of the frames on every link to and from the node.
-    Lossy { node: NodeId, drop_per_million: u32 },
+    Lossy {
+        node: NodeId,
+        drop_per_million: u32,
+    },
     /// Delay every frame on the node's links.
-    Slow { node: NodeId, delay_millis: u32 },
+    Slow {
+        node: NodeId,
+        delay_millis: u32,
+    },
     /// Heal the links of the node (to and from).
     HealLinks(NodeId),
-    HealLink { from: NodeId, to: NodeId },
+    HealLink {
+        from: NodeId,
+        to: NodeId,
+    },
     /// The lease service moves the felixd lease to the other holder, silently.
     MoveLease,
 }
