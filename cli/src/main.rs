@@ -74,6 +74,8 @@ enum Command {
     Client(felix_node::client_command::ClientArgs),
     /// A local cluster of `felix serve` processes on 127.0.0.1 (`up`, `down`, `status`).
     Cluster(felix_node::cluster::ClusterArgs),
+    /// Real processes, faults and clients for a while, one history judged by the audits.
+    Nemesis(felix_node::nemesis::NemesisArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +94,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => felix_node::serve::run_serve(args),
         Command::Client(args) => felix_node::client_command::run_client(args),
         Command::Cluster(args) => felix_node::cluster::run_cluster(args),
+        Command::Nemesis(args) => felix_node::nemesis::run_nemesis(args),
     };
     ExitCode::from(code)
 }

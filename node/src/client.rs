@@ -91,6 +91,20 @@ impl ClusterClient {
         }
     }
 
+    /// Sets `node`'s slow-disk failpoint (a node started with `--failpoints`).
+    pub fn failpoint(&mut self, node: NodeId, sync_delay_millis: u32) -> Result<NodeStatus, CallError> {
+        let wire = self.next_wire;
+        self.next_wire += 1;
+        let frame = Frame::Failpoint {
+            request_id: wire,
+            sync_delay_millis,
+        };
+        match self.exchange(node, &frame, wire)? {
+            Frame::Status { status, .. } => Ok(status),
+            _ => Err(CallError::Unknown("the node answered with another frame".to_string())),
+        }
+    }
+
     /// Drops the connection to `node` (a late reply on it can then never be mistaken).
     pub fn disconnect(&mut self, node: NodeId) {
         self.links.remove(&node);

@@ -48,6 +48,13 @@ pub enum Frame {
     /// Asks a node for its state (cluster status, the nemesis's convergence wait). The node
     /// also records the state in its event log, so the history holds a fresh sample.
     StatusRequest { request_id: RequestId },
+    /// Fault injection (a failpoint, as etcd's robustness tests compile in): every fsync of the
+    /// node waits this long first, a slow disk. Honoured only by a node started with
+    /// `--failpoints`; answered with `Status`.
+    Failpoint {
+        request_id: RequestId,
+        sync_delay_millis: u32,
+    },
     /// A node's state.
     Status {
         request_id: RequestId,

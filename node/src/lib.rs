@@ -23,6 +23,7 @@ pub fn bad_input(message: impl std::fmt::Display) -> u8 {
     eprintln!("felix: error: {message}");
     2
 }
+pub mod bench;
 pub mod client;
 pub mod client_command;
 pub mod cluster;

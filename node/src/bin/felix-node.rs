@@ -22,6 +22,8 @@ enum Command {
     Cluster(felix_node::cluster::ClusterArgs),
     /// Real processes, faults and clients, judged by the audits.
     Nemesis(felix_node::nemesis::NemesisArgs),
+    /// `felix bench cluster`.
+    BenchCluster(felix_node::bench::ClusterBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         Command::Client(args) => felix_node::client_command::run_client(args),
         Command::Cluster(args) => felix_node::cluster::run_cluster(args),
         Command::Nemesis(args) => felix_node::nemesis::run_nemesis(args),
+        Command::BenchCluster(args) => felix_node::bench::run_bench_cluster(args),
     };
     ExitCode::from(code)
 }

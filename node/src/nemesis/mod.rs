@@ -4,8 +4,9 @@
 //! A run: start `--nodes` processes on 127.0.0.1 whose peer links each go through a proxy the
 //! nemesis controls (`proxy.rs`); start the clients (`workload.rs`: felixd holders with a lease
 //! service, readers); carry out the fault schedule drawn from `--seed` (`schedule.rs`: SIGKILL
-//! and restart of one or two nodes, SIGSTOP/SIGCONT, full and one-way partitions, drops, delays,
-//! silent lease moves) for `--time`; then heal everything, stop the writers, wait for the nodes
+//! and restart of one node, two, or all of them at once, SIGSTOP/SIGCONT, full and one-way
+//! partitions, drops, delays, a slow disk through the node's failpoint, silent lease moves) for
+//! `--time`; then heal everything, stop the writers, wait for the nodes
 //! to converge (every node answers with the same committed index), record the end, stop the
 //! processes (SIGTERM), merge every node's event log with the clients' record into one trace in
 //! the simulator's format (`history.rs`) and judge it with `felix_audits::audit`.
@@ -255,6 +256,8 @@ struct Cluster {
     proxies: Vec<Proxy>,
     recorder: Recorder,
     unexpected_exits: Vec<(NodeId, i32)>,
+    /// The nemesis's own connections to the nodes (failpoints).
+    control: ClusterClient,
 }
 
 impl Cluster {
@@ -372,6 +375,11 @@ impl Cluster {
                 }
                 self.note(action.describe());
             }
+            Action::SlowDisk {
+                node,
+                sync_delay_millis,
+            } => self.failpoint(*node, *sync_delay_millis, action),
+            Action::HealDisk(node) => self.failpoint(*node, 0, action),
             Action::MoveLease => {
                 let mut lease = match lease.lock() {
                     Ok(lease) => lease,
@@ -388,6 +396,18 @@ impl Cluster {
                     told: false,
                 });
             }
+        }
+    }
+
+    /// Sets a node's slow-disk failpoint (nothing if it is down or does not answer: a
+    /// restarted node starts with a healthy disk).
+    fn failpoint(&mut self, node: NodeId, sync_delay_millis: u32, action: &Action) {
+        let up = self
+            .nodes
+            .get(&node)
+            .is_some_and(|process| process.is_up() && !process.is_paused());
+        if up && self.control.failpoint(node, sync_delay_millis).is_ok() {
+            self.note(action.describe());
         }
     }
 
@@ -422,6 +442,8 @@ impl Cluster {
                 }
             }
             self.restart(id);
+            // A node that stayed up may still have a slow disk.
+            let _ = self.control.failpoint(id, 0);
         }
         self.recorder.sim(SimEvent::Healed);
     }
@@ -469,7 +491,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
             replicas: Vec::new(),
             dir: config.dir.join(format!("node-{id}")),
             twin: config.twin.map(|twin| twin.name().to_string()),
-            extra: Vec::new(),
+            extra: vec!["--failpoints".to_string()],
         };
         let log = config.dir.join(format!("node-{id}.log"));
         let process = NodeProcess::start(&config.exe, spec, &log).map_err(|error| {
@@ -482,6 +504,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         proxies,
         recorder: recorder.clone(),
         unexpected_exits: Vec::new(),
+        control: ClusterClient::new(listen.clone(), Duration::from_millis(300)),
     };
     wait_until_answering(&listen, Duration::from_secs(10))?;
     let rules = config.twin.map_or(Rules::default(), Twin::rules);

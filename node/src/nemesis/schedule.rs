@@ -43,6 +43,9 @@ pub enum Action {
         from: NodeId,
         to: NodeId,
     },
+    /// A slow disk on the node (its failpoint: every fsync waits this long first).
+    SlowDisk { node: NodeId, sync_delay_millis: u32 },
+    HealDisk(NodeId),
     /// The lease service moves the felixd lease to the other holder, silently.
     MoveLease,
 }
@@ -75,6 +78,11 @@ impl Action {
             }
             Action::HealLinks(id) => format!("heal n{id}'s links"),
             Action::HealLink { from, to } => format!("heal n{from} -> n{to}"),
+            Action::SlowDisk {
+                node,
+                sync_delay_millis,
+            } => format!("slow n{node}'s disk: every fsync waits {sync_delay_millis}ms"),
+            Action::HealDisk(id) => format!("heal n{id}'s disk"),
             Action::MoveLease => "move the lease".to_string(),
         }
     }
@@ -137,7 +145,7 @@ pub fn draw(seed: u64, nodes: usize, length: Duration) -> Vec<(Duration, Action)
                 ));
                 actions.push((end, Action::HealLinks(id)));
             }
-            85..=89 => {
+            85..=88 => {
                 let id = node(&mut rng);
                 let delay_millis = rng.random_range(10..60u32);
                 actions.push((
@@ -148,6 +156,24 @@ pub fn draw(seed: u64, nodes: usize, length: Duration) -> Vec<(Duration, Action)
                     },
                 ));
                 actions.push((end, Action::HealLinks(id)));
+            }
+            89..=91 => {
+                // Every node at once: a whole-cluster crash (a rack's power).
+                let all: Vec<NodeId> = (1..=nodes as NodeId).collect();
+                actions.push((at, Action::Kill(all.clone())));
+                actions.push((end, Action::Restart(all)));
+            }
+            92..=95 => {
+                let id = node(&mut rng);
+                let sync_delay_millis = rng.random_range(5..200u32);
+                actions.push((
+                    at,
+                    Action::SlowDisk {
+                        node: id,
+                        sync_delay_millis,
+                    },
+                ));
+                actions.push((end, Action::HealDisk(id)));
             }
             _ => actions.push((at, Action::MoveLease)),
         }

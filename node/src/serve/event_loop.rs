@@ -36,6 +36,8 @@ pub const BATCH_MAX: usize = 4096;
 /// Sync rounds in one turn at most (a sync's `Persisted` can cause more persists, e.g. a commit
 /// that compacts); the rest waits for the next turn.
 const SYNC_ROUNDS_MAX: usize = 16;
+/// The longest slow-disk delay a failpoint may set.
+pub const SYNC_DELAY_MAX: Duration = Duration::from_secs(1);
 /// Deliveries the outbox may hold waiting for one sync.
 pub const HELD_MAX: usize = 1 << 16;
 
@@ -56,6 +58,9 @@ pub struct NodeLoop {
     /// Election timeouts are drawn from `election_ticks .. 2 * election_ticks`.
     election_ticks: u64,
     tick: Duration,
+    /// Failpoints accepted (`--failpoints`), and the slow-disk delay before every fsync.
+    pub failpoints: bool,
+    sync_delay: Duration,
     inputs: VecDeque<Input>,
     outputs: Vec<Output>,
     duties: Vec<Duty>,
@@ -85,6 +90,8 @@ impl NodeLoop {
             rng: rand::make_rng::<StdRng>(),
             election_ticks,
             tick,
+            failpoints: false,
+            sync_delay: Duration::ZERO,
             inputs: VecDeque::new(),
             outputs: Vec::new(),
             duties: Vec::new(),
@@ -165,6 +172,21 @@ impl NodeLoop {
                 request,
             }),
             Inbound::Status { conn, request_id } => self.status(conn, request_id),
+            Inbound::Failpoint {
+                conn,
+                request_id,
+                sync_delay_millis,
+            } => {
+                if !self.failpoints {
+                    // Not a test node: the request is refused by closing the connection.
+                    eprintln!("node {}: a failpoint was asked for, but failpoints are off", self.id);
+                    self.clients.remove(&conn);
+                    return Ok(());
+                }
+                self.sync_delay =
+                    Duration::from_millis(u64::from(sync_delay_millis)).min(SYNC_DELAY_MAX);
+                self.status(conn, request_id)
+            }
             Inbound::Opened { conn, writer } => {
                 self.clients.insert(conn, writer);
                 Ok(())
@@ -242,6 +264,10 @@ impl NodeLoop {
             let Some(through) = self.outbox.unsynced_through() else {
                 return Ok(());
             };
+            if !self.sync_delay.is_zero() {
+                // The slow-disk failpoint: the fsync takes this much longer.
+                std::thread::sleep(self.sync_delay);
+            }
             self.store
                 .sync()
                 .map_err(|error| LoopError(format!("the store could not sync: {error}")))?;

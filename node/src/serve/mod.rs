@@ -66,6 +66,9 @@ pub struct ServeArgs {
     /// Records per segment file (fixed for the life of a store).
     #[arg(long, default_value_t = 64)]
     pub segment_records: u64,
+    /// Accept failpoint frames (fault injection: a slow disk). For the nemesis and tests only.
+    #[arg(long)]
+    pub failpoints: bool,
     /// Run with one safety rule off (a twin, DESIGN.md): for the nemesis's canaries only.
     #[arg(long)]
     pub twin: Option<String>,
@@ -84,6 +87,7 @@ pub struct ServeConfig {
     pub election_ticks: u64,
     pub layout: SegmentLayout,
     pub rules: Rules,
+    pub failpoints: bool,
 }
 
 impl ServeConfig {
@@ -145,6 +149,7 @@ impl ServeConfig {
                 records_per_segment: args.segment_records,
             },
             rules,
+            failpoints: args.failpoints,
         })
     }
 
@@ -238,6 +243,7 @@ pub fn serve(config: ServeConfig) -> Result<(), String> {
         config.election_ticks,
         config.tick,
     );
+    node.failpoints = config.failpoints;
     node.boot()
         .map_err(|error| format!("node {id}: {}", error.0))?;
     node.run(&inputs, &stop)

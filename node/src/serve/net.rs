@@ -50,6 +50,11 @@ pub enum Inbound {
         conn: ConnId,
         request_id: RequestId,
     },
+    Failpoint {
+        conn: ConnId,
+        request_id: RequestId,
+        sync_delay_millis: u32,
+    },
     Opened {
         conn: ConnId,
         writer: SyncSender<Frame>,
@@ -173,6 +178,14 @@ fn serve_connection(
                 request,
             },
             Frame::StatusRequest { request_id } => Inbound::Status { conn, request_id },
+            Frame::Failpoint {
+                request_id,
+                sync_delay_millis,
+            } => Inbound::Failpoint {
+                conn,
+                request_id,
+                sync_delay_millis,
+            },
             _ => {
                 eprintln!(
                     "node {id}: closed client connection from {peer_address}: not a client frame"
