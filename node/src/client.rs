@@ -92,7 +92,11 @@ impl ClusterClient {
     }
 
     /// Sets `node`'s slow-disk failpoint (a node started with `--failpoints`).
-    pub fn failpoint(&mut self, node: NodeId, sync_delay_millis: u32) -> Result<NodeStatus, CallError> {
+    pub fn failpoint(
+        &mut self,
+        node: NodeId,
+        sync_delay_millis: u32,
+    ) -> Result<NodeStatus, CallError> {
         let wire = self.next_wire;
         self.next_wire += 1;
         let frame = Frame::Failpoint {
@@ -101,7 +105,9 @@ impl ClusterClient {
         };
         match self.exchange(node, &frame, wire)? {
             Frame::Status { status, .. } => Ok(status),
-            _ => Err(CallError::Unknown("the node answered with another frame".to_string())),
+            _ => Err(CallError::Unknown(
+                "the node answered with another frame".to_string(),
+            )),
         }
     }
 

@@ -96,9 +96,7 @@ pub fn is_node_process(pid: u32, dir: &Path) -> bool {
     };
     let words: Vec<&[u8]> = cmdline.split(|byte| *byte == 0).collect();
     let dir = dir.display().to_string();
-    words.iter().any(|word| *word == b"serve")
-        && words.iter().any(|word| *word == dir.as_bytes())
-        && !is_zombie(pid)
+    words.contains(&&b"serve"[..]) && words.contains(&dir.as_bytes()) && !is_zombie(pid)
 }
 
 fn is_zombie(pid: u32) -> bool {

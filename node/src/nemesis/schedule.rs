@@ -44,7 +44,10 @@ pub enum Action {
         to: NodeId,
     },
     /// A slow disk on the node (its failpoint: every fsync waits this long first).
-    SlowDisk { node: NodeId, sync_delay_millis: u32 },
+    SlowDisk {
+        node: NodeId,
+        sync_delay_millis: u32,
+    },
     HealDisk(NodeId),
     /// The lease service moves the felixd lease to the other holder, silently.
     MoveLease,

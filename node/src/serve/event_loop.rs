@@ -179,7 +179,10 @@ impl NodeLoop {
             } => {
                 if !self.failpoints {
                     // Not a test node: the request is refused by closing the connection.
-                    eprintln!("node {}: a failpoint was asked for, but failpoints are off", self.id);
+                    eprintln!(
+                        "node {}: a failpoint was asked for, but failpoints are off",
+                        self.id
+                    );
                     self.clients.remove(&conn);
                     return Ok(());
                 }
@@ -264,6 +267,10 @@ impl NodeLoop {
             let Some(through) = self.outbox.unsynced_through() else {
                 return Ok(());
             };
+            // What the node observed happened whether or not this fsync completes (a walk may
+            // have committed records counted before their sync, under the AckBeforeSync twin):
+            // written before the fsync, so a kill during it cannot hide it.
+            self.flush()?;
             if !self.sync_delay.is_zero() {
                 // The slow-disk failpoint: the fsync takes this much longer.
                 std::thread::sleep(self.sync_delay);
