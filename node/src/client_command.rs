@@ -173,10 +173,16 @@ fn client(args: ClientArgs) -> Result<u8, String> {
 /// One append, trim or fence, routed to the leader.
 fn write(cluster: &mut ClusterClient, request: Request) -> u8 {
     let nodes: Vec<_> = cluster.addresses().keys().copied().collect();
+    let count = nodes.len();
     let mut router = Router::new(nodes, 0, Duration::from_millis(100));
+    let mut unreachable = 0;
     for _ in 0..TRIES_MAX {
         let node = router.target();
-        match cluster.call(node, request.clone()) {
+        let answer = cluster.call(node, request.clone());
+        if !matches!(answer, Err(CallError::Unreachable(_))) {
+            unreachable = 0;
+        }
+        match answer {
             Ok(reply) => match route_of(&reply) {
                 Some(route) => {
                     let wait = router.follow(route, true);
@@ -188,10 +194,12 @@ fn write(cluster: &mut ClusterClient, request: Request) -> u8 {
                 }
             },
             Err(CallError::Unreachable(why)) => {
-                eprintln!("felix: {why}; trying another node");
+                unreachable += 1;
+                if unreachable >= count {
+                    println!("no node of the cluster is reachable (last: {why})");
+                    return 1;
+                }
                 router.next();
-                let wait = router.follow(felix_core::client::Route::Any, true);
-                std::thread::sleep(wait);
             }
             Err(error @ CallError::Unknown(_)) => {
                 println!("node {node}: {error} (the request may still land)");
@@ -206,6 +214,8 @@ fn write(cluster: &mut ClusterClient, request: Request) -> u8 {
 /// Reads with the core's `Reader` until the tail or `max` records.
 fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
     let nodes: Vec<_> = cluster.addresses().keys().copied().collect();
+    let router_nodes = nodes.len();
+    let mut unreachable = 0;
     let mut router = Router::new(nodes, 0, Duration::from_millis(100));
     // `Earliest` is resolved by one plain read; the reader then keeps the cursor.
     let mut cursor = match from {
@@ -231,6 +241,7 @@ fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
         }
         match cluster.call(node, request) {
             Ok(reply) => {
+                unreachable = 0;
                 if earliest {
                     if let Reply::Records { records, next } = &reply {
                         earliest = false;
@@ -282,7 +293,11 @@ fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
             Err(error) => {
                 reader.on_unknown(id);
                 tries += 1;
-                eprintln!("felix: {error}; trying another node");
+                unreachable += usize::from(matches!(error, CallError::Unreachable(_)));
+                if unreachable >= router_nodes {
+                    println!("no node of the cluster is reachable (last: {error})");
+                    return 1;
+                }
                 router.next();
             }
         }
