@@ -91,7 +91,14 @@ pub fn cluster_addresses(text: &str) -> Result<Addresses, String> {
     }
     let path = Path::new(text);
     if path.is_dir() {
-        return ClusterState::read(path)?.addresses();
+        let addresses = ClusterState::read(path)?.addresses()?;
+        if addresses.is_empty() {
+            return Err(format!(
+                "{}: the cluster file names no node",
+                path.display()
+            ));
+        }
+        return Ok(addresses);
     }
     parse_addresses(text, true).map_err(|error| format!("--cluster: {error}"))
 }

@@ -1,4 +1,5 @@
-//! The README's commands work as written: `cluster up` prints loopback addresses, `client
+//! The README's commands work as written: `cluster up` (three voters and a non-voting replica)
+//! prints loopback addresses, `client
 //! append` and `client read` go through the cluster's directory, `cluster status` sees a
 //! leader, and `cluster down` stops every recorded process (also when the test fails: the guard
 //! runs `cluster down`, then SIGKILLs whatever pid is left).
@@ -53,10 +54,19 @@ fn the_readme_commands_work() {
     let dir = temp.path().join("cluster");
     let guard = Down(dir.clone());
     let path = dir.display().to_string();
-    let (code, out) = felix(&["cluster", "up", "--nodes", "3", "--dir", &path]);
+    let (code, out) = felix(&[
+        "cluster",
+        "up",
+        "--nodes",
+        "3",
+        "--replicas",
+        "1",
+        "--dir",
+        &path,
+    ]);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(out.matches("127.0.0.1:").count(), 6, "{out}");
-    assert_eq!(running(&dir), 3);
+    assert_eq!(out.matches("127.0.0.1:").count(), 8, "{out}");
+    assert_eq!(running(&dir), 4);
     let (code, out) = felix(&["client", "append", "--cluster", &path, "hello"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("Appended at"), "{out}");
@@ -66,6 +76,7 @@ fn the_readme_commands_work() {
     let (code, out) = felix(&["cluster", "status", "--dir", &path]);
     assert_eq!(code, 0, "{out}");
     assert_eq!(out.matches("leader").count(), 1, "{out}");
+    assert_eq!(out.matches("replica").count(), 1, "{out}");
     let (code, out) = felix(&["cluster", "up", "--nodes", "3", "--dir", &path]);
     assert_eq!(
         code, 2,

@@ -27,3 +27,14 @@ fn a_panicking_test_leaves_no_node_behind() {
         assert!(gone(pid), "node process {pid} outlived its guard");
     }
 }
+
+/// SIGTERM stops a node cleanly: exit 0, after its last sync, saying so in its log.
+#[test]
+fn sigterm_stops_a_node_cleanly() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut cluster = start_cluster(dir.path(), 1, &[]);
+    let code = cluster.nodes[0].stop(std::time::Duration::from_secs(5));
+    assert_eq!(code, Some(0));
+    let log = std::fs::read_to_string(dir.path().join("node-1.log")).expect("the node's log");
+    assert!(log.contains("node 1 stopped"), "{log}");
+}
