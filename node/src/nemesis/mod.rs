@@ -628,6 +628,12 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         .and_then(|violation| lines.get(violation.step))
         .map(|line| line.time);
     let stats = &shared.stats;
+    let coverage: Vec<String> = report
+        .coverage
+        .named()
+        .iter()
+        .map(|(name, count)| format!("{name} {count}"))
+        .collect();
     let summary = vec![
         format!(
             "nemesis: {faults} fault actions; {} requests, {} acknowledged writes and trims, {} records served to readers, {} refusals that route, {} unknown outcomes",
@@ -643,6 +649,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
             lines.len(),
             if converged { "yes" } else { "NO" }
         ),
+        format!("nemesis: coverage: {}", coverage.join(", ")),
     ];
     Ok(NemesisOutcome {
         report,
