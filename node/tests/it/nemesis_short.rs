@@ -1,6 +1,7 @@
 //! A short nemesis run over three real nodes (kills, pauses, partitions, drops, delays, silent
 //! lease moves) passes every audit, and is not vacuous: faults were injected, writes were
-//! acknowledged and nodes crashed and came back in the recorded history.
+//! acknowledged and nodes crashed and came back in the recorded history; the trace reads back
+//! in the simulator's format and renders as `felix trace show` renders it.
 
 use super::support::exe;
 use felix_core::history::Event;
@@ -51,6 +52,11 @@ fn a_short_nemesis_run_holds_every_invariant() {
         .lines()
         .map(|line| serde_json::from_str(line).expect("a trace line"))
         .collect();
+    // `felix trace show` renders each line with this function: every line of a nemesis trace
+    // has its sentence.
+    for line in &lines {
+        assert!(!felix_sim::describe::trace_line(line).is_empty());
+    }
     let count = |pick: &dyn Fn(&Event) -> bool| {
         lines
             .iter()
