@@ -3,7 +3,8 @@
 //!
 //! A run: start `--nodes` processes on 127.0.0.1 whose peer links each go through a proxy the
 //! nemesis controls (`proxy.rs`); start the clients (`workload.rs`: felixd holders with a lease
-//! service, readers); carry out the fault schedule drawn from `--seed` (`schedule.rs`: SIGKILL
+//! service and readers, or with `--workload paros` checkpoint owners with a fence service,
+//! folders and readers); carry out the fault schedule drawn from `--seed` (`schedule.rs`: SIGKILL
 //! and restart of one node, two, or all of them at once, SIGSTOP/SIGCONT, full and one-way
 //! partitions, drops, delays, a slow disk through the node's failpoint, silent lease moves) for
 //! `--time`; then heal everything, stop the writers, wait for the nodes
@@ -68,6 +69,10 @@ pub struct NemesisArgs {
     /// Where to write the trace (default: DIR/trace.jsonl).
     #[arg(long)]
     pub trace: Option<PathBuf>,
+    /// The clients: `felixd` (lease holders and readers) or `paros` (checkpoint owners, folders
+    /// and readers).
+    #[arg(long, default_value = "felixd")]
+    pub workload: String,
 }
 
 /// A checked nemesis configuration.
@@ -83,6 +88,8 @@ pub struct NemesisConfig {
     pub trace: PathBuf,
     pub holders: u32,
     pub readers: u32,
+    /// Paros owners and folders instead of felixd holders.
+    pub paros: bool,
 }
 
 /// What a run found.
@@ -207,6 +214,11 @@ pub fn config_from_args(args: &NemesisArgs, exe: PathBuf) -> Result<NemesisConfi
     if args.nodes == 0 || args.nodes > NEMESIS_NODES_MAX {
         return Err(format!("--nodes must be between 1 and {NEMESIS_NODES_MAX}"));
     }
+    let paros = match args.workload.as_str() {
+        "felixd" => false,
+        "paros" => true,
+        other => return Err(format!("--workload {other:?}: felixd or paros")),
+    };
     let time = parse_duration(&args.time).map_err(|error| format!("--time: {error}"))?;
     if time > TIME_MAX {
         return Err("--time: at most 24h".to_string());
@@ -247,6 +259,7 @@ pub fn config_from_args(args: &NemesisArgs, exe: PathBuf) -> Result<NemesisConfi
         trace,
         holders: 2,
         readers: 2,
+        paros,
     })
 }
 
@@ -258,6 +271,8 @@ struct Cluster {
     unexpected_exits: Vec<(NodeId, i32)>,
     /// The nemesis's own connections to the nodes (failpoints).
     control: ClusterClient,
+    /// The paros fence service, when the workload is paros (lease moves move the fence).
+    paros: Option<Arc<Mutex<workload::Paros>>>,
 }
 
 impl Cluster {
@@ -380,6 +395,23 @@ impl Cluster {
                 sync_delay_millis,
             } => self.failpoint(*node, *sync_delay_millis, action),
             Action::HealDisk(node) => self.failpoint(*node, 0, action),
+            Action::MoveLease if self.paros.is_some() => {
+                let Some(paros) = &self.paros else { return };
+                let mut paros = match paros.lock() {
+                    Ok(paros) => paros,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                let from = paros.owner;
+                let to = from.map_or(0, |from| (from + 1) % holders.max(1));
+                paros.token_last += 1;
+                paros.owner = Some(to);
+                self.recorder.sim(SimEvent::LeaseMoved {
+                    from,
+                    to,
+                    epoch: paros.token_last,
+                    told: false,
+                });
+            }
             Action::MoveLease => {
                 let mut lease = match lease.lock() {
                     Ok(lease) => lease,
@@ -505,6 +537,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         recorder: recorder.clone(),
         unexpected_exits: Vec::new(),
         control: ClusterClient::new(listen.clone(), Duration::from_millis(300)),
+        paros: None,
     };
     wait_until_answering(&listen, Duration::from_secs(10))?;
     let rules = config.twin.map_or(Rules::default(), Twin::rules);
@@ -523,17 +556,43 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         addresses: listen.clone(),
         rules,
         lease: lease.clone(),
+        paros: Arc::new(Mutex::new(workload::Paros {
+            token_last: 1,
+            fence_committed: 0,
+            owner: Some(0),
+            cursors: BTreeMap::new(),
+        })),
         stats: Arc::new(Stats::default()),
         quiesce: Arc::new(AtomicBool::new(false)),
         stop: Arc::new(AtomicBool::new(false)),
     };
+    if config.paros {
+        cluster.paros = Some(shared.paros.clone());
+    }
     let mut threads = Vec::new();
     for holder in 0..config.holders {
         let shared = shared.clone();
         let seed = config.seed.wrapping_add(u64::from(holder) + 1);
+        let paros = config.paros;
         threads.push(std::thread::spawn(move || {
-            workload::run_holder(shared, holder, seed)
+            if paros {
+                workload::run_owner(shared, holder, seed)
+            } else {
+                workload::run_holder(shared, holder, seed)
+            }
         }));
+    }
+    if config.paros {
+        // Two folders: one folds from the start, one joins later and restores from a checkpoint.
+        for index in 0..2u32 {
+            let shared = shared.clone();
+            let client = config.holders + config.readers + index;
+            let seed = config.seed.wrapping_add(u64::from(client) + 201);
+            let join_after = Duration::from_millis(u64::from(index) * 3000);
+            threads.push(std::thread::spawn(move || {
+                workload::run_folder(shared, client, seed, join_after)
+            }));
+        }
     }
     for reader in 0..config.readers {
         let shared = shared.clone();
@@ -611,6 +670,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         "time_micros": config.time.as_micros() as u64,
         "holders": config.holders,
         "readers": config.readers,
+        "workload": if config.paros { "paros" } else { "felixd" },
         "faults": faults,
         "real_processes": true,
     });

@@ -32,6 +32,7 @@ fn a_short_nemesis_run_holds_every_invariant() {
         trace: dir.path().join("trace.jsonl"),
         holders: 2,
         readers: 2,
+        paros: false,
     };
     let outcome = nemesis::run(&config).expect("the run starts");
     let violations: Vec<String> = outcome
@@ -78,4 +79,43 @@ fn a_short_nemesis_run_holds_every_invariant() {
     assert!(count(&|e| matches!(e, Event::Crashed { .. })) >= 1);
     assert!(count(&|e| matches!(e, Event::Restarted { .. })) >= 1);
     assert!(count(&|e| matches!(e, Event::Committed { .. })) >= acked);
+}
+
+/// The paros workload under the same faults: owners hand the writer fence on, write checkpoint
+/// runs and truncate, folders fold (one joins late and restores); every audit holds, and the
+/// run wrote at least one checkpoint and folded records.
+#[test]
+fn a_short_paros_run_holds_every_invariant() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let config = NemesisConfig {
+        exe: exe(),
+        nodes: 3,
+        time: Duration::from_secs(12),
+        seed: 9,
+        twin: None,
+        dir: dir.path().to_path_buf(),
+        trace: dir.path().join("trace.jsonl"),
+        holders: 2,
+        readers: 1,
+        paros: true,
+    };
+    let outcome = nemesis::run(&config).expect("the run starts");
+    let violations: Vec<String> = outcome
+        .report
+        .violations
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert!(violations.is_empty(), "{violations:#?}");
+    assert!(
+        outcome.unexpected_exits.is_empty(),
+        "{:?}",
+        outcome.unexpected_exits
+    );
+    let text = std::fs::read_to_string(&outcome.trace).expect("the trace");
+    assert!(
+        text.contains("\"CheckpointWritten\""),
+        "no checkpoint was written"
+    );
+    assert!(text.contains("\"Folded\""), "nothing was folded");
 }
