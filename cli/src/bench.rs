@@ -27,6 +27,9 @@ enum Target {
     /// Simulator speed: seeds/s, events/s, and the share of wall time inside the core's
     /// Broker::step and the audits (one thread).
     Sim(crate::bench_sim::SimArgs),
+    /// A real 3-node cluster on loopback with fsync: appends/s and p50/p99 latency for 1, 8
+    /// and 64 writers, beside the disk's one-fsync-per-append rate.
+    Cluster(felix_node::bench::ClusterBenchArgs),
 }
 
 /// Arguments of `felix bench store`.
@@ -61,6 +64,7 @@ pub fn run(args: BenchArgs) -> u8 {
     match args.target {
         Target::Store(args) => store(args),
         Target::Sim(args) => crate::bench_sim::run(args),
+        Target::Cluster(args) => felix_node::bench::run_bench_cluster(args),
     }
 }
 

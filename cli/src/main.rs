@@ -74,6 +74,14 @@ enum Command {
     Trace(trace::TraceArgs),
     /// Check a trace file's client history for linearizability (`felix history check FILE`).
     History(history::HistoryArgs),
+    /// Run one real node over TCP with the file store (`felix-node`, not deterministic).
+    Serve(felix_node::serve::ServeArgs),
+    /// One append, read, trim or fence against a running cluster.
+    Client(felix_node::client_command::ClientArgs),
+    /// A local cluster of `felix serve` processes on 127.0.0.1 (`up`, `down`, `status`).
+    Cluster(felix_node::cluster::ClusterArgs),
+    /// Real processes, faults and clients for a while, one history judged by the audits.
+    Nemesis(felix_node::nemesis::NemesisArgs),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +98,10 @@ fn main() -> ExitCode {
         Command::Store(args) => store::run(args),
         Command::Trace(args) => trace::run(args),
         Command::History(args) => history::run(args),
+        Command::Serve(args) => felix_node::serve::run_serve(args),
+        Command::Client(args) => felix_node::client_command::run_client(args),
+        Command::Cluster(args) => felix_node::cluster::run_cluster(args),
+        Command::Nemesis(args) => felix_node::nemesis::run_nemesis(args),
     };
     ExitCode::from(code)
 }

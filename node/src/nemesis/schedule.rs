@@ -1,0 +1,211 @@
+//! The fault schedule: drawn from `--seed` alone, before the run, so the same seed injects the
+//! same faults at the same offsets into the run (the run itself is not deterministic: real time,
+//! scheduling and sockets decide what the faults meet).
+//!
+//! Faults start every 0.3 to 1.2 s and last 0.3 to 2 s; each is two actions, a start and an end,
+//! and overlapping faults are allowed (an action that no longer applies, such as restarting a
+//! node that is already up, does nothing).
+
+use felix_core::record::NodeId;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::Duration;
+
+/// One thing the nemesis does at one moment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// SIGKILL these nodes at the same instant.
+    Kill(Vec<NodeId>),
+    Restart(Vec<NodeId>),
+    /// SIGSTOP / SIGCONT.
+    Pause(NodeId),
+    Resume(NodeId),
+    /// Cut every link to and from the node (a full partition of one node).
+    Isolate(NodeId),
+    /// Cut the link `from -> to` only (a one-way partition).
+    CutOneWay {
+        from: NodeId,
+        to: NodeId,
+    },
+    /// Drop this share of the frames on every link to and from the node.
+    Lossy {
+        node: NodeId,
+        drop_per_million: u32,
+    },
+    /// Delay every frame on the node's links.
+    Slow {
+        node: NodeId,
+        delay_millis: u32,
+    },
+    /// Heal the links of the node (to and from).
+    HealLinks(NodeId),
+    HealLink {
+        from: NodeId,
+        to: NodeId,
+    },
+    /// A slow disk on the node (its failpoint: every fsync waits this long first).
+    SlowDisk {
+        node: NodeId,
+        sync_delay_millis: u32,
+    },
+    HealDisk(NodeId),
+    /// The lease service moves the felixd lease to the other holder, silently.
+    MoveLease,
+}
+
+impl Action {
+    /// The action in words (the trace's `network_fault` description).
+    pub fn describe(&self) -> String {
+        let nodes = |ids: &[NodeId]| {
+            ids.iter()
+                .map(|id| format!("n{id}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match self {
+            Action::Kill(ids) => format!("kill -9 {}", nodes(ids)),
+            Action::Restart(ids) => format!("restart {}", nodes(ids)),
+            Action::Pause(id) => format!("SIGSTOP n{id}"),
+            Action::Resume(id) => format!("SIGCONT n{id}"),
+            Action::Isolate(id) => format!("isolate n{id} (every link to and from it cut)"),
+            Action::CutOneWay { from, to } => format!("cut n{from} -> n{to} (one way)"),
+            Action::Lossy {
+                node,
+                drop_per_million,
+            } => format!(
+                "drop {}% of the frames on n{node}'s links",
+                drop_per_million / 10_000
+            ),
+            Action::Slow { node, delay_millis } => {
+                format!("delay every frame on n{node}'s links by {delay_millis}ms")
+            }
+            Action::HealLinks(id) => format!("heal n{id}'s links"),
+            Action::HealLink { from, to } => format!("heal n{from} -> n{to}"),
+            Action::SlowDisk {
+                node,
+                sync_delay_millis,
+            } => format!("slow n{node}'s disk: every fsync waits {sync_delay_millis}ms"),
+            Action::HealDisk(id) => format!("heal n{id}'s disk"),
+            Action::MoveLease => "move the lease".to_string(),
+        }
+    }
+}
+
+/// Draws the schedule for a run of `length` over nodes `1..=nodes`, sorted by time.
+pub fn draw(seed: u64, nodes: usize, length: Duration) -> Vec<(Duration, Action)> {
+    assert!(nodes >= 1);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut actions = Vec::new();
+    let node = |rng: &mut ChaCha8Rng| rng.random_range(1..=nodes as NodeId);
+    let mut at = Duration::from_millis(rng.random_range(300..1000u64));
+    while at < length {
+        let lasts = Duration::from_millis(rng.random_range(300..2000u64));
+        let end = at + lasts;
+        let kind = rng.random_range(0..100u32);
+        match kind {
+            0..=24 => {
+                let id = node(&mut rng);
+                actions.push((at, Action::Kill(vec![id])));
+                actions.push((end, Action::Restart(vec![id])));
+            }
+            25..=34 if nodes >= 2 => {
+                let first = node(&mut rng);
+                let mut second = node(&mut rng);
+                while second == first {
+                    second = node(&mut rng);
+                }
+                actions.push((at, Action::Kill(vec![first, second])));
+                actions.push((end, Action::Restart(vec![first, second])));
+            }
+            35..=49 => {
+                let id = node(&mut rng);
+                actions.push((at, Action::Pause(id)));
+                actions.push((end, Action::Resume(id)));
+            }
+            50..=64 => {
+                let id = node(&mut rng);
+                actions.push((at, Action::Isolate(id)));
+                actions.push((end, Action::HealLinks(id)));
+            }
+            65..=74 if nodes >= 2 => {
+                let from = node(&mut rng);
+                let mut to = node(&mut rng);
+                while to == from {
+                    to = node(&mut rng);
+                }
+                actions.push((at, Action::CutOneWay { from, to }));
+                actions.push((end, Action::HealLink { from, to }));
+            }
+            75..=84 => {
+                let id = node(&mut rng);
+                let drop_per_million = rng.random_range(200_000..500_000u32);
+                actions.push((
+                    at,
+                    Action::Lossy {
+                        node: id,
+                        drop_per_million,
+                    },
+                ));
+                actions.push((end, Action::HealLinks(id)));
+            }
+            85..=88 => {
+                let id = node(&mut rng);
+                let delay_millis = rng.random_range(10..60u32);
+                actions.push((
+                    at,
+                    Action::Slow {
+                        node: id,
+                        delay_millis,
+                    },
+                ));
+                actions.push((end, Action::HealLinks(id)));
+            }
+            89..=91 => {
+                // Every node at once: a whole-cluster crash (a rack's power).
+                let all: Vec<NodeId> = (1..=nodes as NodeId).collect();
+                actions.push((at, Action::Kill(all.clone())));
+                actions.push((end, Action::Restart(all)));
+            }
+            92..=95 => {
+                let id = node(&mut rng);
+                let sync_delay_millis = rng.random_range(5..200u32);
+                actions.push((
+                    at,
+                    Action::SlowDisk {
+                        node: id,
+                        sync_delay_millis,
+                    },
+                ));
+                actions.push((end, Action::HealDisk(id)));
+            }
+            _ => actions.push((at, Action::MoveLease)),
+        }
+        at += Duration::from_millis(rng.random_range(300..1200u64));
+    }
+    actions.sort_by_key(|(at, _)| *at);
+    actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One seed, one schedule; another seed, another one; every start has its end.
+    #[test]
+    fn the_schedule_is_a_function_of_the_seed() {
+        let length = Duration::from_secs(20);
+        assert_eq!(draw(7, 3, length), draw(7, 3, length));
+        assert_ne!(draw(7, 3, length), draw(8, 3, length));
+        let schedule = draw(7, 3, length);
+        let kills = schedule
+            .iter()
+            .filter(|(_, a)| matches!(a, Action::Kill(_)))
+            .count();
+        let restarts = schedule
+            .iter()
+            .filter(|(_, a)| matches!(a, Action::Restart(_)))
+            .count();
+        assert_eq!(kills, restarts);
+        assert!(schedule.windows(2).all(|pair| pair[0].0 <= pair[1].0));
+    }
+}

@@ -1,0 +1,331 @@
+//! The node's event loop: the real-IO twin of the simulator's host (`sim/src/host.rs`).
+//!
+//! One thread owns the broker, the file store, the core `Outbox` and the event log; nothing else
+//! touches them. Each turn of the loop:
+//! 1. waits for the first input (a socket frame, or the next tick of the monotonic clock), then
+//!    takes whatever else is already waiting, up to `BATCH_MAX` inputs;
+//! 2. feeds each to `Broker::step` and carries the outputs through the `Outbox`: a `Persist` is
+//!    applied to the store (queued, not yet written), a delivery the outbox releases goes out
+//!    at once (after the buffered events are written), a held one waits; `Observe` goes to the
+//!    event log; `DrawElectionTimeout` is answered with a draw from the OS-seeded generator;
+//! 3. **group commit**: one `FileStore::sync` (write + fsync) covers every op the whole batch
+//!    applied; then `Outbox::synced` releases the sends and replies that waited for it (persist
+//!    before send, ack after durable) and the broker hears `Persisted { through }`.
+//!
+//! So many appends share one fsync: while the loop is inside an fsync, new requests queue on
+//! the inbound channel and the next turn takes them all. Nothing is acknowledged before the fsync
+//! that covers it, because acknowledgements are the outbox's held deliveries.
+
+use super::event_log::EventLog;
+use super::net::{offer, ConnId, Inbound};
+use crate::frame::{Frame, NodeStatus};
+use felix_core::api::RequestId;
+use felix_core::broker::{Broker, Delivery, Duty, Input, Message, Outbox, Output};
+use felix_core::record::NodeId;
+use felix_core::storage::{FileStore, LogStore};
+use rand::rngs::StdRng;
+use rand::RngExt;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Inputs taken in one turn (one fsync) at most.
+pub const BATCH_MAX: usize = 4096;
+/// Sync rounds in one turn at most (a sync's `Persisted` can cause more persists, e.g. a commit
+/// that compacts); the rest waits for the next turn.
+const SYNC_ROUNDS_MAX: usize = 16;
+/// The longest slow-disk delay a failpoint may set.
+pub const SYNC_DELAY_MAX: Duration = Duration::from_secs(1);
+/// Deliveries the outbox may hold waiting for one sync.
+pub const HELD_MAX: usize = 1 << 16;
+
+/// A failure that stops the node: the store or the event log refused, or the outbox overflowed.
+#[derive(Debug)]
+pub struct LoopError(pub String);
+
+/// The loop's state.
+pub struct NodeLoop {
+    pub id: NodeId,
+    pub broker: Broker,
+    pub store: FileStore,
+    pub events: EventLog,
+    outbox: Outbox,
+    peers: BTreeMap<NodeId, SyncSender<Message>>,
+    clients: BTreeMap<ConnId, SyncSender<Frame>>,
+    rng: StdRng,
+    /// Election timeouts are drawn from `election_ticks .. 2 * election_ticks`.
+    election_ticks: u64,
+    tick: Duration,
+    /// Failpoints accepted (`--failpoints`), and the slow-disk delay before every fsync.
+    pub failpoints: bool,
+    sync_delay: Duration,
+    inputs: VecDeque<Input>,
+    outputs: Vec<Output>,
+    duties: Vec<Duty>,
+    released: Vec<Delivery>,
+}
+
+impl NodeLoop {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: NodeId,
+        broker: Broker,
+        store: FileStore,
+        events: EventLog,
+        peers: BTreeMap<NodeId, SyncSender<Message>>,
+        election_ticks: u64,
+        tick: Duration,
+    ) -> NodeLoop {
+        assert!(election_ticks > 0);
+        NodeLoop {
+            id,
+            broker,
+            store,
+            events,
+            outbox: Outbox::new(HELD_MAX),
+            peers,
+            clients: BTreeMap::new(),
+            rng: rand::make_rng::<StdRng>(),
+            election_ticks,
+            tick,
+            failpoints: false,
+            sync_delay: Duration::ZERO,
+            inputs: VecDeque::new(),
+            outputs: Vec::new(),
+            duties: Vec::new(),
+            released: Vec::new(),
+        }
+    }
+
+    fn draw_election_timeout(&mut self) -> u64 {
+        self.rng
+            .random_range(self.election_ticks..2 * self.election_ticks)
+    }
+
+    /// Boots the broker: its first election timeout, and the state it starts from in the log.
+    pub fn boot(&mut self) -> Result<(), LoopError> {
+        let event = self.outbox.sample_always(&self.broker);
+        self.record(event)?;
+        let ticks = self.draw_election_timeout();
+        self.feed(Input::ElectionTimeout { ticks })?;
+        self.sync()?;
+        self.flush()
+    }
+
+    /// Runs until `stop` is set or every input source is gone.
+    pub fn run(
+        &mut self,
+        inbound: &Receiver<Inbound>,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<(), LoopError> {
+        let mut next_tick = Instant::now() + self.tick;
+        while !stop.load(Ordering::SeqCst) {
+            let now = Instant::now();
+            let wait = next_tick
+                .saturating_duration_since(now)
+                .min(Duration::from_millis(50));
+            let mut taken = 0;
+            match inbound.recv_timeout(wait) {
+                Ok(input) => {
+                    self.take(input)?;
+                    taken += 1;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            while taken < BATCH_MAX {
+                let Ok(input) = inbound.try_recv() else { break };
+                self.take(input)?;
+                taken += 1;
+            }
+            let now = Instant::now();
+            if now >= next_tick {
+                // One tick per turn, however late: a node thawed from SIGSTOP or starved of
+                // CPU does not fire a burst of ticks.
+                self.feed(Input::Tick)?;
+                next_tick += self.tick;
+                if next_tick < now {
+                    next_tick = now + self.tick;
+                }
+            }
+            self.sync()?;
+            self.flush()?;
+        }
+        // Shutdown: everything applied is made durable and every event written.
+        self.sync()?;
+        self.flush()
+    }
+
+    /// Handles one input from the sockets.
+    fn take(&mut self, inbound: Inbound) -> Result<(), LoopError> {
+        match inbound {
+            Inbound::Peer { from, message } => self.feed(Input::Message { from, message }),
+            Inbound::Request {
+                conn,
+                request_id,
+                request,
+            } => self.feed(Input::Client {
+                client: conn,
+                request_id,
+                request,
+            }),
+            Inbound::Status { conn, request_id } => self.status(conn, request_id),
+            Inbound::Failpoint {
+                conn,
+                request_id,
+                sync_delay_millis,
+            } => {
+                if !self.failpoints {
+                    // Not a test node: the request is refused by closing the connection.
+                    eprintln!(
+                        "node {}: a failpoint was asked for, but failpoints are off",
+                        self.id
+                    );
+                    self.clients.remove(&conn);
+                    return Ok(());
+                }
+                self.sync_delay =
+                    Duration::from_millis(u64::from(sync_delay_millis)).min(SYNC_DELAY_MAX);
+                self.status(conn, request_id)
+            }
+            Inbound::Opened { conn, writer } => {
+                self.clients.insert(conn, writer);
+                Ok(())
+            }
+            Inbound::Closed { conn } => {
+                self.clients.remove(&conn);
+                Ok(())
+            }
+        }
+    }
+
+    /// The node's state, sampled into the event log and sent to the asker.
+    fn status(&mut self, conn: ConnId, request_id: RequestId) -> Result<(), LoopError> {
+        let state = self.outbox.sample_always(&self.broker);
+        self.record(state.clone())?;
+        self.flush()?;
+        let status = NodeStatus {
+            node: self.id,
+            replica: self.broker.is_replica(),
+            state,
+            leader_hint: self.broker.leader_hint(),
+            tail: self.broker.tail(),
+            durable_last: self.broker.durable_last(),
+        };
+        if let Some(writer) = self.clients.get(&conn) {
+            offer(writer, Frame::Status { request_id, status });
+        }
+        Ok(())
+    }
+
+    /// Feeds `input` (and the election timeouts it asks for) to the broker, carrying out the
+    /// outputs through the outbox.
+    pub fn feed(&mut self, input: Input) -> Result<(), LoopError> {
+        self.inputs.push_back(input);
+        while let Some(input) = self.inputs.pop_front() {
+            self.outputs.clear();
+            self.broker.step(input, &mut self.outputs);
+            self.duties.clear();
+            let carried = self.outbox.carry(self.outputs.drain(..), &mut self.duties);
+            let mut duties = std::mem::take(&mut self.duties);
+            for duty in duties.drain(..) {
+                match duty {
+                    Duty::Persist { id, op } => self.store.apply(&op).map_err(|error| {
+                        LoopError(format!("the store refused op {id}: {error}"))
+                    })?,
+                    Duty::Deliver(delivery) => {
+                        // The events observed before this delivery are written before it leaves.
+                        self.flush()?;
+                        self.deliver(delivery);
+                    }
+                    Duty::Observe(event) => self.record(event)?,
+                    Duty::DrawElectionTimeout => {
+                        let ticks = self.draw_election_timeout();
+                        self.inputs.push_front(Input::ElectionTimeout { ticks });
+                    }
+                }
+            }
+            self.duties = duties;
+            if let Err(full) = carried {
+                return Err(LoopError(format!(
+                    "{} sends and replies waited for one sync: a message storm",
+                    full.held_max
+                )));
+            }
+            if let Some(event) = self.outbox.sample(&self.broker) {
+                self.record(event)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Group commit: one fsync for every op applied so far, then the deliveries it releases.
+    pub fn sync(&mut self) -> Result<(), LoopError> {
+        for _ in 0..SYNC_ROUNDS_MAX {
+            let Some(through) = self.outbox.unsynced_through() else {
+                return Ok(());
+            };
+            // What the node observed happened whether or not this fsync completes (a walk may
+            // have committed records counted before their sync, under the AckBeforeSync twin):
+            // written before the fsync, so a kill during it cannot hide it.
+            self.flush()?;
+            if !self.sync_delay.is_zero() {
+                // The slow-disk failpoint: the fsync takes this much longer.
+                std::thread::sleep(self.sync_delay);
+            }
+            self.store
+                .sync()
+                .map_err(|error| LoopError(format!("the store could not sync: {error}")))?;
+            self.released.clear();
+            let mut released = std::mem::take(&mut self.released);
+            self.outbox.synced(through, &mut released);
+            self.flush()?;
+            for delivery in released.drain(..) {
+                self.deliver(delivery);
+            }
+            self.released = released;
+            self.feed(Input::Persisted { through })?;
+        }
+        Ok(())
+    }
+
+    fn deliver(&mut self, delivery: Delivery) {
+        match delivery {
+            Delivery::Send { to, message } => {
+                if let Some(link) = self.peers.get(&to) {
+                    offer(link, message);
+                }
+            }
+            Delivery::Reply {
+                client,
+                request_id,
+                reply,
+            } => {
+                if let Some(writer) = self.clients.get(&client) {
+                    offer(
+                        writer,
+                        Frame::Reply {
+                            request_id,
+                            node: self.id,
+                            reply,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, event: felix_core::history::Event) -> Result<(), LoopError> {
+        self.events
+            .record(event)
+            .map_err(|error| LoopError(format!("the event log refused a line: {error}")))
+    }
+
+    fn flush(&mut self) -> Result<(), LoopError> {
+        self.events
+            .flush()
+            .map_err(|error| LoopError(format!("the event log could not be written: {error}")))
+    }
+}
