@@ -36,7 +36,7 @@ fn rust_files(directory: &Path, files: &mut Vec<PathBuf>) {
 /// The name of the function a line declares, if it does (rustfmt's layout: one `fn` per line).
 fn declared_function(line: &str) -> Option<(usize, &str)> {
     let indent = line.len() - line.trim_start().len();
-    let mut words = line.trim_start().split_whitespace();
+    let mut words = line.split_whitespace();
     let mut word = words.next()?;
     while matches!(
         word,
