@@ -51,6 +51,46 @@ pub struct SweepArgs {
     /// like a violation (`TraceValidation`).
     #[arg(long)]
     pub validate: bool,
+    /// Stop at the first failing seed (in seed order): its summary and the next seed to resume at.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Run seeds in order until this much wall time has passed (e.g. 90s, 10m, 2h), then print
+    /// the summary of the seeds run and the command that resumes at the next one.
+    #[arg(long, value_name = "DURATION")]
+    pub time_budget: Option<String>,
+}
+
+/// The exit code of a sweep cut short by SIGINT (128 + the signal's number, as shells report it).
+pub const INTERRUPTED: u8 = 130;
+
+/// Parses a duration such as `90s`, `10m` or `2h` (a whole number and a unit), at most a week.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let problem = || format!("{text:?}: expected a whole number and a unit (s, m or h), e.g. 90s");
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(problem)?;
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().map_err(|_| problem())?;
+    let seconds = match unit {
+        "s" => Some(number),
+        "m" => number.checked_mul(60),
+        "h" => number.checked_mul(3_600),
+        _ => return Err(problem()),
+    };
+    match seconds {
+        Some(seconds @ 1..=604_800) => Ok(std::time::Duration::from_secs(seconds)),
+        _ => Err(format!("{text:?}: from 1s to a week (168h)")),
+    }
+}
+
+/// Set by SIGINT while a sweep runs: the sweep stops handing out seeds and prints what it has.
+fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Without the handler, Ctrl-C ends the process at once, as it always did; with it (the usual
+    // case), the summary of the seeds finished so far is printed and the exit code is 130.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, std::sync::Arc::clone(&flag));
+    flag
 }
 
 /// Parses `A..B` into a non-empty seed range.
@@ -292,6 +332,11 @@ pub fn run(args: SweepArgs) -> u8 {
                 "--guided runs one campaign: it takes neither --shard nor --control",
             );
         }
+        if args.fail_fast || args.time_budget.is_some() {
+            return exit::bad_input(
+                "--guided runs one campaign of a fixed budget: it takes neither --fail-fast nor --time-budget",
+            );
+        }
         return crate::guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
     }
     let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
@@ -317,6 +362,13 @@ pub fn run(args: SweepArgs) -> u8 {
     } else {
         None
     };
+    let time_budget = match args.time_budget.as_deref().map(parse_duration).transpose() {
+        Ok(budget) => budget,
+        Err(message) => return exit::bad_input(format!("--time-budget {message}")),
+    };
+    let interrupted = interrupt_flag();
+    // Why the sweep stopped before its last seed, if it did.
+    let mut stopped: Option<&str> = None;
     let started = Instant::now();
     let mut totals = Totals {
         sweep_hash: felix_sim::trace::FNV_OFFSET,
@@ -364,7 +416,16 @@ pub fn run(args: SweepArgs) -> u8 {
                 bar.set_message(format!("{} failed", totals.failed));
             }
         }
-        true
+        // Whether to go on after this seed: every check reads only what is already decided, so
+        // the seeds reported are always a prefix, in seed order, of the ones asked for.
+        if interrupted.load(Ordering::Relaxed) {
+            stopped = Some("interrupted (SIGINT)");
+        } else if args.fail_fast && totals.failed > 0 {
+            stopped = Some("stopped at the first failing seed (--fail-fast)");
+        } else if time_budget.is_some_and(|budget| started.elapsed() >= budget) {
+            stopped = Some("the time budget ran out (--time-budget)");
+        }
+        stopped.is_none()
     };
     if args.validate {
         let spec = |seed| {
@@ -385,6 +446,19 @@ pub fn run(args: SweepArgs) -> u8 {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
+    // The command that resumes a sweep cut short: the rest of its shard's seeds, as shard 1 of
+    // the same count from the next one (a shard's seeds are every Nth from its first).
+    let resume = stopped.and_then(|_| seeds.get(totals.seeds)).map(|next| {
+        let shard = if shards > 1 {
+            format!(" --shard 1/{shards}")
+        } else {
+            String::new()
+        };
+        let twin = twin
+            .map(|twin| format!(" --twin {twin}"))
+            .unwrap_or_default();
+        format!("felix sweep --seeds {next}..{}{shard}{twin}", range.end)
+    });
     let seconds = started.elapsed().as_secs_f64();
     let wall_micros = (seconds * 1e6).max(1.0);
     let seeds_per_second = totals.seeds as f64 / seconds.max(1e-9);
@@ -407,6 +481,8 @@ pub fn run(args: SweepArgs) -> u8 {
                 "twin": twin.map(|twin| twin.name()),
                 "coverage": totals.coverage,
                 "violations": by_name(&totals.violations),
+                "stopped": stopped,
+                "resume": resume,
             })
         ));
     } else {
@@ -439,8 +515,19 @@ pub fn run(args: SweepArgs) -> u8 {
                 .collect();
             output::line(&format!("  violations: {}", violations.join(" ")));
         }
+        if let Some(why) = stopped {
+            output::line(&format!(
+                "  {why} after {} of {} seeds",
+                totals.seeds, seeds.count
+            ));
+        }
+        if let Some(resume) = &resume {
+            output::line(&format!("  resume: {resume}"));
+        }
     }
-    if totals.failed > 0 {
+    if interrupted.load(Ordering::Relaxed) {
+        INTERRUPTED
+    } else if totals.failed > 0 {
         exit::VIOLATION
     } else {
         exit::OK

@@ -220,3 +220,80 @@ fn trace_show_reads_its_own_format_and_refuses_another() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("trace format 99"), "{stderr}");
 }
+
+/// `--fail-fast` stops at the first failing seed in seed order, says so, and prints the command
+/// that resumes at the next seed; the same for any `--jobs`.
+#[test]
+fn fail_fast_stops_at_the_first_failing_seed() {
+    for jobs in ["1", "2"] {
+        let output = felix(&[
+            "sweep",
+            "--twin",
+            "HiddenTrims",
+            "--seeds",
+            "0..100",
+            "--fail-fast",
+            "--jobs",
+            jobs,
+        ]);
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(1), "{stdout}");
+        assert_eq!(stdout.matches("FAIL seed").count(), 1, "{stdout}");
+        let first = stdout
+            .split("FAIL seed ")
+            .nth(1)
+            .and_then(|rest| rest.split(':').next())
+            .and_then(|seed| seed.parse::<u64>().ok())
+            .expect("the failing seed");
+        assert!(
+            stdout.contains(&format!("after {} of 100 seeds", first + 1)),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!(
+                "resume: felix sweep --seeds {}..100 --twin HiddenTrims",
+                first + 1
+            )),
+            "{stdout}"
+        );
+    }
+}
+
+/// `--time-budget` runs seeds in order until the budget is spent, then prints the summary of
+/// those and the command that resumes at the next one (exit 0: every seed run held).
+#[test]
+fn a_time_budget_stops_in_order_and_says_where_to_resume() {
+    let output = felix(&["sweep", "--seeds", "0..1000000", "--time-budget", "1s"]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("the time budget ran out"), "{stdout}");
+    assert!(stdout.contains("resume: felix sweep --seeds "), "{stdout}");
+    for bad in ["0s", "5", "10x", "200h"] {
+        let output = felix(&["sweep", "--time-budget", bad]);
+        assert_eq!(output.status.code(), Some(2), "--time-budget {bad}");
+    }
+}
+
+/// SIGINT stops a sweep between seeds: it prints the summary of the seeds finished so far and
+/// exits 130.
+#[test]
+fn sigint_prints_the_summary_so_far_and_exits_130() {
+    let child = Command::new(env!("CARGO_BIN_EXE_felix"))
+        .args(["sweep", "--seeds", "0..1000000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn felix");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait for felix");
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("interrupted (SIGINT) after"), "{stdout}");
+    assert!(stdout.contains("sweep hash"), "{stdout}");
+    assert!(stdout.contains("resume: felix sweep --seeds "), "{stdout}");
+}
