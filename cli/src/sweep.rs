@@ -58,6 +58,10 @@ pub struct SweepArgs {
     /// the summary of the seeds run and the command that resumes at the next one.
     #[arg(long, value_name = "DURATION")]
     pub time_budget: Option<String>,
+    /// Count a seed as failing only when it breaks this invariant (e.g. AckedWritesKept); its
+    /// other findings are still counted per invariant in the summary.
+    #[arg(long, value_name = "NAME")]
+    pub invariant: Option<String>,
 }
 
 /// The exit code of a sweep cut short by SIGINT (128 + the signal's number, as shells report it).
@@ -300,6 +304,8 @@ struct Totals {
     simulated_micros: u128,
     coverage: BTreeMap<String, u64>,
     violations: BTreeMap<Invariant, u64>,
+    /// Per invariant, the seeds that broke it (any of their findings, not only the first).
+    broken: BTreeMap<Invariant, u64>,
     /// FNV-1a over every seed's trace hash in seed order: one number for the whole sweep, the
     /// same for any `--jobs`.
     sweep_hash: u64,
@@ -332,9 +338,9 @@ pub fn run(args: SweepArgs) -> u8 {
                 "--guided runs one campaign: it takes neither --shard nor --control",
             );
         }
-        if args.fail_fast || args.time_budget.is_some() {
+        if args.fail_fast || args.time_budget.is_some() || args.invariant.is_some() {
             return exit::bad_input(
-                "--guided runs one campaign of a fixed budget: it takes neither --fail-fast nor --time-budget",
+                "--guided runs one campaign of a fixed budget: it takes none of --fail-fast, --time-budget, --invariant",
             );
         }
         return crate::guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
@@ -366,6 +372,19 @@ pub fn run(args: SweepArgs) -> u8 {
         Ok(budget) => budget,
         Err(message) => return exit::bad_input(format!("--time-budget {message}")),
     };
+    let only = match args.invariant.as_deref() {
+        None => None,
+        Some(name) => match Invariant::parse(name) {
+            Some(invariant) => Some(invariant),
+            None => {
+                let names: Vec<&str> = Invariant::ALL.iter().map(|i| i.name()).collect();
+                return exit::bad_input(format!(
+                    "--invariant {name:?}: no such invariant; known: {}",
+                    names.join(", ")
+                ));
+            }
+        },
+    };
     let interrupted = interrupt_flag();
     // Why the sweep stopped before its last seed, if it did.
     let mut stopped: Option<&str> = None;
@@ -384,7 +403,18 @@ pub fn run(args: SweepArgs) -> u8 {
         for (name, count) in &report.coverage {
             *totals.coverage.entry(name.clone()).or_insert(0) += count;
         }
-        if let Some(finding) = report.violations.first() {
+        let mut broken: Vec<Invariant> = report.violations.iter().map(|f| f.invariant).collect();
+        broken.sort_unstable();
+        broken.dedup();
+        for invariant in broken {
+            *totals.broken.entry(invariant).or_insert(0) += 1;
+        }
+        // The finding that fails the seed: the first, or the first of `--invariant`.
+        let failing = match only {
+            None => report.violations.first(),
+            Some(only) => report.violations.iter().find(|f| f.invariant == only),
+        };
+        if let Some(finding) = failing {
             totals.failed += 1;
             *totals.violations.entry(finding.invariant).or_insert(0) += 1;
             let replay = replay_command_for(report.seed, twin, args.control);
@@ -481,6 +511,7 @@ pub fn run(args: SweepArgs) -> u8 {
                 "twin": twin.map(|twin| twin.name()),
                 "coverage": totals.coverage,
                 "violations": by_name(&totals.violations),
+                "broken": by_name(&totals.broken),
                 "stopped": stopped,
                 "resume": resume,
             })
@@ -514,6 +545,27 @@ pub fn run(args: SweepArgs) -> u8 {
                 .map(|(name, count)| format!("{name}={count}"))
                 .collect();
             output::line(&format!("  violations: {}", violations.join(" ")));
+        }
+        if !totals.broken.is_empty() {
+            // Per invariant, the seeds that broke it: a twin's named invariant apart from the
+            // collateral ones (the first finding of a seed may be another invariant).
+            let named = twin.map(|twin| twin.must_break(Layer::Sim));
+            let broken: Vec<String> = totals
+                .broken
+                .iter()
+                .map(|(invariant, count)| {
+                    let mark = if Some(*invariant) == named {
+                        " (named)"
+                    } else {
+                        ""
+                    };
+                    format!("{invariant}={count}{mark}")
+                })
+                .collect();
+            output::line(&format!(
+                "  seeds breaking each invariant: {}",
+                broken.join(" ")
+            ));
         }
         if let Some(why) = stopped {
             output::line(&format!(

@@ -297,3 +297,39 @@ fn sigint_prints_the_summary_so_far_and_exits_130() {
     assert!(stdout.contains("sweep hash"), "{stdout}");
     assert!(stdout.contains("resume: felix sweep --seeds "), "{stdout}");
 }
+
+/// A twin sweep says per invariant how many seeds broke it, the twin's named one marked; with
+/// `--invariant NAME` a seed fails only when it breaks NAME, and the count of failing seeds is
+/// that invariant's.
+#[test]
+fn verdicts_by_invariant() {
+    let seeds = ["--twin", "AckBeforeSync", "--seeds", "0..60"];
+    let plain = text(&felix(&[&["sweep"][..], &seeds[..]].concat()).stdout);
+    let named = plain
+        .lines()
+        .find(|line| line.contains("seeds breaking each invariant:"))
+        .and_then(|line| line.split("AckedWritesKept=").nth(1))
+        .and_then(|rest| rest.split(" (named)").next())
+        .and_then(|count| count.parse::<u64>().ok())
+        .expect("the named invariant's count, marked");
+    assert!(named > 0, "{plain}");
+    let output = felix(
+        &[
+            &["sweep"][..],
+            &seeds[..],
+            &["--invariant", "AckedWritesKept"][..],
+        ]
+        .concat(),
+    );
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("60 seeds, {named} failed")),
+        "{stdout}"
+    );
+    for line in stdout.lines().filter(|line| line.starts_with("FAIL seed")) {
+        assert!(line.contains(": AckedWritesKept ("), "{line}");
+    }
+    let output = felix(&["sweep", "--invariant", "NoSuchInvariant"]);
+    assert_eq!(output.status.code(), Some(2));
+}
