@@ -62,6 +62,18 @@ pub struct SweepArgs {
     /// other findings are still counted per invariant in the summary.
     #[arg(long, value_name = "NAME")]
     pub invariant: Option<String>,
+    /// What the summary says of the coverage counters: every counter (`full`, the default, with
+    /// the ones never hit listed again apart), only the ones never hit (`never`), or nothing.
+    #[arg(long, value_enum, default_value_t = CoverageShown::Full)]
+    pub coverage: CoverageShown,
+}
+
+/// How much of the coverage counters a sweep's summary shows (`--coverage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CoverageShown {
+    Full,
+    Never,
+    None,
 }
 
 /// The exit code of a sweep cut short by SIGINT (128 + the signal's number, as shells report it).
@@ -529,12 +541,28 @@ pub fn run(args: SweepArgs) -> u8 {
             "  sweep hash {:016x} (every seed's trace hash, in seed order)",
             totals.sweep_hash
         ));
-        let coverage: Vec<String> = totals
+        let never: Vec<&str> = totals
             .coverage
             .iter()
-            .map(|(name, count)| format!("{name}={count}"))
+            .filter(|(_, count)| **count == 0)
+            .map(|(name, _)| name.as_str())
             .collect();
-        output::line(&format!("  coverage: {}", coverage.join(" ")));
+        if args.coverage == CoverageShown::Full {
+            let coverage: Vec<String> = totals
+                .coverage
+                .iter()
+                .map(|(name, count)| format!("{name}={count}"))
+                .collect();
+            output::line(&format!("  coverage: {}", coverage.join(" ")));
+        }
+        if args.coverage != CoverageShown::None {
+            let never = if never.is_empty() {
+                "none".to_string()
+            } else {
+                never.join(" ")
+            };
+            output::line(&format!("  never hit: {never}"));
+        }
         if args.validate {
             output::line(&crate::validation::summary_line(&totals.coverage));
         }

@@ -333,3 +333,41 @@ fn verdicts_by_invariant() {
     let output = felix(&["sweep", "--invariant", "NoSuchInvariant"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// The summary lists the coverage counters never hit apart; `--coverage never` prints only that
+/// list, `--coverage none` neither.
+#[test]
+fn coverage_never_hit_is_listed_apart() {
+    let summary =
+        |shown: &str| text(&felix(&["sweep", "--seeds", "0..20", "--coverage", shown]).stdout);
+    let full = summary("full");
+    assert!(full.contains("  coverage: "), "{full}");
+    let never = full
+        .lines()
+        .find_map(|line| line.strip_prefix("  never hit: "))
+        .expect("a never-hit line");
+    // Every counter listed as never hit is zero in the full line, and every zero is listed.
+    let zeros: Vec<&str> = full
+        .lines()
+        .find_map(|line| line.strip_prefix("  coverage: "))
+        .expect("the coverage line")
+        .split(' ')
+        .filter_map(|pair| pair.strip_suffix("=0"))
+        .collect();
+    let listed: Vec<&str> = if never == "none" {
+        Vec::new()
+    } else {
+        never.split(' ').collect()
+    };
+    assert_eq!(zeros, listed, "{full}");
+    let only = summary("never");
+    assert!(
+        !only.contains("  coverage: ") && only.contains("  never hit: "),
+        "{only}"
+    );
+    let none = summary("none");
+    assert!(
+        !none.contains("  coverage: ") && !none.contains("  never hit: "),
+        "{none}"
+    );
+}
