@@ -858,7 +858,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
                     feasible_high + 1
                 );
             }
-            involved.sort_unstable();
+
             involved.dedup();
             let position = low_landing.max(returned_max.0).min(last);
             return Err(Failure {
