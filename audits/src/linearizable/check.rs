@@ -43,6 +43,9 @@ pub struct Operation {
     pub offset: Option<Offset>,
     /// For an unknown outcome: the outcome the committed log shows.
     pub hint: Option<Reply>,
+    /// Whether `offset` is a fact: the client's acknowledgement, or the committed log's record
+    /// with exactly one request that could have written it (never a guess between several).
+    pub certain: bool,
 }
 
 impl Operation {
@@ -116,7 +119,7 @@ impl Budget {
     pub const DEFAULT: Budget = Budget {
         operations_max: 1_000_000,
         search_operations_max: 4_096,
-        search_steps_max: 200_000,
+        search_steps_max: 100_000,
     };
 }
 
@@ -164,6 +167,7 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
                     ret: None,
                     offset: None,
                     hint: None,
+                    certain: false,
                 });
             }
             Event::Replied {
@@ -184,6 +188,7 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
                 operation.ret = Some(step);
                 if let Reply::Appended { offset, .. } = reply {
                     operation.offset = Some(*offset);
+                    operation.certain = true;
                 }
             }
             Event::Committed { entry, .. } => {
@@ -251,6 +256,7 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
                 ret: None,
                 offset: Some(offset),
                 hint: Some(outcome),
+                certain: true,
             });
             continue;
         }
@@ -260,7 +266,7 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
             continue;
         };
         let candidates = by_content.get(&key).map(Vec::as_slice).unwrap_or(&[]);
-        let owner = candidates.iter().copied().find(|&index| {
+        let mut eligible = candidates.iter().copied().filter(|&index| {
             let operation = &operations[index];
             operation.offset.is_none()
                 && operation.call < step
@@ -272,9 +278,12 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
                     Some(_) => false,
                 }
         });
+        let owner = eligible.next();
+        let alone = eligible.next().is_none();
         if let Some(index) = owner {
             let operation = &mut operations[index];
             operation.offset = Some(offset);
+            operation.certain = alone;
             if operation.reply.is_none() {
                 operation.hint = Some(outcome);
             }
@@ -297,6 +306,7 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
                 ret: None,
                 offset: Some(offset),
                 hint: Some(outcome),
+                certain: false,
             });
         }
         // Else a phantom: nothing explains the slot, and no order fills it.
@@ -459,7 +469,7 @@ pub fn check(operations: &[Operation], budget: Budget, step: &dyn Fn(usize) -> S
             ),
         };
     }
-    let failure = match candidate(operations) {
+    let mut failure = match candidate(operations) {
         Ok(()) => {
             return Verdict::Linearizable {
                 operations: operations.len(),
@@ -468,6 +478,16 @@ pub fn check(operations: &[Operation], budget: Budget, step: &dyn Fn(usize) -> S
         }
         Err(failure) => failure,
     };
+    // With a committed log and every landing's offset a fact, the candidate is the only order
+    // of the landings, and every other operation sat at its earliest place: its failure is final.
+    let committed_log = operations.iter().any(|operation| operation.hint.is_some());
+    let facts = operations
+        .iter()
+        .filter(|operation| operation.offset.is_some() && in_search(operation))
+        .all(|operation| operation.certain);
+    if committed_log && facts {
+        failure.definitive = true;
+    }
     let finding = |failure: &Failure, searched: Option<usize>| {
         let last = failure
             .involved
@@ -838,7 +858,7 @@ fn candidate(operations: &[Operation]) -> Result<(), Failure> {
                     feasible_high + 1
                 );
             }
-            involved.sort_unstable();
+
             involved.dedup();
             let position = low_landing.max(returned_max.0).min(last);
             return Err(Failure {
