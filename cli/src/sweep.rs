@@ -79,6 +79,17 @@ pub enum CoverageShown {
 /// The exit code of a sweep cut short by SIGINT (128 + the signal's number, as shells report it).
 pub const INTERRUPTED: u8 = 130;
 
+/// Parses an invariant's name (`--invariant`).
+pub fn parse_invariant(name: &str) -> Result<Invariant, String> {
+    Invariant::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = Invariant::ALL.iter().map(|i| i.name()).collect();
+        format!(
+            "--invariant {name:?}: no such invariant; known: {}",
+            names.join(", ")
+        )
+    })
+}
+
 /// Parses a duration such as `90s`, `10m` or `2h` (a whole number and a unit), at most a week.
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let problem = || format!("{text:?}: expected a whole number and a unit (s, m or h), e.g. 90s");
@@ -384,18 +395,9 @@ pub fn run(args: SweepArgs) -> u8 {
         Ok(budget) => budget,
         Err(message) => return exit::bad_input(format!("--time-budget {message}")),
     };
-    let only = match args.invariant.as_deref() {
-        None => None,
-        Some(name) => match Invariant::parse(name) {
-            Some(invariant) => Some(invariant),
-            None => {
-                let names: Vec<&str> = Invariant::ALL.iter().map(|i| i.name()).collect();
-                return exit::bad_input(format!(
-                    "--invariant {name:?}: no such invariant; known: {}",
-                    names.join(", ")
-                ));
-            }
-        },
+    let only = match args.invariant.as_deref().map(parse_invariant).transpose() {
+        Ok(only) => only,
+        Err(message) => return exit::bad_input(message),
     };
     let interrupted = interrupt_flag();
     // Why the sweep stopped before its last seed, if it did.
@@ -430,23 +432,7 @@ pub fn run(args: SweepArgs) -> u8 {
             totals.failed += 1;
             *totals.violations.entry(finding.invariant).or_insert(0) += 1;
             let replay = replay_command_for(report.seed, twin, args.control);
-            let line = if args.json {
-                json!({
-                    "seed": report.seed,
-                    "twin": twin.map(|twin| twin.name()),
-                    "violation": finding.invariant.name(),
-                    "detail": finding.detail,
-                    "step": finding.step,
-                    "trace_hash": format!("{:016x}", report.trace_hash),
-                    "replay": replay,
-                })
-                .to_string()
-            } else {
-                format!(
-                    "FAIL seed {}: {} ({})\n  replay: {replay}",
-                    report.seed, finding.invariant, finding.detail
-                )
-            };
+            let line = failure_line(&report, finding, twin, &replay, args.json);
             match &progress {
                 Some(bar) => bar.suspend(|| output::line(&line)),
                 None => output::line(&line),
@@ -501,108 +487,20 @@ pub fn run(args: SweepArgs) -> u8 {
             .unwrap_or_default();
         format!("felix sweep --seeds {next}..{}{shard}{twin}", range.end)
     });
-    let seconds = started.elapsed().as_secs_f64();
-    let wall_micros = (seconds * 1e6).max(1.0);
-    let seeds_per_second = totals.seeds as f64 / seconds.max(1e-9);
-    let events_per_second = totals.events as f64 / seconds.max(1e-9);
-    let simulated_ratio = totals.simulated_micros as f64 / wall_micros;
+    let ending = Ending {
+        seconds: started.elapsed().as_secs_f64(),
+        jobs,
+        twin,
+        shard: (shard, shards),
+        seeds: seeds.count,
+        stopped,
+        resume,
+    };
     if args.json {
-        output::line(&format!(
-            "{}",
-            json!({
-                "seeds": totals.seeds,
-                "failed": totals.failed,
-                "events": totals.events,
-                "trace_lines": totals.steps,
-                "sweep_hash": format!("{:016x}", totals.sweep_hash),
-                "seconds": (seconds * 1000.0).round() / 1000.0,
-                "seeds_per_second": seeds_per_second.round(),
-                "events_per_second": events_per_second.round(),
-                "simulated_to_wall": (simulated_ratio * 10.0).round() / 10.0,
-                "jobs": jobs,
-                "twin": twin.map(|twin| twin.name()),
-                "coverage": totals.coverage,
-                "violations": by_name(&totals.violations),
-                "broken": by_name(&totals.broken),
-                "stopped": stopped,
-                "resume": resume,
-            })
-        ));
+        output::line(&summary_json(&totals, &ending).to_string());
     } else {
-        let twin_text = twin.map(|twin| format!(" twin {twin}")).unwrap_or_default();
-        output::line(&format!(
-            "sweep {}{twin_text} shard {shard}/{shards}: {} seeds, {} failed, {} events, {} trace lines, {:.2} s",
-            args.seeds, totals.seeds, totals.failed, totals.events, totals.steps, seconds
-        ));
-        output::line(&format!(
-            "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {jobs} jobs"
-        ));
-        output::line(&format!(
-            "  sweep hash {:016x} (every seed's trace hash, in seed order)",
-            totals.sweep_hash
-        ));
-        let never: Vec<&str> = totals
-            .coverage
-            .iter()
-            .filter(|(_, count)| **count == 0)
-            .map(|(name, _)| name.as_str())
-            .collect();
-        if args.coverage == CoverageShown::Full {
-            let coverage: Vec<String> = totals
-                .coverage
-                .iter()
-                .map(|(name, count)| format!("{name}={count}"))
-                .collect();
-            output::line(&format!("  coverage: {}", coverage.join(" ")));
-        }
-        if args.coverage != CoverageShown::None {
-            let never = if never.is_empty() {
-                "none".to_string()
-            } else {
-                never.join(" ")
-            };
-            output::line(&format!("  never hit: {never}"));
-        }
-        if args.validate {
-            output::line(&crate::validation::summary_line(&totals.coverage));
-        }
-        if !totals.violations.is_empty() {
-            let violations: Vec<String> = totals
-                .violations
-                .iter()
-                .map(|(name, count)| format!("{name}={count}"))
-                .collect();
-            output::line(&format!("  violations: {}", violations.join(" ")));
-        }
-        if !totals.broken.is_empty() {
-            // Per invariant, the seeds that broke it: a twin's named invariant apart from the
-            // collateral ones (the first finding of a seed may be another invariant).
-            let named = twin.map(|twin| twin.must_break(Layer::Sim));
-            let broken: Vec<String> = totals
-                .broken
-                .iter()
-                .map(|(invariant, count)| {
-                    let mark = if Some(*invariant) == named {
-                        " (named)"
-                    } else {
-                        ""
-                    };
-                    format!("{invariant}={count}{mark}")
-                })
-                .collect();
-            output::line(&format!(
-                "  seeds breaking each invariant: {}",
-                broken.join(" ")
-            ));
-        }
-        if let Some(why) = stopped {
-            output::line(&format!(
-                "  {why} after {} of {} seeds",
-                totals.seeds, seeds.count
-            ));
-        }
-        if let Some(resume) = &resume {
-            output::line(&format!("  resume: {resume}"));
+        for line in summary_text(&args, &totals, &ending) {
+            output::line(&line);
         }
     }
     if interrupted.load(Ordering::Relaxed) {
@@ -612,6 +510,171 @@ pub fn run(args: SweepArgs) -> u8 {
     } else {
         exit::OK
     }
+}
+
+/// The line a failing seed prints: its finding and the command that replays it.
+fn failure_line(
+    report: &RunReport,
+    finding: &felix_sim::Finding,
+    twin: Option<TwinName>,
+    replay: &str,
+    json_out: bool,
+) -> String {
+    if json_out {
+        json!({
+            "seed": report.seed,
+            "twin": twin.map(|twin| twin.name()),
+            "violation": finding.invariant.name(),
+            "detail": finding.detail,
+            "step": finding.step,
+            "trace_hash": format!("{:016x}", report.trace_hash),
+            "replay": replay,
+        })
+        .to_string()
+    } else {
+        format!(
+            "FAIL seed {}: {} ({})\n  replay: {replay}",
+            report.seed, finding.invariant, finding.detail
+        )
+    }
+}
+
+/// How a sweep ended, for its summary.
+struct Ending<'a> {
+    seconds: f64,
+    jobs: usize,
+    twin: Option<TwinName>,
+    /// (K, N) of `--shard K/N`.
+    shard: (u64, u64),
+    /// The seeds the sweep was asked for (its shard's).
+    seeds: u64,
+    /// Why it stopped before its last seed, if it did.
+    stopped: Option<&'a str>,
+    /// The command that runs the rest, when it stopped early.
+    resume: Option<String>,
+}
+
+impl Ending<'_> {
+    /// Seeds and events per second, and simulated time per wall time.
+    fn rates(&self, totals: &Totals) -> (f64, f64, f64) {
+        let seconds = self.seconds.max(1e-9);
+        let wall_micros = (self.seconds * 1e6).max(1.0);
+        (
+            totals.seeds as f64 / seconds,
+            totals.events as f64 / seconds,
+            totals.simulated_micros as f64 / wall_micros,
+        )
+    }
+}
+
+/// The summary object of `--json`.
+fn summary_json(totals: &Totals, ending: &Ending<'_>) -> serde_json::Value {
+    let (seeds_per_second, events_per_second, simulated_ratio) = ending.rates(totals);
+    json!({
+        "seeds": totals.seeds,
+        "failed": totals.failed,
+        "events": totals.events,
+        "trace_lines": totals.steps,
+        "sweep_hash": format!("{:016x}", totals.sweep_hash),
+        "seconds": (ending.seconds * 1000.0).round() / 1000.0,
+        "seeds_per_second": seeds_per_second.round(),
+        "events_per_second": events_per_second.round(),
+        "simulated_to_wall": (simulated_ratio * 10.0).round() / 10.0,
+        "jobs": ending.jobs,
+        "twin": ending.twin.map(|twin| twin.name()),
+        "coverage": totals.coverage,
+        "violations": by_name(&totals.violations),
+        "broken": by_name(&totals.broken),
+        "stopped": ending.stopped,
+        "resume": ending.resume,
+    })
+}
+
+/// `name=count` pairs, space-separated.
+fn pairs<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
+    let pairs: Vec<String> = counts
+        .iter()
+        .map(|(name, count)| format!("{name}={count}"))
+        .collect();
+    pairs.join(" ")
+}
+
+/// The text summary's lines.
+fn summary_text(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) -> Vec<String> {
+    let (seeds_per_second, events_per_second, simulated_ratio) = ending.rates(totals);
+    let (shard, shards) = ending.shard;
+    let twin_text = ending
+        .twin
+        .map(|twin| format!(" twin {twin}"))
+        .unwrap_or_default();
+    let mut lines = vec![
+        format!(
+            "sweep {}{twin_text} shard {shard}/{shards}: {} seeds, {} failed, {} events, {} trace lines, {:.2} s",
+            args.seeds, totals.seeds, totals.failed, totals.events, totals.steps, ending.seconds
+        ),
+        format!(
+            "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {} jobs",
+            ending.jobs
+        ),
+        format!(
+            "  sweep hash {:016x} (every seed's trace hash, in seed order)",
+            totals.sweep_hash
+        ),
+    ];
+    if args.coverage == CoverageShown::Full {
+        lines.push(format!("  coverage: {}", pairs(&totals.coverage)));
+    }
+    if args.coverage != CoverageShown::None {
+        let never: Vec<&str> = totals
+            .coverage
+            .iter()
+            .filter(|(_, count)| **count == 0)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let never = if never.is_empty() {
+            "none".to_string()
+        } else {
+            never.join(" ")
+        };
+        lines.push(format!("  never hit: {never}"));
+    }
+    if args.validate {
+        lines.push(crate::validation::summary_line(&totals.coverage));
+    }
+    if !totals.violations.is_empty() {
+        lines.push(format!("  violations: {}", pairs(&totals.violations)));
+    }
+    if !totals.broken.is_empty() {
+        // Per invariant, the seeds that broke it: a twin's named invariant apart from the
+        // collateral ones (the first finding of a seed may be another invariant).
+        let named = ending.twin.map(|twin| twin.must_break(Layer::Sim));
+        let broken: Vec<String> = totals
+            .broken
+            .iter()
+            .map(|(invariant, count)| {
+                let mark = if Some(*invariant) == named {
+                    " (named)"
+                } else {
+                    ""
+                };
+                format!("{invariant}={count}{mark}")
+            })
+            .collect();
+        lines.push(format!(
+            "  seeds breaking each invariant: {}",
+            broken.join(" ")
+        ));
+    }
+    if let Some(why) = ending.stopped {
+        lines.push(format!(
+            "  {why} after {} of {} seeds",
+            totals.seeds, ending.seeds
+        ));
+    }
+    if let Some(resume) = &ending.resume {
+        lines.push(format!("  resume: {resume}"));
+    }
+    lines
 }
 
 #[cfg(test)]
