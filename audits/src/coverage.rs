@@ -6,7 +6,7 @@ use felix_core::api::Reply;
 use felix_core::history::Event;
 use serde::Serialize;
 
-/// Counts over one history (DESIGN.md, "Coverage").
+/// Counts over one history: the *sometimes* of the invariants (each path a judge guards was taken).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Coverage {
     /// A stale holder retired on a tagged CursorTooOld (`HolderRetired { by_tag: true }`).

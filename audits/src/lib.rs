@@ -74,7 +74,7 @@ use std::fmt;
 
 pub use felix_names::Invariant;
 
-/// Each invariant the audits judge (`felix-names` spells it for DESIGN.md, TLA+, Stateright and
+/// Each invariant the audits judge (`felix-names` spells it for TLA+, Stateright, the docs and
 /// `TwinName::expected`).
 pub const STALE_TRIM_REFUSED: Invariant = Invariant::StaleTrimRefused;
 pub const FLOOR_RECORD_KEPT: Invariant = Invariant::FloorRecordKept;
@@ -87,7 +87,7 @@ pub const CONVERGENCE: Invariant = Invariant::Convergence;
 pub const ELECTION_SAFETY: Invariant = Invariant::ElectionSafety;
 pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
 
-/// Every invariant the audits judge, in DESIGN.md order.
+/// Every invariant the audits judge, in `Invariant::ALL` order.
 pub const INVARIANTS: [Invariant; 10] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,

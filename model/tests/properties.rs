@@ -48,7 +48,7 @@ fn every_safety_invariant_has_a_twin() {
     // Proves every twin names one of the model's invariants, and every invariant but TypeOK (a
     // typing invariant, no rule of the design) and ElectionSafety has a twin that breaks it.
     // ElectionSafety is stated so the model holds every layer's names, but no switch of the
-    // design turns its rule (votes) off yet: issue 32 asks for a planted bug; until then the
+    // design turns its rule (votes) off yet: until a planted bug does, the
     // audit's synthetic histories are what keeps it able to fail.
     let expected: BTreeSet<&str> = config::twins()
         .filter_map(|twin| twin.expected_violation())

@@ -1,6 +1,5 @@
 //! The names every layer shares: the invariants, the twins, and the invariant each twin must
-//! break in each layer (DESIGN.md "Rules, switches and twins" and "Invariants"; README.md
-//! "Twins and invariants").
+//! break in each layer (README.md, "Twins and invariants"; docs/invariants.md).
 //!
 //! This crate has no dependencies, so the core, the audits, the model (which never imports the
 //! core) and the CLI all spell a name through it: a typo is a compile error, and a twin or
@@ -10,8 +9,8 @@
 
 use std::fmt;
 
-/// A property a run or a state graph is judged by. The journal's invariants (DESIGN.md
-/// "Invariants"), the model's `TypeOK`, and the three findings the simulator reports in the same
+/// A property a run or a state graph is judged by. The journal's invariants (one doc line each
+/// below), the model's `TypeOK`, and the three findings the simulator reports in the same
 /// place as an invariant (`EventBudget`: a run that hit the event budget, a livelock; `Panic`: an
 /// assert fired; `TraceValidation`: a step the model cannot make).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -51,7 +50,7 @@ pub enum Invariant {
 }
 
 impl Invariant {
-    /// Every name, the journal's invariants first in DESIGN.md order.
+    /// Every name, the journal's invariants first (in the order of the README's tables).
     pub const ALL: [Invariant; 15] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
@@ -196,7 +195,7 @@ pub enum TwinName {
 }
 
 impl TwinName {
-    /// Every twin of every layer, in the order of DESIGN.md's table.
+    /// Every twin of every layer, in the order of the README's table.
     pub const ALL: [TwinName; 14] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,

@@ -5,7 +5,7 @@
 //!
 //! Each writer is a thread with its own connection that appends a 100-byte body, waits for the
 //! acknowledgement (committed on a majority, fsynced there), and appends again. Wall-clock
-//! timings live here and nowhere else (STYLE.md: timings belong in benchmarks).
+//! timings live here and nowhere else (timings belong in benchmarks, never in a test).
 
 use crate::client::{route_of, ClusterClient, Router};
 use crate::process::{free_ports, NodeProcess, NodeSpec};

@@ -1,5 +1,5 @@
 //! Synthetic histories, one holding and one breaking, for each class of behaviour the checker
-//! distinguishes (issue 32).
+//! distinguishes.
 
 use super::check::{check_history, Budget, Verdict};
 use crate::test_support::{committed, noop};

@@ -69,7 +69,7 @@ pub struct ServeArgs {
     /// Accept failpoint frames (fault injection: a slow disk). For the nemesis and tests only.
     #[arg(long)]
     pub failpoints: bool,
-    /// Run with one safety rule off (a twin, DESIGN.md): for the nemesis's canaries only.
+    /// Run with one safety rule off (a twin: README.md, "Twins and invariants"): for the nemesis's canaries only.
     #[arg(long)]
     pub twin: Option<String>,
 }
