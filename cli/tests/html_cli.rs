@@ -71,8 +71,15 @@ fn replay_writes_a_self_contained_page_with_the_violation() {
     );
     let data = data(&page);
     assert_eq!(lanes(&data), ["lease", "c0", "c1", "n0", "n1", "n2", "n3"]);
-    let violation = &data["violations"][0];
-    assert_eq!(violation["invariant"], "StaleTrimRefused");
+    // The twin's own violation; another judge (Linearizable) may be drawn before it.
+    let violation = data["violations"]
+        .as_array()
+        .and_then(|violations| {
+            violations
+                .iter()
+                .find(|violation| violation["invariant"] == "StaleTrimRefused")
+        })
+        .expect("the twin's violation is drawn");
     let row = violation["row"].as_u64().expect("a row") as usize;
     let step = data["rows"][row]["step"].as_u64().expect("a step");
     assert!(
