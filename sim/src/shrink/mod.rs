@@ -103,6 +103,22 @@ pub fn attempt(
     keep_trace: bool,
     cut: Option<Cut>,
 ) -> Attempt {
+    attempt_for(seed, rules, label, knobs, replay, keep_trace, cut, None)
+}
+
+/// `attempt`, judged by `only`'s audit alone when given (`judge::judge_by`): a shrinking try asks
+/// only whether its run still breaks the invariant being shrunk.
+#[allow(clippy::too_many_arguments)]
+pub fn attempt_for(
+    seed: u64,
+    rules: Rules,
+    label: String,
+    knobs: &Knobs,
+    replay: Option<Choices>,
+    keep_trace: bool,
+    cut: Option<Cut>,
+    only: Option<Invariant>,
+) -> Attempt {
     let tape = Tape::new(replay);
     // The schedule is recorded with the trace (the final replay), never on every try.
     let schedule = keep_trace.then(Schedule::default);
@@ -121,7 +137,7 @@ pub fn attempt(
     let schedule = schedule
         .map(|schedule| schedule.steps())
         .unwrap_or_default();
-    let judged = judge::judge(&ran);
+    let judged = judge::judge_by(&ran, only);
     let mut recorder: Recorder = ran.recorder;
     let trace_lines = recorder.take_lines();
     Attempt {
@@ -237,7 +253,7 @@ impl Shrinker<'_> {
         }
         self.tries += 1;
         self.runs += 1;
-        let probe = attempt(
+        let probe = attempt_for(
             self.seed,
             self.rules,
             self.label.clone(),
@@ -245,6 +261,7 @@ impl Shrinker<'_> {
             Some(choices.clone()),
             false,
             Some(self.limit()),
+            Some(self.invariant),
         );
         let Some(at) = probe.broken_at(self.invariant) else {
             return false;
@@ -252,7 +269,7 @@ impl Shrinker<'_> {
         // Rerun cut right after the violation: the probe ran on to its cut and drew choices the
         // violation never needed.
         self.runs += 1;
-        let candidate = attempt(
+        let candidate = attempt_for(
             self.seed,
             self.rules,
             self.label.clone(),
@@ -260,6 +277,7 @@ impl Shrinker<'_> {
             Some(choices),
             false,
             Some(Cut::at(at)),
+            Some(self.invariant),
         );
         if candidate.broken_at(self.invariant) != Some(at) {
             // The same run cut earlier must break at the same step (else the tape is flaky).
