@@ -106,7 +106,7 @@ echo "cargo-mutants: $(cargo mutants --version)"
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 # The mutants' builds carry no debuginfo: the test profile's full debuginfo made linking the
-# core's ~16 test binaries most of each mutant's build (a panic's message and line still print).
+# core's test binary most of each mutant's build (a panic's message and line still print).
 export CARGO_PROFILE_TEST_DEBUG=0 CARGO_PROFILE_DEV_DEBUG=0
 out="${out:-$CARGO_TARGET_DIR/mutants}"
 mkdir -p "$out"
@@ -149,15 +149,14 @@ fi
 
 # Two groups, each under the tests that can see it: the storage files (and the codec, which only
 # the file store uses) under every core test; everything else under every core test but the two
-# store test files (store_contract and store_file_crash: ~30 s of fsyncs per run, and neither
+# store test modules (store_contract and store_file_crash: ~30 s of fsyncs per run, and neither
 # touches a broker, journal or client). The selection goes to the build as well as the test
 # command (--cargo-arg), so the test step never compiles (its time limit is for tests).
-store_tests=" core/tests/store_contract.rs core/tests/store_file_crash.rs "
-logic_args=(--exclude 'core/src/storage/**' --exclude core/src/codec.rs --cargo-arg=--lib)
-for test in core/tests/*.rs; do
-    [[ "$store_tests" == *" $test "* ]] && continue
-    logic_args+=(--cargo-arg=--test "--cargo-arg=$(basename "$test" .rs)")
-done
+# The core's integration tests are one binary (core/tests/it/): the store files' modules are
+# skipped by name, after the `--` that cargo-mutants passes on to `cargo test`.
+logic_args=(--exclude 'core/src/storage/**' --exclude core/src/codec.rs --cargo-arg=--lib
+            --cargo-arg=--test --cargo-arg=it)
+logic_test_args=(-- -- --skip store_contract:: --skip store_file_crash::)
 store_args=(--file 'core/src/storage/**' --file core/src/codec.rs)
 if [[ ${#files[@]} -gt 0 ]]; then
     logic_files=(); store_files=()
@@ -216,6 +215,7 @@ else
     for group in logic store; do
         if [[ $group == logic ]]; then args=("${logic_args[@]}"); else args=("${store_args[@]}"); fi
         [[ ${#args[@]} -gt 0 ]] || continue
+        [[ $group == logic ]] && args+=("${logic_test_args[@]}")
         run_group "$group" "${args[@]}"
         groups+=("$out/$group/mutants.out")
     done

@@ -8,14 +8,29 @@
 #   4. every twin, in the Stateright model and in the simulator, must fail with its invariant,
 #      in the simulator also with the default swarm (no per-twin bias) within 1,000 runs, plain
 #      and guided, median at most 50;
-#   5. the TLA+ configurations through TLC, when TLA2TOOLS_JAR points at a tla2tools.jar.
+#   5. the TLA+ configurations through TLC, when TLA2TOOLS_JAR points at a tla2tools.jar (started
+#      first, in the background, beside steps 1-4; its output is printed at the end).
 #      Without it the TLA+ checks did NOT run, and this script says so loudly (exit 3 of
 #      scripts/check_tla.sh); every other failure fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-step() { printf '\n==== %s\n' "$*"; }
+step() { printf '\n==== [%d s] %s\n' "$SECONDS" "$*"; }
+
+# TLC (step 5) needs nothing that cargo builds: it starts now, in the background, and works beside
+# the build and the tests (much of a release build runs on one core: the crates built as one
+# codegen unit, the links). Its output is kept in a file and printed at its step below; a failure
+# anywhere before then stops it.
+tla_log="$(mktemp -t felix-tla.XXXXXX)"
+# Its own process group (setsid), so that stopping it stops its java too.
+setsid bash scripts/check_tla.sh >"$tla_log" 2>&1 &
+tla_pid=$!
+stop_tla() {
+    kill -TERM -- "-$tla_pid" 2>/dev/null || true
+    rm -f "$tla_log"
+}
+trap stop_tla EXIT
 
 step "cargo test --workspace --release"
 cargo test --workspace --release
@@ -46,11 +61,12 @@ step "felix twins --sim --unbiased --median-max 50 (the default swarm, no per-tw
 # a change to the swarm, the campaign or the core, never bad luck.
 "$felix" twins --sim --unbiased --median-max 50
 
-step "scripts/check_tla.sh"
+step "scripts/check_tla.sh (started before the build; waiting for it, then its output)"
 set +e
-bash scripts/check_tla.sh
+wait "$tla_pid"
 tla=$?
 set -e
+cat "$tla_log"
 case "$tla" in
     0) echo "TLA+ checks: every configuration as expected." ;;
     3)

@@ -1,5 +1,5 @@
 //! Test-only (feature `validation-bite`): a divergence planted for trace validation's bite test
-//! (`validate/tests/bite.rs`). Switched on for one thread, a node's committed walk applies the
+//! (`validate/tests/it/bite.rs`). Switched on for one thread, a node's committed walk applies the
 //! floor of the trim right after its commit index one walk step early, before that trim commits,
 //! but only when nothing a reader reads lies in between (no write between the floor in force and
 //! the early floor). No read, acknowledgement or deletion can tell, so no audit notices; the

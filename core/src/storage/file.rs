@@ -218,7 +218,7 @@ impl FileStore {
     /// Fault injection: calls `observer` with the directory right after each directory fsync,
     /// the moments at which the directory's entries as they stand become durable. A power-loss
     /// test snapshots the directory there to know which creations, deletions and renames a power
-    /// loss may undo (`core/tests/store_power_loss.rs`).
+    /// loss may undo (`core/tests/it/store_power_loss.rs`).
     pub fn observe_directory_syncs(&mut self, observer: impl FnMut(&Path) + Send + 'static) {
         self.dir_syncs.observer = Some(Box::new(observer));
     }

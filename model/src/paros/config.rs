@@ -2,7 +2,7 @@
 //!
 //! Names are exactly the TLA+ configuration names (`docs/formal/ParosTrimJump<Name>.cfg`). A twin
 //! is its base configuration with exactly one switch flipped, and names the invariant it must
-//! break; `model/tests/paros.rs` holds both facts and ties the registry to the `.cfg` files.
+//! break; `model/tests/it/paros.rs` holds both facts and ties the registry to the `.cfg` files.
 
 use crate::config::Expectation;
 use felix_names::{Layer, TwinName};

@@ -1,7 +1,7 @@
 //! ParosTrimJump: the second seed (truncation decided by consensus, the trim-point jump) as a
 //! Stateright model, mirroring `docs/formal/ParosTrimJump.tla` one to one, so that TLC's
 //! distinct-state count equals `unique_state_count()` for every passing configuration (pinned in
-//! `model/tests/paros.rs`, which also holds the registry to the `.cfg` files).
+//! `model/tests/it/paros.rs`, which also holds the registry to the `.cfg` files).
 //!
 //! - `config`: one entry per `ParosTrimJump*.cfg`; a twin is its base with one switch on.
 //! - `spec`: the state machine (voters, a replica, the writer token, fenced truncates, lazy

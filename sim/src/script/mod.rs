@@ -5,7 +5,7 @@
 //! block against one environment (`env::Env`: real brokers, replicas and clients, explicit
 //! message queues, explicit storage completion, no clock, no randomness) and compares what each
 //! verb printed (`verbs`, rendered by `describe`) with the expectation. `felix scenario` and
-//! `sim/tests/scenarios.rs` run every file; `--rewrite` writes the actual outputs back.
+//! `sim/tests/it/scenarios.rs` run every file; `--rewrite` writes the actual outputs back.
 //!
 //! Failures never mix: a bad file (unreadable, unknown verb, bad argument, missing `----`) is a
 //! `parse::ScriptError` naming the file and line; a mismatch is a `FileOutcome` with a diff.

@@ -11,7 +11,7 @@
 //! not see: a trim asking for floor 5 had been acknowledged (history step 311) before the oldest of
 //! client 0's identical unanswered reads was sent (and one asking for floor 10, step 434, before
 //! the later ones), and the old core served from the restarted node's own state (no read index). The core now serves reads at a read index, and
-//! `sim/tests/read_index.rs` holds the same seed clean. These tests pin that the audit judges the
+//! `sim/tests/it/read_index.rs` holds the same seed clean. These tests pin that the audit judges the
 //! history by acknowledgements and send order only: no restart, crash or node floor moves it.
 
 use felix_audits::no_read_below_floor::check;

@@ -3,9 +3,7 @@
 //! follows that leader (Raft §5.2), and keeps the vote it cast for itself; a stale leader's
 //! AppendEntries (an older term) changes nothing and is answered with the newer term.
 
-mod client_driver;
-
-use client_driver::Cluster;
+use crate::client_driver::Cluster;
 use felix_core::broker::{AppendResult, Broker, BrokerConfig, Input, Message, Output, Role};
 use felix_core::record::NodeId;
 use felix_core::Rules;

@@ -14,9 +14,7 @@
 //! (rule 4; the `NoopSkip` twin leaks the new tail) and a fenced write deleted by retention with no
 //! trim involved (rule 5; the `Retention` twin). The driver is `client_driver::Cluster`.
 
-mod client_driver;
-
-use client_driver::{Cluster, Exchange};
+use crate::client_driver::{Cluster, Exchange};
 use felix_core::api::{ClientId, ReadFrom, Reply, Request};
 use felix_core::client::{Client, Holder, HolderConfig, HolderOp, HolderStatus};
 use felix_core::history::Event;

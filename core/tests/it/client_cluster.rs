@@ -3,9 +3,7 @@
 //! folder restores; a stale owner's truncate is refused by the fence (and, under the
 //! `UnfencedTruncate` twin, lands on a floor with no checkpoint and breaks FoldAgreement).
 
-mod client_driver;
-
-use client_driver::Cluster;
+use crate::client_driver::Cluster;
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::client::checkpoint::OwnerOp;
 use felix_core::client::{Folder, Owner, OwnerConfig, OwnerStatus};

@@ -5,7 +5,7 @@ use felix_sim::{run, RunSpec};
 /// Seed 63706 broke NoReadBelowFloor on main at c11684e: a restarted node served records below a
 /// floor acknowledged before the read was sent, from its own state. With reads served at a read
 /// index and every rule on, the same seed holds every invariant (the history of the old run is the
-/// audits' regression fixture, `audits/tests/seed_63706.rs`).
+/// audits' regression fixture, `audits/tests/it/seed_63706.rs`).
 #[test]
 fn seed_63706_holds_with_every_rule_on() {
     let report = run(&RunSpec::new(63706, None));

@@ -57,7 +57,7 @@ fn names_are_unique() {
 fn the_registries_hold_exactly_the_shared_twin_names() {
     // Proves each spec's twins are exactly the twins `felix-names` puts in that layer, each
     // registered under its own name, with the invariant `felix-names` says it breaks there
-    // (cli/tests/twin_names.rs ties the same names to the core's twins and the .cfg files).
+    // (cli/tests/it/twin_names.rs ties the same names to the core's twins and the .cfg files).
     use felix_model::paros::config as paros;
     use felix_names::{Layer, TwinName};
     let head_trim: Vec<TwinName> = config::twins().map(|c| c.twin.expect("a twin")).collect();

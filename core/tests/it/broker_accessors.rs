@@ -5,9 +5,7 @@
 //! bounds, the writer, the held entries, the leader's progress, the durable tail and the sampled
 //! node state.
 
-mod client_driver;
-
-use client_driver::Cluster;
+use crate::client_driver::Cluster;
 use felix_core::api::{Reply, Request};
 use felix_core::broker::{Broker, BrokerConfig, Role};
 use felix_core::history::Event;

@@ -1,0 +1,15 @@
+//! The integration tests of `felix-cli`, one module per file, linked as one test binary
+//! (one build and one link for the crate instead of one per file).
+
+mod bench_sim_cli;
+mod check_cli;
+mod guided_cli;
+mod history_cli;
+mod html_cli;
+mod scenario_cli;
+mod store_cli;
+mod sweep_cli;
+mod tidy;
+mod twin_names;
+mod usage_cli;
+mod validate_cli;

@@ -1,0 +1,12 @@
+//! The integration tests of `felix-sim`, one module per file, linked as one test binary
+//! (one build and one link for the crate instead of one per file).
+
+mod backoff;
+mod buggify;
+mod determinism;
+mod elections;
+mod owner_fence;
+mod quiesce;
+mod read_index;
+mod scenarios;
+mod shrink;

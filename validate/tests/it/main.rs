@@ -1,0 +1,5 @@
+//! The integration tests of `felix-validate`, one module per file, linked as one test binary
+//! (one build and one link for the crate instead of one per file).
+
+mod bite;
+mod twins;
