@@ -12,7 +12,7 @@ use crate::output;
 use crate::sweep::{parse_twin, replay_command_spec};
 use clap::Args;
 use felix_sim::trace::TraceLine;
-use felix_sim::{RunSpec, Window};
+use felix_sim::{RunReport, RunSpec, Window};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -117,19 +117,17 @@ pub fn run(args: ReplayArgs) -> u8 {
     // The trace file first: a reader that closes stdout early (`| head`) must not cost the file.
     let mut trace_note = None;
     if let (Some(file), Some(path)) = (&mut trace_file, &args.trace) {
-        let lines = report.trace_lines.as_deref().unwrap_or(&[]);
-        let written = lines
-            .iter()
-            .try_for_each(|line| writeln!(file, "{}", line.to_json()))
-            .and_then(|()| file.flush());
-        if let Err(error) = written {
-            return exit::bad_input(format!("--trace {}: write failed: {error}", path.display()));
+        match write_trace(file, &report) {
+            Ok(note) => {
+                trace_note = Some(format!("{note} {}{}", path.display(), note_end(&report)))
+            }
+            Err(error) => {
+                return exit::bad_input(format!(
+                    "--trace {}: write failed: {error}",
+                    path.display()
+                ))
+            }
         }
-        trace_note = Some(format!(
-            "trace: {} lines written to {}",
-            lines.len(),
-            path.display()
-        ));
     }
     let command = replay_command_spec(&spec);
     let html = args.html.as_deref();
@@ -216,4 +214,29 @@ pub fn run(args: ReplayArgs) -> u8 {
         output::line(&format!("replay: {}", replay_command_spec(&spec)));
     }
     code
+}
+
+/// Writes the run's trace and then its verdict (one `violation` line per finding); says how many
+/// lines it wrote.
+fn write_trace(file: &mut impl Write, report: &RunReport) -> std::io::Result<String> {
+    let lines = report.trace_lines.as_deref().unwrap_or(&[]);
+    let verdict = felix_sim::trace::violation_lines(lines, &report.violations);
+    lines
+        .iter()
+        .chain(&verdict)
+        .try_for_each(|line| writeln!(file, "{}", line.to_json()))?;
+    file.flush()?;
+    Ok(format!(
+        "trace: {} lines written to",
+        lines.len() + verdict.len()
+    ))
+}
+
+/// Where the trace's verdict lines are, after the file's name.
+fn note_end(report: &RunReport) -> String {
+    match report.violations.len() {
+        0 => String::new(),
+        1 => " (the last one is the violation)".to_string(),
+        n => format!(" (the last {n} are the violations)"),
+    }
 }

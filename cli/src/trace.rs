@@ -9,7 +9,7 @@ use crate::exit;
 use crate::output;
 use clap::{Args, Subcommand};
 use felix_sim::describe;
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT};
+use felix_sim::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT, TRACE_FORMATS_READ};
 use std::io::BufRead;
 use std::path::PathBuf;
 
@@ -63,10 +63,11 @@ fn show(path: &PathBuf) -> u8 {
         match serde_json::from_str::<TraceLine>(&line) {
             Ok(trace_line) => {
                 if let TraceEvent::Sim(SimEvent::Started { trace_format, .. }) = &trace_line.event {
-                    if *trace_format != TRACE_FORMAT {
+                    if !TRACE_FORMATS_READ.contains(trace_format) {
                         return exit::bad_input(format!(
                             "{shown}:{number}: trace format {trace_format}; this felix reads \
-                             format {TRACE_FORMAT} (docs/trace-format.md)"
+                             formats {} to {TRACE_FORMAT} (docs/trace-format.md)",
+                            TRACE_FORMATS_READ.start()
                         ));
                     }
                 }

@@ -375,6 +375,15 @@ pub fn sim_event(event: &SimEvent, names: &dyn Names) -> String {
             )
         }
         SimEvent::Finished { reason } => format!("sim: run ends: {reason}"),
+        SimEvent::Violation {
+            invariant,
+            at_step,
+            detail,
+            ..
+        } => match at_step {
+            Some(step) => format!("VIOLATION {invariant} at step {step}: {detail}"),
+            None => format!("VIOLATION {invariant}: {detail}"),
+        },
     }
 }
 

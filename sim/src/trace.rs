@@ -16,7 +16,11 @@ use felix_core::NodeId;
 use serde::{Deserialize, Serialize};
 
 /// The version of the JSONL trace format (docs/trace-format.md), written on the first line.
-pub const TRACE_FORMAT: u32 = 2;
+/// Version 3 adds the `violation` lines at the end of a failing run.
+pub const TRACE_FORMAT: u32 = 3;
+
+/// The trace formats this build reads: version 2 is version 3 without `violation` lines.
+pub const TRACE_FORMATS_READ: std::ops::RangeInclusive<u32> = 2..=TRACE_FORMAT;
 
 /// Something the simulator did to the world, recorded beside the core's events.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +68,15 @@ pub enum SimEvent {
     Finished {
         reason: String,
     },
+    /// The verdict: one line per finding, after `finished`, written with the trace file (never
+    /// recorded during the run, so it is in no trace hash). `at_step` is the step of the event
+    /// the finding names (the same number the summary, the why and `trace show` give).
+    Violation {
+        invariant: String,
+        at_step: Option<u64>,
+        clients: Vec<ClientId>,
+        detail: String,
+    },
 }
 
 /// One line of the trace.
@@ -90,6 +103,28 @@ impl TraceLine {
         // Serializing a plain enum of owned data cannot fail; a failure here is a bug.
         serde_json::to_string(self).expect("trace line serializes")
     }
+}
+
+/// The verdict lines that follow a run's trace (`SimEvent::Violation`), one per finding, each
+/// numbered after the last line and timed at its end.
+pub fn violation_lines(lines: &[TraceLine], findings: &[crate::Finding]) -> Vec<TraceLine> {
+    let (next, time) = lines
+        .last()
+        .map_or((0, 0), |last| (last.step + 1, last.time));
+    findings
+        .iter()
+        .zip(next..)
+        .map(|(finding, step)| TraceLine {
+            step,
+            time,
+            event: TraceEvent::Sim(SimEvent::Violation {
+                invariant: finding.invariant.name().to_string(),
+                at_step: finding.step,
+                clients: finding.clients.clone(),
+                detail: finding.detail.clone(),
+            }),
+        })
+        .collect()
 }
 
 /// The kind word of a history line and of a simulator line in the hash.

@@ -159,6 +159,8 @@ fn sim_relevant(invariant: Invariant, event: &SimEvent) -> bool {
                 | Invariant::TermNeverDecreases
         ),
         SimEvent::Healed | SimEvent::Finished { .. } => true,
+        // Verdict lines follow the run; the why is drawn from the run itself.
+        SimEvent::Violation { .. } => false,
         SimEvent::Started { .. } | SimEvent::Phase { .. } | SimEvent::NetworkFault { .. } => {
             !matches!(
                 invariant,

@@ -311,47 +311,7 @@ fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
                 style: Style::Note,
             },
         },
-        TraceEvent::Sim(event) => match event {
-            SimEvent::Started { .. } | SimEvent::Phase { .. } | SimEvent::Finished { .. } => {
-                Mark::Band {
-                    label: describe::trace_event(&TraceEvent::Sim(event.clone())),
-                    style: Style::Note,
-                }
-            }
-            SimEvent::NetworkFault { description } => Mark::Band {
-                label: description.clone(),
-                style: Style::Fault,
-            },
-            SimEvent::Healed => Mark::Band {
-                label: "every fault healed".into(),
-                style: Style::Note,
-            },
-            SimEvent::LeaseMoved {
-                from,
-                to,
-                epoch,
-                told,
-            } => {
-                let lane = from.map_or(lanes.client(*to), |from| lanes.client(from));
-                let label = if *told {
-                    format!("lease {epoch} -> c{to} (told)")
-                } else {
-                    format!("lease {epoch} -> c{to}, NOT told")
-                };
-                point(lane, label, if *told { Style::Note } else { Style::Fault })
-            }
-            SimEvent::Paused { client } => {
-                point(lanes.client(*client), "frozen".into(), Style::Fault)
-            }
-            SimEvent::Resumed { client } => {
-                point(lanes.client(*client), "thawed".into(), Style::Note)
-            }
-            SimEvent::DiskLost { node, ops_lost, .. } => point(
-                lanes.node(*node),
-                format!("lost {ops_lost} ops"),
-                Style::Fault,
-            ),
-        },
+        TraceEvent::Sim(event) => sim_mark(lanes, event),
     }
 }
 
@@ -621,6 +581,49 @@ impl Views {
             changed.push((Lanes::LEASE, lines));
         }
         changed
+    }
+}
+
+/// The mark of a simulator event.
+fn sim_mark(lanes: &Lanes, event: &SimEvent) -> Mark {
+    match event {
+        SimEvent::NetworkFault { description } => Mark::Band {
+            label: description.clone(),
+            style: Style::Fault,
+        },
+        SimEvent::Healed => Mark::Band {
+            label: "every fault healed".into(),
+            style: Style::Note,
+        },
+        SimEvent::LeaseMoved {
+            from,
+            to,
+            epoch,
+            told,
+        } => {
+            let lane = from.map_or(lanes.client(*to), |from| lanes.client(from));
+            let label = if *told {
+                format!("lease {epoch} -> c{to} (told)")
+            } else {
+                format!("lease {epoch} -> c{to}, NOT told")
+            };
+            point(lane, label, if *told { Style::Note } else { Style::Fault })
+        }
+        SimEvent::Paused { client } => point(lanes.client(*client), "frozen".into(), Style::Fault),
+        SimEvent::Resumed { client } => point(lanes.client(*client), "thawed".into(), Style::Note),
+        SimEvent::DiskLost { node, ops_lost, .. } => point(
+            lanes.node(*node),
+            format!("lost {ops_lost} ops"),
+            Style::Fault,
+        ),
+        // The run's start, its phases, its end and its verdict: a band with their sentence.
+        SimEvent::Started { .. }
+        | SimEvent::Phase { .. }
+        | SimEvent::Finished { .. }
+        | SimEvent::Violation { .. } => Mark::Band {
+            label: describe::trace_event(&TraceEvent::Sim(event.clone())),
+            style: Style::Note,
+        },
     }
 }
 

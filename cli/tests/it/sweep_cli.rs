@@ -221,6 +221,69 @@ fn trace_show_reads_its_own_format_and_refuses_another() {
     assert!(stderr.contains("trace format 99"), "{stderr}");
 }
 
+/// A failing run's trace ends with its verdict: one `violation` line per finding, after
+/// `finished`, naming the step of the event the summary names; `trace show` renders it; a clean
+/// run's trace has none.
+#[test]
+fn a_failing_trace_ends_with_its_violation() {
+    let directory = tempfile::tempdir().expect("tempdir");
+    let path = directory.path().join("trace.jsonl");
+    let path_text = path.to_string_lossy().into_owned();
+    let output = felix(&[
+        "replay",
+        "--seed",
+        "0",
+        "--twin",
+        "CompactActive",
+        "--trace",
+        &path_text,
+    ]);
+    let summary = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{summary}");
+    let trace = std::fs::read_to_string(&path).expect("the trace");
+    let lines: Vec<serde_json::Value> = trace
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let verdicts: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter_map(|line| line["sim"].get("violation"))
+        .collect();
+    assert!(!verdicts.is_empty(), "no violation line in the trace");
+    let first = verdicts[0];
+    assert_eq!(first["invariant"], "FloorRecordKept", "{first}");
+    let at = first["at_step"].as_u64().expect("at_step");
+    assert!(
+        summary.contains(&format!("step {at}")),
+        "the summary does not name step {at}: {summary}"
+    );
+    // The verdict follows the run: every line before it is the run's, and it is last.
+    let finished = lines
+        .iter()
+        .position(|line| line["sim"].get("finished").is_some())
+        .expect("a finished line");
+    let violation = lines
+        .iter()
+        .position(|line| line["sim"].get("violation").is_some())
+        .expect("a violation line");
+    assert!(finished < violation && at < lines[finished]["step"].as_u64().unwrap_or(0) + 1);
+    let output = felix(&["trace", "show", &path_text]);
+    let shown = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        shown.contains(&format!("VIOLATION FloorRecordKept at step {at}")),
+        "{shown}"
+    );
+    let clean = directory.path().join("clean.jsonl");
+    let output = felix(&["replay", "--seed", "3", "--trace", &clean.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let trace = std::fs::read_to_string(&clean).expect("the trace");
+    assert!(
+        !trace.contains("\"violation\""),
+        "a clean run has no verdict line"
+    );
+}
+
 /// `--fail-fast` stops at the first failing seed in seed order, says so, and prints the command
 /// that resumes at the next seed; the same for any `--jobs`.
 #[test]

@@ -29,7 +29,7 @@ use felix_audits::Report;
 use felix_core::history::{Event, Phase};
 use felix_core::record::NodeId;
 use felix_core::rules::{Layer, Rules, TwinName};
-use felix_sim::trace::SimEvent;
+use felix_sim::trace::{SimEvent, TraceLine};
 use history::Recorder;
 use proxy::Proxy;
 use schedule::Action;
@@ -677,13 +677,9 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     });
     let twin_name = config.twin.map(|twin| twin.name().to_string());
     let lines = history::trace_lines(&merged, start_micros, config.seed, twin_name, knobs);
-    history::write_trace(&config.trace, &lines)?;
-    let (events, at) = history::history_of(&lines);
-    let mut report = felix_audits::audit(&events);
-    // A violation names the trace line (what `felix trace show` numbers), not the history index.
-    for violation in &mut report.violations {
-        violation.step = at.get(violation.step).copied().unwrap_or(violation.step);
-    }
+    let (report, history_events) = audit_trace(&lines);
+    let written = [lines.as_slice(), &verdict(&lines, &report)].concat();
+    history::write_trace(&config.trace, &written)?;
     let first_violation_micros = report
         .first()
         .and_then(|violation| lines.get(violation.step))
@@ -706,7 +702,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         ),
         format!(
             "nemesis: {} history events ({} trace lines, {torn} torn event-log lines skipped); converged after heal: {}",
-            events.len(),
+            history_events,
             lines.len(),
             if converged { "yes" } else { "NO" }
         ),
@@ -773,4 +769,31 @@ pub fn wait_for_convergence(
 /// The directory a node of a nemesis run lives in.
 pub fn node_dir(dir: &Path, id: NodeId) -> PathBuf {
     dir.join(format!("node-{id}"))
+}
+
+/// The audits over the trace's history; a violation names the trace line (what `felix trace
+/// show` numbers), not the history index. With the number of history events.
+fn audit_trace(lines: &[TraceLine]) -> (Report, usize) {
+    let (events, at) = history::history_of(lines);
+    let mut report = felix_audits::audit(&events);
+    for violation in &mut report.violations {
+        violation.step = at.get(violation.step).copied().unwrap_or(violation.step);
+    }
+    (report, events.len())
+}
+
+/// The trace's last lines, as a simulated run's: one `violation` line per finding of the audits
+/// (their steps already name trace lines).
+fn verdict(lines: &[TraceLine], report: &Report) -> Vec<TraceLine> {
+    let findings: Vec<felix_sim::Finding> = report
+        .violations
+        .iter()
+        .map(|violation| felix_sim::Finding {
+            invariant: violation.invariant,
+            step: Some(violation.step as u64),
+            clients: violation.clients.clone(),
+            detail: violation.message.clone(),
+        })
+        .collect();
+    felix_sim::trace::violation_lines(lines, &findings)
 }
