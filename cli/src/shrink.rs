@@ -11,7 +11,9 @@
 use crate::exit;
 use crate::sweep::parse_twin;
 use clap::Args;
-use felix_sim::shrink::{self, script, Stop};
+use felix_core::TwinName;
+use felix_sim::knobs::Knobs;
+use felix_sim::shrink::{self, script, Stop, Target};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -33,6 +35,17 @@ pub struct ShrinkArgs {
     /// The most runs to try while shrinking.
     #[arg(long, default_value_t = BUDGET_DEFAULT)]
     pub budget: u64,
+    /// The default swarm's knobs for the seed (no per-twin bias), as `felix twins --sim
+    /// --unbiased` ran it: the seed `felix replay --seed S --twin T --unbiased` reruns.
+    #[arg(long, conflicts_with = "knobs")]
+    pub unbiased: bool,
+    /// Shrink the run with exactly these knobs (JSON, as a guided sweep prints them).
+    #[arg(long)]
+    pub knobs: Option<String>,
+    /// The invariant to keep broken (default: the twin's own, if the seed breaks it; else the
+    /// run's first finding, which the progress says).
+    #[arg(long, value_name = "NAME")]
+    pub invariant: Option<String>,
 }
 
 pub fn run(args: ShrinkArgs) -> u8 {
@@ -49,6 +62,10 @@ pub fn run(args: ShrinkArgs) -> u8 {
                 "--twin is needed: shrinking keeps the twin's invariant broken (every rule on has no invariant to keep)",
             )
         }
+        Err(message) => return exit::bad_input(message),
+    };
+    let target = match target(&args, seed, twin) {
+        Ok(target) => target,
         Err(message) => return exit::bad_input(message),
     };
     if args.budget == 0 {
@@ -70,7 +87,7 @@ pub fn run(args: ShrinkArgs) -> u8 {
     }
     let started = Instant::now();
     let mut progress = |line: &str| eprintln!("{line}");
-    let shrunk = match shrink::shrink(seed, twin, args.budget, &mut progress) {
+    let shrunk = match shrink::shrink(&target, args.budget, &mut progress) {
         Ok(shrunk) => shrunk,
         Err(error) => return exit::bad_input(format!("seed {seed} twin {twin}: {error}")),
     };
@@ -86,12 +103,13 @@ pub fn run(args: ShrinkArgs) -> u8 {
         .map(|finding| finding.detail.clone())
         .unwrap_or_default();
     let header = format!(
-        "Shrunk by `felix shrink --seed {seed} --twin {twin} --budget {budget}`: seed {seed} under \
+        "Shrunk by `felix shrink --seed {seed} --twin {twin}{flags} --budget {budget}`: seed {seed} under \
 twin {twin} breaks {invariant}.\n\nIn the seeded world ({before} events, {to} of them up to the \
 violation; shrunk to {after} events up to the violation in {tries} tries{partial}): {what}.\nThe \
 same steps in the scripted driver: with every rule on the audit is ok; with the twin the audit \
 names {invariant}.\n",
         budget = args.budget,
+        flags = flags(&args),
         invariant = shrunk.invariant,
         before = shrunk.original.events,
         to = shrunk.original_to_violation,
@@ -142,23 +160,64 @@ names {invariant}.\n",
         }
         Err(failed) => {
             out!(
-                "no scenario: the {} translated verbs do not break {} in the scripted driver",
+                "no scenario: the {} translated verbs do not break {} in the scripted driver, nor do the {} verbs of its schedule",
                 failed.verbs.len(),
-                shrunk.invariant
+                shrunk.invariant,
+                failed.timed.len()
             );
-            for verb in &failed.verbs {
-                out!("  {verb}");
-            }
-            if !failed.timed.is_empty() {
-                out!(
-                    "nor do the {} verbs of its schedule (deliveries, ticks, syncs):",
-                    failed.timed.len()
+            // The verbs that did not reproduce go to the --out file for a look, never to stdout.
+            if let Some(path) = &args.out {
+                let text = format!(
+                    "# felix shrink: these verbs did NOT reproduce {} in the scripted driver (not a scenario)\n# translated:\n{}\n# its schedule:\n{}\n",
+                    shrunk.invariant,
+                    failed.verbs.join("\n"),
+                    failed.timed.join("\n")
                 );
-                for verb in &failed.timed {
-                    out!("  {verb}");
+                if let Err(error) = std::fs::write(path.with_extension("unreproduced"), text) {
+                    return exit::bad_input(format!(
+                        "--out {}: cannot write: {error}",
+                        path.display()
+                    ));
                 }
+                out!(
+                    "the verbs tried: {}",
+                    path.with_extension("unreproduced").display()
+                );
             }
             exit::VIOLATION
         }
     }
+}
+
+/// The run to shrink, from the flags replay also takes: the seed's knobs (biased towards the
+/// twin, the default swarm's with `--unbiased`, or the given ones) and the invariant to keep.
+fn target(args: &ShrinkArgs, seed: u64, twin: TwinName) -> Result<Target, String> {
+    let mut target = Target::new(seed, twin);
+    if args.unbiased {
+        target.knobs = Knobs::draw(seed, None);
+    }
+    if let Some(text) = &args.knobs {
+        target.knobs = Knobs::parse(text).map_err(|message| format!("--knobs: {message}"))?;
+    }
+    target.invariant = args
+        .invariant
+        .as_deref()
+        .map(crate::sweep::parse_invariant)
+        .transpose()?;
+    Ok(target)
+}
+
+/// The flags that chose the run, as the scenario's header repeats the command.
+fn flags(args: &ShrinkArgs) -> String {
+    let mut flags = String::new();
+    if args.unbiased {
+        flags.push_str(" --unbiased");
+    }
+    if let Some(knobs) = &args.knobs {
+        flags.push_str(&format!(" --knobs '{knobs}'"));
+    }
+    if let Some(invariant) = &args.invariant {
+        flags.push_str(&format!(" --invariant {invariant}"));
+    }
+    flags
 }

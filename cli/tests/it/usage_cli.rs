@@ -214,6 +214,34 @@ fn shrink_refuses_bad_input() {
             "--out",
             "/nonexistent/dir/x.txt",
         ],
+        vec![
+            "shrink",
+            "--seed",
+            "0",
+            "--twin",
+            "CompactActive",
+            "--invariant",
+            "Nope",
+        ],
+        vec![
+            "shrink",
+            "--seed",
+            "0",
+            "--twin",
+            "CompactActive",
+            "--knobs",
+            "{",
+        ],
+        vec![
+            "shrink",
+            "--seed",
+            "0",
+            "--twin",
+            "CompactActive",
+            "--unbiased",
+            "--knobs",
+            "{}",
+        ],
     ] {
         let output = std::process::Command::new(felix)
             .args(&args)
@@ -222,4 +250,46 @@ fn shrink_refuses_bad_input() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(!output.stderr.is_empty(), "{args:?}");
     }
+}
+
+/// `felix shrink` takes the flags a printed replay command has: the unbiased gate's
+/// `felix replay --seed 0 --twin CompactActive --unbiased` shrinks with `shrink` in its place, and
+/// the scenario's header repeats the command; `--invariant` keeps a finding the run has.
+#[test]
+fn shrink_takes_the_unbiased_replay_command() {
+    let felix = env!("CARGO_BIN_EXE_felix");
+    let directory = tempfile::tempdir().expect("tempdir");
+    let out = directory.path().join("x.txt");
+    let output = std::process::Command::new(felix)
+        .args([
+            "shrink",
+            "--seed",
+            "0",
+            "--twin",
+            "CompactActive",
+            "--unbiased",
+        ])
+        .args(["--invariant", "FloorRecordKept", "--budget", "60", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("breaks FloorRecordKept"), "{stdout}");
+    let scenario = std::fs::read_to_string(&out).expect("the scenario");
+    assert!(
+        scenario.contains("--twin CompactActive --unbiased --invariant FloorRecordKept"),
+        "{scenario}"
+    );
+    let output = std::process::Command::new(felix)
+        .arg("scenario")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
 }

@@ -438,19 +438,71 @@ impl Shrinker<'_> {
     }
 }
 
-/// Shrinks `seed` under `twin` with at most `budget` tries, reporting progress lines to
-/// `progress`.
+/// What to shrink: a seed under a twin, with the knobs its run had (the seed's biased draw, the
+/// default swarm's with `--unbiased`, or given ones), and the finding to keep.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub seed: u64,
+    pub twin: TwinName,
+    pub knobs: Knobs,
+    /// The invariant to keep broken; `None`: the twin's named invariant if the run breaks it,
+    /// else the run's first finding.
+    pub invariant: Option<Invariant>,
+}
+
+impl Target {
+    /// The seed under `twin` with the twin's biased knobs, keeping the twin's invariant (or the
+    /// first finding): what `felix shrink --seed S --twin T` shrinks.
+    pub fn new(seed: u64, twin: TwinName) -> Target {
+        Target {
+            seed,
+            twin,
+            knobs: Knobs::draw(seed, Some(twin)),
+            invariant: None,
+        }
+    }
+
+    /// The invariant to keep for a run with these findings: the asked one if it broke it, else
+    /// (none asked) the twin's if it broke it, else the first finding that is not a panic or a
+    /// budget cut.
+    fn keep(&self, original: &Attempt) -> Result<Invariant, ShrinkError> {
+        if let Some(asked) = self.invariant {
+            return match original.breaks(asked) {
+                true => Ok(asked),
+                false => Err(ShrinkError::Passes { invariant: asked }),
+            };
+        }
+        let named = self.twin.must_break(Layer::Sim);
+        if original.breaks(named) {
+            return Ok(named);
+        }
+        original
+            .violations
+            .iter()
+            .map(|finding| finding.invariant)
+            .find(|&invariant| original.breaks(invariant))
+            .ok_or(ShrinkError::Passes { invariant: named })
+    }
+}
+
+/// Shrinks the target's run with at most `budget` tries, reporting progress lines to `progress`.
 pub fn shrink(
-    seed: u64,
-    twin: TwinName,
+    target: &Target,
     budget: u64,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Shrunk, ShrinkError> {
-    let knobs = Knobs::draw(seed, Some(twin));
+    let (seed, twin, knobs) = (target.seed, target.twin, &target.knobs);
     let rules = Rules::twin(twin);
     let label = twin.name().to_string();
-    let invariant = twin.must_break(Layer::Sim);
-    let original = attempt(seed, rules, label.clone(), &knobs, None, false, None);
+    let original = attempt(seed, rules, label.clone(), knobs, None, false, None);
+    let invariant = target.keep(&original)?;
+    if invariant != twin.must_break(Layer::Sim) {
+        progress(&format!(
+            "shrink: seed {seed} twin {twin} breaks {invariant}, not the twin's {}: keeping {invariant}{}",
+            twin.must_break(Layer::Sim),
+            if target.invariant.is_some() { " (asked)" } else { " (its first finding)" }
+        ));
+    }
     let Some(at) = original.broken_at(invariant) else {
         return Err(ShrinkError::Passes { invariant });
     };
@@ -460,7 +512,7 @@ pub fn shrink(
         seed,
         rules,
         label.clone(),
-        &knobs,
+        knobs,
         Some(original.choices.clone()),
         false,
         None,
@@ -472,7 +524,7 @@ pub fn shrink(
         seed,
         rules,
         label.clone(),
-        &knobs,
+        knobs,
         Some(original.choices.clone()),
         false,
         Some(Cut::at(at)),

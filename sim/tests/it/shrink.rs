@@ -58,8 +58,8 @@ type Outcome = (TwinName, Result<Figures, Vec<String>>);
 /// is `ok`, its twin's names the invariant, and it is within twice the hand-written scenario's
 /// commands; `Err(why)` otherwise.
 fn shrunk_scenario(twin: TwinName, seed: u64, hand: usize) -> Result<Figures, String> {
-    let shrunk =
-        shrink::shrink(seed, twin, BUDGET, &mut |_| {}).map_err(|error| error.to_string())?;
+    let shrunk = shrink::shrink(&shrink::Target::new(seed, twin), BUDGET, &mut |_| {})
+        .map_err(|error| error.to_string())?;
     if !shrunk.shrunk.breaks(twin.must_break(Layer::Sim)) {
         return Err("the shrunk run does not break the invariant".to_string());
     }
@@ -164,7 +164,7 @@ fn shrinking_is_deterministic() {
     let twin = TwinName::FloorPastCommit;
     let seed = failing_seeds(twin, 1)[0];
     let run = || {
-        let shrunk = shrink::shrink(seed, twin, BUDGET, &mut |_| {}).unwrap();
+        let shrunk = shrink::shrink(&shrink::Target::new(seed, twin), BUDGET, &mut |_| {}).unwrap();
         let scenario = shrink_script::scenario(&shrunk, "Shrunk.\n").unwrap();
         (shrunk.tries, shrunk.shrunk.choices.clone(), scenario.text)
     };
@@ -186,7 +186,11 @@ fn a_passing_seed_is_refused() {
         })
         .expect("some seed passes");
     assert!(matches!(
-        shrink::shrink(passing, TwinName::CompactActive, BUDGET, &mut |_| {}),
+        shrink::shrink(
+            &shrink::Target::new(passing, TwinName::CompactActive),
+            BUDGET,
+            &mut |_| {}
+        ),
         Err(shrink::ShrinkError::Passes { .. })
     ));
 }
