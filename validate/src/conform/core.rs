@@ -54,6 +54,9 @@ pub struct Core {
     pub holders: Vec<HolderSide>,
     /// The last lease epoch granted (`lease`).
     pub lease: u64,
+    /// A broker crashed on this path: commit indexes are volatile in the core (a restarted
+    /// broker learns its commit again from a leader), kept in the model.
+    pub crashed: bool,
     next_request: RequestId,
     /// Requests sent and not yet answered: client, node, request.
     pending: BTreeMap<RequestId, (ClientId, NodeId, Request)>,
@@ -67,14 +70,14 @@ pub fn node(b: u8) -> NodeId {
 impl Core {
     /// A cluster of `brokers` voters under `rules`, segments of `seg_size` records, with n0 elected
     /// in term 1, its noop committed everywhere, and holder 1 granted the lease: the model's `Init`.
-    pub fn start(brokers: u8, holders: u8, seg_size: u8, rules: Rules) -> Result<Core, String> {
+    pub fn start(brokers: u8, holders: u8, seg_size: u64, rules: Rules) -> Result<Core, String> {
         let mut env = Env::new();
         env.build_tuned(
             u32::from(brokers),
             0,
             rules,
             SegmentLayout {
-                records_per_segment: u64::from(seg_size),
+                records_per_segment: seg_size,
             },
             RETENTION_SEGMENTS,
             &|config| config.append_entries_max = 1,
@@ -84,6 +87,7 @@ impl Core {
             rules,
             holders: vec![HolderSide::default(); usize::from(holders)],
             lease: 0,
+            crashed: false,
             next_request: 1,
             pending: BTreeMap::new(),
         };
@@ -566,6 +570,19 @@ impl Core {
     /// again until f accepts (a refusal moves l's next offset back to the model's match point,
     /// and l answers it with the record there at once).
     fn replicate(&mut self, l: NodeId, f: NodeId) -> Result<(), String> {
+        let log_of = |core: &Core, id: NodeId| {
+            core.env.nodes[id as usize]
+                .host
+                .broker
+                .as_ref()
+                .map(|broker| (broker.journal().tail(), broker.journal().last_term()))
+        };
+        let before = log_of(self, f);
+        let leader_last = self.env.nodes[l as usize]
+            .host
+            .broker
+            .as_ref()
+            .map_or(0, |broker| broker.journal().tail() - 1);
         self.fresh_append(l, f)?;
         for _ in 0..(2 * felix_model::spec::LOG_MAX + 2) {
             let queued = self.env.network.iter().any(|packet| {
@@ -579,6 +596,10 @@ impl Core {
                 self.fresh_append(l, f)?;
             }
             match self.append_round(l, f)? {
+                // Accepted where f already held what came (a refusal's hint can point below the
+                // match point): the record the model sends is the next one.
+                Some(AppendResult::Accepted { matched })
+                    if matched < leader_last && log_of(self, f) == before => {}
                 Some(AppendResult::Accepted { .. }) => return Ok(()),
                 Some(AppendResult::Rejected { .. }) => {}
                 None => return Err(format!("n{f} did not answer n{l}'s AppendEntries")),
@@ -597,6 +618,7 @@ impl Core {
     /// `Crash(b)`: b's storage completes, then it crashes and restarts from its disk.
     fn crash(&mut self, id: NodeId) -> Result<(), String> {
         let mut trace = Trace::new(false);
+        self.crashed = true;
         self.env.sync_node(id, &mut trace)?;
         self.env.crash(id, 0, &mut trace)?;
         self.env.restart(id, &mut trace)

@@ -18,6 +18,7 @@
 pub mod core;
 pub mod project;
 pub mod twins;
+pub mod walk;
 
 use self::core::Core;
 use felix_audits::Violation;
@@ -85,6 +86,28 @@ impl PathRun {
 /// Runs `actions` from the model's `Init` on a core under `rules`, holding it to the model of
 /// `config` after every action.
 pub fn run_path(config: &'static Config, rules: Rules, actions: &[Action]) -> PathRun {
+    run_path_in(config, rules, Segments::Model, actions)
+}
+
+/// How big the core's segments are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Segments {
+    /// The model's `SegSize`: the core compacts (eagerly, as its floor moves) where the model's
+    /// `Compact` could.
+    Model,
+    /// Too big to ever fill on a model path: the core never compacts, so a lagging follower is
+    /// always caught up by `AppendEntries` (the model's `Replicate`), never by a `TrimmedTo` jump,
+    /// which FelixHeadTrim does not have.
+    Never,
+}
+
+/// `run_path` with the core's segments chosen.
+pub fn run_path_in(
+    config: &'static Config,
+    rules: Rules,
+    segments: Segments,
+    actions: &[Action],
+) -> PathRun {
     let model = FelixHeadTrim::new(config);
     let mut state = model
         .init_states()
@@ -99,7 +122,11 @@ pub fn run_path(config: &'static Config, rules: Rules, actions: &[Action]) -> Pa
         states: vec![state.clone()],
     };
     let bounds = &config.bounds;
-    let mut core = match Core::start(bounds.brokers, bounds.holders, bounds.seg_size, rules) {
+    let seg_size = match segments {
+        Segments::Model => u64::from(bounds.seg_size),
+        Segments::Never => 1 << 20,
+    };
+    let mut core = match Core::start(bounds.brokers, bounds.holders, seg_size, rules) {
         Ok(core) => core,
         Err(error) => {
             run.divergence = Some(Divergence {
