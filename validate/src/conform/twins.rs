@@ -44,6 +44,23 @@ impl TwinConform {
         self.every_rule_on.divergence.is_none() && self.every_rule_on.violations.is_empty()
     }
 
+    /// The one known gap between the model and the core, when it is what stopped the twin's
+    /// half: a divergence after a `Retain`. The model's `Retain` may delete the segment that
+    /// holds a log's last record; the core's retention never deletes that segment, so the
+    /// holder's next read sees a record the model deleted, and the path cannot be followed.
+    pub fn gap(&self) -> Option<&'static str> {
+        let run = self.with_twin.as_ref()?;
+        let divergence = run.divergence.as_ref()?;
+        let before = divergence.step.saturating_sub(1).min(self.path.len());
+        self.path[..before]
+            .iter()
+            .any(|action| matches!(action, Action::Retain(_)))
+            .then_some(
+                "the model's Retain deleted the segment holding the log's last record; the \
+                 core's retention never deletes that segment, so the next read differs",
+            )
+    }
+
     /// Both halves as expected (a twin without a core switch is judged on its control only).
     pub fn ok(&self) -> bool {
         self.twin_ok() != Some(false) && self.control_ok()
