@@ -41,85 +41,24 @@ fn record(projected: ProjectedRecord) -> Record {
     }
 }
 
+fn differ(variable: String, model: String, core: String) -> Option<Difference> {
+    Some(Difference {
+        variable,
+        model,
+        core,
+    })
+}
+
 /// Compares the core with the model state `state` of `config`; the first difference.
-pub fn compare(core_state: &Core, config: &Config, state: &State) -> Option<Difference> {
-    let core = core_state;
-    let differ = |variable: String, model: String, core: String| {
-        Some(Difference {
-            variable,
-            model,
-            core,
-        })
-    };
+pub fn compare(core: &Core, config: &Config, state: &State) -> Option<Difference> {
     for b in 1..=config.bounds.brokers {
-        let i = usize::from(b) - 1;
         let Some(broker) = core.env.nodes[node(b) as usize].host.broker.as_ref() else {
             return differ(format!("broker {b}"), "up".to_string(), "down".to_string());
         };
-        let view = BrokerProjection::read(broker);
-        let term = u64::from(state.term[i]);
-        if view.term != term {
-            return differ(
-                format!("term[{b}]"),
-                term.to_string(),
-                view.term.to_string(),
-            );
-        }
-        if view.leader != state.leader[i] {
-            return differ(
-                format!("leader[{b}]"),
-                state.leader[i].to_string(),
-                view.leader.to_string(),
-            );
-        }
-        let log = &state.log[i];
-        // The core's offset 1 is the cluster's first noop, which the model does not have.
-        let len = view.len().saturating_sub(1);
-        if len != u64::from(log.len()) {
-            return differ(
-                format!("Len(log[{b}])"),
-                log.len().to_string(),
-                format!("{len} ({})", view.describe()),
-            );
-        }
-        for offset in 1..=log.len() {
-            let held = view.at(u64::from(offset) + 1);
-            if held.kind == Kind::Empty {
-                continue;
-            }
-            let ours = record(held);
-            if ours != log.at(offset) {
-                return differ(
-                    format!("log[{b}][{offset}]"),
-                    log.at(offset).to_string(),
-                    ours.to_string(),
-                );
-            }
-        }
-        // After a crash the core's commit (and the floor its walk reached) may lag the model's,
-        // never lead it.
-        let at_most = |core: u64, model: u8| {
-            if core_state.crashed {
-                core <= u64::from(model)
-            } else {
-                core == u64::from(model)
-            }
-        };
-        let commit = view.commit.saturating_sub(1);
-        if !at_most(commit, state.commit[i]) {
-            return differ(
-                format!("commit[{b}]"),
-                state.commit[i].to_string(),
-                commit.to_string(),
-            );
-        }
-        let floor = view.floor.saturating_sub(1).max(1);
-        if !at_most(floor, state.floor[i]) {
-            return differ(
-                format!("floor[{b}]"),
-                state.floor[i].to_string(),
-                floor.to_string(),
-            );
+        if let Some(difference) =
+            compare_broker(b, &BrokerProjection::read(broker), core.crashed, state)
+        {
+            return Some(difference);
         }
     }
     for h in 1..=config.bounds.holders {
@@ -145,6 +84,80 @@ pub fn compare(core_state: &Core, config: &Config, state: &State) -> Option<Diff
             "lease".to_string(),
             state.lease.to_string(),
             core.lease.to_string(),
+        );
+    }
+    None
+}
+
+/// Compares broker `b`'s projection with the model; after a crash (`crashed`) the core's commit
+/// (and the floor its walk reached) may lag the model's, never lead it.
+fn compare_broker(
+    b: u8,
+    view: &BrokerProjection,
+    crashed: bool,
+    state: &State,
+) -> Option<Difference> {
+    let i = usize::from(b) - 1;
+    let term = u64::from(state.term[i]);
+    if view.term != term {
+        return differ(
+            format!("term[{b}]"),
+            term.to_string(),
+            view.term.to_string(),
+        );
+    }
+    if view.leader != state.leader[i] {
+        return differ(
+            format!("leader[{b}]"),
+            state.leader[i].to_string(),
+            view.leader.to_string(),
+        );
+    }
+    let log = &state.log[i];
+    // The core's offset 1 is the cluster's first noop, which the model does not have.
+    let len = view.len().saturating_sub(1);
+    if len != u64::from(log.len()) {
+        return differ(
+            format!("Len(log[{b}])"),
+            log.len().to_string(),
+            format!("{len} ({})", view.describe()),
+        );
+    }
+    for offset in 1..=log.len() {
+        let held = view.at(u64::from(offset) + 1);
+        if held.kind == Kind::Empty {
+            continue;
+        }
+        let ours = record(held);
+        if ours != log.at(offset) {
+            return differ(
+                format!("log[{b}][{offset}]"),
+                log.at(offset).to_string(),
+                ours.to_string(),
+            );
+        }
+    }
+    let agrees = |core: u64, model: u8| {
+        if crashed {
+            core <= u64::from(model)
+        } else {
+            core == u64::from(model)
+        }
+    };
+    let commit = view.commit.saturating_sub(1);
+    if !agrees(commit, state.commit[i]) {
+        return differ(
+            format!("commit[{b}]"),
+            state.commit[i].to_string(),
+            commit.to_string(),
+        );
+    }
+    let floor = view.floor.saturating_sub(1).max(1);
+    if !agrees(floor, state.floor[i]) {
+        return differ(
+            format!("floor[{b}]"),
+            state.floor[i].to_string(),
+            floor.to_string(),
         );
     }
     None

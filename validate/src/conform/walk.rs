@@ -143,9 +143,9 @@ pub fn graph(config: &'static Config) -> Graph {
                 first.entry((kind(action), from)).or_insert((at, *action));
             }
             let print = fingerprint(&next);
-            if !index.contains_key(&print) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(print) {
                 let id = parents.len() as u32;
-                index.insert(print, id);
+                slot.insert(id);
                 parents.push(Some((at, *action)));
                 queue.push_back((id, next));
             }
