@@ -13,7 +13,7 @@ use felix_core::rules::Layer;
 use felix_core::Rules;
 use felix_model::config::{self, Config};
 use felix_validate::conform::twins::{conform_twin, TwinConform};
-use felix_validate::conform::walk::{cover, describe_class, Cover};
+use felix_validate::conform::walk::{cover, describe_class, Cover, STATES_MAX};
 use felix_validate::conform::PathRun;
 use serde_json::json;
 use std::time::Instant;
@@ -71,7 +71,16 @@ pub fn run(args: ConformArgs) -> u8 {
         Err(message) => return exit::bad_input(message),
     };
     let started = Instant::now();
-    let found = cover(config, rules, args.paths, args.seed);
+    let found = match cover(config, rules, args.paths, args.seed) {
+        Ok(found) => found,
+        Err(_) => {
+            return exit::bad_input(format!(
+                "{}: the graph has more than {STATES_MAX} states, beyond the transition cover \
+                 (pick a smaller configuration)",
+                config.name
+            ))
+        }
+    };
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
         output::line(&cover_json(&found, seconds).to_string());

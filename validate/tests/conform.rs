@@ -11,12 +11,12 @@ use felix_validate::conform::walk::cover;
 #[test]
 fn only_conformance_catches_an_early_floor() {
     let crash = config::lookup("Crash").expect("the Crash configuration");
-    let clean = cover(crash, Rules::default(), 200, 0);
+    let clean = cover(crash, Rules::default(), 200, 0).expect("a small graph");
     assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
     assert_eq!(clean.covered.len(), clean.total.len());
 
     bite::set_early_floor(true);
-    let planted = cover(crash, Rules::default(), 200, 0);
+    let planted = cover(crash, Rules::default(), 200, 0).expect("a small graph");
     bite::set_early_floor(false);
     assert!(!planted.failed.is_empty(), "the early floor went unseen");
     for failed in &planted.failed {

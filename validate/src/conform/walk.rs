@@ -111,9 +111,15 @@ pub struct Graph {
     pub edges: BTreeMap<Edge, Vec<Action>>,
 }
 
+/// The most states `graph` searches (about 60 bytes each, some 600 MB at most): every passing
+/// configuration but FelixHeadTrimAll (209,821,028 states) fits, and every twin but Retention
+/// (17,182,473).
+pub const STATES_MAX: usize = 10_000_000;
+
 /// The breadth-first search behind `Graph`: each state is kept as its fingerprint, its parent
-/// and the action from it, so a path is rebuilt by walking the parents back.
-pub fn graph(config: &'static Config) -> Graph {
+/// and the action from it, so a path is rebuilt by walking the parents back. Err (the states
+/// searched) past `STATES_MAX`.
+pub fn graph(config: &'static Config) -> Result<Graph, usize> {
     use std::hash::{Hash, Hasher};
     let fingerprint = |state: &State| {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -132,6 +138,9 @@ pub fn graph(config: &'static Config) -> Graph {
         queue.push_back((0, state));
     }
     while let Some((at, state)) = queue.pop_front() {
+        if parents.len() > STATES_MAX {
+            return Err(parents.len());
+        }
         let from = class(config, &state);
         actions.clear();
         model.actions(&state, &mut actions);
@@ -168,10 +177,10 @@ pub fn graph(config: &'static Config) -> Graph {
             (edge, path)
         })
         .collect();
-    Graph {
+    Ok(Graph {
         states: parents.len(),
         edges,
-    }
+    })
 }
 
 /// SplitMix64: the walks' only source of choices.
@@ -284,8 +293,9 @@ impl Cover {
 /// Up to `paths` walks over `config`'s graph from `seed`, each run on the core under `rules`:
 /// walk `i` takes the shortest path to the first edge no earlier walk covered (edges in a
 /// seeded order), then a tail biased to uncovered edges. Stops early once every edge is covered.
-pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Cover {
-    let graph = graph(config);
+/// Err (the states searched) when the graph is beyond `STATES_MAX`.
+pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Result<Cover, usize> {
+    let graph = graph(config)?;
     let total: BTreeSet<Edge> = graph.edges.keys().copied().collect();
     let mut order: Vec<(&Edge, &Vec<Action>)> = graph.edges.iter().collect();
     let mut random = SplitMix(seed);
@@ -326,7 +336,7 @@ pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Co
         }
         ran += 1;
     }
-    Cover {
+    Ok(Cover {
         config: config.name,
         seed,
         paths: ran,
@@ -335,5 +345,5 @@ pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Co
         covered,
         actions_run,
         failed,
-    }
+    })
 }
