@@ -201,7 +201,8 @@ pub fn audit_one(history: &[Event], invariant: Invariant) -> Report {
         | Invariant::TypeOk
         | Invariant::EventBudget
         | Invariant::Panic
-        | Invariant::TraceValidation => Vec::new(),
+        | Invariant::TraceValidation
+        | Invariant::Conformance => Vec::new(),
     };
     Report {
         violations,

@@ -20,6 +20,7 @@ mod bench;
 mod bench_sim;
 mod check;
 mod check_paros;
+mod conform;
 mod exit;
 mod explore;
 mod guided;
@@ -68,6 +69,9 @@ enum Command {
     Shrink(shrink::ShrinkArgs),
     /// Hold every twin to the invariant it must break (model and/or simulator).
     Twins(twins::TwinsArgs),
+    /// Run model paths covering a configuration's state graph on the real core (exit 1 on a
+    /// divergence or a violation).
+    Conform(conform::ConformArgs),
     /// Look at a file store directory without writing (`check`: damage; `dump`: every record).
     Store(store::StoreArgs),
     /// Render a trace file (`felix trace show FILE.jsonl`).
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         Command::Scenario(args) => scenario::run(args),
         Command::Shrink(args) => shrink::run(args),
         Command::Twins(args) => twins::run(args),
+        Command::Conform(args) => conform::run(args),
         Command::Store(args) => store::run(args),
         Command::Trace(args) => trace::run(args),
         Command::History(args) => history::run(args),

@@ -57,6 +57,10 @@ pub struct TwinsArgs {
     /// Fail unless each search's median runs to detect, over the twins, is at most this.
     #[arg(long)]
     pub median_max: Option<u64>,
+    /// Run every FelixHeadTrim twin's shortest counterexample on the real core, with the twin
+    /// (it must break the named invariant) and with every rule on (it must hold); nothing else.
+    #[arg(long)]
+    pub conform: bool,
 }
 
 /// Which searches `--unbiased` runs.
@@ -325,6 +329,12 @@ fn run_sim(args: &TwinsArgs) -> u8 {
 }
 
 pub fn run(args: TwinsArgs) -> u8 {
+    if args.conform {
+        if args.model || args.sim {
+            return exit::bad_input("--conform runs alone: not with --model or --sim");
+        }
+        return crate::conform::run_twins(args.json);
+    }
     let both = !args.model && !args.sim;
     // A flag of the simulator's searches with only the model checked would do nothing: refused
     // before anything runs.

@@ -17,11 +17,11 @@ const POLL_INTERVAL: Duration = Duration::from_millis(5);
 pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
 use serde::Serialize;
-use stateright::{Checker, HasDiscoveries, Model};
+use stateright::{Checker, HasDiscoveries, Model, Path};
 
 use crate::config::Config;
 use crate::properties;
-use crate::spec::FelixHeadTrim;
+use crate::spec::{Action, FelixHeadTrim, State};
 use crate::trace::{self, TraceStep};
 
 /// Whether every invariant held over the whole bounded state space.
@@ -268,6 +268,23 @@ pub fn run_twin(config: &'static Config) -> TwinRun {
 /// discovery of a block of states; so the search is repeated with states at or past the depth of
 /// the trace found left unchecked, until no shorter trace appears.
 pub fn shortest_counterexample(config: &'static Config, invariant: &'static str) -> Vec<TraceStep> {
+    shortest_path(config, invariant)
+        .map(|path| trace::steps(config, path))
+        .unwrap_or_default()
+}
+
+/// The actions of the shortest path to a state breaking `invariant` (the path
+/// `shortest_counterexample` renders), or None if no reachable state breaks it: what the
+/// conformance runner (`felix-validate`) replays on the core.
+pub fn shortest_counterexample_actions(
+    config: &'static Config,
+    invariant: &'static str,
+) -> Option<Vec<Action>> {
+    shortest_path(config, invariant).map(|path| path.into_actions())
+}
+
+/// The shortest path to a state breaking `invariant`, searched as `shortest_counterexample` says.
+fn shortest_path(config: &'static Config, invariant: &'static str) -> Option<Path<State, Action>> {
     let mut best = None;
     let mut depth_limit: Option<NonZeroUsize> = None;
     loop {
@@ -292,8 +309,7 @@ pub fn shortest_counterexample(config: &'static Config, invariant: &'static str)
             }
         }
     }
-    best.map(|path| trace::steps(config, path))
-        .unwrap_or_default()
+    best
 }
 
 /// The first `always` property (in the model's order) that has a discovery.

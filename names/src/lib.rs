@@ -12,7 +12,8 @@ use std::fmt;
 /// A property a run or a state graph is judged by. The journal's invariants (one doc line each
 /// below), the model's `TypeOK`, and the three findings the simulator reports in the same
 /// place as an invariant (`EventBudget`: a run that hit the event budget, a livelock; `Panic`: an
-/// assert fired; `TraceValidation`: a step the model cannot make).
+/// assert fired; `TraceValidation`: a step the model cannot make; `Conformance`: a model action
+/// the core, driven through it, does not follow).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Invariant {
     /// No committed write or trim from one holder follows a committed write from a newer holder.
@@ -47,11 +48,14 @@ pub enum Invariant {
     /// A trace-validation finding: a step of a simulated run that the model's own actions cannot
     /// make (a divergence of the code from the design).
     TraceValidation,
+    /// A conformance finding: the real core, driven through a path of the model's actions, ends
+    /// an action in a state other than the model's next state (or cannot be driven to take it).
+    Conformance,
 }
 
 impl Invariant {
     /// Every name, the journal's invariants first (in the order of the README's tables).
-    pub const ALL: [Invariant; 15] = [
+    pub const ALL: [Invariant; 16] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -67,6 +71,7 @@ impl Invariant {
         Invariant::EventBudget,
         Invariant::Panic,
         Invariant::TraceValidation,
+        Invariant::Conformance,
     ];
 
     /// The name, exactly as in TLA+, Stateright, the audits, the docs and every output.
@@ -87,6 +92,7 @@ impl Invariant {
             Invariant::EventBudget => "EventBudget",
             Invariant::Panic => "Panic",
             Invariant::TraceValidation => "TraceValidation",
+            Invariant::Conformance => "Conformance",
         }
     }
 
@@ -350,6 +356,7 @@ mod tests {
                             | Invariant::EventBudget
                             | Invariant::Panic
                             | Invariant::TraceValidation
+                            | Invariant::Conformance
                     ),
                     "{twin}: {invariant}"
                 );

@@ -32,6 +32,7 @@
 //! matched); StaleTrimRefused and NoReadBelowFloor stay the audits'.
 
 pub mod checker;
+pub mod conform;
 pub mod paros;
 pub mod projection;
 pub mod window;

@@ -220,6 +220,27 @@ impl Env {
         layout: SegmentLayout,
         retention_segments_max: u64,
     ) {
+        self.build_tuned(
+            brokers,
+            replicas,
+            rules,
+            layout,
+            retention_segments_max,
+            &|_| {},
+        );
+    }
+
+    /// `build`, with `tune` changing every node's broker configuration last (the model-path
+    /// runner of `felix-validate` sends one record per `AppendEntries`, as the model does).
+    pub fn build_tuned(
+        &mut self,
+        brokers: u32,
+        replicas: u32,
+        rules: Rules,
+        layout: SegmentLayout,
+        retention_segments_max: u64,
+        tune: &dyn Fn(&mut BrokerConfig),
+    ) {
         assert!(brokers > 0);
         let next_rules = self.next_rules;
         *self = Env::new();
@@ -239,6 +260,7 @@ impl Env {
                 retention_segments_max,
                 ..JournalConfig::default()
             };
+            tune(&mut config);
             let mut host = Host::new(
                 config,
                 layout,

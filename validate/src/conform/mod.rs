@@ -1,0 +1,207 @@
+//! From the model to the code: a path of FelixHeadTrim actions run on the real core, one action
+//! at a time, the core's projected state held to the model's next state after each.
+//!
+//! Trace validation (`crate::Validator`) goes from the code to the model: it checks that what a
+//! simulated run happened to do is a behaviour of the model. This goes the other way: the model
+//! chooses the schedule (a twin's shortest counterexample, or a walk over the configuration's
+//! state graph, `walk`), and the scripted driver (`felix_sim::script::env`) makes the core take it:
+//! - `core`: each action as deliveries, ticks, syncs and client requests (the action-to-verb
+//!   table is in docs/formal/README.md, "From the model to the code");
+//! - `project`: the core's brokers and the driver's holders read as the model's variables and
+//!   compared with the model's state, the first difference named;
+//! - the history the driver records is judged by every audit at the end of the path.
+//!
+//! A path stops at the first action the model refuses (its guard does not hold: a path taken from
+//! another configuration, as a twin's counterexample replayed with every rule on) or the first
+//! divergence; the audits judge what ran. A divergence is the `Conformance` finding.
+
+pub mod core;
+pub mod project;
+pub mod twins;
+pub mod walk;
+
+use self::core::Core;
+use felix_audits::Violation;
+use felix_core::Rules;
+use felix_model::config::Config;
+use felix_model::spec::{Action, FelixHeadTrim, State};
+use project::Difference;
+use stateright::Model;
+
+/// An action after which the core is not in the model's next state, or which the core could not
+/// be driven to take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// The action's position in the path, from 1.
+    pub step: usize,
+    /// The action, as the spec writes it.
+    pub action: String,
+    /// The first variable that differs, or why the driver could not carry the action out.
+    pub what: String,
+    /// The model's next state, in the words of `project::describe_model`.
+    pub model_state: String,
+    /// The core's state after the action, projected.
+    pub core_state: String,
+}
+
+impl Divergence {
+    /// One sentence: the `Conformance` finding's message.
+    pub fn describe(&self) -> String {
+        format!(
+            "step {} {}: {}; model: {}; core: {}",
+            self.step, self.action, self.what, self.model_state, self.core_state
+        )
+    }
+}
+
+/// What one path did on the core.
+#[derive(Clone, Debug)]
+pub struct PathRun {
+    /// Actions the core took (and the model agreed with, up to a divergence).
+    pub actions_run: usize,
+    /// The first action the model refused, with its position from 1 (the path goes no further).
+    pub refused: Option<(usize, Action)>,
+    /// The first divergence, if any (the path goes no further).
+    pub divergence: Option<Divergence>,
+    /// Every audit's violations on the core's history.
+    pub violations: Vec<Violation>,
+    /// The model states the path went through, `Init` first (one per action run, plus one).
+    pub states: Vec<State>,
+}
+
+impl PathRun {
+    /// The invariants the audits found broken, each once, in the order found.
+    pub fn broken(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for violation in &self.violations {
+            let name = violation.invariant.name();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    }
+}
+
+/// Runs `actions` from the model's `Init` on a core under `rules`, holding it to the model of
+/// `config` after every action.
+pub fn run_path(config: &'static Config, rules: Rules, actions: &[Action]) -> PathRun {
+    run_path_in(config, rules, Segments::Model, actions)
+}
+
+/// How big the core's segments are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Segments {
+    /// The model's `SegSize`: the core compacts (eagerly, as its floor moves) where the model's
+    /// `Compact` could.
+    Model,
+    /// Too big to ever fill on a model path: the core never compacts, so a lagging follower is
+    /// always caught up by `AppendEntries` (the model's `Replicate`), never by a `TrimmedTo` jump,
+    /// which FelixHeadTrim does not have.
+    Never,
+}
+
+/// `run_path` with the core's segments chosen.
+pub fn run_path_in(
+    config: &'static Config,
+    rules: Rules,
+    segments: Segments,
+    actions: &[Action],
+) -> PathRun {
+    let model = FelixHeadTrim::new(config);
+    let mut state = model
+        .init_states()
+        .into_iter()
+        .next()
+        .expect("the model has an initial state");
+    let mut run = PathRun {
+        actions_run: 0,
+        refused: None,
+        divergence: None,
+        violations: Vec::new(),
+        states: vec![state.clone()],
+    };
+    let bounds = &config.bounds;
+    let seg_size = match segments {
+        Segments::Model => u64::from(bounds.seg_size),
+        Segments::Never => 1 << 20,
+    };
+    let mut core = match Core::start(bounds.brokers, bounds.holders, seg_size, rules) {
+        Ok(core) => core,
+        Err(error) => {
+            run.divergence = Some(Divergence {
+                step: 0,
+                action: "Init".to_string(),
+                what: error,
+                model_state: project::describe_model(&state, config),
+                core_state: String::new(),
+            });
+            return run;
+        }
+    };
+    if let Some(difference) = project::compare(&core, config, &state) {
+        run.divergence = Some(diverged(0, "Init", difference, &state, &core, config));
+    }
+    for (index, &action) in actions.iter().enumerate() {
+        if run.divergence.is_some() {
+            break;
+        }
+        let Some(next) = model.next_state(&state, action) else {
+            run.refused = Some((index + 1, action));
+            break;
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.apply(action)));
+        let driven = match outcome {
+            Ok(driven) => driven,
+            Err(_) => Err("the core panicked".to_string()),
+        };
+        run.actions_run = index + 1;
+        let difference = match driven {
+            Err(reason) => Some(Difference {
+                variable: format!("the driver: {reason}"),
+                model: String::new(),
+                core: String::new(),
+            }),
+            Ok(()) => project::compare(&core, config, &next),
+        };
+        if let Some(difference) = difference {
+            run.divergence = Some(diverged(
+                index + 1,
+                &action.to_string(),
+                difference,
+                &next,
+                &core,
+                config,
+            ));
+        }
+        state = next;
+        run.states.push(state.clone());
+    }
+    run.violations = felix_audits::audit(&core.env.history).violations;
+    run
+}
+
+fn diverged(
+    step: usize,
+    action: &str,
+    difference: Difference,
+    model_state: &State,
+    core: &Core,
+    config: &Config,
+) -> Divergence {
+    let what = if difference.model.is_empty() && difference.core.is_empty() {
+        difference.variable
+    } else {
+        format!(
+            "{} is {} in the model, {} in the core",
+            difference.variable, difference.model, difference.core
+        )
+    };
+    Divergence {
+        step,
+        action: action.to_string(),
+        what,
+        model_state: project::describe_model(model_state, config),
+        core_state: project::describe(core, config),
+    }
+}

@@ -1,0 +1,349 @@
+//! Coverage of the state graph: seeded random walks over a configuration's reachable states,
+//! biased towards the edges no walk has taken yet, each walk run on the core (`run_path`).
+//!
+//! An *edge* is an action kind (`Promote`, `Replicate`, ...) taken from an abstract state class
+//! (`class`): a handful of facts about the brokers and holders that decide which schedules are
+//! interesting (a deposed leader still leading, terms or logs that disagree, a commit index that
+//! lags, a floor raised, a holder retired, the lease moved). `edges` enumerates every edge of the
+//! reachable graph by a breadth-first search over the model (the denominator), keeping for each
+//! edge the shortest path that takes it: a transition cover. Each walk follows the shortest path
+//! to an edge no earlier walk covered, then a tail that picks, at each state, uniformly among the
+//! enabled actions whose edge is still uncovered, or among all enabled actions when none is, for
+//! at most `TAIL_MAX` actions. An edge counts as covered once the core took that action from that
+//! class without diverging before it.
+//!
+//! Deterministic for a seed: the generator is SplitMix64 over the seed and the walk's number, and
+//! every set is ordered.
+
+use super::{run_path_in, PathRun, Segments};
+use felix_core::Rules;
+use felix_model::config::Config;
+use felix_model::spec::{Action, FelixHeadTrim, State};
+use stateright::Model;
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+/// Action kinds with no core verb, left out of the edges: the core compacts (and retains) by
+/// itself as its floor moves, and the walks run it with segments it never fills
+/// (`Segments::Never`), so these model steps change nothing the comparison reads.
+pub const NO_CORE_VERB: [&str; 2] = ["Compact", "Retain"];
+
+/// The most actions a walk takes after the path to its edge.
+pub const TAIL_MAX: usize = 12;
+
+/// An abstract state class (the fields of `class`, packed).
+pub type Class = u8;
+
+/// An edge: an action kind from a class.
+pub type Edge = (&'static str, Class);
+
+/// The action's kind: its name without parameters.
+pub fn kind(action: &Action) -> &'static str {
+    match action {
+        Action::MoveLease => "MoveLease",
+        Action::Promote(..) => "Promote",
+        Action::Write(..) => "Write",
+        Action::TrimAppend(..) => "TrimAppend",
+        Action::TrimNoop(..) => "TrimNoop",
+        Action::Refused(..) => "Refused",
+        Action::Read(..) => "Read",
+        Action::Replicate(..) => "Replicate",
+        Action::StepDown(..) => "StepDown",
+        Action::Compact(..) => "Compact",
+        Action::Retain(..) => "Retain",
+        Action::Crash(..) => "Crash",
+    }
+}
+
+/// A state's class: whether two brokers believe they lead, whether every term is the same,
+/// whether every log is the same, whether every commit index is the same, whether some floor is
+/// raised, whether some holder retired, whether the lease moved.
+pub fn class(config: &Config, state: &State) -> Class {
+    let brokers = usize::from(config.bounds.brokers);
+    let holders = usize::from(config.bounds.holders);
+    let leaders = state.leader[..brokers].iter().filter(|&&l| l).count();
+    let same = |values: &[u8]| values.iter().all(|&v| v == values[0]);
+    let logs_same = state.log[..brokers].iter().all(|log| *log == state.log[0]);
+    let facts = [
+        leaders >= 2,
+        same(&state.term[..brokers]),
+        logs_same,
+        same(&state.commit[..brokers]),
+        state.floor[..brokers].iter().any(|&f| f > 1),
+        state.retired[..holders].iter().any(|&r| r),
+        state.lease > 1,
+    ];
+    facts
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (index, &fact)| bits | (u8::from(fact) << index))
+}
+
+/// The facts of a class, in words (for reports).
+pub fn describe_class(class: Class) -> String {
+    const FACTS: [&str; 7] = [
+        "two leaders",
+        "terms agree",
+        "logs agree",
+        "commits agree",
+        "floor raised",
+        "a holder retired",
+        "lease moved",
+    ];
+    let facts: Vec<&str> = FACTS
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| class & (1 << index) != 0)
+        .map(|(_, fact)| *fact)
+        .collect();
+    if facts.is_empty() {
+        "-".to_string()
+    } else {
+        facts.join(", ")
+    }
+}
+
+/// The configuration's reachable graph, searched breadth-first: for every edge, the shortest
+/// path from `Init` that ends with it.
+pub struct Graph {
+    /// Distinct states.
+    pub states: usize,
+    /// Every edge, with the shortest path (its last action the edge's) that takes it.
+    pub edges: BTreeMap<Edge, Vec<Action>>,
+}
+
+/// The most states `graph` searches (about 60 bytes each, some 600 MB at most): every passing
+/// configuration but FelixHeadTrimAll (209,821,028 states) fits, and every twin but Retention
+/// (17,182,473).
+pub const STATES_MAX: usize = 10_000_000;
+
+/// The breadth-first search behind `Graph`: each state is kept as its fingerprint, its parent
+/// and the action from it, so a path is rebuilt by walking the parents back. Err (the states
+/// searched) past `STATES_MAX`.
+pub fn graph(config: &'static Config) -> Result<Graph, usize> {
+    use std::hash::{Hash, Hasher};
+    let fingerprint = |state: &State| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        state.hash(&mut hasher);
+        hasher.finish()
+    };
+    let model = FelixHeadTrim::new(config);
+    let mut index: HashMap<u64, u32> = HashMap::new();
+    let mut parents: Vec<Option<(u32, Action)>> = Vec::new();
+    let mut queue: VecDeque<(u32, State)> = VecDeque::new();
+    let mut first: BTreeMap<Edge, (u32, Action)> = BTreeMap::new();
+    let mut actions = Vec::new();
+    for state in model.init_states() {
+        index.insert(fingerprint(&state), 0);
+        parents.push(None);
+        queue.push_back((0, state));
+    }
+    while let Some((at, state)) = queue.pop_front() {
+        if parents.len() > STATES_MAX {
+            return Err(parents.len());
+        }
+        let from = class(config, &state);
+        actions.clear();
+        model.actions(&state, &mut actions);
+        for action in &actions {
+            let Some(next) = model.next_state(&state, *action) else {
+                continue;
+            };
+            if !NO_CORE_VERB.contains(&kind(action)) {
+                first.entry((kind(action), from)).or_insert((at, *action));
+            }
+            let print = fingerprint(&next);
+            if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(print) {
+                let id = parents.len() as u32;
+                slot.insert(id);
+                parents.push(Some((at, *action)));
+                queue.push_back((id, next));
+            }
+        }
+    }
+    let path_to = |mut at: u32| {
+        let mut path = Vec::new();
+        while let Some((parent, action)) = parents[at as usize] {
+            path.push(action);
+            at = parent;
+        }
+        path.reverse();
+        path
+    };
+    let edges = first
+        .into_iter()
+        .map(|(edge, (at, action))| {
+            let mut path = path_to(at);
+            path.push(action);
+            (edge, path)
+        })
+        .collect();
+    Ok(Graph {
+        states: parents.len(),
+        edges,
+    })
+}
+
+/// SplitMix64: the walks' only source of choices.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// One walk: the path the model takes from `Init`, preferring edges not in `covered`.
+pub fn walk(
+    config: &'static Config,
+    prefix: &[Action],
+    covered: &BTreeSet<Edge>,
+    seed: u64,
+    index: u64,
+) -> Vec<Action> {
+    let model = FelixHeadTrim::new(config);
+    let mut random = SplitMix(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
+    let mut state = model
+        .init_states()
+        .into_iter()
+        .next()
+        .expect("the model has an initial state");
+    let mut taken: BTreeSet<Edge> = BTreeSet::new();
+    let mut path = Vec::new();
+    for &action in prefix {
+        taken.insert((kind(&action), class(config, &state)));
+        state = model
+            .next_state(&state, action)
+            .expect("a path of the graph is enabled");
+        path.push(action);
+    }
+    let mut actions = Vec::new();
+    for _ in 0..TAIL_MAX {
+        actions.clear();
+        model.actions(&state, &mut actions);
+        if actions.is_empty() {
+            break;
+        }
+        let from = class(config, &state);
+        let fresh: Vec<Action> = actions
+            .iter()
+            .copied()
+            .filter(|action| {
+                let edge = (kind(action), from);
+                !covered.contains(&edge) && !taken.contains(&edge)
+            })
+            .collect();
+        let pool = if fresh.is_empty() { &actions } else { &fresh };
+        let action = pool[random.below(pool.len())];
+        taken.insert((kind(&action), from));
+        state = model
+            .next_state(&state, action)
+            .expect("an enabled action has a next state");
+        path.push(action);
+    }
+    path
+}
+
+/// One walk that went wrong on the core.
+#[derive(Clone, Debug)]
+pub struct Failed {
+    /// The walk's number.
+    pub index: u64,
+    /// The walk.
+    pub path: Vec<Action>,
+    /// What the core did with it.
+    pub run: PathRun,
+}
+
+/// What `cover` found.
+#[derive(Clone, Debug)]
+pub struct Cover {
+    pub config: &'static str,
+    pub seed: u64,
+    pub paths: u64,
+    pub states: usize,
+    /// Every edge of the reachable graph.
+    pub total: BTreeSet<Edge>,
+    /// The edges the core took without diverging before them.
+    pub covered: BTreeSet<Edge>,
+    /// Actions run on the core, over all walks.
+    pub actions_run: usize,
+    /// Walks that diverged or broke an invariant (every rule on: none should).
+    pub failed: Vec<Failed>,
+}
+
+impl Cover {
+    /// The edges no walk covered, by kind.
+    pub fn missed(&self) -> BTreeMap<&'static str, Vec<Class>> {
+        let mut missed: BTreeMap<&'static str, Vec<Class>> = BTreeMap::new();
+        for edge in self.total.difference(&self.covered) {
+            missed.entry(edge.0).or_default().push(edge.1);
+        }
+        missed
+    }
+}
+
+/// Up to `paths` walks over `config`'s graph from `seed`, each run on the core under `rules`:
+/// walk `i` takes the shortest path to the first edge no earlier walk covered (edges in a
+/// seeded order), then a tail biased to uncovered edges. Stops early once every edge is covered.
+/// Err (the states searched) when the graph is beyond `STATES_MAX`.
+pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Result<Cover, usize> {
+    let graph = graph(config)?;
+    let total: BTreeSet<Edge> = graph.edges.keys().copied().collect();
+    let mut order: Vec<(&Edge, &Vec<Action>)> = graph.edges.iter().collect();
+    let mut random = SplitMix(seed);
+    for i in (1..order.len()).rev() {
+        order.swap(i, random.below(i + 1));
+    }
+    let mut covered = BTreeSet::new();
+    let mut failed = Vec::new();
+    let mut actions_run = 0;
+    let mut ran = 0;
+    let mut targets = order.into_iter();
+    while ran < paths {
+        let prefix: &[Action] = match targets.by_ref().find(|(edge, _)| !covered.contains(*edge)) {
+            Some((_, path)) => path,
+            None if covered.len() == total.len() => break,
+            None => &[],
+        };
+        let path = walk(config, prefix, &covered, seed, ran);
+        let run = run_path_in(config, rules, Segments::Never, &path);
+        actions_run += run.actions_run;
+        // An edge is covered when the core took the action from the state before it and the
+        // model agreed with where it landed.
+        let agreed = match &run.divergence {
+            Some(divergence) => divergence.step.saturating_sub(1),
+            None => run.actions_run,
+        };
+        for (state, action) in run.states.iter().zip(&path).take(agreed) {
+            if !NO_CORE_VERB.contains(&kind(action)) {
+                covered.insert((kind(action), class(config, state)));
+            }
+        }
+        if run.divergence.is_some() || !run.violations.is_empty() {
+            failed.push(Failed {
+                index: ran,
+                path,
+                run,
+            });
+        }
+        ran += 1;
+    }
+    Ok(Cover {
+        config: config.name,
+        seed,
+        paths: ran,
+        states: graph.states,
+        total,
+        covered,
+        actions_run,
+        failed,
+    })
+}
