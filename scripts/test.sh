@@ -8,6 +8,8 @@
 #   4. every twin, in the Stateright model and in the simulator, must fail with its invariant,
 #      in the simulator also with the default swarm (no per-twin bias) within 1,000 runs, plain
 #      and guided, median at most 50;
+#   4b. the model's paths on the real core: every twin's counterexample and each configuration's
+#      transition cover (felix twins --conform, felix conform);
 #   5. the TLA+ configurations through TLC, when TLA2TOOLS_JAR points at a tla2tools.jar (started
 #      first, in the background, beside steps 1-4; its output is printed at the end).
 #      Without it the TLA+ checks did NOT run, and this script says so loudly (exit 3 of
@@ -53,6 +55,15 @@ step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace vali
 
 step "felix twins (model and simulator; the simulator's swarm biased per twin: the fast canary)"
 "$felix" twins
+
+step "felix twins --conform, and felix conform on every default FelixHeadTrim configuration (the model's paths on the real core)"
+# Every model twin's shortest counterexample run on the core with the twin's switch must break
+# the same invariant, and with every rule on it must hold; each configuration's transition cover
+# (every action kind x state class edge) must run on the core with no divergence.
+"$felix" twins --conform
+for config in Main Steady Promotions Crash Failover Liveness Combined; do
+    "$felix" conform "$config"
+done
 
 step "felix twins --sim --unbiased --median-max 50 (the default swarm, no per-twin bias: plain seeds and a guided campaign)"
 # The gate that measures the harness: every twin must be caught with its named invariant by the

@@ -3,6 +3,7 @@
 
 mod bench_sim_cli;
 mod check_cli;
+mod conform_cli;
 mod guided_cli;
 mod history_cli;
 mod html_cli;

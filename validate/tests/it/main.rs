@@ -2,4 +2,5 @@
 //! (one build and one link for the crate instead of one per file).
 
 mod bite;
+mod conform;
 mod twins;
