@@ -72,18 +72,8 @@ pub fn run(args: ShrinkArgs) -> u8 {
         return exit::bad_input("--budget 0: at least one run is needed");
     }
     // A path that cannot be written is reported before the shrinking, without leaving a file.
-    if let Some(path) = &args.out {
-        let existed = path.exists();
-        let opened = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path);
-        if let Err(error) = opened {
-            return exit::bad_input(format!("--out {}: cannot write: {error}", path.display()));
-        }
-        if !existed {
-            let _ = std::fs::remove_file(path);
-        }
+    if let Some(Err(message)) = args.out.as_deref().map(check_writable) {
+        return exit::bad_input(message);
     }
     let started = Instant::now();
     let mut progress = |line: &str| eprintln!("{line}");
@@ -158,34 +148,7 @@ names {invariant}.\n",
             }
             exit::OK
         }
-        Err(failed) => {
-            out!(
-                "no scenario: the {} translated verbs do not break {} in the scripted driver, nor do the {} verbs of its schedule",
-                failed.verbs.len(),
-                shrunk.invariant,
-                failed.timed.len()
-            );
-            // The verbs that did not reproduce go to the --out file for a look, never to stdout.
-            if let Some(path) = &args.out {
-                let text = format!(
-                    "# felix shrink: these verbs did NOT reproduce {} in the scripted driver (not a scenario)\n# translated:\n{}\n# its schedule:\n{}\n",
-                    shrunk.invariant,
-                    failed.verbs.join("\n"),
-                    failed.timed.join("\n")
-                );
-                if let Err(error) = std::fs::write(path.with_extension("unreproduced"), text) {
-                    return exit::bad_input(format!(
-                        "--out {}: cannot write: {error}",
-                        path.display()
-                    ));
-                }
-                out!(
-                    "the verbs tried: {}",
-                    path.with_extension("unreproduced").display()
-                );
-            }
-            exit::VIOLATION
-        }
+        Err(failed) => not_reproduced(&args, &shrunk, &failed),
     }
 }
 
@@ -220,4 +183,52 @@ fn flags(args: &ShrinkArgs) -> String {
         flags.push_str(&format!(" --invariant {invariant}"));
     }
     flags
+}
+
+/// Whether `path` can be written, without leaving a file that was not there.
+fn check_writable(path: &std::path::Path) -> Result<(), String> {
+    let existed = path.exists();
+    let opened = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path);
+    if let Err(error) = opened {
+        return Err(format!("--out {}: cannot write: {error}", path.display()));
+    }
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// The shrunk run did not reproduce in the scripted driver: says so (exit 1); the verbs tried go
+/// to `FILE.unreproduced` beside `--out FILE`, never to stdout.
+fn not_reproduced(
+    args: &ShrinkArgs,
+    shrunk: &shrink::Shrunk,
+    failed: &script::NotReproduced,
+) -> u8 {
+    out!(
+        "no scenario: the {} translated verbs do not break {} in the scripted driver, nor do the {} verbs of its schedule",
+        failed.verbs.len(),
+        shrunk.invariant,
+        failed.timed.len()
+    );
+    // The verbs that did not reproduce go to the --out file for a look, never to stdout.
+    if let Some(path) = &args.out {
+        let text = format!(
+            "# felix shrink: these verbs did NOT reproduce {} in the scripted driver (not a scenario)\n# translated:\n{}\n# its schedule:\n{}\n",
+            shrunk.invariant,
+            failed.verbs.join("\n"),
+            failed.timed.join("\n")
+        );
+        if let Err(error) = std::fs::write(path.with_extension("unreproduced"), text) {
+            return exit::bad_input(format!("--out {}: cannot write: {error}", path.display()));
+        }
+        out!(
+            "the verbs tried: {}",
+            path.with_extension("unreproduced").display()
+        );
+    }
+    exit::VIOLATION
 }

@@ -465,23 +465,35 @@ impl Target {
     /// The invariant to keep for a run with these findings: the asked one if it broke it, else
     /// (none asked) the twin's if it broke it, else the first finding that is not a panic or a
     /// budget cut.
-    fn keep(&self, original: &Attempt) -> Result<Invariant, ShrinkError> {
-        if let Some(asked) = self.invariant {
-            return match original.breaks(asked) {
-                true => Ok(asked),
-                false => Err(ShrinkError::Passes { invariant: asked }),
-            };
-        }
+    /// A kept invariant that is not the twin's is said in the progress.
+    fn keep(
+        &self,
+        original: &Attempt,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Invariant, ShrinkError> {
         let named = self.twin.must_break(Layer::Sim);
-        if original.breaks(named) {
-            return Ok(named);
+        let kept = match self.invariant {
+            Some(asked) if original.breaks(asked) => asked,
+            Some(asked) => return Err(ShrinkError::Passes { invariant: asked }),
+            None if original.breaks(named) => named,
+            None => original
+                .violations
+                .iter()
+                .map(|finding| finding.invariant)
+                .find(|&invariant| original.breaks(invariant))
+                .ok_or(ShrinkError::Passes { invariant: named })?,
+        };
+        if kept != named {
+            let why = match self.invariant {
+                Some(_) => "asked",
+                None => "its first finding",
+            };
+            progress(&format!(
+                "shrink: seed {} twin {} breaks {kept}, not (only) the twin's {named}: keeping {kept} ({why})",
+                self.seed, self.twin
+            ));
         }
-        original
-            .violations
-            .iter()
-            .map(|finding| finding.invariant)
-            .find(|&invariant| original.breaks(invariant))
-            .ok_or(ShrinkError::Passes { invariant: named })
+        Ok(kept)
     }
 }
 
@@ -495,14 +507,7 @@ pub fn shrink(
     let rules = Rules::twin(twin);
     let label = twin.name().to_string();
     let original = attempt(seed, rules, label.clone(), knobs, None, false, None);
-    let invariant = target.keep(&original)?;
-    if invariant != twin.must_break(Layer::Sim) {
-        progress(&format!(
-            "shrink: seed {seed} twin {twin} breaks {invariant}, not the twin's {}: keeping {invariant}{}",
-            twin.must_break(Layer::Sim),
-            if target.invariant.is_some() { " (asked)" } else { " (its first finding)" }
-        ));
-    }
+    let invariant = target.keep(&original, progress)?;
     let Some(at) = original.broken_at(invariant) else {
         return Err(ShrinkError::Passes { invariant });
     };
