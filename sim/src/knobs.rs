@@ -89,6 +89,41 @@ pub struct Knobs {
     /// The BUGGIFY sites active in this run (`buggify`).
     #[serde(default)]
     pub buggify: Vec<Site>,
+    /// The replication shape: at most this many records per AppendEntries (1..=64; 64 before
+    /// the knob existed, the default of knobs printed without it).
+    #[serde(default = "Replication::append_entries_max")]
+    pub append_entries_max: u64,
+    /// Ticks between a leader's heartbeats (at most half the shortest election timeout).
+    #[serde(default = "Replication::heartbeat_ticks")]
+    pub heartbeat_ticks: u64,
+    /// Election timeouts are drawn in `election_ticks_min..=election_ticks_max` ticks.
+    #[serde(default = "Replication::election_ticks_min")]
+    pub election_ticks_min: u64,
+    #[serde(default = "Replication::election_ticks_max")]
+    pub election_ticks_max: u64,
+    /// A client that asks legal but rare things (reads from `Earliest` or from offset 0, reads
+    /// past the tail) and breaks the contract (fences and truncates with made-up tokens, bodies
+    /// and headers over the limits): `world/prober.rs`. Off in knobs printed without it.
+    #[serde(default)]
+    pub prober: bool,
+}
+
+/// The replication shape before it was drawn (the defaults of knobs printed without it).
+pub struct Replication;
+
+impl Replication {
+    pub fn append_entries_max() -> u64 {
+        64
+    }
+    pub fn heartbeat_ticks() -> u64 {
+        3
+    }
+    pub fn election_ticks_min() -> u64 {
+        10
+    }
+    pub fn election_ticks_max() -> u64 {
+        20
+    }
 }
 
 impl Knobs {
@@ -197,11 +232,23 @@ impl Knobs {
             safety_micros,
             liveness_micros: 10_000_000,
             buggify,
+            append_entries_max: Replication::append_entries_max(),
+            heartbeat_ticks: Replication::heartbeat_ticks(),
+            election_ticks_min: Replication::election_ticks_min(),
+            election_ticks_max: Replication::election_ticks_max(),
+            prober: false,
         };
         if let Some(twin) = twin {
             knobs.bias(twin, s);
         }
         knobs.buggify.extend(Site::draw_active_late(s));
+        // Drawn after every other knob, so that the knobs above stay what they were per seed.
+        let mut w = Swarm::new(s);
+        knobs.append_entries_max = w.pick(&[1, 2, 3, 4, 8, 16, 32, 64]);
+        knobs.heartbeat_ticks = w.pick(&[1, 2, 3, 4, 6]);
+        knobs.election_ticks_min = w.pick(&[3, 5, 10, 10, 20]);
+        knobs.election_ticks_max = knobs.election_ticks_min + w.pick(&[1, 5, 10, 10, 30]);
+        knobs.prober = !w.omitted();
         knobs.normalize();
         knobs.check();
         knobs
@@ -232,9 +279,17 @@ impl Knobs {
         // An election needs two durable round trips (the candidate's vote, the voter's): with a
         // timeout shorter than that, candidates time each other out forever (seen with 48 ms
         // syncs and 5 ms ticks). Operators size election timeouts to their disks; so do we: the
-        // shortest timeout (`node::ELECTION_TIMEOUT_TICKS_MIN` ticks) spans four of them.
+        // shortest timeout (`election_ticks_min` ticks) spans four of them.
+        self.append_entries_max = self.append_entries_max.clamp(1, 64);
+        self.election_ticks_min = self.election_ticks_min.max(2);
+        self.election_ticks_max = self.election_ticks_max.max(self.election_ticks_min + 1);
+        // A leader heartbeats well inside the shortest timeout, or followers campaign against it
+        // forever once the faults heal.
+        self.heartbeat_ticks = self
+            .heartbeat_ticks
+            .clamp(1, (self.election_ticks_min / 2).max(1));
         let round_trip = self.sync_max_micros + self.network.delay_max_micros;
-        let tick_floor = (4 * round_trip).div_ceil(crate::node::ELECTION_TIMEOUT_TICKS_MIN);
+        let tick_floor = (4 * round_trip).div_ceil(self.election_ticks_min);
         self.tick_micros = self.tick_micros.max(tick_floor);
     }
 
@@ -391,6 +446,21 @@ impl Knobs {
                 "records_per_segment: at least 1",
             ),
             (
+                (1..=64).contains(&self.append_entries_max),
+                "append_entries_max: 1..=64",
+            ),
+            (
+                self.election_ticks_min >= 2
+                    && self.election_ticks_min < self.election_ticks_max
+                    && self.election_ticks_max <= 1_000,
+                "election ticks: 2 <= election_ticks_min < election_ticks_max <= 1000",
+            ),
+            (
+                self.heartbeat_ticks >= 1
+                    && 2 * self.heartbeat_ticks <= self.election_ticks_min.max(2),
+                "heartbeat_ticks: at least 1, at most half of election_ticks_min",
+            ),
+            (
                 self.sync_min_micros <= self.sync_max_micros,
                 "sync_min_micros <= sync_max_micros",
             ),
@@ -473,7 +543,8 @@ impl Knobs {
              faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} \
              downtime<={}us duration<={}us told={} renew_lost={} keeps={} torn={} \
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
-             safety={}us liveness={}us buggify=[{}]",
+             safety={}us liveness={}us buggify=[{}] \
+             raft: append<={} heartbeat={} election={}..{} ticks prober={}",
             self.brokers,
             self.replicas,
             self.readers,
@@ -513,6 +584,11 @@ impl Knobs {
             self.safety_micros,
             self.liveness_micros,
             buggify.join(","),
+            self.append_entries_max,
+            self.heartbeat_ticks,
+            self.election_ticks_min,
+            self.election_ticks_max,
+            self.prober,
         )
     }
 }
@@ -531,7 +607,7 @@ mod tests {
             for seed in 0..200 {
                 let knobs = Knobs::draw(seed, twin);
                 let round_trip = knobs.sync_max_micros + knobs.network.delay_max_micros;
-                let timeout = knobs.tick_micros * crate::node::ELECTION_TIMEOUT_TICKS_MIN;
+                let timeout = knobs.tick_micros * knobs.election_ticks_min;
                 assert!(
                     timeout >= 4 * round_trip,
                     "{twin:?} seed {seed}: {}",
