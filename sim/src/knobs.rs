@@ -160,6 +160,8 @@ impl Knobs {
             delay_max_micros,
             long_delay_per_million: w.pick(&[0, 20_000, 100_000, 300_000]),
             long_delay_max_micros: delay_max_micros + w.span(10_000, 200_000, 10_000, 1_000_000),
+            ancient_per_million: 0,
+            ancient_max_micros: 0,
         };
         let sync_min_micros = w.span(50, 500, 10, 5_000);
         let sync_max_micros = sync_min_micros + w.span(0, 5_000, 0, 40_000);
@@ -249,6 +251,10 @@ impl Knobs {
         knobs.election_ticks_min = w.pick(&[3, 5, 10, 10, 20]);
         knobs.election_ticks_max = knobs.election_ticks_min + w.pick(&[1, 5, 10, 10, 30]);
         knobs.prober = !w.omitted();
+        if !w.omitted() {
+            knobs.network.ancient_per_million = w.pick(&[100, 1_000, 10_000, 50_000]);
+            knobs.network.ancient_max_micros = w.span(2, 8, 1, 20) * 1_000_000;
+        }
         knobs.normalize();
         knobs.check();
         knobs
@@ -414,6 +420,7 @@ impl Knobs {
                 "long_delay_per_million",
                 self.network.long_delay_per_million,
             ),
+            ("ancient_per_million", self.network.ancient_per_million),
             (
                 "lease_move_told_per_million",
                 self.lease_move_told_per_million,
@@ -544,7 +551,8 @@ impl Knobs {
              downtime<={}us duration<={}us told={} renew_lost={} keeps={} torn={} \
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}] \
-             raft: append<={} heartbeat={} election={}..{} ticks prober={}",
+             raft: append<={} heartbeat={} election={}..{} ticks prober={} \
+             old messages={}<={}us",
             self.brokers,
             self.replicas,
             self.readers,
@@ -589,6 +597,8 @@ impl Knobs {
             self.election_ticks_min,
             self.election_ticks_max,
             self.prober,
+            network.ancient_per_million,
+            network.ancient_max_micros,
         )
     }
 }
@@ -669,6 +679,52 @@ mod tests {
             let json = serde_json::to_string(knobs).unwrap_or_default();
             assert_eq!(Knobs::parse(&json).as_ref(), Ok(knobs));
         }
+        // The replication shape's extremes and the prober's omission are drawn too.
+        assert!(some(&|k| k.append_entries_max == 1));
+        assert!(some(&|k| k.append_entries_max == 64));
+        assert!(some(&|k| k.heartbeat_ticks == 1));
+        assert!(some(&|k| k.election_ticks_min == 3));
+        assert!(some(&|k| k.prober) && some(&|k| !k.prober));
+        assert!(some(&|k| k.network.ancient_per_million == 0));
+        assert!(some(&|k| k.network.ancient_per_million == 50_000));
+        // Knobs printed before the replication shape and the prober existed run as they did.
+        let mut old = serde_json::to_value(&draws[0]).unwrap_or_default();
+        for field in [
+            "append_entries_max",
+            "heartbeat_ticks",
+            "election_ticks_min",
+            "election_ticks_max",
+            "prober",
+        ] {
+            old.as_object_mut().map(|object| object.remove(field));
+        }
+        for field in ["ancient_per_million", "ancient_max_micros"] {
+            old.get_mut("network")
+                .and_then(|network| network.as_object_mut())
+                .map(|network| network.remove(field));
+        }
+        let parsed = Knobs::parse(&old.to_string());
+        assert_eq!(
+            parsed.as_ref().map(|k| k.network.ancient_per_million),
+            Ok(0)
+        );
+        let parsed = Knobs::parse(&old.to_string());
+        let parsed = parsed.as_ref().map(|k| {
+            (
+                k.append_entries_max,
+                k.heartbeat_ticks,
+                k.election_ticks_min,
+                k.election_ticks_max,
+                k.prober,
+            )
+        });
+        assert_eq!(parsed, Ok((64, 3, 10, 20, false)));
+        let mut bad = draws[0].clone();
+        bad.append_entries_max = 0;
+        assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
+        bad.append_entries_max = 1;
+        bad.heartbeat_ticks = bad.election_ticks_min;
+        assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
         assert!(Knobs::parse("{").is_err());
         let mut bad = draws[0].clone();
         bad.brokers = 4;
