@@ -151,18 +151,7 @@ impl Knobs {
         };
         let readers = w.pick(&[0, 1, 2, 4]);
         let records_per_segment = w.span(2, 8, 1, 64);
-        let delay_min_micros = w.span(100, 1_000, 10, 1_000);
-        let delay_max_micros = delay_min_micros + w.span(0, 5_000, 0, 30_000);
-        let network = NetworkKnobs {
-            drop_per_million: w.pick(&[0, 10_000, 50_000, 150_000, 300_000]),
-            duplicate_per_million: w.pick(&[0, 10_000, 50_000, 200_000]),
-            delay_min_micros,
-            delay_max_micros,
-            long_delay_per_million: w.pick(&[0, 20_000, 100_000, 300_000]),
-            long_delay_max_micros: delay_max_micros + w.span(10_000, 200_000, 10_000, 1_000_000),
-            ancient_per_million: 0,
-            ancient_max_micros: 0,
-        };
+        let network = Knobs::draw_network(&mut w);
         let sync_min_micros = w.span(50, 500, 10, 5_000);
         let sync_max_micros = sync_min_micros + w.span(0, 5_000, 0, 40_000);
         let tick_micros = w.span(5, 20, 1, 50) * 1_000;
@@ -244,20 +233,42 @@ impl Knobs {
             knobs.bias(twin, s);
         }
         knobs.buggify.extend(Site::draw_active_late(s));
-        // Drawn after every other knob, so that the knobs above stay what they were per seed.
-        let mut w = Swarm::new(s);
-        knobs.append_entries_max = w.pick(&[1, 2, 3, 4, 8, 16, 32, 64]);
-        knobs.heartbeat_ticks = w.pick(&[1, 2, 3, 4, 6]);
-        knobs.election_ticks_min = w.pick(&[3, 5, 10, 10, 20]);
-        knobs.election_ticks_max = knobs.election_ticks_min + w.pick(&[1, 5, 10, 10, 30]);
-        knobs.prober = !w.omitted();
-        if !w.omitted() {
-            knobs.network.ancient_per_million = w.pick(&[100, 1_000, 10_000, 50_000]);
-            knobs.network.ancient_max_micros = w.span(2, 8, 1, 20) * 1_000_000;
-        }
+        knobs.draw_late(s);
         knobs.normalize();
         knobs.check();
         knobs
+    }
+
+    /// The network's delays and fault rates.
+    fn draw_network(w: &mut Swarm) -> NetworkKnobs {
+        let delay_min_micros = w.span(100, 1_000, 10, 1_000);
+        let delay_max_micros = delay_min_micros + w.span(0, 5_000, 0, 30_000);
+        NetworkKnobs {
+            drop_per_million: w.pick(&[0, 10_000, 50_000, 150_000, 300_000]),
+            duplicate_per_million: w.pick(&[0, 10_000, 50_000, 200_000]),
+            delay_min_micros,
+            delay_max_micros,
+            long_delay_per_million: w.pick(&[0, 20_000, 100_000, 300_000]),
+            long_delay_max_micros: delay_max_micros + w.span(10_000, 200_000, 10_000, 1_000_000),
+            ancient_per_million: 0,
+            ancient_max_micros: 0,
+        }
+    }
+
+    /// The knobs drawn after every other (a twin's bias and the late BUGGIFY sites included), so
+    /// that adding them moved no earlier draw of any seed: the replication shape, the prober, old
+    /// messages.
+    fn draw_late(&mut self, s: &mut Stream) {
+        let mut w = Swarm::new(s);
+        self.append_entries_max = w.pick(&[1, 2, 3, 4, 8, 16, 32, 64]);
+        self.heartbeat_ticks = w.pick(&[1, 2, 3, 4, 6]);
+        self.election_ticks_min = w.pick(&[3, 5, 10, 10, 20]);
+        self.election_ticks_max = self.election_ticks_min + w.pick(&[1, 5, 10, 10, 30]);
+        self.prober = !w.omitted();
+        if !w.omitted() {
+            self.network.ancient_per_million = w.pick(&[100, 1_000, 10_000, 50_000]);
+            self.network.ancient_max_micros = w.span(2, 8, 1, 20) * 1_000_000;
+        }
     }
 
     /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's

@@ -98,25 +98,8 @@ impl World {
             self.clients[client].stash.push(Ev::ClientWake { client });
             return;
         }
-        // The prober asks now and then, not at a workload's pace.
-        let probing = matches!(self.clients[client].role, Role::Prober(_));
-        let gap = self
-            .workload
-            .range(
-                self.knobs.client_gap_micros / 2,
-                self.knobs.client_gap_micros * 3 / 2,
-            )
-            .max(1)
-            * if probing { PROBER_GAPS } else { 1 };
-        self.queue.push_after(gap, Ev::ClientWake { client });
+        self.schedule_wake(client);
         let working = self.phase == Phase::Safety;
-        if probing && working {
-            let kind = self.workload.index(prober::Probe::KINDS);
-            let floor = prober::TRIM_FLOORS[self.workload.index(prober::TRIM_FLOORS.len())];
-            if let Role::Prober(prober) = &mut self.clients[client].role {
-                prober.plan(prober::Probe::of(kind, floor));
-            }
-        }
         let now = self.now();
         let fence = self.trim_fence();
         let trim_chance = self.knobs.trim_per_million;
@@ -205,6 +188,28 @@ impl World {
                 .push_after(delay, Ev::RenewReply { client, epoch });
         }
         self.try_send(client);
+    }
+
+    /// Schedules the client's next wake-up; the prober plans its next probe now (in the safety
+    /// phase), and asks now and then, not at a workload's pace.
+    fn schedule_wake(&mut self, client: usize) {
+        let probing = matches!(self.clients[client].role, Role::Prober(_));
+        let gap = self
+            .workload
+            .range(
+                self.knobs.client_gap_micros / 2,
+                self.knobs.client_gap_micros * 3 / 2,
+            )
+            .max(1)
+            * if probing { PROBER_GAPS } else { 1 };
+        self.queue.push_after(gap, Ev::ClientWake { client });
+        if probing && self.phase == Phase::Safety {
+            let kind = self.workload.index(prober::Probe::KINDS);
+            let floor = prober::TRIM_FLOORS[self.workload.index(prober::TRIM_FLOORS.len())];
+            if let Role::Prober(prober) = &mut self.clients[client].role {
+                prober.plan(prober::Probe::of(kind, floor));
+            }
+        }
     }
 
     pub(super) fn renew_reply(&mut self, client: usize, epoch: u64) {

@@ -169,6 +169,18 @@ enum Role {
     Prober(prober::Prober),
 }
 
+/// The readers' roles, then the prober's, after the workload's (ids follow positions).
+fn readers_and_prober(roles: &mut Vec<(Role, bool)>, knobs: &Knobs) {
+    for _ in 0..knobs.readers {
+        let id = roles.len() as ClientId;
+        roles.push((Role::Reader(Reader::new(id, 1, 16)), true));
+    }
+    if knobs.prober {
+        let id = roles.len() as ClientId;
+        roles.push((Role::Prober(prober::Prober::new(id)), true));
+    }
+}
+
 struct InFlight {
     id: RequestId,
     request: Request,
@@ -386,14 +398,7 @@ impl World {
                 }
             }
         }
-        for _ in 0..knobs.readers {
-            let id = roles.len() as ClientId;
-            roles.push((Role::Reader(Reader::new(id, 1, 16)), true));
-        }
-        if knobs.prober {
-            let id = roles.len() as ClientId;
-            roles.push((Role::Prober(prober::Prober::new(id)), true));
-        }
+        readers_and_prober(&mut roles, &knobs);
         let clients: Vec<ClientSlot> = roles
             .into_iter()
             .enumerate()
