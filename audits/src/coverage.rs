@@ -1,10 +1,287 @@
 //! Coverage counters: how often the paths the invariants guard were taken, so that a passing
 //! sweep is not vacuous. They are not invariants; a sweep reports their totals, and a sweep in
 //! which one stays at zero has not exercised that path.
+//!
+//! [`CATALOG`] declares every name a run's coverage map can hold (these counters, the probes of
+//! `probes.rs`, the simulator's fault and BUGGIFY counters) once, with its meaning, whether it
+//! counts a behaviour a sweep must reach or a problem that must stay at zero, and, for a
+//! behaviour the rules in force make impossible, why (Antithesis' catalog of *sometimes*
+//! assertions: a sweep that never reaches a behaviour proves nothing about it).
 
 use felix_core::api::Reply;
 use felix_core::history::Event;
+use felix_core::rules::Rules;
 use serde::Serialize;
+
+/// What a cataloged name counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A behaviour a sweep must reach (a *sometimes*), unless the rules make it impossible.
+    Sometimes,
+    /// A problem: it must stay at zero; a sweep prints it when it does not.
+    Problem,
+}
+
+/// Who counts a cataloged name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// `Coverage`, over the history.
+    Counter,
+    /// `probes::probes`, over the history.
+    Probe,
+    /// The simulator's world (faults, the driver, BUGGIFY sites).
+    Sim,
+}
+
+/// One cataloged name.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub name: &'static str,
+    pub origin: Origin,
+    pub kind: Kind,
+    /// What one count means, in one line.
+    pub meaning: &'static str,
+    /// Why no run under these rules can count it, if none can.
+    pub unreachable: fn(&Rules) -> Option<&'static str>,
+}
+
+impl Entry {
+    /// Whether a sweep under `rules` must reach it: a behaviour the rules allow.
+    pub fn required(&self, rules: &Rules) -> bool {
+        self.kind == Kind::Sometimes && (self.unreachable)(rules).is_none()
+    }
+}
+
+fn reachable(_: &Rules) -> Option<&'static str> {
+    None
+}
+
+fn only_trims_delete(rules: &Rules) -> Option<&'static str> {
+    (!rules.retention_deletes()).then_some("only trims delete (retention off)")
+}
+
+fn no_tag(rules: &Rules) -> Option<&'static str> {
+    let tagged = rules.floor_tag && rules.trims_visible && !rules.readers_see_trims();
+    (!tagged).then_some("a refusal carries no tag under these rules")
+}
+
+fn sequencing_checks_fence(_: &Rules) -> Option<&'static str> {
+    Some(
+        "the sequencing step refuses a stale fence (FenceMismatch) against the log with its \
+         uncommitted records, and log matching gives the walk the same writer there; with the \
+         fence check off the walk refuses nothing (reachable in ParosTrimJump, which does not \
+         check when sequencing)",
+    )
+}
+
+const fn entry(
+    name: &'static str,
+    origin: Origin,
+    meaning: &'static str,
+    unreachable: fn(&Rules) -> Option<&'static str>,
+) -> Entry {
+    Entry {
+        name,
+        origin,
+        kind: Kind::Sometimes,
+        meaning,
+        unreachable,
+    }
+}
+
+const fn sim(name: &'static str, meaning: &'static str) -> Entry {
+    entry(name, Origin::Sim, meaning, reachable)
+}
+
+const fn probe(name: &'static str, meaning: &'static str) -> Entry {
+    entry(name, Origin::Probe, meaning, reachable)
+}
+
+const fn counter(name: &'static str, meaning: &'static str) -> Entry {
+    entry(name, Origin::Counter, meaning, reachable)
+}
+
+/// Every name a run's coverage map may hold, declared once.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        unreachable: no_tag,
+        ..counter(
+            "stale_holder_retired_by_tag",
+            "a stale holder retired on a tagged CursorTooOld",
+        )
+    },
+    counter(
+        "broker_jumped",
+        "a below-floor broker jumped to a peer's trim point",
+    ),
+    counter(
+        "replica_jumped",
+        "a below-floor replica jumped to a peer's trim point",
+    ),
+    counter(
+        "read_below_trim_refused",
+        "a read below the readable start was refused CursorTooOld",
+    ),
+    counter(
+        "checkpoint_restored",
+        "a folder restored its state from a checkpoint run",
+    ),
+    counter(
+        "read_not_held",
+        "a jumped node answered a read below its trim point NotHeld",
+    ),
+    counter(
+        "history_checked",
+        "a history was proved or refuted Linearizable within budget",
+    ),
+    Entry {
+        kind: Kind::Problem,
+        ..counter(
+            "history_unchecked",
+            "a history was over the Linearizable checker's budget: neither proved nor refuted",
+        )
+    },
+    probe(
+        "stale_holder_refused",
+        "a holder with an older epoch than the newest was refused",
+    ),
+    probe(
+        "stale_holder_acts",
+        "a holder behind a newer fenced holder sent a write or trim",
+    ),
+    probe("untagged_refusal", "a CursorTooOld carried no tag"),
+    Entry {
+        unreachable: no_tag,
+        ..probe(
+            "tagged_refusal",
+            "a CursorTooOld carried the floor-setting trim's headers",
+        )
+    },
+    probe(
+        "noop_trim_answered",
+        "a trim at or below the floor was answered TrimNoop",
+    ),
+    probe(
+        "noop_trim_refused",
+        "a trim at or below the floor was refused by its tail or fence",
+    ),
+    probe(
+        "trim_to_own_offset",
+        "a trim landed at the very floor it asked for",
+    ),
+    probe("not_held", "a read was answered NotHeld"),
+    probe(
+        "gap_reported",
+        "a reader was moved up to the floor and reported a gap",
+    ),
+    probe(
+        "holder_retired_by_read",
+        "a holder retired on what it read, not on a tag",
+    ),
+    Entry {
+        unreachable: sequencing_checks_fence,
+        ..probe(
+            "truncate_refused",
+            "a committed trim with a stale fence was refused in place",
+        )
+    },
+    probe("segments_deleted", "a node deleted segments"),
+    Entry {
+        unreachable: only_trims_delete,
+        ..probe(
+            "retention_deleted",
+            "retention, not the floor, chose what a node deleted",
+        )
+    },
+    probe("earliest_read", "a client read from Earliest"),
+    probe("leader_changed", "a node became leader"),
+    probe(
+        "deposed_leader_write",
+        "a deposed leader's own write committed in its old term",
+    ),
+    probe(
+        "ack_then_crash",
+        "the node that acknowledged the last write crashed next",
+    ),
+    probe(
+        "fence_deleted",
+        "the newest writer's first write was deleted while an older one ran",
+    ),
+    probe(
+        "stale_holder_too_old",
+        "a stale holder's read was refused CursorTooOld",
+    ),
+    probe(
+        "stale_holder_resumed",
+        "a stale holder was served right after such a refusal",
+    ),
+    probe(
+        "stale_holder_blind",
+        "what it was then served names no newer writer",
+    ),
+    sim("crashes", "a node crashed (and restarted later)"),
+    sim("clogs", "a link was clogged"),
+    sim("partitions", "a partition was drawn"),
+    sim("pauses", "a client was paused"),
+    sim(
+        "lease_moves",
+        "the lease moved to another felixd process as a fault",
+    ),
+    sim("leases_granted", "the lease service granted a lease"),
+    sim("fences_taken", "a paros owner took the writer fence"),
+    sim("messages_dropped", "the network dropped a message"),
+    sim("messages_duplicated", "the network duplicated a message"),
+    sim(
+        "late_replies",
+        "a reply reached a client that no longer waited for it",
+    ),
+    sim(
+        "client_timeouts",
+        "a client gave up waiting (an unknown outcome)",
+    ),
+    sim(
+        "holders_told_by_renewal",
+        "a holder learned from a failed renewal that it lost",
+    ),
+    sim(
+        "owner_crashes_inside_run",
+        "a paros owner died inside its checkpoint run",
+    ),
+    sim(
+        "buggify_pause_after_ack",
+        "BUGGIFY: a writer paused right after an acknowledgement",
+    ),
+    sim(
+        "buggify_pause_in_flight",
+        "BUGGIFY: a writer paused with a request in flight",
+    ),
+    sim(
+        "buggify_lease_move_in_flight",
+        "BUGGIFY: the lease moved with a write in flight",
+    ),
+    sim(
+        "buggify_crash_after_ack",
+        "BUGGIFY: the acknowledging node crashed",
+    ),
+    sim(
+        "buggify_isolate_after_ack",
+        "BUGGIFY: the acknowledging node was isolated",
+    ),
+    sim(
+        "buggify_power_loss_after_ack",
+        "BUGGIFY: the cluster lost power after an ack",
+    ),
+    sim("buggify_slow_sync", "BUGGIFY: a sync was slowed down"),
+    sim(
+        "buggify_read_after_jump",
+        "BUGGIFY: a reader was aimed at a node that just jumped",
+    ),
+];
+
+/// The catalog's entry for `name`, if it has one.
+pub fn cataloged(name: &str) -> Option<&'static Entry> {
+    CATALOG.iter().find(|entry| entry.name == name)
+}
 
 /// Counts over one history: the *sometimes* of the invariants (each path a judge guards was taken).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -94,6 +371,46 @@ pub fn coverage(history: &[Event]) -> Coverage {
 mod tests {
     use super::*;
     use crate::test_support::read_request;
+
+    /// Every counter and probe is cataloged once with a meaning, and every catalog entry the
+    /// audits count is one of them; the marks follow the rules (retention, tags, the fence).
+    #[test]
+    fn the_catalog_declares_every_counter_and_probe_once() {
+        let counters = Coverage::default().named().map(|(name, _)| name);
+        for name in counters.iter().chain(crate::probes::PROBES.iter()) {
+            let entries = CATALOG.iter().filter(|entry| entry.name == *name).count();
+            assert_eq!(entries, 1, "{name}");
+        }
+        for entry in CATALOG {
+            assert!(!entry.meaning.is_empty());
+            assert_eq!(
+                CATALOG
+                    .iter()
+                    .filter(|other| other.name == entry.name)
+                    .count(),
+                1,
+                "{}",
+                entry.name
+            );
+            match entry.origin {
+                Origin::Counter => assert!(counters.contains(&entry.name), "{}", entry.name),
+                Origin::Probe => assert!(crate::probes::PROBES.contains(&entry.name)),
+                Origin::Sim => {}
+            }
+        }
+        let rules = Rules::default();
+        let required = |name| cataloged(name).is_some_and(|entry| entry.required(&rules));
+        assert!(!required("retention_deleted"));
+        assert!(!required("truncate_refused"));
+        assert!(!required("history_unchecked"));
+        assert!(required("untagged_refusal") && required("earliest_read"));
+        assert!(required("tagged_refusal"));
+        let retention = Rules::twin(felix_core::rules::TwinName::Retention);
+        assert!(cataloged("retention_deleted").is_some_and(|entry| entry.required(&retention)));
+        let untagged = Rules::twin(felix_core::rules::TwinName::Untagged);
+        assert!(cataloged("tagged_refusal").is_some_and(|entry| !entry.required(&untagged)));
+        assert_eq!(cataloged("nope").map(|entry| entry.name), None);
+    }
 
     /// Each counter counts its own event and nothing else.
     #[test]

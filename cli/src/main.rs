@@ -31,6 +31,7 @@ mod scenario;
 mod shrink;
 mod store;
 mod sweep;
+mod sweep_coverage;
 mod trace;
 mod twins;
 mod twins_model;

@@ -66,6 +66,10 @@ pub struct SweepArgs {
     /// the ones never hit listed again apart), only the ones never hit (`never`), or nothing.
     #[arg(long, value_enum, default_value_t = CoverageShown::Full)]
     pub coverage: CoverageShown,
+    /// Exit 1 unless every behaviour of the coverage catalog that the rules in force allow was
+    /// reached by some seed (and none marked unreachable was); not with --twin or --guided.
+    #[arg(long)]
+    pub require_coverage: bool,
 }
 
 /// How much of the coverage counters a sweep's summary shows (`--coverage`).
@@ -347,6 +351,9 @@ pub fn run(args: SweepArgs) -> u8 {
         Ok(jobs) => jobs,
         Err(message) => return exit::bad_input(message),
     };
+    if args.require_coverage && (twin.is_some() || args.guided) {
+        return exit::bad_input("--require-coverage judges the default swarm: it takes neither --twin nor --guided (a twin's bias omits whole features)");
+    }
     if args.control && twin.is_none() {
         return exit::bad_input(
             "--control needs --twin: it runs a twin's knobs with every rule on",
@@ -491,6 +498,7 @@ pub fn run(args: SweepArgs) -> u8 {
         seconds: started.elapsed().as_secs_f64(),
         jobs,
         twin,
+        control: args.control,
         shard: (shard, shards),
         seeds: seeds.count,
         stopped,
@@ -503,9 +511,16 @@ pub fn run(args: SweepArgs) -> u8 {
             output::line(&line);
         }
     }
-    if interrupted.load(Ordering::Relaxed) {
+    exit_code(&args, &totals, interrupted.load(Ordering::Relaxed))
+}
+
+/// The sweep's exit code: interrupted, a failing seed, coverage short of `--require-coverage`.
+fn exit_code(args: &SweepArgs, totals: &Totals, interrupted: bool) -> u8 {
+    let rules = crate::sweep_coverage::rules_of(None, false);
+    let covered = || crate::sweep_coverage::Verdict::of(&totals.coverage, &rules).complete();
+    if interrupted {
         INTERRUPTED
-    } else if totals.failed > 0 {
+    } else if totals.failed > 0 || (args.require_coverage && !covered()) {
         exit::VIOLATION
     } else {
         exit::OK
@@ -544,6 +559,8 @@ struct Ending<'a> {
     seconds: f64,
     jobs: usize,
     twin: Option<TwinName>,
+    /// Control runs of the twin (every rule on).
+    control: bool,
     /// (K, N) of `--shard K/N`.
     shard: (u64, u64),
     /// The seeds the sweep was asked for (its shard's).
@@ -582,7 +599,12 @@ fn summary_json(totals: &Totals, ending: &Ending<'_>) -> serde_json::Value {
         "simulated_to_wall": (simulated_ratio * 10.0).round() / 10.0,
         "jobs": ending.jobs,
         "twin": ending.twin.map(|twin| twin.name()),
-        "coverage": totals.coverage,
+        "coverage": crate::sweep_coverage::totals(&totals.coverage),
+        "never_hit": crate::sweep_coverage::Verdict::of(
+            &totals.coverage,
+            &crate::sweep_coverage::rules_of(ending.twin, ending.control),
+        )
+        .never,
         "violations": by_name(&totals.violations),
         "broken": by_name(&totals.broken),
         "stopped": ending.stopped,
@@ -622,21 +644,17 @@ fn summary_text(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) -> Vec<S
         ),
     ];
     if args.coverage == CoverageShown::Full {
-        lines.push(format!("  coverage: {}", pairs(&totals.coverage)));
+        let all = crate::sweep_coverage::totals(&totals.coverage);
+        lines.push(format!("  coverage: {}", pairs(&all)));
     }
-    if args.coverage != CoverageShown::None {
-        let never: Vec<&str> = totals
-            .coverage
-            .iter()
-            .filter(|(_, count)| **count == 0)
-            .map(|(name, _)| name.as_str())
-            .collect();
-        let never = if never.is_empty() {
-            "none".to_string()
-        } else {
-            never.join(" ")
-        };
-        lines.push(format!("  never hit: {never}"));
+    if args.coverage != CoverageShown::None || args.require_coverage {
+        let rules = crate::sweep_coverage::rules_of(ending.twin, ending.control);
+        let verdict = crate::sweep_coverage::Verdict::of(&totals.coverage, &rules);
+        lines.extend(verdict.lines());
+        if args.require_coverage {
+            let met = if verdict.complete() { "met" } else { "NOT met" };
+            lines.push(format!("  coverage required (--require-coverage): {met}"));
+        }
     }
     if args.validate {
         lines.push(crate::validation::summary_line(&totals.coverage));

@@ -89,6 +89,41 @@ pub struct Knobs {
     /// The BUGGIFY sites active in this run (`buggify`).
     #[serde(default)]
     pub buggify: Vec<Site>,
+    /// The replication shape: at most this many records per AppendEntries (1..=64; 64 before
+    /// the knob existed, the default of knobs printed without it).
+    #[serde(default = "Replication::append_entries_max")]
+    pub append_entries_max: u64,
+    /// Ticks between a leader's heartbeats (at most half the shortest election timeout).
+    #[serde(default = "Replication::heartbeat_ticks")]
+    pub heartbeat_ticks: u64,
+    /// Election timeouts are drawn in `election_ticks_min..=election_ticks_max` ticks.
+    #[serde(default = "Replication::election_ticks_min")]
+    pub election_ticks_min: u64,
+    #[serde(default = "Replication::election_ticks_max")]
+    pub election_ticks_max: u64,
+    /// A client that asks legal but rare things (reads from `Earliest` or from offset 0, reads
+    /// past the tail) and breaks the contract (fences and truncates with made-up tokens, bodies
+    /// and headers over the limits): `world/prober.rs`. Off in knobs printed without it.
+    #[serde(default)]
+    pub prober: bool,
+}
+
+/// The replication shape before it was drawn (the defaults of knobs printed without it).
+pub struct Replication;
+
+impl Replication {
+    pub fn append_entries_max() -> u64 {
+        64
+    }
+    pub fn heartbeat_ticks() -> u64 {
+        3
+    }
+    pub fn election_ticks_min() -> u64 {
+        10
+    }
+    pub fn election_ticks_max() -> u64 {
+        20
+    }
 }
 
 impl Knobs {
@@ -116,16 +151,7 @@ impl Knobs {
         };
         let readers = w.pick(&[0, 1, 2, 4]);
         let records_per_segment = w.span(2, 8, 1, 64);
-        let delay_min_micros = w.span(100, 1_000, 10, 1_000);
-        let delay_max_micros = delay_min_micros + w.span(0, 5_000, 0, 30_000);
-        let network = NetworkKnobs {
-            drop_per_million: w.pick(&[0, 10_000, 50_000, 150_000, 300_000]),
-            duplicate_per_million: w.pick(&[0, 10_000, 50_000, 200_000]),
-            delay_min_micros,
-            delay_max_micros,
-            long_delay_per_million: w.pick(&[0, 20_000, 100_000, 300_000]),
-            long_delay_max_micros: delay_max_micros + w.span(10_000, 200_000, 10_000, 1_000_000),
-        };
+        let network = Knobs::draw_network(&mut w);
         let sync_min_micros = w.span(50, 500, 10, 5_000);
         let sync_max_micros = sync_min_micros + w.span(0, 5_000, 0, 40_000);
         let tick_micros = w.span(5, 20, 1, 50) * 1_000;
@@ -197,14 +223,52 @@ impl Knobs {
             safety_micros,
             liveness_micros: 10_000_000,
             buggify,
+            append_entries_max: Replication::append_entries_max(),
+            heartbeat_ticks: Replication::heartbeat_ticks(),
+            election_ticks_min: Replication::election_ticks_min(),
+            election_ticks_max: Replication::election_ticks_max(),
+            prober: false,
         };
         if let Some(twin) = twin {
             knobs.bias(twin, s);
         }
         knobs.buggify.extend(Site::draw_active_late(s));
+        knobs.draw_late(s);
         knobs.normalize();
         knobs.check();
         knobs
+    }
+
+    /// The network's delays and fault rates.
+    fn draw_network(w: &mut Swarm) -> NetworkKnobs {
+        let delay_min_micros = w.span(100, 1_000, 10, 1_000);
+        let delay_max_micros = delay_min_micros + w.span(0, 5_000, 0, 30_000);
+        NetworkKnobs {
+            drop_per_million: w.pick(&[0, 10_000, 50_000, 150_000, 300_000]),
+            duplicate_per_million: w.pick(&[0, 10_000, 50_000, 200_000]),
+            delay_min_micros,
+            delay_max_micros,
+            long_delay_per_million: w.pick(&[0, 20_000, 100_000, 300_000]),
+            long_delay_max_micros: delay_max_micros + w.span(10_000, 200_000, 10_000, 1_000_000),
+            ancient_per_million: 0,
+            ancient_max_micros: 0,
+        }
+    }
+
+    /// The knobs drawn after every other (a twin's bias and the late BUGGIFY sites included), so
+    /// that adding them moved no earlier draw of any seed: the replication shape, the prober, old
+    /// messages.
+    fn draw_late(&mut self, s: &mut Stream) {
+        let mut w = Swarm::new(s);
+        self.append_entries_max = w.pick(&[1, 2, 3, 4, 8, 16, 32, 64]);
+        self.heartbeat_ticks = w.pick(&[1, 2, 3, 4, 6]);
+        self.election_ticks_min = w.pick(&[3, 5, 10, 10, 20]);
+        self.election_ticks_max = self.election_ticks_min + w.pick(&[1, 5, 10, 10, 30]);
+        self.prober = !w.omitted();
+        if !w.omitted() {
+            self.network.ancient_per_million = w.pick(&[100, 1_000, 10_000, 50_000]);
+            self.network.ancient_max_micros = w.span(2, 8, 1, 20) * 1_000_000;
+        }
     }
 
     /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's
@@ -232,9 +296,17 @@ impl Knobs {
         // An election needs two durable round trips (the candidate's vote, the voter's): with a
         // timeout shorter than that, candidates time each other out forever (seen with 48 ms
         // syncs and 5 ms ticks). Operators size election timeouts to their disks; so do we: the
-        // shortest timeout (`node::ELECTION_TIMEOUT_TICKS_MIN` ticks) spans four of them.
+        // shortest timeout (`election_ticks_min` ticks) spans four of them.
+        self.append_entries_max = self.append_entries_max.clamp(1, 64);
+        self.election_ticks_min = self.election_ticks_min.max(2);
+        self.election_ticks_max = self.election_ticks_max.max(self.election_ticks_min + 1);
+        // A leader heartbeats well inside the shortest timeout, or followers campaign against it
+        // forever once the faults heal.
+        self.heartbeat_ticks = self
+            .heartbeat_ticks
+            .clamp(1, (self.election_ticks_min / 2).max(1));
         let round_trip = self.sync_max_micros + self.network.delay_max_micros;
-        let tick_floor = (4 * round_trip).div_ceil(crate::node::ELECTION_TIMEOUT_TICKS_MIN);
+        let tick_floor = (4 * round_trip).div_ceil(self.election_ticks_min);
         self.tick_micros = self.tick_micros.max(tick_floor);
     }
 
@@ -359,6 +431,7 @@ impl Knobs {
                 "long_delay_per_million",
                 self.network.long_delay_per_million,
             ),
+            ("ancient_per_million", self.network.ancient_per_million),
             (
                 "lease_move_told_per_million",
                 self.lease_move_told_per_million,
@@ -389,6 +462,21 @@ impl Knobs {
             (
                 self.records_per_segment >= 1,
                 "records_per_segment: at least 1",
+            ),
+            (
+                (1..=64).contains(&self.append_entries_max),
+                "append_entries_max: 1..=64",
+            ),
+            (
+                self.election_ticks_min >= 2
+                    && self.election_ticks_min < self.election_ticks_max
+                    && self.election_ticks_max <= 1_000,
+                "election ticks: 2 <= election_ticks_min < election_ticks_max <= 1000",
+            ),
+            (
+                self.heartbeat_ticks >= 1
+                    && 2 * self.heartbeat_ticks <= self.election_ticks_min.max(2),
+                "heartbeat_ticks: at least 1, at most half of election_ticks_min",
             ),
             (
                 self.sync_min_micros <= self.sync_max_micros,
@@ -473,7 +561,9 @@ impl Knobs {
              faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} \
              downtime<={}us duration<={}us told={} renew_lost={} keeps={} torn={} \
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
-             safety={}us liveness={}us buggify=[{}]",
+             safety={}us liveness={}us buggify=[{}] \
+             raft: append<={} heartbeat={} election={}..{} ticks prober={} \
+             old messages={}<={}us",
             self.brokers,
             self.replicas,
             self.readers,
@@ -513,6 +603,13 @@ impl Knobs {
             self.safety_micros,
             self.liveness_micros,
             buggify.join(","),
+            self.append_entries_max,
+            self.heartbeat_ticks,
+            self.election_ticks_min,
+            self.election_ticks_max,
+            self.prober,
+            network.ancient_per_million,
+            network.ancient_max_micros,
         )
     }
 }
@@ -531,7 +628,7 @@ mod tests {
             for seed in 0..200 {
                 let knobs = Knobs::draw(seed, twin);
                 let round_trip = knobs.sync_max_micros + knobs.network.delay_max_micros;
-                let timeout = knobs.tick_micros * crate::node::ELECTION_TIMEOUT_TICKS_MIN;
+                let timeout = knobs.tick_micros * knobs.election_ticks_min;
                 assert!(
                     timeout >= 4 * round_trip,
                     "{twin:?} seed {seed}: {}",
@@ -593,6 +690,52 @@ mod tests {
             let json = serde_json::to_string(knobs).unwrap_or_default();
             assert_eq!(Knobs::parse(&json).as_ref(), Ok(knobs));
         }
+        // The replication shape's extremes and the prober's omission are drawn too.
+        assert!(some(&|k| k.append_entries_max == 1));
+        assert!(some(&|k| k.append_entries_max == 64));
+        assert!(some(&|k| k.heartbeat_ticks == 1));
+        assert!(some(&|k| k.election_ticks_min == 3));
+        assert!(some(&|k| k.prober) && some(&|k| !k.prober));
+        assert!(some(&|k| k.network.ancient_per_million == 0));
+        assert!(some(&|k| k.network.ancient_per_million == 50_000));
+        // Knobs printed before the replication shape and the prober existed run as they did.
+        let mut old = serde_json::to_value(&draws[0]).unwrap_or_default();
+        for field in [
+            "append_entries_max",
+            "heartbeat_ticks",
+            "election_ticks_min",
+            "election_ticks_max",
+            "prober",
+        ] {
+            old.as_object_mut().map(|object| object.remove(field));
+        }
+        for field in ["ancient_per_million", "ancient_max_micros"] {
+            old.get_mut("network")
+                .and_then(|network| network.as_object_mut())
+                .map(|network| network.remove(field));
+        }
+        let parsed = Knobs::parse(&old.to_string());
+        assert_eq!(
+            parsed.as_ref().map(|k| k.network.ancient_per_million),
+            Ok(0)
+        );
+        let parsed = Knobs::parse(&old.to_string());
+        let parsed = parsed.as_ref().map(|k| {
+            (
+                k.append_entries_max,
+                k.heartbeat_ticks,
+                k.election_ticks_min,
+                k.election_ticks_max,
+                k.prober,
+            )
+        });
+        assert_eq!(parsed, Ok((64, 3, 10, 20, false)));
+        let mut bad = draws[0].clone();
+        bad.append_entries_max = 0;
+        assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
+        bad.append_entries_max = 1;
+        bad.heartbeat_ticks = bad.election_ticks_min;
+        assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
         assert!(Knobs::parse("{").is_err());
         let mut bad = draws[0].clone();
         bad.brokers = 4;

@@ -64,25 +64,35 @@ pub struct NetworkKnobs {
     /// A message delayed this long overtakes nothing but is overtaken by many: reordering.
     pub long_delay_per_million: u32,
     pub long_delay_max_micros: Time,
+    /// Old messages: the chance that a message between two nodes is also captured and delivered
+    /// again much later, one to `ancient_max_micros` after it was sent (across elections, trims
+    /// and jumps). 0 in knobs printed before the fault existed.
+    #[serde(default)]
+    pub ancient_per_million: u32,
+    #[serde(default)]
+    pub ancient_max_micros: Time,
 }
 
-/// The arrival times of one message's copies: none (lost), one, or two (duplicated). A slice
-/// without an allocation: `route` runs once per message.
+/// The shortest delay of a captured (old) message: a second, far past any ordinary delay.
+pub const ANCIENT_MIN_MICROS: Time = 1_000_000;
+
+/// The arrival times of one message's copies: none (lost), one, or two (duplicated), and maybe
+/// an old copy delivered much later. A slice without an allocation: `route` runs once per message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Arrivals {
-    times: [Time; 2],
+    times: [Time; 3],
     len: usize,
 }
 
 impl Arrivals {
     const NONE: Arrivals = Arrivals {
-        times: [0; 2],
+        times: [0; 3],
         len: 0,
     };
 
     fn one(at: Time) -> Arrivals {
         Arrivals {
-            times: [at, 0],
+            times: [at, 0, 0],
             len: 1,
         }
     }
@@ -155,6 +165,20 @@ impl Network {
             arrivals.times[arrivals.len] = now.max(clog_end) + delay;
             arrivals.len += 1;
         }
+        // Drawn only when the fault is on, so knobs without it run as they always did.
+        let between_nodes = matches!((from, to), (Address::Node(_), Address::Node(_)));
+        if between_nodes
+            && !self.healed
+            && self.knobs.ancient_per_million > 0
+            && self.stream.chance(self.knobs.ancient_per_million)
+        {
+            let late = self.stream.range(
+                ANCIENT_MIN_MICROS,
+                self.knobs.ancient_max_micros.max(ANCIENT_MIN_MICROS),
+            );
+            arrivals.times[arrivals.len] = now + late;
+            arrivals.len += 1;
+        }
         arrivals
     }
 
@@ -209,6 +233,8 @@ mod tests {
             delay_max_micros: 20,
             long_delay_per_million: 0,
             long_delay_max_micros: 100,
+            ancient_per_million: 0,
+            ancient_max_micros: 0,
         }
     }
 
@@ -253,5 +279,30 @@ mod tests {
             },
         );
         assert_eq!(doubling.route(0, a, b).len(), 2);
+    }
+
+    /// An old copy comes a second or more after the message, only between nodes and only while
+    /// faults are on.
+    #[test]
+    fn old_messages_come_back_late_between_nodes_only() {
+        let (a, b) = (Address::Node(0), Address::Node(1));
+        let mut network = Network::new(
+            Stream::new(3, Component::Network),
+            NetworkKnobs {
+                ancient_per_million: 1_000_000,
+                ancient_max_micros: 3_000_000,
+                ..knobs()
+            },
+        );
+        let arrivals = network.route(5, a, b);
+        assert_eq!(arrivals.len(), 2);
+        assert!(arrivals[0] <= 25);
+        assert!(
+            (1_000_005..=3_000_005).contains(&arrivals[1]),
+            "{arrivals:?}"
+        );
+        assert_eq!(network.route(5, Address::Client(0), b).len(), 1);
+        network.heal();
+        assert_eq!(network.route(5, a, b).len(), 1);
     }
 }

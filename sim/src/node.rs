@@ -15,17 +15,14 @@ pub use felix_core::broker::Input;
 /// A node of the simulated cluster: the real broker.
 pub type Node = Broker;
 
-/// Election timeouts are drawn in this range of ticks (the core has no random source).
-pub const ELECTION_TIMEOUT_TICKS_MIN: u64 = 10;
-const ELECTION_TIMEOUT_TICKS_MAX: u64 = 20;
-
 /// The broker config of node `id` in a run with these knobs and rules.
 pub fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
     let voters: Vec<NodeId> = (0..knobs.brokers).collect();
     let replicas: Vec<NodeId> = (knobs.brokers..knobs.brokers + knobs.replicas).collect();
     let mut config = BrokerConfig::new(id, voters, replicas);
-    config.election_timeout_ticks = ELECTION_TIMEOUT_TICKS_MIN;
-    config.heartbeat_ticks = 3;
+    config.election_timeout_ticks = knobs.election_ticks_min;
+    config.heartbeat_ticks = knobs.heartbeat_ticks;
+    config.append_entries_max = knobs.append_entries_max as usize;
     config.journal = JournalConfig {
         layout: SegmentLayout {
             records_per_segment: knobs.records_per_segment,
@@ -50,9 +47,10 @@ pub fn recover(id: NodeId, knobs: &Knobs, rules: Rules, recovered: Recovered) ->
     }
 }
 
-/// The node's next randomized election timeout.
-pub fn election_timeout(stream: &mut Stream) -> u64 {
-    stream.range(ELECTION_TIMEOUT_TICKS_MIN, ELECTION_TIMEOUT_TICKS_MAX)
+/// The node's next randomized election timeout, in the knobs' range (the core has no random
+/// source).
+pub fn election_timeout(stream: &mut Stream, knobs: &Knobs) -> u64 {
+    stream.range(knobs.election_ticks_min, knobs.election_ticks_max)
 }
 
 pub fn committed(node: &Node) -> Offset {

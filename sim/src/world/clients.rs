@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// The prober wakes this many client gaps apart: a few hundred probes in a run, few enough to
+/// leave the Linearizable checker's budget to the workload.
+const PROBER_GAPS: u64 = 16;
+
 impl World {
     pub(super) fn start_workload(&mut self) {
         for index in 0..self.clients.len() {
@@ -94,14 +98,7 @@ impl World {
             self.clients[client].stash.push(Ev::ClientWake { client });
             return;
         }
-        let gap = self
-            .workload
-            .range(
-                self.knobs.client_gap_micros / 2,
-                self.knobs.client_gap_micros * 3 / 2,
-            )
-            .max(1);
-        self.queue.push_after(gap, Ev::ClientWake { client });
+        self.schedule_wake(client);
         let working = self.phase == Phase::Safety;
         let now = self.now();
         let fence = self.trim_fence();
@@ -193,6 +190,28 @@ impl World {
         self.try_send(client);
     }
 
+    /// Schedules the client's next wake-up; the prober plans its next probe now (in the safety
+    /// phase), and asks now and then, not at a workload's pace.
+    fn schedule_wake(&mut self, client: usize) {
+        let probing = matches!(self.clients[client].role, Role::Prober(_));
+        let gap = self
+            .workload
+            .range(
+                self.knobs.client_gap_micros / 2,
+                self.knobs.client_gap_micros * 3 / 2,
+            )
+            .max(1)
+            * if probing { PROBER_GAPS } else { 1 };
+        self.queue.push_after(gap, Ev::ClientWake { client });
+        if probing && self.phase == Phase::Safety {
+            let kind = self.workload.index(prober::Probe::KINDS);
+            let floor = prober::TRIM_FLOORS[self.workload.index(prober::TRIM_FLOORS.len())];
+            if let Role::Prober(prober) = &mut self.clients[client].role {
+                prober.plan(prober::Probe::of(kind, floor));
+            }
+        }
+    }
+
     pub(super) fn renew_reply(&mut self, client: usize, epoch: u64) {
         let now = self.now();
         let lost = self.phase == Phase::Safety
@@ -243,6 +262,7 @@ impl World {
             Role::Owner { owner: Some(owner) } => Some(owner),
             Role::Reader(reader) => Some(reader),
             Role::Folder(folder) => Some(folder),
+            Role::Prober(prober) => Some(prober),
             _ => None,
         }
     }

@@ -30,6 +30,9 @@
 //!   client still folding (the shared trim fence). A stale owner (the fence moved on) is the one
 //!   that sends arbitrary truncates: refused in place, unless `UnfencedTruncate`.
 //! - readers and folders read on their own schedule; some folders join late and must restore.
+//! - the prober (knob `prober`) now and then asks what the others never ask: reads from
+//!   `Earliest`, from 0 or past the tail, and writes, fences and truncates with made-up tokens,
+//!   which must be refused with their typed answers (`prober.rs`).
 //!
 //! Faults (safety phase): message drop, duplication, long delays (reordering), partitions
 //! (isolate a node, split, one-way cut, cut a client off), clogging, node crash and restart with
@@ -43,6 +46,7 @@ mod buggify;
 mod clients;
 mod faults;
 mod nodes;
+pub mod prober;
 
 use crate::clock::Clock;
 use crate::disk::Disk;
@@ -161,6 +165,20 @@ enum Role {
     },
     Reader(Reader),
     Folder(Folder),
+    /// The client that asks what others never ask (`prober.rs`, knob `prober`).
+    Prober(prober::Prober),
+}
+
+/// The readers' roles, then the prober's, after the workload's (ids follow positions).
+fn readers_and_prober(roles: &mut Vec<(Role, bool)>, knobs: &Knobs) {
+    for _ in 0..knobs.readers {
+        let id = roles.len() as ClientId;
+        roles.push((Role::Reader(Reader::new(id, 1, 16)), true));
+    }
+    if knobs.prober {
+        let id = roles.len() as ClientId;
+        roles.push((Role::Prober(prober::Prober::new(id)), true));
+    }
 }
 
 struct InFlight {
@@ -380,10 +398,7 @@ impl World {
                 }
             }
         }
-        for _ in 0..knobs.readers {
-            let id = roles.len() as ClientId;
-            roles.push((Role::Reader(Reader::new(id, 1, 16)), true));
-        }
+        readers_and_prober(&mut roles, &knobs);
         let clients: Vec<ClientSlot> = roles
             .into_iter()
             .enumerate()

@@ -13,7 +13,7 @@ impl World {
         let incarnation = slot.incarnation;
         let tick = slot.clock.true_duration(self.knobs.tick_micros).max(1);
         let first = slot.timeouts.range(1, tick);
-        let timeout = node::election_timeout(&mut slot.timeouts);
+        let timeout = node::election_timeout(&mut slot.timeouts, &self.knobs);
         self.queue.push_after(
             first,
             Ev::Tick {
@@ -79,7 +79,8 @@ impl World {
                     self.history(event)
                 }
                 Effect::DrawElectionTimeout => {
-                    let ticks = node::election_timeout(&mut self.nodes[index].timeouts);
+                    let ticks =
+                        node::election_timeout(&mut self.nodes[index].timeouts, &self.knobs);
                     self.step_node(index, node::Input::ElectionTimeout { ticks });
                 }
             }

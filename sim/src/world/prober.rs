@@ -1,0 +1,235 @@
+//! The prober: a client that asks what well-behaved clients never ask (knob `prober`).
+//!
+//! The holders, owners, readers and folders all keep the contract: a reader reads from its own
+//! cursor, a writer fences with the token it holds. The journal's answers to everything else (a
+//! read from `Earliest` or from offset 0, a read past the tail, a fence, truncate or append with
+//! a token nobody holds, headers with an empty key) are guarded by the core but were reached
+//! only by unit tests. The prober sends one such request now and then; every mutating request
+//! carries a made-up token (or malformed headers), so the journal must refuse it with its typed
+//! answer (`FenceMismatch`, `Invalid`, a no-op) and change nothing. The judges see its requests
+//! and replies like any client's: the Linearizable checker holds every answer to the state, and
+//! NoReadBelowFloor holds its reads from `Earliest` to every acknowledged trim.
+
+use felix_core::api::{ClientId, ReadFrom, Reply, Request, RequestId};
+use felix_core::client::{Client, Route, Step};
+use felix_core::{Headers, Offset, Token};
+
+/// The tokens the prober makes up: far above any token a run grants.
+const MADE_UP: u64 = u64::MAX / 2;
+/// A probe is retried at most this many times after a reply that only routes it elsewhere.
+const RETRIES_MAX: u32 = 8;
+
+/// One out-of-the-ordinary request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// `Read { from: Earliest }`: legal, served from the readable start.
+    ReadEarliest,
+    /// A read from offset 0, below every floor: refused `CursorTooOld` (untagged while no trim
+    /// has set the floor).
+    ReadFromZero,
+    /// A read far past the tail: `Invalid(ReadPastTail)`.
+    ReadPastTail,
+    /// A fence whose `old` token nobody holds: `FenceMismatch`.
+    FenceMadeUp,
+    /// A truncate fenced with a made-up token, to a floor of 0, 1 or far above the tail:
+    /// `FenceMismatch` (or, with the fence check off, a no-op or `FloorAboveOffset`).
+    TrimMadeUp { floor: Offset },
+    /// A write fenced with a made-up token: `FenceMismatch`.
+    AppendMadeUp,
+    /// A write whose headers have an empty key (and a made-up fence): `Invalid`.
+    HeadersMalformed,
+}
+
+impl Probe {
+    /// Every kind, for the driver's draw (`TrimMadeUp`'s floor is drawn apart).
+    pub const KINDS: usize = 7;
+
+    /// The probe of kind `index` (mod `KINDS`); `floor` is a trim's.
+    pub fn of(index: usize, floor: Offset) -> Probe {
+        match index % Probe::KINDS {
+            0 => Probe::ReadEarliest,
+            1 => Probe::ReadFromZero,
+            2 => Probe::ReadPastTail,
+            3 => Probe::FenceMadeUp,
+            4 => Probe::TrimMadeUp { floor },
+            5 => Probe::AppendMadeUp,
+            _ => Probe::HeadersMalformed,
+        }
+    }
+
+    fn request(self) -> Request {
+        let token = Some(Token(MADE_UP));
+        match self {
+            Probe::ReadEarliest => Request::Read {
+                from: ReadFrom::Earliest,
+                max_records: 4,
+            },
+            Probe::ReadFromZero => Request::Read {
+                from: ReadFrom::Offset(0),
+                max_records: 4,
+            },
+            Probe::ReadPastTail => Request::Read {
+                from: ReadFrom::Offset(MADE_UP),
+                max_records: 4,
+            },
+            Probe::FenceMadeUp => Request::Fence {
+                new: Token(MADE_UP + 1),
+                old: Token(MADE_UP),
+            },
+            Probe::TrimMadeUp { floor } => Request::Trim {
+                expected_tail: None,
+                fence: token,
+                floor,
+                headers: Headers::default(),
+            },
+            Probe::AppendMadeUp => Request::Append {
+                expected_tail: None,
+                fence: token,
+                body: b"probe".to_vec(),
+                headers: Headers::default(),
+            },
+            Probe::HeadersMalformed => {
+                let mut headers = Headers::default();
+                headers.0.insert(String::new(), "x".to_string());
+                Request::Append {
+                    expected_tail: None,
+                    fence: token,
+                    body: b"probe".to_vec(),
+                    headers,
+                }
+            }
+        }
+    }
+}
+
+/// The floor a made-up truncate asks for: 0, 1, or far above any tail.
+pub const TRIM_FLOORS: [Offset; 3] = [0, 1, MADE_UP];
+
+/// The prober's state machine: at most one probe planned and one in flight.
+#[derive(Clone, Debug)]
+pub struct Prober {
+    client: ClientId,
+    next_id: RequestId,
+    planned: Option<Probe>,
+    in_flight: Option<(RequestId, Probe)>,
+    retries: u32,
+}
+
+impl Prober {
+    pub fn new(client: ClientId) -> Prober {
+        Prober {
+            client,
+            next_id: 1,
+            planned: None,
+            in_flight: None,
+            retries: 0,
+        }
+    }
+
+    /// Plans `probe` as the next request, unless one is already planned or in flight.
+    pub fn plan(&mut self, probe: Probe) {
+        if self.planned.is_none() && self.in_flight.is_none() {
+            self.planned = Some(probe);
+            self.retries = 0;
+        }
+    }
+}
+
+impl Client for Prober {
+    fn client_id(&self) -> ClientId {
+        self.client
+    }
+
+    fn next_request(&mut self) -> Option<(RequestId, Request)> {
+        if self.in_flight.is_some() {
+            return None;
+        }
+        let probe = self.planned.take()?;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.in_flight = Some((id, probe));
+        Some((id, probe.request()))
+    }
+
+    fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
+        let Some((flying, probe)) = self.in_flight else {
+            return Step::ignored();
+        };
+        if flying != id {
+            return Step::ignored();
+        }
+        self.in_flight = None;
+        let route = match reply {
+            Reply::NotLeader { hint } | Reply::NoReadIndex { hint } => Route::Leader(hint),
+            Reply::NotHeld { .. } => Route::AnotherNode,
+            _ => Route::Any,
+        };
+        if route != Route::Any && self.retries < RETRIES_MAX {
+            // Asked the wrong node: ask the same thing where the reply points.
+            self.retries += 1;
+            self.planned = Some(probe);
+        }
+        Step::route(route)
+    }
+
+    fn on_unknown(&mut self, id: RequestId) -> Step {
+        if self.in_flight.is_some_and(|(flying, _)| flying == id) {
+            self.in_flight = None;
+            Step::none()
+        } else {
+            Step::ignored()
+        }
+    }
+
+    fn in_flight(&self) -> Option<RequestId> {
+        self.in_flight.map(|(id, _)| id)
+    }
+
+    fn is_finished(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A planned probe goes out once; a reply that routes it elsewhere plans it again (a bounded
+    /// number of times); any other reply ends it.
+    #[test]
+    fn a_probe_is_retried_only_where_the_reply_points() {
+        let mut prober = Prober::new(7);
+        assert_eq!(prober.next_request(), None);
+        prober.plan(Probe::ReadEarliest);
+        let (id, request) = prober
+            .next_request()
+            .unwrap_or((0, Probe::ReadFromZero.request()));
+        assert!(matches!(
+            request,
+            Request::Read {
+                from: ReadFrom::Earliest,
+                ..
+            }
+        ));
+        assert_eq!(prober.next_request(), None);
+        let step = prober.on_reply(id, Reply::NotLeader { hint: Some(2) });
+        assert_eq!(step.route, Route::Leader(Some(2)));
+        let (again, _) = prober
+            .next_request()
+            .unwrap_or((0, Probe::ReadFromZero.request()));
+        assert!(again > id);
+        assert!(prober.on_reply(id, Reply::NotHeld { from: 1 }).ignored);
+        let step = prober.on_reply(
+            again,
+            Reply::CursorTooOld {
+                floor: 1,
+                tag: None,
+            },
+        );
+        assert_eq!(step.route, Route::Any);
+        assert_eq!(prober.next_request(), None);
+        for index in 0..Probe::KINDS {
+            assert_ne!(Probe::of(index, 0), Probe::of(index + 1, 0));
+        }
+    }
+}
