@@ -2,7 +2,8 @@
 # The test command named in README.md. On a fresh machine it builds everything it needs.
 #   1. every unit, property, engine, scenario and CLI test (cargo test, release profile);
 #   2. the scripted scenarios through the CLI;
-#   3. a seed sweep with every rule on (CI size; FELIX_SWEEP_SEEDS overrides), and 200 seeds of
+#   3. a seed sweep with every rule on that must reach every cataloged behaviour (the default
+#      1,000 seeds; FELIX_SWEEP_SEEDS overrides), and 200 seeds of
 #      it again with trace validation (every step held to a model's actions: FelixHeadTrim for
 #      felixd runs, ParosTrimJump for paros runs);
 #   4. every twin, in the Stateright model and in the simulator, must fail with its invariant,
@@ -47,8 +48,10 @@ felix=target/release/felix
 step "felix scenario"
 "$felix" scenario
 
-step "felix sweep --seeds ${FELIX_SWEEP_SEEDS:-0..500}"
-"$felix" sweep --seeds "${FELIX_SWEEP_SEEDS:-0..500}"
+step "felix sweep --seeds ${FELIX_SWEEP_SEEDS:-0..1000} --require-coverage"
+# The default 1,000 seeds must hold and must reach every cataloged behaviour that the rules in
+# force allow (audits/src/coverage.rs, CATALOG): a fault or path gone inert fails here.
+"$felix" sweep --seeds "${FELIX_SWEEP_SEEDS:-0..1000}" --require-coverage
 
 step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace validation)"
 "$felix" sweep --seeds "${FELIX_VALIDATE_SEEDS:-0..200}" --validate
