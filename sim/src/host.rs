@@ -266,10 +266,13 @@ impl Host {
     }
 
     /// Starts the broker: fresh on an empty disk, or (`restart`) rebuilt from what the disk
-    /// kept. The outbox starts empty either way.
+    /// kept, as the next incarnation (`BrokerConfig::incarnation`). The outbox starts empty either
+    /// way.
     pub fn start(&mut self, restart: bool) -> Result<(), HostError> {
         assert!(self.broker.is_none(), "only a node that is down starts");
         self.outbox.crash();
+        // Every start is a new incarnation, a number this node was never given before.
+        self.config.incarnation += 1;
         if !restart {
             self.broker = Some(Broker::new(self.config.clone()));
             self.prime_sample();
