@@ -44,6 +44,10 @@ pub struct Rules {
     /// The fix is the tag: readers skip trim records and retention stays off (off: VisibleTrims,
     /// the first seed's rejected first fix: no tag, readers see trim records, deletion on).
     pub tag_not_visible_trims: bool,
+    /// A vote is sent only after the promise it grants is persisted: the node's outputs put the
+    /// `Persist` first, so the driver holds the vote until it is durable (off: VoteBeforePersist,
+    /// the vote goes out ahead of its persist and a crash can forget it).
+    pub vote_after_persist: bool,
 }
 
 impl Default for Rules {
@@ -62,6 +66,7 @@ impl Default for Rules {
             ack_after_sync: true,
             read_index: true,
             tag_not_visible_trims: true,
+            vote_after_persist: true,
         }
     }
 }
@@ -99,6 +104,7 @@ impl Rules {
             TwinName::AckBeforeSync => rules.ack_after_sync = false,
             TwinName::LocalReads => rules.read_index = false,
             TwinName::VisibleTrims => rules.tag_not_visible_trims = false,
+            TwinName::VoteBeforePersist => rules.vote_after_persist = false,
             TwinName::TagAtFloor => {
                 panic!("{twin} is not a simulator twin: the core has no switch for it")
             }
@@ -128,7 +134,7 @@ mod tests {
         for (index, rules) in twins.iter().enumerate() {
             assert!(!twins[..index].contains(rules), "{rules:?}");
         }
-        assert_eq!(twins.len(), 13);
+        assert_eq!(twins.len(), 14);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
@@ -146,6 +152,7 @@ mod tests {
             ack_after_sync,
             read_index,
             tag_not_visible_trims,
+            vote_after_persist,
         } = rules;
         [
             trims_visible,
@@ -161,6 +168,7 @@ mod tests {
             ack_after_sync,
             read_index,
             tag_not_visible_trims,
+            vote_after_persist,
         ]
         .iter()
         .filter(|on| !**on)

@@ -163,3 +163,44 @@ fn a_voter_learns_its_leader_from_a_read_probe_and_a_replica_does_not() {
         assert_eq!(node.leader_hint(), leader, "node {id}");
     }
 }
+
+#[test]
+fn a_vote_follows_the_persist_of_its_promise_unless_the_twin_sends_it_first() {
+    // Proves the order the driver relies on (persist before send): a voter granting its vote
+    // outputs the persist of (term, vote) before the vote, so the outbox holds the vote until the
+    // promise is durable; the VoteBeforePersist twin outputs the vote first. A refusal persists
+    // the term it adopts first too.
+    let request = Input::Message {
+        from: 0,
+        message: Message::RequestVote {
+            term: 1,
+            last_offset: 0,
+            last_term: 0,
+        },
+    };
+    let kinds = |rules: Rules| {
+        let mut config = BrokerConfig::new(1, vec![0, 1, 2], Vec::new());
+        config.journal.rules = rules;
+        let mut voter = Broker::new(config);
+        let outputs = voter.step_collect(request.clone());
+        assert_eq!(voter.vote(), Some(0));
+        outputs
+            .into_iter()
+            .map(|output| match output {
+                Output::Persist { .. } => "persist",
+                Output::Send {
+                    to: 0,
+                    message:
+                        Message::Vote {
+                            term: 1,
+                            granted: true,
+                        },
+                } => "vote",
+                _ => "other",
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds(Rules::default()), ["persist", "persist", "vote"]);
+    let twin = Rules::twin(felix_core::TwinName::VoteBeforePersist);
+    assert_eq!(kinds(twin), ["persist", "vote", "persist"]);
+}

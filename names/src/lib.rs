@@ -35,6 +35,8 @@ pub enum Invariant {
     ElectionSafety,
     /// The journal, as its clients see it, is linearizable against its sequential specification.
     Linearizable,
+    /// A message that carries a term or a vote leaves a node only once that promise is durable.
+    PromiseDurable,
     /// Liveness, in the model: a holder whose lease moved eventually retires or never again
     /// lands a record.
     StaleHolderRetires,
@@ -51,7 +53,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every name, the journal's invariants first (in the order of the README's tables).
-    pub const ALL: [Invariant; 15] = [
+    pub const ALL: [Invariant; 16] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -63,6 +65,7 @@ impl Invariant {
         Invariant::StaleHolderRetires,
         Invariant::ElectionSafety,
         Invariant::Linearizable,
+        Invariant::PromiseDurable,
         Invariant::TypeOk,
         Invariant::EventBudget,
         Invariant::Panic,
@@ -82,6 +85,7 @@ impl Invariant {
             Invariant::Convergence => "Convergence",
             Invariant::ElectionSafety => "ElectionSafety",
             Invariant::Linearizable => "Linearizable",
+            Invariant::PromiseDurable => "PromiseDurable",
             Invariant::StaleHolderRetires => "StaleHolderRetires",
             Invariant::TypeOk => "TypeOK",
             Invariant::EventBudget => "EventBudget",
@@ -192,11 +196,12 @@ pub enum TwinName {
     LocalReads,
     VisibleTrims,
     TagAtFloor,
+    VoteBeforePersist,
 }
 
 impl TwinName {
     /// Every twin of every layer, in the order of the README's table.
-    pub const ALL: [TwinName; 14] = [
+    pub const ALL: [TwinName; 15] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,
         TwinName::NoopSkip,
@@ -211,6 +216,7 @@ impl TwinName {
         TwinName::LocalReads,
         TwinName::VisibleTrims,
         TwinName::TagAtFloor,
+        TwinName::VoteBeforePersist,
     ];
 
     /// The name, exactly as every layer and output spells it.
@@ -230,6 +236,7 @@ impl TwinName {
             TwinName::LocalReads => "LocalReads",
             TwinName::VisibleTrims => "VisibleTrims",
             TwinName::TagAtFloor => "TagAtFloor",
+            TwinName::VoteBeforePersist => "VoteBeforePersist",
         }
     }
 
@@ -265,6 +272,7 @@ impl TwinName {
             (TwinName::FloorPastCommit | TwinName::AckBeforeSync, Sim | Paros) => {
                 Some(AckedWritesKept)
             }
+            (TwinName::VoteBeforePersist, Sim) => Some(PromiseDurable),
             _ => None,
         }
     }
@@ -355,7 +363,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 13);
+        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 14);
         assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
         assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
         assert_eq!(

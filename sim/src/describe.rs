@@ -162,6 +162,41 @@ fn role(leader: bool) -> &'static str {
     }
 }
 
+/// A node's sent promise, its durable one, or a TrimmedTo it sent, as one sentence (`event`'s).
+fn sent_or_durable(event: &Event) -> String {
+    match event {
+        Event::TrimmedToSent {
+            node: id,
+            to,
+            point,
+        } => format!("{}: TrimmedTo {} point {point}", node(*id), node(*to)),
+        Event::DurablePromise {
+            node: id,
+            term,
+            vote: voted,
+        } => format!(
+            "{}: durable promise term {term} vote {}",
+            node(*id),
+            vote(*voted)
+        ),
+        Event::PromiseSent {
+            node: id,
+            to,
+            term,
+            vote: granted,
+        } => match granted {
+            Some(candidate) => format!(
+                "{}: sent {} its vote in term {term} for {}",
+                node(*id),
+                node(*to),
+                node(*candidate)
+            ),
+            None => format!("{}: sent {} term {term}", node(*id), node(*to)),
+        },
+        _ => unreachable!("only a sent promise, a durable one or a TrimmedTo"),
+    }
+}
+
 /// One history event as one sentence.
 pub fn event(event: &Event, names: &dyn Names) -> String {
     match event {
@@ -208,11 +243,9 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
                 node(*id)
             )
         }
-        Event::TrimmedToSent {
-            node: id,
-            to,
-            point,
-        } => format!("{}: TrimmedTo {} point {point}", node(*id), node(*to)),
+        Event::TrimmedToSent { .. } | Event::DurablePromise { .. } | Event::PromiseSent { .. } => {
+            sent_or_durable(event)
+        }
         Event::Jumped {
             node: id,
             point,

@@ -282,7 +282,9 @@ fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
             }
             Event::Crashed { node } => point(lanes.node(*node), "crash".into(), Style::Fault),
             Event::Restarted { node } => point(lanes.node(*node), "restart".into(), Style::Note),
-            Event::NodeState { .. } => Mark::Hidden,
+            Event::NodeState { .. } | Event::DurablePromise { .. } | Event::PromiseSent { .. } => {
+                Mark::Hidden
+            }
             Event::HolderRetired { client, .. } => {
                 point(lanes.client(*client), "retires".into(), Style::Note)
             }

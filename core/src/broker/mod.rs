@@ -573,6 +573,18 @@ impl Broker {
             (last_term, last_offset) >= (self.journal.last_term(), self.journal.last_offset());
         let free = self.hard_state.vote.is_none() || self.hard_state.vote == Some(from);
         let granted = term == current && self.role == Role::Follower && free && up_to_date;
+        let vote = Output::Send {
+            to: from,
+            message: Message::Vote {
+                term: current,
+                granted,
+            },
+        };
+        // VoteBeforePersist twin: the vote goes out ahead of the persist that makes it durable.
+        let early = !self.config.journal.rules.vote_after_persist;
+        if early {
+            out.push(vote.clone());
+        }
         if granted {
             self.election_elapsed_ticks = 0;
             if self.hard_state.vote != Some(from) {
@@ -585,13 +597,9 @@ impl Broker {
                 );
             }
         }
-        out.push(Output::Send {
-            to: from,
-            message: Message::Vote {
-                term: current,
-                granted,
-            },
-        });
+        if !early {
+            out.push(vote);
+        }
     }
 
     fn on_vote(&mut self, from: NodeId, term: Term, granted: bool, out: &mut Vec<Output>) {
