@@ -48,6 +48,10 @@ pub struct Rules {
     /// `Persist` first, so the driver holds the vote until it is durable (off: VoteBeforePersist,
     /// the vote goes out ahead of its persist and a crash can forget it).
     pub vote_after_persist: bool,
+    /// A leader serves a read at its commit index only once a majority answered a probe round sent
+    /// after the read arrived (off: UnconfirmedReads, served at once: a deposed leader that has not
+    /// heard of its successor serves reads that miss writes the successor acknowledged).
+    pub read_index_confirmed: bool,
 }
 
 impl Default for Rules {
@@ -67,6 +71,7 @@ impl Default for Rules {
             read_index: true,
             tag_not_visible_trims: true,
             vote_after_persist: true,
+            read_index_confirmed: true,
         }
     }
 }
@@ -105,6 +110,7 @@ impl Rules {
             TwinName::LocalReads => rules.read_index = false,
             TwinName::VisibleTrims => rules.tag_not_visible_trims = false,
             TwinName::VoteBeforePersist => rules.vote_after_persist = false,
+            TwinName::UnconfirmedReads => rules.read_index_confirmed = false,
             TwinName::TagAtFloor => {
                 panic!("{twin} is not a simulator twin: the core has no switch for it")
             }
@@ -134,7 +140,7 @@ mod tests {
         for (index, rules) in twins.iter().enumerate() {
             assert!(!twins[..index].contains(rules), "{rules:?}");
         }
-        assert_eq!(twins.len(), 14);
+        assert_eq!(twins.len(), 15);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
@@ -153,6 +159,7 @@ mod tests {
             read_index,
             tag_not_visible_trims,
             vote_after_persist,
+            read_index_confirmed,
         } = rules;
         [
             trims_visible,
@@ -169,6 +176,7 @@ mod tests {
             read_index,
             tag_not_visible_trims,
             vote_after_persist,
+            read_index_confirmed,
         ]
         .iter()
         .filter(|on| !**on)

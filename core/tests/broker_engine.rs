@@ -1520,6 +1520,28 @@ fn a_leaders_read_is_confirmed_only_by_a_voter_answering_its_round_in_its_term()
 }
 
 #[test]
+fn the_unconfirmed_reads_twin_serves_at_the_commit_index_without_a_round() {
+    // Proves the UnconfirmedReads switch: with the rule off the leader serves a read at once from
+    // its commit index and sends no probe (the rule-on leader sends round 1, above).
+    let mut net = Net::new(Rules::twin(TwinName::UnconfirmedReads));
+    net.elect_zero();
+    net.client(0, write("x"));
+    net.heartbeat(0);
+    let records = Reply::Records {
+        records: vec![record_x()],
+        next: 3,
+    };
+    let served = |request_id| Output::Reply {
+        client: 7,
+        request_id,
+        reply: records.clone(),
+    };
+    assert_eq!(net.node(0).step_collect(read_request(1)), vec![served(1)]);
+    assert_eq!(net.node(0).step_collect(Input::Tick), vec![]);
+    assert_eq!(net.node(0).step_collect(read_request(2)), vec![served(2)]);
+}
+
+#[test]
 fn a_leaders_waiting_reads_are_refused_when_too_old_or_when_it_is_deposed() {
     // Proves the leader never holds a read it cannot confirm: a follower's question is refused
     // after exactly `read_wait_ticks_max` ticks without a majority; when the leader is deposed,

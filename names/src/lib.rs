@@ -197,11 +197,12 @@ pub enum TwinName {
     VisibleTrims,
     TagAtFloor,
     VoteBeforePersist,
+    UnconfirmedReads,
 }
 
 impl TwinName {
     /// Every twin of every layer, in the order of the README's table.
-    pub const ALL: [TwinName; 15] = [
+    pub const ALL: [TwinName; 16] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,
         TwinName::NoopSkip,
@@ -217,6 +218,7 @@ impl TwinName {
         TwinName::VisibleTrims,
         TwinName::TagAtFloor,
         TwinName::VoteBeforePersist,
+        TwinName::UnconfirmedReads,
     ];
 
     /// The name, exactly as every layer and output spells it.
@@ -237,6 +239,7 @@ impl TwinName {
             TwinName::VisibleTrims => "VisibleTrims",
             TwinName::TagAtFloor => "TagAtFloor",
             TwinName::VoteBeforePersist => "VoteBeforePersist",
+            TwinName::UnconfirmedReads => "UnconfirmedReads",
         }
     }
 
@@ -273,6 +276,7 @@ impl TwinName {
                 Some(AckedWritesKept)
             }
             (TwinName::VoteBeforePersist, Sim) => Some(PromiseDurable),
+            (TwinName::UnconfirmedReads, Sim) => Some(Linearizable),
             _ => None,
         }
     }
@@ -363,7 +367,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 14);
+        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 15);
         assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
         assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
         assert_eq!(

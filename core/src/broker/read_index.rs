@@ -197,10 +197,16 @@ impl Broker {
     /// What a read arriving at the leader waits for now.
     fn leader_wait(&self) -> Wait {
         assert_eq!(self.role, Role::Leader);
+        // UnconfirmedReads twin: round 0 needs no probe and counts as confirmed at once.
+        let confirmed = self.config.journal.rules.read_index_confirmed;
         if self.term_committed() {
             Wait::Confirm {
                 index: self.journal.committed(),
-                round: self.read_index.round_sent + 1,
+                round: if confirmed {
+                    self.read_index.round_sent + 1
+                } else {
+                    0
+                },
             }
         } else {
             Wait::Noop
