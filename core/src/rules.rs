@@ -52,6 +52,10 @@ pub struct Rules {
     /// after the read arrived (off: UnconfirmedReads, served at once: a deposed leader that has not
     /// heard of its successor serves reads that miss writes the successor acknowledged).
     pub read_index_confirmed: bool,
+    /// A candidate counts only votes granted in its current term (off: StaleVotes, a vote granted
+    /// to it in an earlier term's campaign counts for the current one, and a voter that has since
+    /// voted for another candidate of this term elects two leaders).
+    pub votes_of_current_term: bool,
 }
 
 impl Default for Rules {
@@ -72,6 +76,7 @@ impl Default for Rules {
             tag_not_visible_trims: true,
             vote_after_persist: true,
             read_index_confirmed: true,
+            votes_of_current_term: true,
         }
     }
 }
@@ -111,6 +116,7 @@ impl Rules {
             TwinName::VisibleTrims => rules.tag_not_visible_trims = false,
             TwinName::VoteBeforePersist => rules.vote_after_persist = false,
             TwinName::UnconfirmedReads => rules.read_index_confirmed = false,
+            TwinName::StaleVotes => rules.votes_of_current_term = false,
             TwinName::TagAtFloor => {
                 panic!("{twin} is not a simulator twin: the core has no switch for it")
             }
@@ -140,7 +146,7 @@ mod tests {
         for (index, rules) in twins.iter().enumerate() {
             assert!(!twins[..index].contains(rules), "{rules:?}");
         }
-        assert_eq!(twins.len(), 15);
+        assert_eq!(twins.len(), 16);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
@@ -160,6 +166,7 @@ mod tests {
             tag_not_visible_trims,
             vote_after_persist,
             read_index_confirmed,
+            votes_of_current_term,
         } = rules;
         [
             trims_visible,
@@ -177,6 +184,7 @@ mod tests {
             tag_not_visible_trims,
             vote_after_persist,
             read_index_confirmed,
+            votes_of_current_term,
         ]
         .iter()
         .filter(|on| !**on)

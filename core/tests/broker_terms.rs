@@ -204,3 +204,23 @@ fn a_vote_follows_the_persist_of_its_promise_unless_the_twin_sends_it_first() {
     let twin = Rules::twin(felix_core::TwinName::VoteBeforePersist);
     assert_eq!(kinds(twin), ["persist", "vote", "persist"]);
 }
+
+#[test]
+fn a_vote_of_an_earlier_term_counts_only_in_the_stale_votes_twin() {
+    // Proves the StaleVotes switch: a candidate of term 2 that receives a grant sent for its
+    // term-1 campaign stays a candidate; the twin counts it and leads term 2 on it.
+    let campaign_twice = |rules: Rules| {
+        let mut config = BrokerConfig::new(0, vec![0, 1, 2], Vec::new());
+        config.journal.rules = rules;
+        let mut node = Broker::new(config);
+        node.step(Input::ElectionTimeout { ticks: 1 }, &mut Vec::new());
+        node.step_collect(Input::Tick);
+        node.step_collect(Input::Tick);
+        assert_eq!((node.role(), node.term()), (Role::Candidate, 2));
+        node.step_collect(vote(1, true));
+        node.role()
+    };
+    assert_eq!(campaign_twice(Rules::default()), Role::Candidate);
+    let twin = Rules::twin(felix_core::TwinName::StaleVotes);
+    assert_eq!(campaign_twice(twin), Role::Leader);
+}

@@ -198,11 +198,12 @@ pub enum TwinName {
     TagAtFloor,
     VoteBeforePersist,
     UnconfirmedReads,
+    StaleVotes,
 }
 
 impl TwinName {
     /// Every twin of every layer, in the order of the README's table.
-    pub const ALL: [TwinName; 16] = [
+    pub const ALL: [TwinName; 17] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,
         TwinName::NoopSkip,
@@ -219,6 +220,7 @@ impl TwinName {
         TwinName::TagAtFloor,
         TwinName::VoteBeforePersist,
         TwinName::UnconfirmedReads,
+        TwinName::StaleVotes,
     ];
 
     /// The name, exactly as every layer and output spells it.
@@ -240,6 +242,7 @@ impl TwinName {
             TwinName::TagAtFloor => "TagAtFloor",
             TwinName::VoteBeforePersist => "VoteBeforePersist",
             TwinName::UnconfirmedReads => "UnconfirmedReads",
+            TwinName::StaleVotes => "StaleVotes",
         }
     }
 
@@ -277,6 +280,7 @@ impl TwinName {
             }
             (TwinName::VoteBeforePersist, Sim) => Some(PromiseDurable),
             (TwinName::UnconfirmedReads, Sim) => Some(Linearizable),
+            (TwinName::StaleVotes, Sim) => Some(ElectionSafety),
             _ => None,
         }
     }
@@ -367,7 +371,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 15);
+        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 16);
         assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
         assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
         assert_eq!(

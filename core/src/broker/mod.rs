@@ -603,7 +603,9 @@ impl Broker {
     }
 
     fn on_vote(&mut self, from: NodeId, term: Term, granted: bool, out: &mut Vec<Output>) {
-        if self.role != Role::Candidate || term != self.hard_state.term || !granted {
+        // StaleVotes twin: a vote granted in an earlier term counts too.
+        let stale = term != self.hard_state.term && self.config.journal.rules.votes_of_current_term;
+        if self.role != Role::Candidate || stale || !granted {
             return;
         }
         if !self.config.voters.contains(&from) {
