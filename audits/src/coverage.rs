@@ -303,6 +303,10 @@ pub struct Coverage {
     pub history_checked: u64,
     /// The history was over the Linearizable checker's budget: neither proved nor refuted.
     pub history_unchecked: u64,
+    /// A message carrying a term not sent before by its node left it (PromiseDurable judged it).
+    pub promise_sent: u64,
+    /// A vote grant left its node (PromiseDurable judged it against the durable vote).
+    pub vote_grant_sent: u64,
 }
 
 impl Coverage {
@@ -316,6 +320,8 @@ impl Coverage {
         self.read_not_held += other.read_not_held;
         self.history_checked += other.history_checked;
         self.history_unchecked += other.history_unchecked;
+        self.promise_sent += other.promise_sent;
+        self.vote_grant_sent += other.vote_grant_sent;
     }
 
     /// Counts one Linearizable verdict as checked or unchecked.
@@ -327,7 +333,7 @@ impl Coverage {
     }
 
     /// The counters by name, in a fixed order (for summaries).
-    pub fn named(&self) -> [(&'static str, u64); 8] {
+    pub fn named(&self) -> [(&'static str, u64); 10] {
         [
             (
                 "stale_holder_retired_by_tag",
@@ -340,6 +346,8 @@ impl Coverage {
             ("read_not_held", self.read_not_held),
             ("history_checked", self.history_checked),
             ("history_unchecked", self.history_unchecked),
+            ("promise_sent", self.promise_sent),
+            ("vote_grant_sent", self.vote_grant_sent),
         ]
     }
 }
@@ -361,6 +369,8 @@ pub fn coverage(history: &[Event]) -> Coverage {
                 reply: Reply::NotHeld { .. },
                 ..
             } => counts.read_not_held += 1,
+            Event::PromiseSent { vote: None, .. } => counts.promise_sent += 1,
+            Event::PromiseSent { vote: Some(_), .. } => counts.vote_grant_sent += 1,
             _ => {}
         }
     }
@@ -463,6 +473,29 @@ mod tests {
                 request: read_request(2),
                 reply: Reply::NotHeld { from: 2 },
             },
+            Event::PromiseSent {
+                node: 1,
+                to: 0,
+                term: 2,
+                vote: None,
+            },
+            Event::PromiseSent {
+                node: 1,
+                to: 0,
+                term: 2,
+                vote: Some(0),
+            },
+            Event::PromiseSent {
+                node: 1,
+                to: 2,
+                term: 3,
+                vote: Some(2),
+            },
+            Event::DurablePromise {
+                node: 1,
+                term: 3,
+                vote: Some(2),
+            },
         ];
         let counts = coverage(&history);
         assert_eq!(
@@ -477,6 +510,8 @@ mod tests {
                 // Counted by `audit`, which runs the checker; `coverage` alone does not.
                 ("history_checked", 0),
                 ("history_unchecked", 0),
+                ("promise_sent", 1),
+                ("vote_grant_sent", 2),
             ]
         );
         let mut total = counts;

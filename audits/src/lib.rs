@@ -61,6 +61,7 @@ pub mod linearizable;
 pub mod log;
 pub mod no_read_below_floor;
 pub mod probes;
+pub mod promise_durable;
 pub mod stale_trim_refused;
 pub mod synthetic;
 pub mod term_never_decreases;
@@ -86,9 +87,10 @@ pub const FOLD_AGREEMENT: Invariant = Invariant::FoldAgreement;
 pub const CONVERGENCE: Invariant = Invariant::Convergence;
 pub const ELECTION_SAFETY: Invariant = Invariant::ElectionSafety;
 pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
+pub const PROMISE_DURABLE: Invariant = Invariant::PromiseDurable;
 
 /// Every invariant the audits judge, in `Invariant::ALL` order.
-pub const INVARIANTS: [Invariant; 10] = [
+pub const INVARIANTS: [Invariant; 11] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -99,6 +101,7 @@ pub const INVARIANTS: [Invariant; 10] = [
     CONVERGENCE,
     ELECTION_SAFETY,
     LINEARIZABLE,
+    PROMISE_DURABLE,
 ];
 
 /// One broken invariant, found at one event.
@@ -196,6 +199,7 @@ pub fn audit_one(history: &[Event], invariant: Invariant) -> Report {
         Invariant::Convergence => convergence::check(history),
         Invariant::ElectionSafety => election_safety::check(history),
         Invariant::Linearizable => linearizable::check_with_verdict(history).0,
+        Invariant::PromiseDurable => promise_durable::check(history),
         // Not an audit's: nothing in a history to judge.
         Invariant::StaleHolderRetires
         | Invariant::TypeOk
@@ -222,6 +226,7 @@ pub fn audit(history: &[Event]) -> Report {
     violations.extend(fold_agreement::check(history));
     violations.extend(convergence::check(history));
     violations.extend(election_safety::check(history));
+    violations.extend(promise_durable::check(history));
     let (linearizable, verdict) = linearizable::check_with_verdict(history);
     violations.extend(linearizable);
     violations.sort_by_key(|violation| (violation.step, invariant_rank(violation.invariant)));

@@ -72,6 +72,26 @@ pub enum Event {
         readable_start: Offset,
         floor_tag: Option<Headers>,
     },
+    /// What the node's store holds durably of its promise changed: the term and vote a crash now
+    /// would recover (recorded by the driver from its own store as a sync completes, or at the
+    /// first step after a restart whose recovery kept more; the node's `PromiseChanged` is the
+    /// node's word, this is the disk's).
+    DurablePromise {
+        node: NodeId,
+        term: Term,
+        vote: Option<NodeId>,
+    },
+    /// A message carrying a promise left the node (recorded by the driver as the message leaves,
+    /// whatever held it back): the term it carries, and the candidate `vote` it grants its vote
+    /// to, if it does. The driver records a promise it has not recorded before for this node (a
+    /// higher term, another grant); a repeat is covered by the first, since what a store holds
+    /// durably of a promise never goes back.
+    PromiseSent {
+        node: NodeId,
+        to: NodeId,
+        term: Term,
+        vote: Option<NodeId>,
+    },
     Crashed {
         node: NodeId,
     },

@@ -44,6 +44,18 @@ pub struct Rules {
     /// The fix is the tag: readers skip trim records and retention stays off (off: VisibleTrims,
     /// the first seed's rejected first fix: no tag, readers see trim records, deletion on).
     pub tag_not_visible_trims: bool,
+    /// A vote is sent only after the promise it grants is persisted: the node's outputs put the
+    /// `Persist` first, so the driver holds the vote until it is durable (off: VoteBeforePersist,
+    /// the vote goes out ahead of its persist and a crash can forget it).
+    pub vote_after_persist: bool,
+    /// A leader serves a read at its commit index only once a majority answered a probe round sent
+    /// after the read arrived (off: UnconfirmedReads, served at once: a deposed leader that has not
+    /// heard of its successor serves reads that miss writes the successor acknowledged).
+    pub read_index_confirmed: bool,
+    /// A candidate counts only votes granted in its current term (off: StaleVotes, a vote granted
+    /// to it in an earlier term's campaign counts for the current one, and a voter that has since
+    /// voted for another candidate of this term elects two leaders).
+    pub votes_of_current_term: bool,
 }
 
 impl Default for Rules {
@@ -62,6 +74,9 @@ impl Default for Rules {
             ack_after_sync: true,
             read_index: true,
             tag_not_visible_trims: true,
+            vote_after_persist: true,
+            read_index_confirmed: true,
+            votes_of_current_term: true,
         }
     }
 }
@@ -99,6 +114,9 @@ impl Rules {
             TwinName::AckBeforeSync => rules.ack_after_sync = false,
             TwinName::LocalReads => rules.read_index = false,
             TwinName::VisibleTrims => rules.tag_not_visible_trims = false,
+            TwinName::VoteBeforePersist => rules.vote_after_persist = false,
+            TwinName::UnconfirmedReads => rules.read_index_confirmed = false,
+            TwinName::StaleVotes => rules.votes_of_current_term = false,
             TwinName::TagAtFloor => {
                 panic!("{twin} is not a simulator twin: the core has no switch for it")
             }
@@ -128,7 +146,7 @@ mod tests {
         for (index, rules) in twins.iter().enumerate() {
             assert!(!twins[..index].contains(rules), "{rules:?}");
         }
-        assert_eq!(twins.len(), 13);
+        assert_eq!(twins.len(), 16);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
@@ -146,6 +164,9 @@ mod tests {
             ack_after_sync,
             read_index,
             tag_not_visible_trims,
+            vote_after_persist,
+            read_index_confirmed,
+            votes_of_current_term,
         } = rules;
         [
             trims_visible,
@@ -161,6 +182,9 @@ mod tests {
             ack_after_sync,
             read_index,
             tag_not_visible_trims,
+            vote_after_persist,
+            read_index_confirmed,
+            votes_of_current_term,
         ]
         .iter()
         .filter(|on| !**on)

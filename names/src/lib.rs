@@ -36,6 +36,8 @@ pub enum Invariant {
     ElectionSafety,
     /// The journal, as its clients see it, is linearizable against its sequential specification.
     Linearizable,
+    /// A message that carries a term or a vote leaves a node only once that promise is durable.
+    PromiseDurable,
     /// Liveness, in the model: a holder whose lease moved eventually retires or never again
     /// lands a record.
     StaleHolderRetires,
@@ -67,6 +69,7 @@ impl Invariant {
         Invariant::StaleHolderRetires,
         Invariant::ElectionSafety,
         Invariant::Linearizable,
+        Invariant::PromiseDurable,
         Invariant::TypeOk,
         Invariant::EventBudget,
         Invariant::Panic,
@@ -87,6 +90,7 @@ impl Invariant {
             Invariant::Convergence => "Convergence",
             Invariant::ElectionSafety => "ElectionSafety",
             Invariant::Linearizable => "Linearizable",
+            Invariant::PromiseDurable => "PromiseDurable",
             Invariant::StaleHolderRetires => "StaleHolderRetires",
             Invariant::TypeOk => "TypeOK",
             Invariant::EventBudget => "EventBudget",
@@ -198,11 +202,14 @@ pub enum TwinName {
     LocalReads,
     VisibleTrims,
     TagAtFloor,
+    VoteBeforePersist,
+    UnconfirmedReads,
+    StaleVotes,
 }
 
 impl TwinName {
     /// Every twin of every layer, in the order of the README's table.
-    pub const ALL: [TwinName; 14] = [
+    pub const ALL: [TwinName; 17] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,
         TwinName::NoopSkip,
@@ -217,6 +224,9 @@ impl TwinName {
         TwinName::LocalReads,
         TwinName::VisibleTrims,
         TwinName::TagAtFloor,
+        TwinName::VoteBeforePersist,
+        TwinName::UnconfirmedReads,
+        TwinName::StaleVotes,
     ];
 
     /// The name, exactly as every layer and output spells it.
@@ -236,6 +246,9 @@ impl TwinName {
             TwinName::LocalReads => "LocalReads",
             TwinName::VisibleTrims => "VisibleTrims",
             TwinName::TagAtFloor => "TagAtFloor",
+            TwinName::VoteBeforePersist => "VoteBeforePersist",
+            TwinName::UnconfirmedReads => "UnconfirmedReads",
+            TwinName::StaleVotes => "StaleVotes",
         }
     }
 
@@ -271,6 +284,9 @@ impl TwinName {
             (TwinName::FloorPastCommit | TwinName::AckBeforeSync, Sim | Paros) => {
                 Some(AckedWritesKept)
             }
+            (TwinName::VoteBeforePersist, Sim) => Some(PromiseDurable),
+            (TwinName::UnconfirmedReads, Sim) => Some(Linearizable),
+            (TwinName::StaleVotes, Sim) => Some(ElectionSafety),
             _ => None,
         }
     }
@@ -362,7 +378,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 13);
+        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 16);
         assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
         assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
         assert_eq!(

@@ -11,7 +11,7 @@
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::ClientId;
 use felix_core::api::{InvalidRequest, ReadRecord, Reply};
-use felix_core::broker::{AppendResult, Message};
+use felix_core::broker::{AppendResult, Ask, Message};
 use felix_core::history::{Event, Phase};
 use felix_core::storage::SealedState;
 pub use felix_core::words::{body, command, entry, headers, node, request};
@@ -72,6 +72,11 @@ fn invalid_request(invalid: &InvalidRequest) -> String {
 }
 
 /// A sealed state, as a jump or a describe shows it.
+/// A read-index question's name: its number within the asking node's incarnation.
+fn ask_name(ask: &Ask) -> String {
+    format!("{} of incarnation {}", ask.number, ask.incarnation)
+}
+
 pub fn sealed(state: &SealedState) -> String {
     let tag = state
         .floor_tag
@@ -125,10 +130,10 @@ pub fn message(message: &Message) -> String {
         Message::TrimmedTo { point, state } => {
             format!("TrimmedTo point {point} ({})", sealed(state))
         }
-        Message::ReadIndex { ask } => format!("ReadIndex ask {ask}"),
+        Message::ReadIndex { ask } => format!("ReadIndex ask {}", ask_name(ask)),
         Message::ReadIndexReply { ask, index } => match index {
-            Some(index) => format!("ReadIndexReply ask {ask} index {index}"),
-            None => format!("ReadIndexReply ask {ask} refused"),
+            Some(index) => format!("ReadIndexReply ask {} index {index}", ask_name(ask)),
+            None => format!("ReadIndexReply ask {} refused", ask_name(ask)),
         },
         Message::ReadProbe { term, round } => format!("ReadProbe term {term} round {round}"),
         Message::ReadProbeAck { term, round } => format!("ReadProbeAck term {term} round {round}"),
@@ -154,6 +159,41 @@ fn role(leader: bool) -> &'static str {
         "leader"
     } else {
         "not leader"
+    }
+}
+
+/// A node's sent promise, its durable one, or a TrimmedTo it sent, as one sentence (`event`'s).
+fn sent_or_durable(event: &Event) -> String {
+    match event {
+        Event::TrimmedToSent {
+            node: id,
+            to,
+            point,
+        } => format!("{}: TrimmedTo {} point {point}", node(*id), node(*to)),
+        Event::DurablePromise {
+            node: id,
+            term,
+            vote: voted,
+        } => format!(
+            "{}: durable promise term {term} vote {}",
+            node(*id),
+            vote(*voted)
+        ),
+        Event::PromiseSent {
+            node: id,
+            to,
+            term,
+            vote: granted,
+        } => match granted {
+            Some(candidate) => format!(
+                "{}: sent {} its vote in term {term} for {}",
+                node(*id),
+                node(*to),
+                node(*candidate)
+            ),
+            None => format!("{}: sent {} term {term}", node(*id), node(*to)),
+        },
+        _ => unreachable!("only a sent promise, a durable one or a TrimmedTo"),
     }
 }
 
@@ -203,11 +243,9 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
                 node(*id)
             )
         }
-        Event::TrimmedToSent {
-            node: id,
-            to,
-            point,
-        } => format!("{}: TrimmedTo {} point {point}", node(*id), node(*to)),
+        Event::TrimmedToSent { .. } | Event::DurablePromise { .. } | Event::PromiseSent { .. } => {
+            sent_or_durable(event)
+        }
         Event::Jumped {
             node: id,
             point,

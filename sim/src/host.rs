@@ -13,6 +13,7 @@
 
 use crate::disk::Disk;
 use crate::network::{Address, Packet, Payload};
+use crate::promises::Promises;
 use crate::tape::Schedule;
 use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
 use felix_core::history::Event;
@@ -79,6 +80,8 @@ pub struct Host {
     outputs: Vec<Output>,
     duties: Vec<Duty>,
     released: Vec<Delivery>,
+    /// The durable promise and the sent ones, for the PromiseDurable judge (`promises.rs`).
+    promises: Promises,
 }
 
 impl Host {
@@ -101,6 +104,7 @@ impl Host {
             outputs: Vec::new(),
             duties: Vec::new(),
             released: Vec::new(),
+            promises: Promises::default(),
         }
     }
 
@@ -132,6 +136,10 @@ impl Host {
                 self.outbox.held_len(),
             )
         });
+        // What a restart recovered is durable: recorded before anything the node sends.
+        if let Some(event) = self.promises.durable_changed(self.id) {
+            effects.push(Effect::Observe(event));
+        }
         self.outputs.clear();
         let outputs = &mut self.outputs;
         crate::stopwatch::time(crate::stopwatch::Section::BrokerStep, || {
@@ -139,7 +147,6 @@ impl Host {
         });
         self.duties.clear();
         let carried = self.outbox.carry(self.outputs.drain(..), &mut self.duties);
-        let from = Address::Node(self.id);
         let mut duties = std::mem::take(&mut self.duties);
         for duty in duties.drain(..) {
             match duty {
@@ -151,9 +158,10 @@ impl Host {
                         what: format!("the store refused op {id}: {error}"),
                     })?;
                     assert_eq!(number, id, "persist ids are contiguous from 1");
+                    self.promises.applied(number, &op);
                     self.start_sync(effects);
                 }
-                Duty::Deliver(delivery) => effects.push(Effect::Transmit(packet(from, delivery))),
+                Duty::Deliver(delivery) => self.transmit(delivery, effects),
                 Duty::Observe(event) => effects.push(Effect::Observe(event)),
                 Duty::DrawElectionTimeout => effects.push(Effect::DrawElectionTimeout),
             }
@@ -176,6 +184,16 @@ impl Host {
             self.note(input, term, &effects[before.min(effects.len())..], held);
         }
         Ok(())
+    }
+
+    /// Puts a delivery on the network, recording the promise it carries first (`promises.rs`).
+    fn transmit(&mut self, delivery: Delivery, effects: &mut Vec<Effect>) {
+        if let Delivery::Send { to, message } = &delivery {
+            if let Some(event) = self.promises.leaving(self.id, *to, message) {
+                effects.push(Effect::Observe(event));
+            }
+        }
+        effects.push(Effect::Transmit(packet(Address::Node(self.id), delivery)));
     }
 
     /// Records one input in the schedule being recorded (`tape::Step`), if any.
@@ -217,12 +235,17 @@ impl Host {
             what: format!("sync failed: {error}"),
         })?;
         let through = self.disk.synced();
+        self.promises.synced(through);
+        if let Some(event) = self.promises.durable_changed(self.id) {
+            effects.push(Effect::Observe(event));
+        }
         self.released.clear();
         self.outbox.synced(through, &mut self.released);
-        let from = Address::Node(self.id);
-        for delivery in self.released.drain(..) {
-            effects.push(Effect::Transmit(packet(from, delivery)));
+        let mut released = std::mem::take(&mut self.released);
+        for delivery in released.drain(..) {
+            self.transmit(delivery, effects);
         }
+        self.released = released;
         self.step(Input::Persisted { through }, effects)?;
         self.start_sync(effects);
         Ok(through)
@@ -266,10 +289,13 @@ impl Host {
     }
 
     /// Starts the broker: fresh on an empty disk, or (`restart`) rebuilt from what the disk
-    /// kept. The outbox starts empty either way.
+    /// kept, as the next incarnation (`BrokerConfig::incarnation`). The outbox starts empty either
+    /// way.
     pub fn start(&mut self, restart: bool) -> Result<(), HostError> {
         assert!(self.broker.is_none(), "only a node that is down starts");
         self.outbox.crash();
+        // Every start is a new incarnation, a number this node was never given before.
+        self.config.incarnation += 1;
         if !restart {
             self.broker = Some(Broker::new(self.config.clone()));
             self.prime_sample();
@@ -279,6 +305,7 @@ impl Host {
             node: self.id,
             what: format!("recovery failed: {error}"),
         })?;
+        self.promises.recovered(recovered.hard_state);
         let broker = Broker::from_recovered(self.config.clone(), recovered).map_err(|error| {
             HostError::Store {
                 node: self.id,

@@ -410,8 +410,8 @@ impl Knobs {
                 self.op_per_million = 1_000_000;
                 self.client_gap_micros = s.range(1, 5) * 1_000;
             }
-            // LocalReads needs nothing drawn on purpose; TagAtFloor is the model's only.
-            TwinName::LocalReads | TwinName::TagAtFloor => {}
+            // LocalReads and the others need nothing drawn on purpose; TagAtFloor is the model's.
+            _ => {}
         }
     }
 

@@ -21,6 +21,7 @@ pub mod knobs;
 pub mod lease;
 pub mod network;
 pub mod node;
+pub mod promises;
 pub mod queue;
 pub mod rng;
 pub mod script;

@@ -11,6 +11,8 @@
 use super::{Diagram, Lane, LaneKind, Mark, Row, Style, Violation, Window};
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
+// Drawn as nothing: samples and the PromiseDurable bookkeeping.
+use felix_core::history::Event::{DurablePromise, NodeState, PromiseSent};
 use felix_core::{Headers, NodeId, Offset};
 use felix_sim::describe;
 use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
@@ -282,7 +284,7 @@ fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
             }
             Event::Crashed { node } => point(lanes.node(*node), "crash".into(), Style::Fault),
             Event::Restarted { node } => point(lanes.node(*node), "restart".into(), Style::Note),
-            Event::NodeState { .. } => Mark::Hidden,
+            NodeState { .. } | DurablePromise { .. } | PromiseSent { .. } => Mark::Hidden,
             Event::HolderRetired { client, .. } => {
                 point(lanes.client(*client), "retires".into(), Style::Note)
             }

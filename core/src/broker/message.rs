@@ -37,18 +37,28 @@ pub enum Message {
     /// The leader cannot replay below `point` (its first held offset): the receiver jumps there,
     /// adopting `state` (what the records below `point` folded to; `state.base_offset == point - 1`).
     TrimmedTo { point: Offset, state: SealedState },
-    /// A follower or replica asks the leader for a read index; `ask` is its own number for the
-    /// question (carries no term: the answer is a fact about the leader's log, checked by the
-    /// leader's own confirmation round).
-    ReadIndex { ask: u64 },
+    /// A follower or replica asks the leader for a read index; `ask` is its own name for the
+    /// question, unique across its restarts (carries no term: the answer is a fact about the
+    /// leader's log, checked by the leader's own confirmation round).
+    ReadIndex { ask: Ask },
     /// The leader's answer to `ReadIndex { ask }`: its commit index as of the question, confirmed
     /// by a majority in its term; `None` when it could not confirm (not leading, too many reads).
-    ReadIndexReply { ask: u64, index: Option<Offset> },
+    ReadIndexReply { ask: Ask, index: Option<Offset> },
     /// The leader of `term` asks its voters to confirm it still leads; one round covers every read
     /// that arrived before it was sent.
     ReadProbe { term: Term, round: u64 },
     /// A voter's answer to `ReadProbe { round }`, in its own current term.
     ReadProbeAck { term: Term, round: u64 },
+}
+
+/// A read-index question's name: the incarnation the driver gave the asking node
+/// (`BrokerConfig::incarnation`, never given to it before) and the question's number within it.
+/// The number alone restarts at 1 with every restart, so an answer to a question asked before a
+/// crash would be taken for a later question's, whose read then could be served stale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Ask {
+    pub incarnation: u64,
+    pub number: u64,
 }
 
 /// What a follower or replica says about its log.

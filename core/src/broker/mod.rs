@@ -36,73 +36,23 @@
 //!   `pending_acks_max` is reached drops the request unanswered (its outcome is unknown to the
 //!   client, exactly as if the network had dropped it).
 
+mod config;
 mod io;
 mod message;
 mod outbox;
 mod read_index;
 
+pub use config::BrokerConfig;
 pub use io::{Input, Output, PersistId};
-pub use message::{AppendResult, Message};
+pub use message::{AppendResult, Ask, Message};
 pub use outbox::{Delivery, Duty, HeldFull, Outbox};
 
 use crate::api::{ClientId, Reply, Request, RequestId};
 use crate::history::Event;
-use crate::journal::{Journal, JournalConfig, Jump, RecoverError, Sequenced, WalkEvent};
+use crate::journal::{Journal, Jump, RecoverError, Sequenced, WalkEvent};
 use crate::record::{Entry, Headers, NodeId, Offset, Term, Token};
 use crate::storage::{HardState, Recovered, SealedState, StorageOp};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
-/// How a broker is set up. The driver chooses every number (including the random election
-/// timeout): the core has no random source.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BrokerConfig {
-    /// This node.
-    pub id: NodeId,
-    /// Every voting broker, this one included when it votes.
-    pub voters: Vec<NodeId>,
-    /// Every non-voting replica, this one included when it is a replica.
-    pub replicas: Vec<NodeId>,
-    /// Ticks without hearing a leader before a voter campaigns (randomized by the driver).
-    pub election_timeout_ticks: u64,
-    /// Ticks between a leader's heartbeats.
-    pub heartbeat_ticks: u64,
-    /// At most this many records per `AppendEntries`.
-    pub append_entries_max: usize,
-    /// At most this many appended-but-unanswered client requests on a leader.
-    pub pending_acks_max: usize,
-    /// At most this many `Persist`s not yet reported durable (a driver that never syncs is a bug).
-    pub unsynced_persists_max: usize,
-    /// At most this many client reads waiting for a read index at this node (and, at a leader,
-    /// at most this many followers' questions); a read beyond it is refused with `NoReadIndex`.
-    pub pending_reads_max: usize,
-    /// Ticks a read may wait for its read index (and the walk to it) before `NoReadIndex`.
-    pub read_wait_ticks_max: u64,
-    /// Whether to observe one `Committed` event per record the walk reaches (the audits need it;
-    /// a benchmark may not).
-    pub observe_commits: bool,
-    /// Layout, rules and client bounds of the journal.
-    pub journal: JournalConfig,
-}
-
-impl BrokerConfig {
-    /// A config for node `id` among `voters` and `replicas`, with defaults for the rest.
-    pub fn new(id: NodeId, voters: Vec<NodeId>, replicas: Vec<NodeId>) -> BrokerConfig {
-        BrokerConfig {
-            id,
-            voters,
-            replicas,
-            election_timeout_ticks: 10,
-            heartbeat_ticks: 3,
-            append_entries_max: 64,
-            pending_acks_max: 1024,
-            unsynced_persists_max: 1 << 16,
-            pending_reads_max: 256,
-            read_wait_ticks_max: 20,
-            observe_commits: true,
-            journal: JournalConfig::default(),
-        }
-    }
-}
 
 /// What a node is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -623,6 +573,18 @@ impl Broker {
             (last_term, last_offset) >= (self.journal.last_term(), self.journal.last_offset());
         let free = self.hard_state.vote.is_none() || self.hard_state.vote == Some(from);
         let granted = term == current && self.role == Role::Follower && free && up_to_date;
+        let vote = Output::Send {
+            to: from,
+            message: Message::Vote {
+                term: current,
+                granted,
+            },
+        };
+        // VoteBeforePersist twin: the vote goes out ahead of the persist that makes it durable.
+        let early = !self.config.journal.rules.vote_after_persist;
+        if early {
+            out.push(vote.clone());
+        }
         if granted {
             self.election_elapsed_ticks = 0;
             if self.hard_state.vote != Some(from) {
@@ -635,17 +597,15 @@ impl Broker {
                 );
             }
         }
-        out.push(Output::Send {
-            to: from,
-            message: Message::Vote {
-                term: current,
-                granted,
-            },
-        });
+        if !early {
+            out.push(vote);
+        }
     }
 
     fn on_vote(&mut self, from: NodeId, term: Term, granted: bool, out: &mut Vec<Output>) {
-        if self.role != Role::Candidate || term != self.hard_state.term || !granted {
+        // StaleVotes twin: a vote granted in an earlier term counts too.
+        let stale = term != self.hard_state.term && self.config.journal.rules.votes_of_current_term;
+        if self.role != Role::Candidate || stale || !granted {
             return;
         }
         if !self.config.voters.contains(&from) {

@@ -13,7 +13,10 @@
 //!    no newer leader existed when the read arrived, so every trim acknowledged before the read was
 //!    sent is at or below the index. One round covers every read that arrived before it was sent.
 //! 2. **Follower or replica.** It asks the leader it knows (`ReadIndex { ask }`); the leader runs
-//!    step 1 for it and answers `ReadIndexReply { ask, index }`.
+//!    step 1 for it and answers `ReadIndexReply { ask, index }`. An `Ask` names the node's
+//!    incarnation (`BrokerConfig::incarnation`, from the driver) as well as the question's number,
+//!    which restarts with the node: an answer to a question asked before a crash must not serve a
+//!    read that arrived after it, whose index it may be behind.
 //! 3. **Every node** serves the read once its committed walk reaches the index, from its committed
 //!    prefix: its floor then includes every trim acknowledged before the read began.
 //!
@@ -35,7 +38,7 @@
 
 use super::{Broker, Output, Role};
 use crate::api::{ClientId, ReadFrom, Reply, RequestId};
-use crate::broker::message::Message;
+use crate::broker::message::{Ask, Message};
 use crate::record::{NodeId, Offset};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -47,7 +50,7 @@ pub(crate) enum Wait {
     /// At the leader: the index is taken; waiting for a majority to answer probe `round`.
     Confirm { index: Offset, round: u64 },
     /// At a follower or replica: asked the leader under `ask`.
-    Leader { ask: u64 },
+    Leader { ask: Ask },
     /// The index is confirmed: waiting for the committed walk to reach it.
     Walk { index: Offset },
     /// The leader could not give an index: refused at the end of the step.
@@ -70,7 +73,7 @@ pub(crate) struct PendingRead {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RemoteRead {
     from: NodeId,
-    ask: u64,
+    ask: Ask,
     age_ticks: u64,
     confirm: Option<(Offset, u64)>,
 }
@@ -85,7 +88,7 @@ pub(crate) struct ReadIndex {
     round_sent: u64,
     /// The highest round each voter answered in the current term (cleared on becoming leader).
     round_acked: BTreeMap<NodeId, u64>,
-    /// The last `ask` number this node used.
+    /// The last question number this node used in this incarnation.
     ask_last: u64,
 }
 
@@ -158,7 +161,10 @@ impl Broker {
             Role::Follower | Role::Replica => match hint {
                 Some(leader) if leader != self.config.id => {
                     self.read_index.ask_last += 1;
-                    let ask = self.read_index.ask_last;
+                    let ask = Ask {
+                        incarnation: self.config.incarnation,
+                        number: self.read_index.ask_last,
+                    };
                     out.push(Output::Send {
                         to: leader,
                         message: Message::ReadIndex { ask },
@@ -191,10 +197,16 @@ impl Broker {
     /// What a read arriving at the leader waits for now.
     fn leader_wait(&self) -> Wait {
         assert_eq!(self.role, Role::Leader);
+        // UnconfirmedReads twin: round 0 needs no probe and counts as confirmed at once.
+        let confirmed = self.config.journal.rules.read_index_confirmed;
         if self.term_committed() {
             Wait::Confirm {
                 index: self.journal.committed(),
-                round: self.read_index.round_sent + 1,
+                round: if confirmed {
+                    self.read_index.round_sent + 1
+                } else {
+                    0
+                },
             }
         } else {
             Wait::Noop
@@ -208,7 +220,7 @@ impl Broker {
     }
 
     /// A follower or replica asks this node for a read index.
-    pub(super) fn on_read_index(&mut self, from: NodeId, ask: u64, out: &mut Vec<Output>) {
+    pub(super) fn on_read_index(&mut self, from: NodeId, ask: Ask, out: &mut Vec<Output>) {
         if self.role != Role::Leader
             || self.read_index.remote.len() >= self.config.pending_reads_max
         {
@@ -231,8 +243,9 @@ impl Broker {
         assert!(self.read_index.remote.len() <= self.config.pending_reads_max);
     }
 
-    /// The leader answered question `ask`.
-    pub(super) fn on_read_index_reply(&mut self, ask: u64, index: Option<Offset>) {
+    /// The leader answered question `ask` (of this incarnation, or of an earlier one, whose reads
+    /// the restart forgot: then nothing waits for it).
+    pub(super) fn on_read_index_reply(&mut self, ask: Ask, index: Option<Offset>) {
         let Some(read) = self
             .read_index
             .reads

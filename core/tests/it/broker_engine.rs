@@ -6,7 +6,7 @@
 
 use felix_core::api::{ClientId, InvalidRequest, ReadFrom, ReadRecord, Reply, Request, RequestId};
 use felix_core::broker::{
-    AppendResult, Broker, BrokerConfig, Delivery, Duty, Input, Message, Outbox, Output, Role,
+    AppendResult, Ask, Broker, BrokerConfig, Delivery, Duty, Input, Message, Outbox, Output, Role,
 };
 use felix_core::history::Event;
 use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term, Token};
@@ -26,6 +26,14 @@ fn config(id: NodeId, rules: Rules) -> BrokerConfig {
     };
     config.journal.rules = rules;
     config
+}
+
+/// Read-index question `number` of a node's first incarnation (`BrokerConfig::new`'s).
+fn ask(number: u64) -> Ask {
+    Ask {
+        incarnation: 0,
+        number,
+    }
 }
 
 /// A synchronous driver: persists are durable at once, messages delivered in order, unless the
@@ -640,14 +648,14 @@ fn follower_redirects_client_writes_and_serves_reads_at_a_read_index() {
         }),
         vec![Output::Send {
             to: 0,
-            message: Message::ReadIndex { ask: 1 }
+            message: Message::ReadIndex { ask: ask(1) }
         }]
     );
     let probe = Message::ReadProbe { term: 1, round: 1 };
     assert_eq!(
         net.node(0).step_collect(Input::Message {
             from: 2,
-            message: Message::ReadIndex { ask: 1 }
+            message: Message::ReadIndex { ask: ask(1) }
         }),
         vec![
             Output::Send {
@@ -678,7 +686,7 @@ fn follower_redirects_client_writes_and_serves_reads_at_a_read_index() {
         vec![Output::Send {
             to: 2,
             message: Message::ReadIndexReply {
-                ask: 1,
+                ask: ask(1),
                 index: Some(2)
             }
         }]
@@ -687,7 +695,7 @@ fn follower_redirects_client_writes_and_serves_reads_at_a_read_index() {
         net.node(2).step_collect(Input::Message {
             from: 0,
             message: Message::ReadIndexReply {
-                ask: 1,
+                ask: ask(1),
                 index: Some(2)
             }
         }),
@@ -1512,6 +1520,28 @@ fn a_leaders_read_is_confirmed_only_by_a_voter_answering_its_round_in_its_term()
 }
 
 #[test]
+fn the_unconfirmed_reads_twin_serves_at_the_commit_index_without_a_round() {
+    // Proves the UnconfirmedReads switch: with the rule off the leader serves a read at once from
+    // its commit index and sends no probe (the rule-on leader sends round 1, above).
+    let mut net = Net::new(Rules::twin(TwinName::UnconfirmedReads));
+    net.elect_zero();
+    net.client(0, write("x"));
+    net.heartbeat(0);
+    let records = Reply::Records {
+        records: vec![record_x()],
+        next: 3,
+    };
+    let served = |request_id| Output::Reply {
+        client: 7,
+        request_id,
+        reply: records.clone(),
+    };
+    assert_eq!(net.node(0).step_collect(read_request(1)), vec![served(1)]);
+    assert_eq!(net.node(0).step_collect(Input::Tick), vec![]);
+    assert_eq!(net.node(0).step_collect(read_request(2)), vec![served(2)]);
+}
+
+#[test]
 fn a_leaders_waiting_reads_are_refused_when_too_old_or_when_it_is_deposed() {
     // Proves the leader never holds a read it cannot confirm: a follower's question is refused
     // after exactly `read_wait_ticks_max` ticks without a majority; when the leader is deposed,
@@ -1521,13 +1551,16 @@ fn a_leaders_waiting_reads_are_refused_when_too_old_or_when_it_is_deposed() {
     net.elect_zero();
     let leader = net.node(0);
     let wait = leader.config().read_wait_ticks_max;
-    let question = |ask| Input::Message {
+    let question = |number| Input::Message {
         from: REPLICA,
-        message: Message::ReadIndex { ask },
+        message: Message::ReadIndex { ask: ask(number) },
     };
-    let refusal = |ask| Output::Send {
+    let refusal = |number| Output::Send {
         to: REPLICA,
-        message: Message::ReadIndexReply { ask, index: None },
+        message: Message::ReadIndexReply {
+            ask: ask(number),
+            index: None,
+        },
     };
     let probes = leader.step_collect(question(7));
     assert_eq!(
@@ -1560,68 +1593,6 @@ fn a_leaders_waiting_reads_are_refused_when_too_old_or_when_it_is_deposed() {
 }
 
 #[test]
-fn a_follower_matches_each_answer_to_its_question_and_gives_up_in_time() {
-    // Proves the follower's side: each read asks under its own number and an answer serves only
-    // the read that asked it; a read whose index the walk has not reached, and one never
-    // answered, wait exactly `read_wait_ticks_max` ticks and are then refused, retriably.
-    let mut config = config(2, Rules::default());
-    config.read_wait_ticks_max = 3;
-    config.election_timeout_ticks = 100;
-    let mut node = Broker::new(config);
-    let x = Entry {
-        offset: 2,
-        term: 1,
-        command: Command::Write {
-            body: b"x".to_vec(),
-            headers: Headers::default(),
-        },
-    };
-    node.step_collect(Input::Message {
-        from: 0,
-        message: append_entries(1, (0, 0), vec![noop(1, 1), x], 2),
-    });
-    assert_eq!(node.committed(), 2);
-    for ask in 1..=3 {
-        assert_eq!(
-            node.step_collect(read_request(ask)),
-            vec![Output::Send {
-                to: 0,
-                message: Message::ReadIndex { ask }
-            }]
-        );
-    }
-    let answer = |ask, index| Input::Message {
-        from: 0,
-        message: Message::ReadIndexReply {
-            ask,
-            index: Some(index),
-        },
-    };
-    assert_eq!(
-        node.step_collect(answer(2, 2)),
-        vec![Output::Reply {
-            client: 7,
-            request_id: 2,
-            reply: Reply::Records {
-                records: vec![record_x()],
-                next: 3
-            }
-        }]
-    );
-    // Read 3's index is beyond this node's walk; read 1 is never answered.
-    assert_eq!(node.step_collect(answer(3, 5)), vec![]);
-    for _ in 0..3 {
-        assert_eq!(node.step_collect(Input::Tick), vec![]);
-    }
-    let refused = |request_id| Output::Reply {
-        client: 7,
-        request_id,
-        reply: Reply::NoReadIndex { hint: Some(0) },
-    };
-    assert_eq!(node.step_collect(Input::Tick), vec![refused(1), refused(3)]);
-}
-
-#[test]
 fn a_node_allowed_no_waiting_reads_refuses_every_read_that_needs_an_index() {
     // Proves `pending_reads_max = 0`: a leader refuses every client read and every question that
     // needs an index, at once, and holds nothing.
@@ -1642,12 +1613,12 @@ fn a_node_allowed_no_waiting_reads_refuses_every_read_that_needs_an_index() {
     assert_eq!(
         leader.step_collect(Input::Message {
             from: 1,
-            message: Message::ReadIndex { ask: 1 }
+            message: Message::ReadIndex { ask: ask(1) }
         }),
         vec![Output::Send {
             to: 1,
             message: Message::ReadIndexReply {
-                ask: 1,
+                ask: ask(1),
                 index: None
             }
         }]

@@ -161,3 +161,64 @@ fn a_voter_learns_its_leader_from_a_read_probe_and_a_replica_does_not() {
         assert_eq!(node.leader_hint(), leader, "node {id}");
     }
 }
+
+#[test]
+fn a_vote_follows_the_persist_of_its_promise_unless_the_twin_sends_it_first() {
+    // Proves the order the driver relies on (persist before send): a voter granting its vote
+    // outputs the persist of (term, vote) before the vote, so the outbox holds the vote until the
+    // promise is durable; the VoteBeforePersist twin outputs the vote first. A refusal persists
+    // the term it adopts first too.
+    let request = Input::Message {
+        from: 0,
+        message: Message::RequestVote {
+            term: 1,
+            last_offset: 0,
+            last_term: 0,
+        },
+    };
+    let kinds = |rules: Rules| {
+        let mut config = BrokerConfig::new(1, vec![0, 1, 2], Vec::new());
+        config.journal.rules = rules;
+        let mut voter = Broker::new(config);
+        let outputs = voter.step_collect(request.clone());
+        assert_eq!(voter.vote(), Some(0));
+        outputs
+            .into_iter()
+            .map(|output| match output {
+                Output::Persist { .. } => "persist",
+                Output::Send {
+                    to: 0,
+                    message:
+                        Message::Vote {
+                            term: 1,
+                            granted: true,
+                        },
+                } => "vote",
+                _ => "other",
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds(Rules::default()), ["persist", "persist", "vote"]);
+    let twin = Rules::twin(felix_core::TwinName::VoteBeforePersist);
+    assert_eq!(kinds(twin), ["persist", "vote", "persist"]);
+}
+
+#[test]
+fn a_vote_of_an_earlier_term_counts_only_in_the_stale_votes_twin() {
+    // Proves the StaleVotes switch: a candidate of term 2 that receives a grant sent for its
+    // term-1 campaign stays a candidate; the twin counts it and leads term 2 on it.
+    let campaign_twice = |rules: Rules| {
+        let mut config = BrokerConfig::new(0, vec![0, 1, 2], Vec::new());
+        config.journal.rules = rules;
+        let mut node = Broker::new(config);
+        node.step(Input::ElectionTimeout { ticks: 1 }, &mut Vec::new());
+        node.step_collect(Input::Tick);
+        node.step_collect(Input::Tick);
+        assert_eq!((node.role(), node.term()), (Role::Candidate, 2));
+        node.step_collect(vote(1, true));
+        node.role()
+    };
+    assert_eq!(campaign_twice(Rules::default()), Role::Candidate);
+    let twin = Rules::twin(felix_core::TwinName::StaleVotes);
+    assert_eq!(campaign_twice(twin), Role::Leader);
+}

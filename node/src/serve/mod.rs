@@ -157,6 +157,7 @@ impl ServeConfig {
         let mut config = BrokerConfig::new(self.id, self.voters.clone(), self.replicas.clone());
         config.election_timeout_ticks = self.election_ticks;
         config.heartbeat_ticks = 3;
+        config.incarnation = rand::random(); // a boot nonce: see BrokerConfig::incarnation
         config.read_wait_ticks_max = 30;
         config.journal = JournalConfig {
             layout: self.layout,

@@ -317,7 +317,7 @@ impl Env {
     fn observe(&mut self, event: Event, trace: &mut Trace) {
         match &event {
             Event::Committed { node, entry } => trace.committed(*node, entry.offset),
-            Event::NodeState { .. } => {}
+            Event::NodeState { .. } | Event::DurablePromise { .. } | Event::PromiseSent { .. } => {}
             other => trace.line(describe::event(other, self)),
         }
         self.history.push(event);

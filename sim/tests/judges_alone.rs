@@ -1,0 +1,106 @@
+//! Each judge added for what nobody named has a planted bug that only it catches: its twin, run
+//! with the default swarm (no per-twin bias, as `felix twins --sim --unbiased` hunts), breaks the
+//! judge's invariant within a few hundred seeds, and on the seeds where it does no other judge
+//! finds anything (so with that judge off the bug would go unnoticed there); the control run of
+//! each such seed (the same knobs, every rule on) holds every invariant. Where a twin's bug also
+//! damages what another judge watches (two leaders of one term then overwrite each other's
+//! records), the test says so and holds the twin's judge to be the first to see it.
+
+use felix_core::rules::{Invariant, Layer, TwinName};
+use felix_sim::{run, RunSpec};
+use std::collections::BTreeSet;
+
+/// The invariants a seed broke with `twin` off (`control`: every rule on), with the earliest
+/// finding's invariant.
+fn findings(twin: TwinName, seed: u64, control: bool) -> (BTreeSet<Invariant>, Option<Invariant>) {
+    let mut spec = RunSpec::new(seed, Some(twin));
+    spec.unbiased = true;
+    spec.control = control;
+    let report = run(&spec);
+    let first = report
+        .violations
+        .iter()
+        .min_by_key(|finding| finding.step)
+        .map(|finding| finding.invariant);
+    let broken = report.violations.iter().map(|f| f.invariant).collect();
+    (broken, first)
+}
+
+/// What a hunt for one twin found: the seeds its judge alone caught, and the seeds where another
+/// judge saw the damage too (with every invariant broken there).
+#[derive(Debug, Default)]
+struct Hunt {
+    alone: Vec<u64>,
+    shared: Vec<(u64, BTreeSet<Invariant>)>,
+}
+
+/// Hunts `twin` over `seeds` until its judge caught it alone on `wanted` seeds. On every seed
+/// where the judge caught it, the judge's finding is the earliest and the control run holds.
+fn hunt(twin: TwinName, seeds: std::ops::Range<u64>, wanted: usize) -> Hunt {
+    let judge = twin.must_break(Layer::Sim);
+    let mut hunt = Hunt::default();
+    for seed in seeds {
+        if hunt.alone.len() == wanted {
+            break;
+        }
+        let (broken, first) = findings(twin, seed, false);
+        if !broken.contains(&judge) {
+            continue;
+        }
+        assert_eq!(
+            first,
+            Some(judge),
+            "seed {seed}: {twin} is seen first by another judge"
+        );
+        let (control, _) = findings(twin, seed, true);
+        assert!(
+            control.is_empty(),
+            "seed {seed}: the control run of {twin} fails: {control:?}"
+        );
+        if broken.len() == 1 {
+            hunt.alone.push(seed);
+        } else {
+            hunt.shared.push((seed, broken));
+        }
+    }
+    hunt
+}
+
+#[test]
+fn vote_before_persist_is_caught_by_promise_durable_alone() {
+    // Every vote granted in a run's first election goes out ahead of its persist.
+    assert_eq!(
+        TwinName::VoteBeforePersist.must_break(Layer::Sim),
+        Invariant::PromiseDurable
+    );
+    let hunt = hunt(TwinName::VoteBeforePersist, 0..5, 5);
+    assert!(hunt.alone.len() >= 3, "{hunt:?}");
+    assert!(hunt.shared.is_empty(), "{hunt:?}");
+}
+
+#[test]
+fn unconfirmed_reads_are_caught_by_linearizable_alone() {
+    // A deposed leader must serve a read that misses its successor's acknowledged write: about one
+    // seed in fifty (70, 129, 144, 178, 183 and 248 of 0..300 when written, each alone).
+    assert_eq!(
+        TwinName::UnconfirmedReads.must_break(Layer::Sim),
+        Invariant::Linearizable
+    );
+    let hunt = hunt(TwinName::UnconfirmedReads, 0..1000, 2);
+    assert_eq!(hunt.alone.len(), 2, "{hunt:?}");
+    assert!(hunt.shared.is_empty(), "{hunt:?}");
+}
+
+#[test]
+fn stale_votes_are_caught_by_election_safety_first_and_mostly_alone() {
+    // Two leaders of one term: when written, 18 of seeds 0..400 broke ElectionSafety (the first
+    // at seed 16), 13 of them alone; on the other 5 the two leaders went on to overwrite each
+    // other's records (CommittedPrefixAgreement, and on one FloorRecordKept or Linearizable too),
+    // always after ElectionSafety saw the second leader.
+    assert_eq!(
+        TwinName::StaleVotes.must_break(Layer::Sim),
+        Invariant::ElectionSafety
+    );
+    let hunt = hunt(TwinName::StaleVotes, 0..1000, 3);
+    assert_eq!(hunt.alone.len(), 3, "{hunt:?}");
+}
