@@ -4,6 +4,7 @@
 mod broker_accessors;
 mod broker_durable;
 mod broker_engine;
+mod broker_read_index;
 mod broker_schedule;
 mod broker_terms;
 mod client_checkpoint;
