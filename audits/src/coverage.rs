@@ -111,6 +111,14 @@ pub const CATALOG: &[Entry] = &[
         )
     },
     counter(
+        "promise_sent",
+        "a node sent a term it adopted in a message (PromiseSent without a vote)",
+    ),
+    counter(
+        "vote_grant_sent",
+        "a node sent a vote grant (PromiseSent with a vote)",
+    ),
+    counter(
         "broker_jumped",
         "a below-floor broker jumped to a peer's trim point",
     ),
