@@ -7,13 +7,14 @@
 //! the knobs' own consistency (an odd number of voters, at least three; syncs no shorter than
 //! their minimum; a safety phase longer than zero).
 
-use crate::knobs::{Knobs, Workload};
+use crate::knobs::{Knobs, Replication, Workload};
 
 /// A group of knobs: the simpler variants of `knobs` it proposes (possibly none).
 pub type Group = fn(&Knobs) -> Vec<Knobs>;
 
 /// Every group, in the order the pass tries them (cheapest, highest-yield first).
-pub const GROUPS: [(&str, Group); 6] = [
+pub const GROUPS: [(&str, Group); 7] = [
+    ("shape", shape),
     ("sizes", sizes),
     ("network", network),
     ("faults", faults),
@@ -27,6 +28,31 @@ fn variant(knobs: &Knobs, change: impl FnOnce(&mut Knobs)) -> Option<Knobs> {
     let mut candidate = knobs.clone();
     change(&mut candidate);
     (candidate != *knobs).then_some(candidate)
+}
+
+/// The world before the swarm drew its shape: no prober, no old messages, and the replication
+/// shape scenarios run with (64 records per AppendEntries, the default heartbeat and election
+/// timeouts); all at once first, then one at a time.
+fn shape(knobs: &Knobs) -> Vec<Knobs> {
+    let replication = |k: &mut Knobs| {
+        k.append_entries_max = Replication::append_entries_max();
+        k.heartbeat_ticks = Replication::heartbeat_ticks();
+        k.election_ticks_min = Replication::election_ticks_min();
+        k.election_ticks_max = Replication::election_ticks_max();
+    };
+    [
+        variant(knobs, |k| {
+            k.prober = false;
+            k.network.ancient_per_million = 0;
+            replication(k);
+        }),
+        variant(knobs, |k| k.prober = false),
+        variant(knobs, |k| k.network.ancient_per_million = 0),
+        variant(knobs, replication),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Fewer voters, replicas, clients.
