@@ -373,6 +373,9 @@ def main():
     invariant, step = violation.group(1), int(violation.group(2))
     brokers, replicas = int(knobs["brokers"]), int(knobs["replicas"])
     clients = int(knobs.get("holders", 0)) + int(knobs.get("readers", 0))
+    # The prober (knob prober=true) is one more client with a lane of its own.
+    if re.search(r"\bprober=true\b", summary.splitlines()[0]):
+        clients += 1
     replay_lanes = (["lease"] + [f"c{i}" for i in range(clients)]
                     + [f"n{i}" for i in range(brokers + replicas)])
     run([felix, "check", args.twin, "--html", check_html], 1)

@@ -163,7 +163,10 @@ fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
                     let hand_text = std::fs::read_to_string(&path).expect("the hand-written one");
                     let hand = commands(&path, &hand_text);
                     let mut failures = Vec::new();
-                    let seeds = failing_seeds(twin, CANDIDATES);
+                    // A listed twin is tried on its first failing seed only: it must shrink,
+                    // and must not (yet) reproduce.
+                    let listed = NOT_YET_SCRIPTABLE.iter().any(|(t, _)| *t == twin);
+                    let seeds = failing_seeds(twin, if listed { 1 } else { CANDIDATES });
                     if seeds.is_empty() {
                         failures.push(format!("no failing seed in 0..{SCAN}"));
                     }
