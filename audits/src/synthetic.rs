@@ -22,8 +22,8 @@ use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term};
 /// Records per segment in the reference's storage.
 const SEGMENT_RECORDS: Offset = 4;
 
-/// A seeded SplitMix64 stream (the reference's only randomness).
-struct Draw(u64);
+/// A seeded SplitMix64 stream (the reference's only randomness; also the conformance walks').
+pub struct Draw(pub u64);
 
 impl Draw {
     fn next(&mut self) -> u64 {
@@ -35,7 +35,7 @@ impl Draw {
     }
 
     /// Uniform in `0..bound` (bound > 0).
-    fn below(&mut self, bound: u64) -> u64 {
+    pub fn below(&mut self, bound: u64) -> u64 {
         assert!(bound > 0);
         self.next() % bound
     }

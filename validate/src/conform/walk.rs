@@ -16,6 +16,7 @@
 //! every set is ordered.
 
 use super::{run_path_in, PathRun, Segments};
+use felix_audits::synthetic::Draw;
 use felix_core::Rules;
 use felix_model::config::Config;
 use felix_model::spec::{Action, FelixHeadTrim, State};
@@ -183,23 +184,6 @@ pub fn graph(config: &'static Config) -> Result<Graph, usize> {
     })
 }
 
-/// SplitMix64: the walks' only source of choices.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// One walk: the path the model takes from `Init`, preferring edges not in `covered`.
 pub fn walk(
     config: &'static Config,
@@ -209,7 +193,7 @@ pub fn walk(
     index: u64,
 ) -> Vec<Action> {
     let model = FelixHeadTrim::new(config);
-    let mut random = SplitMix(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
+    let mut random = Draw(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
     let mut state = model
         .init_states()
         .into_iter()
@@ -241,7 +225,7 @@ pub fn walk(
             })
             .collect();
         let pool = if fresh.is_empty() { &actions } else { &fresh };
-        let action = pool[random.below(pool.len())];
+        let action = pool[random.below(pool.len() as u64) as usize];
         taken.insert((kind(&action), from));
         state = model
             .next_state(&state, action)
@@ -298,9 +282,9 @@ pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Re
     let graph = graph(config)?;
     let total: BTreeSet<Edge> = graph.edges.keys().copied().collect();
     let mut order: Vec<(&Edge, &Vec<Action>)> = graph.edges.iter().collect();
-    let mut random = SplitMix(seed);
+    let mut random = Draw(seed);
     for i in (1..order.len()).rev() {
-        order.swap(i, random.below(i + 1));
+        order.swap(i, random.below(i as u64 + 1) as usize);
     }
     let mut covered = BTreeSet::new();
     let mut failed = Vec::new();
