@@ -39,39 +39,71 @@ fn has(report: &felix_sim::RunReport, invariant: &str) -> bool {
         .any(|finding| finding.invariant == invariant)
 }
 
+/// One twin's seeds: how many diverged under FelixHeadTrim (any model) and under ParosTrimJump.
+fn one_twin(twin: TwinName) -> (usize, usize) {
+    let mut diverged = 0;
+    let mut paros_diverged = 0;
+    for seed in seeds(twin) {
+        let spec = RunSpec::new(seed, Some(twin));
+        let plain = felix_sim::run(&spec);
+        let validated = felix_validate::run_validated(&spec, false);
+        if validated.validator.divergence.is_some()
+            && validated.validator.counts.model == felix_validate::ModelKind::ParosTrimJump
+        {
+            paros_diverged += 1;
+        }
+        let validated = validated.report;
+        assert_eq!(plain.trace_hash, validated.trace_hash, "{twin} seed {seed}");
+        assert_eq!(
+            has(&plain, twin.must_break(Layer::Sim).name()),
+            has(&validated, twin.must_break(Layer::Sim).name()),
+            "{twin} seed {seed}: validation changed the twin's verdict"
+        );
+        if has(&validated, Invariant::TraceValidation.name()) {
+            diverged += 1;
+        }
+        let mut control = spec.clone();
+        control.control = true;
+        let control = felix_validate::run_validated(&control, false).report;
+        assert!(
+            !has(&control, Invariant::TraceValidation.name()),
+            "{twin} seed {seed}: the control run diverged: {:?}",
+            control.violations
+        );
+    }
+    (diverged, paros_diverged)
+}
+
+/// The twins run on two threads taking the next twin from a shared counter, the longest
+/// (UnfencedTruncate, with the most seeds) first: each twin is independent and deterministic.
 #[test]
 fn validation_keeps_every_twin_verdict_and_sees_the_broker_twins() {
-    for twin in TwinName::in_layer(Layer::Sim) {
-        let mut diverged = 0;
-        let mut paros_diverged = 0;
-        for seed in seeds(twin) {
-            let spec = RunSpec::new(seed, Some(twin));
-            let plain = felix_sim::run(&spec);
-            let validated = felix_validate::run_validated(&spec, false);
-            if validated.validator.divergence.is_some()
-                && validated.validator.counts.model == felix_validate::ModelKind::ParosTrimJump
-            {
-                paros_diverged += 1;
-            }
-            let validated = validated.report;
-            assert_eq!(plain.trace_hash, validated.trace_hash, "{twin} seed {seed}");
-            assert_eq!(
-                has(&plain, twin.must_break(Layer::Sim).name()),
-                has(&validated, twin.must_break(Layer::Sim).name()),
-                "{twin} seed {seed}: validation changed the twin's verdict"
-            );
-            if has(&validated, Invariant::TraceValidation.name()) {
-                diverged += 1;
-            }
-            let mut control = spec.clone();
-            control.control = true;
-            let control = felix_validate::run_validated(&control, false).report;
-            assert!(
-                !has(&control, Invariant::TraceValidation.name()),
-                "{twin} seed {seed}: the control run diverged: {:?}",
-                control.violations
-            );
-        }
+    let mut twins: Vec<TwinName> = TwinName::in_layer(Layer::Sim).collect();
+    twins.sort_by_key(|twin| std::cmp::Reverse(seeds(*twin).end - seeds(*twin).start));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<(TwinName, (usize, usize))> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let (twins, next) = (&twins, &next);
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&twin) = twins.get(at) else {
+                            return done;
+                        };
+                        done.push((twin, one_twin(twin)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("a worker's thread"))
+            .collect()
+    });
+    assert_eq!(results.len(), twins.len());
+    for (twin, (diverged, paros_diverged)) in results {
         if SEEN_BY_THE_MODEL.contains(&twin) {
             assert!(diverged > 0, "{twin}: no divergence on seeds {SEEDS:?}");
         }
