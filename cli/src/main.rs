@@ -35,6 +35,7 @@ mod sweep_coverage;
 mod trace;
 mod twins;
 mod twins_model;
+mod twins_validation;
 mod validation;
 
 /// Felix: deterministic simulation and model checking of a replicated journal.

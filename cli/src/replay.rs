@@ -9,7 +9,7 @@
 
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_twin, replay_command_spec};
+use crate::sweep::{parse_twin_option, replay_command_spec};
 use clap::Args;
 use felix_sim::trace::TraceLine;
 use felix_sim::{RunReport, RunSpec, Window};
@@ -65,7 +65,7 @@ pub fn run(args: ReplayArgs) -> u8 {
             args.seed
         ));
     };
-    let twin = match args.twin.as_deref().map(parse_twin).transpose() {
+    let twin = match parse_twin_option(args.twin.as_deref(), args.validate) {
         Ok(twin) => twin,
         Err(message) => return exit::bad_input(message),
     };

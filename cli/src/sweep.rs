@@ -167,6 +167,25 @@ pub fn by_name(counts: &BTreeMap<Invariant, u64>) -> BTreeMap<&'static str, u64>
         .collect()
 }
 
+/// A simulator twin, or with `validate` a twin of the validation layer too (which only trace
+/// validation sees: without `--validate` it would run unjudged).
+pub fn parse_twin_validated(text: &str, validate: bool) -> Result<TwinName, String> {
+    match TwinName::parse_in(Layer::Validation, text) {
+        Some(twin) if validate => Ok(twin),
+        Some(twin) => Err(format!(
+            "{twin} is a twin of the validation layer: no audit sees it, only trace validation \
+             does; add --validate"
+        )),
+        None => parse_twin(text),
+    }
+}
+
+/// `--twin`, when given: `parse_twin_validated`.
+pub fn parse_twin_option(text: Option<&str>, validate: bool) -> Result<Option<TwinName>, String> {
+    text.map(|text| parse_twin_validated(text, validate))
+        .transpose()
+}
+
 pub fn parse_twin(text: &str) -> Result<TwinName, String> {
     TwinName::parse_in(Layer::Sim, text).ok_or_else(|| {
         let names: Vec<&str> = TwinName::in_layer(Layer::Sim)
@@ -199,6 +218,12 @@ pub fn replay_command_for(seed: u64, twin: Option<TwinName>, control: bool) -> S
 /// own draw).
 pub fn replay_command_spec(spec: &RunSpec) -> String {
     let mut command = replay_command_for(spec.seed, spec.twin, spec.control);
+    if spec
+        .twin
+        .is_some_and(|twin| twin.expected(Layer::Validation).is_some())
+    {
+        command.push_str(" --validate");
+    }
     if spec.unbiased && spec.twin.is_some() && spec.knobs.is_none() {
         command.push_str(" --unbiased");
     }
@@ -343,7 +368,7 @@ pub fn run(args: SweepArgs) -> u8 {
         Ok(range) => range,
         Err(message) => return exit::bad_input(message),
     };
-    let twin = match args.twin.as_deref().map(parse_twin).transpose() {
+    let twin = match parse_twin_option(args.twin.as_deref(), args.validate) {
         Ok(twin) => twin,
         Err(message) => return exit::bad_input(message),
     };
@@ -438,7 +463,10 @@ pub fn run(args: SweepArgs) -> u8 {
         if let Some(finding) = failing {
             totals.failed += 1;
             *totals.violations.entry(finding.invariant).or_insert(0) += 1;
-            let replay = replay_command_for(report.seed, twin, args.control);
+            let mut replay = replay_command_for(report.seed, twin, args.control);
+            if args.validate {
+                replay.push_str(" --validate");
+            }
             let line = failure_line(&report, finding, twin, &replay, args.json);
             match &progress {
                 Some(bar) => bar.suspend(|| output::line(&line)),
@@ -665,7 +693,11 @@ fn summary_text(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) -> Vec<S
     if !totals.broken.is_empty() {
         // Per invariant, the seeds that broke it: a twin's named invariant apart from the
         // collateral ones (the first finding of a seed may be another invariant).
-        let named = ending.twin.map(|twin| twin.must_break(Layer::Sim));
+        // A simulator twin's named invariant, or a validation twin's (TraceValidation).
+        let named = ending.twin.and_then(|twin| {
+            twin.expected(Layer::Sim)
+                .or_else(|| twin.expected(Layer::Validation))
+        });
         let broken: Vec<String> = totals
             .broken
             .iter()

@@ -9,8 +9,9 @@
 //! per search and for either (the fewer runs of the two). Each search that runs must catch every
 //! twin within the budget on its own, and with `--median-max N` its median must be at most N.
 //! Every catching run's control run (the same knobs, every rule on) must be clean.
-//! `--model` runs the Stateright twins (cli/src/twins_model.rs, owned by the model work). With
-//! neither flag both layers run; the exit code is 0 only if every twin failed as expected.
+//! `--model` runs the Stateright twins (cli/src/twins_model.rs). `--validation` runs the
+//! validation layer's twins (cli/src/twins_validation.rs). With none of the three flags every
+//! layer runs; the exit code is 0 only if every twin failed as expected.
 
 use crate::exit;
 use crate::output;
@@ -33,6 +34,11 @@ pub struct TwinsArgs {
     /// Check the twins in the simulator.
     #[arg(long)]
     pub sim: bool,
+    /// Check the validation layer's twins: slips no audit sees, which trace validation alone
+    /// must catch (TraceValidation), with the catching run breaking no audit and its control
+    /// clean.
+    #[arg(long)]
+    pub validation: bool,
     /// One JSON object per twin on stdout.
     #[arg(long)]
     pub json: bool,
@@ -330,15 +336,17 @@ fn run_sim(args: &TwinsArgs) -> u8 {
 
 pub fn run(args: TwinsArgs) -> u8 {
     if args.conform {
-        if args.model || args.sim {
-            return exit::bad_input("--conform runs alone: not with --model or --sim");
+        if args.model || args.sim || args.validation {
+            return exit::bad_input(
+                "--conform runs alone: not with --model, --sim or --validation",
+            );
         }
         return crate::conform::run_twins(args.json);
     }
-    let both = !args.model && !args.sim;
+    let every = !args.model && !args.sim && !args.validation;
     // A flag of the simulator's searches with only the model checked would do nothing: refused
     // before anything runs.
-    if args.model && !args.sim {
+    if args.model && !args.sim && !args.validation {
         let simulator_only = [
             (args.unbiased, "--unbiased"),
             (args.search.is_some(), "--search"),
@@ -353,15 +361,31 @@ pub fn run(args: TwinsArgs) -> u8 {
             ));
         }
     }
+    if args.validation && !args.sim && !every {
+        let biased_only = [
+            (args.unbiased, "--unbiased"),
+            (args.search.is_some(), "--search"),
+            (args.median_max.is_some(), "--median-max"),
+        ];
+        if let Some((_, flag)) = biased_only.iter().find(|(given, _)| *given) {
+            return exit::bad_input(format!(
+                "{flag} applies to the simulator's twins: the validation layer's draw no bias \
+                 (its hunt is plain seeds)"
+            ));
+        }
+    }
     if args.search.is_some() && !args.unbiased {
         return exit::bad_input("--search needs --unbiased (the biased canary is plain seeds)");
     }
     let mut codes = Vec::new();
-    if args.model || both {
+    if args.model || every {
         codes.push(crate::twins_model::run(args.json));
     }
-    if args.sim || both {
+    if args.sim || every {
         codes.push(run_sim(&args));
+    }
+    if args.validation || every {
+        codes.push(crate::twins_validation::run(&args));
     }
     codes.into_iter().max().unwrap_or(exit::OK)
 }

@@ -56,6 +56,18 @@ pub struct Rules {
     /// to it in an earlier term's campaign counts for the current one, and a voter that has since
     /// voted for another candidate of this term elects two leaders).
     pub votes_of_current_term: bool,
+    /// The walk applies a trim's floor when it reaches that trim, not one step before (off:
+    /// EarlyFloor, a twin of the validation layer: the floor of an unfenced trim held right after
+    /// the commit index applies a walk step early, only when no write lies in between, so no read,
+    /// acknowledgement or deletion can tell; only trace validation, which holds the node's floor
+    /// to the model's walk, sees it).
+    pub floor_at_its_trim: bool,
+    /// The walk moves the writer token when it reaches a fence, not one step before (off:
+    /// EarlyFence, a twin of the validation layer: the token of a fence held right after the
+    /// commit index shows a step early and the old one is restored before anything reads it, so
+    /// no answer changes; only trace validation of a paros run, which holds the node's writer to
+    /// ParosTrimJump's walk, sees it).
+    pub writer_at_its_fence: bool,
 }
 
 impl Default for Rules {
@@ -77,6 +89,8 @@ impl Default for Rules {
             vote_after_persist: true,
             read_index_confirmed: true,
             votes_of_current_term: true,
+            floor_at_its_trim: true,
+            writer_at_its_fence: true,
         }
     }
 }
@@ -96,8 +110,8 @@ impl Rules {
 
 impl Rules {
     /// The rules of `twin`: every rule on but the one the twin switches off. Only the simulator's
-    /// twins have a switch in the core (`TwinName::in_layer(Layer::Sim)`; a parsed `--twin` is
-    /// one); another twin is a caller's bug.
+    /// and the validation layer's twins have a switch in the core (`TwinName::in_layer(Layer::Sim)`
+    /// and `Layer::Validation`; a parsed `--twin` is one); another twin is a caller's bug.
     pub fn twin(twin: TwinName) -> Rules {
         let mut rules = Rules::default();
         match twin {
@@ -117,6 +131,8 @@ impl Rules {
             TwinName::VoteBeforePersist => rules.vote_after_persist = false,
             TwinName::UnconfirmedReads => rules.read_index_confirmed = false,
             TwinName::StaleVotes => rules.votes_of_current_term = false,
+            TwinName::EarlyFloor => rules.floor_at_its_trim = false,
+            TwinName::EarlyFence => rules.writer_at_its_fence = false,
             TwinName::TagAtFloor => {
                 panic!("{twin} is not a simulator twin: the core has no switch for it")
             }
@@ -134,7 +150,7 @@ mod tests {
     fn every_twin_switches_exactly_one_rule_off() {
         let all_on = serde_json_free_count(Rules::default());
         assert_eq!(all_on, 0);
-        for twin in TwinName::in_layer(Layer::Sim) {
+        for twin in TwinName::in_layer(Layer::Sim).chain(TwinName::in_layer(Layer::Validation)) {
             assert_eq!(serde_json_free_count(Rules::twin(twin)), 1, "{twin}");
         }
     }
@@ -142,11 +158,14 @@ mod tests {
     /// Every simulator twin switches off a rule of its own: no two twins share a switch.
     #[test]
     fn every_simulator_twin_has_a_switch_of_its_own() {
-        let twins: Vec<Rules> = TwinName::in_layer(Layer::Sim).map(Rules::twin).collect();
+        let twins: Vec<Rules> = TwinName::in_layer(Layer::Sim)
+            .chain(TwinName::in_layer(Layer::Validation))
+            .map(Rules::twin)
+            .collect();
         for (index, rules) in twins.iter().enumerate() {
             assert!(!twins[..index].contains(rules), "{rules:?}");
         }
-        assert_eq!(twins.len(), 16);
+        assert_eq!(twins.len(), 18);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
@@ -167,6 +186,8 @@ mod tests {
             vote_after_persist,
             read_index_confirmed,
             votes_of_current_term,
+            floor_at_its_trim,
+            writer_at_its_fence,
         } = rules;
         [
             trims_visible,
@@ -185,6 +206,8 @@ mod tests {
             vote_after_persist,
             read_index_confirmed,
             votes_of_current_term,
+            floor_at_its_trim,
+            writer_at_its_fence,
         ]
         .iter()
         .filter(|on| !**on)

@@ -162,10 +162,14 @@ pub enum Layer {
     /// ParosTrimJump: the Stateright model (`model/src/paros/`) and
     /// `docs/formal/ParosTrimJump.tla`.
     Paros,
+    /// Trace validation: the simulator's runs with every step held to a model's actions
+    /// (`felix sweep --validate`). Its twins are slips no audit sees (every answer stays right),
+    /// so only the model's step-by-step view of the node's state can catch them.
+    Validation,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 3] = [Layer::Sim, Layer::HeadTrim, Layer::Paros];
+    pub const ALL: [Layer; 4] = [Layer::Sim, Layer::HeadTrim, Layer::Paros, Layer::Validation];
 
     /// The spec's name (the prefix of its configurations), or `sim`.
     pub const fn name(self) -> &'static str {
@@ -173,6 +177,7 @@ impl Layer {
             Layer::Sim => "sim",
             Layer::HeadTrim => "FelixHeadTrim",
             Layer::Paros => "ParosTrimJump",
+            Layer::Validation => "validation",
         }
     }
 }
@@ -205,11 +210,13 @@ pub enum TwinName {
     VoteBeforePersist,
     UnconfirmedReads,
     StaleVotes,
+    EarlyFloor,
+    EarlyFence,
 }
 
 impl TwinName {
     /// Every twin of every layer, in the order of the README's table.
-    pub const ALL: [TwinName; 17] = [
+    pub const ALL: [TwinName; 19] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,
         TwinName::NoopSkip,
@@ -227,6 +234,8 @@ impl TwinName {
         TwinName::VoteBeforePersist,
         TwinName::UnconfirmedReads,
         TwinName::StaleVotes,
+        TwinName::EarlyFloor,
+        TwinName::EarlyFence,
     ];
 
     /// The name, exactly as every layer and output spells it.
@@ -249,6 +258,8 @@ impl TwinName {
             TwinName::VoteBeforePersist => "VoteBeforePersist",
             TwinName::UnconfirmedReads => "UnconfirmedReads",
             TwinName::StaleVotes => "StaleVotes",
+            TwinName::EarlyFloor => "EarlyFloor",
+            TwinName::EarlyFence => "EarlyFence",
         }
     }
 
@@ -287,6 +298,7 @@ impl TwinName {
             (TwinName::VoteBeforePersist, Sim) => Some(PromiseDurable),
             (TwinName::UnconfirmedReads, Sim) => Some(Linearizable),
             (TwinName::StaleVotes, Sim) => Some(ElectionSafety),
+            (TwinName::EarlyFloor | TwinName::EarlyFence, Validation) => Some(TraceValidation),
             _ => None,
         }
     }
@@ -364,6 +376,11 @@ mod tests {
                 .filter_map(|layer| twin.expected(layer))
                 .collect();
             assert!(!layers.is_empty(), "{twin}");
+            // The validation layer's twins break no audit: trace validation is their judge.
+            if twin.expected(Layer::Validation).is_some() {
+                assert_eq!(layers, [Invariant::TraceValidation], "{twin}");
+                continue;
+            }
             for invariant in layers {
                 assert!(
                     !matches!(
@@ -381,6 +398,7 @@ mod tests {
         assert_eq!(TwinName::in_layer(Layer::Sim).count(), 16);
         assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
         assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
+        assert_eq!(TwinName::in_layer(Layer::Validation).count(), 2);
         assert_eq!(
             TwinName::UnfencedTruncate.expected(Layer::Sim),
             Some(Invariant::FoldAgreement)
@@ -407,6 +425,11 @@ mod tests {
             }
         }
         assert_eq!(TwinName::parse_in(Layer::Sim, "TagAtFloor"), None);
+        assert_eq!(TwinName::parse_in(Layer::Sim, "EarlyFloor"), None);
+        assert_eq!(
+            TwinName::parse_in(Layer::Validation, "EarlyFence"),
+            Some(TwinName::EarlyFence)
+        );
         assert_eq!(
             TwinName::parse_in(Layer::HeadTrim, "TagAtFloor"),
             Some(TwinName::TagAtFloor)

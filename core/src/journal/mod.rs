@@ -26,13 +26,15 @@
 //!   at most `point` (never past committed + 1). Until its walk reaches the trim that set the
 //!   sender's floor, a read below `point` is `NotHeld` (the reader asks another node); after it,
 //!   `CursorTooOld` with that trim's tag (the second seed's window).
+//! - **The walk's order** (`floor_at_its_trim`, `writer_at_its_fence`): a trim's floor and a
+//!   fence's writer take effect when the walk reaches their record, not a step before. Breaking
+//!   them (the EarlyFloor and EarlyFence twins) changes no answer, so no audit sees it: they are
+//!   the validation layer's twins, which only trace validation catches.
 //!
 //! Offsets: the journal holds `first_held() ..= last_offset()`; `tail()` is the next free offset.
 //! Below `first_held()` only the sealed state remains. The walk is synchronous: the fold always
 //! describes the committed prefix (except floors under the FloorPastCommit twin).
 
-#[cfg(feature = "validation-bite")]
-pub mod bite;
 mod trim_index;
 
 pub use trim_index::{TrimIndex, TrimIndexEntry};
@@ -162,9 +164,8 @@ pub struct Journal {
     /// the deletion went past the floor (retention, or the CompactActive twin): reads below it are
     /// refused untagged.
     deleted_start: Offset,
-    /// Test-only (`bite`): the writer in force before an early fence (see `bite`), restored
-    /// before anything reads it.
-    #[cfg(feature = "validation-bite")]
+    /// Only with `writer_at_its_fence` off (the EarlyFence twin): the writer in force before an
+    /// early fence, restored before anything reads it.
     early_writer: Option<Token>,
 }
 
@@ -186,7 +187,6 @@ impl Journal {
             },
             tail_writer: Token(0),
             deleted_start: 0,
-            #[cfg(feature = "validation-bite")]
             early_writer: None,
         }
     }
@@ -634,7 +634,6 @@ impl Journal {
 
     /// Drops every record at or above `from` (uncommitted).
     pub fn truncate_suffix(&mut self, from: Offset) {
-        #[cfg(feature = "validation-bite")]
         self.restore_early_writer();
         assert!(
             from > self.committed,
@@ -676,7 +675,6 @@ impl Journal {
             committed <= self.last_offset(),
             "never commit a record that is not held"
         );
-        #[cfg(feature = "validation-bite")]
         self.restore_early_writer();
         let floor_before = self.fold.floor;
         while self.committed < committed {
@@ -713,23 +711,20 @@ impl Journal {
             }
             self.committed = offset;
         }
-        #[cfg(feature = "validation-bite")]
-        if bite::early_floor() {
+        if !self.config.rules.floor_at_its_trim {
             self.apply_next_trim_early(events);
         }
-        #[cfg(feature = "validation-bite")]
-        if bite::early_fence() {
+        if !self.config.rules.writer_at_its_fence {
             self.apply_next_fence_early();
         }
         assert!(self.fold.floor >= floor_before, "the floor never decreases");
         assert!(self.committed >= committed);
     }
 
-    /// Test-only (`bite`): moves the writer to the `new` of a fence held right after the commit
-    /// index, one walk step before the walk reaches it. The old writer is kept and restored before
+    /// The EarlyFence twin (`writer_at_its_fence` off): moves the writer to the `new` of a fence
+    /// held right after the commit index, one walk step before the walk reaches it. The old writer is kept and restored before
     /// the walk, a suffix truncation or a jump reads the fold, so nothing the node does or answers
     /// changes (sequencing checks fences against the tail writer, which already has it).
-    #[cfg(feature = "validation-bite")]
     fn apply_next_fence_early(&mut self) {
         let offset = self.committed + 1;
         if offset < self.first_held() || offset > self.last_offset() {
@@ -743,17 +738,16 @@ impl Journal {
         }
     }
 
-    /// Test-only (`bite`): undoes `apply_next_fence_early`.
-    #[cfg(feature = "validation-bite")]
+    /// Undoes `apply_next_fence_early` (nothing to undo with the rule on).
     fn restore_early_writer(&mut self) {
         if let Some(writer) = self.early_writer.take() {
             self.fold.writer = writer;
         }
     }
 
-    /// Test-only (`bite`): applies the floor of an unfenced trim held right after the commit
-    /// index, one walk step before the walk reaches it.
-    #[cfg(feature = "validation-bite")]
+    /// The EarlyFloor twin (`floor_at_its_trim` off): applies the floor of an unfenced trim held
+    /// right after the commit index, one walk step before the walk reaches it, only when no write
+    /// lies in between (so no read, acknowledgement or deletion can tell).
     fn apply_next_trim_early(&mut self, events: &mut Vec<WalkEvent>) {
         let offset = self.committed + 1;
         if offset < self.first_held() || offset > self.last_offset() {
@@ -877,7 +871,6 @@ impl Journal {
     /// below folded to. Ignored when `point` is at or below this node's floor or first held offset.
     /// Never touches term or vote (that is the broker's business, and it does not).
     pub fn jump(&mut self, point: Offset, state: SealedState) -> Jump {
-        #[cfg(feature = "validation-bite")]
         self.restore_early_writer();
         if point <= self.fold.floor || point <= self.first_held() {
             return Jump::Ignored;

@@ -6,47 +6,9 @@ use felix_core::api::{InvalidRequest, ReadFrom, ReadRecord, Reply, Request};
 use felix_core::journal::{Journal, JournalConfig, Jump, Sequenced, TrimIndex, WalkEvent};
 use felix_core::record::{Command, Entry, Headers, Offset, Term, Token};
 use felix_core::rules::{Rules, TwinName};
-use felix_core::storage::{SealedState, SegmentLayout, StorageOp};
 
-fn config(rules: Rules) -> JournalConfig {
-    JournalConfig {
-        layout: SegmentLayout {
-            records_per_segment: 4,
-        },
-        rules,
-        ..JournalConfig::default()
-    }
-}
-
-fn journal() -> Journal {
-    Journal::new(config(Rules::default()))
-}
-
-fn write(expected_tail: Option<Offset>, fence: Option<Token>, body: &str) -> Request {
-    Request::Append {
-        expected_tail,
-        fence,
-        body: body.as_bytes().to_vec(),
-        headers: Headers::default(),
-    }
-}
-
-fn trim(expected_tail: Option<Offset>, fence: Option<Token>, floor: Offset, epoch: u64) -> Request {
-    Request::Trim {
-        expected_tail,
-        fence,
-        floor,
-        headers: Headers::with_epoch(epoch),
-    }
-}
-
-/// Sequences `request` in term 1 and returns the offset it landed at (the test's setup must land).
-fn land(journal: &mut Journal, request: Request) -> Offset {
-    match journal.sequence(1, request) {
-        Sequenced::Appended { offset, .. } => offset,
-        Sequenced::Answered(reply) => panic!("setup request was answered instead: {reply:?}"),
-    }
-}
+use super::journal_support::{config, fill, journal, land, trim, write};
+use felix_core::storage::{SealedState, StorageOp};
 
 fn answer(journal: &mut Journal, request: Request) -> Reply {
     match journal.sequence(1, request) {
@@ -64,13 +26,6 @@ fn commit_all(journal: &mut Journal) -> Vec<WalkEvent> {
 
 fn read(journal: &Journal, from: Offset) -> Reply {
     journal.read(ReadFrom::Offset(from), 100)
-}
-
-/// Writes `count` plain records.
-fn fill(journal: &mut Journal, count: usize) {
-    for index in 0..count {
-        land(journal, write(None, None, &format!("w{index}")));
-    }
 }
 
 // ---- the sequencing step ----

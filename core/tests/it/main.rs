@@ -18,6 +18,8 @@ mod five_step_trace;
 mod journal_jump;
 mod journal_model;
 mod journal_rules;
+mod journal_support;
+mod journal_walk_order;
 mod store_contract;
 mod store_file_crash;
 mod store_power_loss;

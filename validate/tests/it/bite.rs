@@ -1,26 +1,22 @@
-//! Proves that trace validation bites, once per model: a divergence planted in the core that
-//! breaks no audit is caught by validation alone, and without the plant the same seeds validate
-//! clean.
-//! - FelixHeadTrim (felixd runs): `felix_core::journal::bite::set_early_floor`, a node applies
-//!   the floor of the trim right after its commit index one walk step early, only when no write
-//!   lies in between.
-//! - ParosTrimJump (paros runs): `felix_core::journal::bite::set_early_fence`, a node's walk
-//!   moves the writer token to the fence right after its commit index one step early; nothing
-//!   the node answers changes (the old token is restored before anything reads it).
+//! Proves that trace validation bites, once per model, with the validation layer's twins: a rule
+//! broken in the core that breaks no audit is caught by validation alone, and with the rule on
+//! the same seeds validate clean.
+//! - FelixHeadTrim (felixd runs): EarlyFloor (`floor_at_its_trim` off), a node applies the floor
+//!   of the trim right after its commit index one walk step early, only when no write lies in
+//!   between.
+//! - ParosTrimJump (paros runs): EarlyFence (`writer_at_its_fence` off), a node's walk moves the
+//!   writer token to the fence right after its commit index one step early; nothing the node
+//!   answers changes (the old token is restored before anything reads it).
 
-use felix_core::journal::bite;
-use felix_core::rules::Invariant;
+use felix_core::rules::{Invariant, TwinName};
 use felix_sim::RunSpec;
 
 /// Seeds searched for the bite.
 const SEEDS: std::ops::Range<u64> = 0..150;
 
-/// Runs `seed` with the early floor planted (on this thread only) and validation on.
+/// Runs `seed` under the EarlyFloor twin with validation on.
 fn planted(seed: u64) -> felix_validate::Validated {
-    bite::set_early_floor(true);
-    let validated = felix_validate::run_validated(&RunSpec::new(seed, None), false);
-    bite::set_early_floor(false);
-    validated
+    felix_validate::run_validated(&RunSpec::new(seed, Some(TwinName::EarlyFloor)), false)
 }
 
 #[test]
@@ -37,7 +33,7 @@ fn only_validation_catches_an_early_floor() {
             .collect();
         assert!(
             audits.is_empty(),
-            "seed {seed}: the planted early floor broke an audit ({audits:?}): the bite is no longer quiet"
+            "seed {seed}: the early floor broke an audit ({audits:?}): the bite is no longer quiet"
         );
         if let Some(divergence) = &validated.validator.divergence {
             // The early floor shows as a floor the walk does not give, or as a compaction up to
@@ -58,9 +54,7 @@ fn only_validation_catches_an_early_floor() {
     // The same seeds: the plain run (what `felix sweep` runs) passes with the plant, and the
     // validated run passes without it.
     for &seed in caught.iter().take(5) {
-        bite::set_early_floor(true);
-        let plain = felix_sim::run(&RunSpec::new(seed, None));
-        bite::set_early_floor(false);
+        let plain = felix_sim::run(&RunSpec::new(seed, Some(TwinName::EarlyFloor)));
         assert!(
             plain.violations.is_empty(),
             "seed {seed}: the plain run found {:?}",
@@ -69,7 +63,7 @@ fn only_validation_catches_an_early_floor() {
         let clean = felix_validate::run_validated(&RunSpec::new(seed, None), false);
         assert!(
             clean.report.violations.is_empty(),
-            "seed {seed}: without the plant: {:?}",
+            "seed {seed}: with the rule on: {:?}",
             clean.report.violations
         );
     }
@@ -89,12 +83,9 @@ fn paros_seeds(count: usize) -> Vec<u64> {
         .collect()
 }
 
-/// Runs `seed` with the early fence planted (on this thread only), validated or not.
+/// Runs `seed` under the EarlyFence twin with validation on.
 fn fenced_early(seed: u64) -> felix_validate::Validated {
-    bite::set_early_fence(true);
-    let validated = felix_validate::run_validated(&RunSpec::new(seed, None), false);
-    bite::set_early_fence(false);
-    validated
+    felix_validate::run_validated(&RunSpec::new(seed, Some(TwinName::EarlyFence)), false)
 }
 
 #[test]
@@ -116,7 +107,7 @@ fn only_paros_validation_catches_an_early_fence() {
             .collect();
         assert!(
             audits.is_empty(),
-            "seed {seed}: the planted early fence broke an audit ({audits:?}): the bite is no longer quiet"
+            "seed {seed}: the early fence broke an audit ({audits:?}): the bite is no longer quiet"
         );
         if let Some(divergence) = &validated.validator.divergence {
             // The early fence shows as a writer the model's walk has not reached yet.
@@ -133,9 +124,7 @@ fn only_paros_validation_catches_an_early_fence() {
         "validation caught the early fence on only {caught:?} of the paros seeds {seeds:?}"
     );
     for &seed in caught.iter().take(5) {
-        bite::set_early_fence(true);
-        let plain = felix_sim::run(&RunSpec::new(seed, None));
-        bite::set_early_fence(false);
+        let plain = felix_sim::run(&RunSpec::new(seed, Some(TwinName::EarlyFence)));
         assert!(
             plain.violations.is_empty(),
             "seed {seed}: the plain run found {:?}",
@@ -144,7 +133,7 @@ fn only_paros_validation_catches_an_early_fence() {
         let clean = felix_validate::run_validated(&RunSpec::new(seed, None), false);
         assert!(
             clean.report.violations.is_empty(),
-            "seed {seed}: without the plant: {:?}",
+            "seed {seed}: with the rule on: {:?}",
             clean.report.violations
         );
     }

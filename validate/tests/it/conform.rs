@@ -1,9 +1,9 @@
-//! The conformance judge's bite: a planted divergence no audit sees (core's test-only
-//! `validation-bite` early floor: a node applies the floor of the trim right after its commit
-//! index one walk step early) is caught by the model paths as a `Conformance` divergence on a
-//! `floor`, and the same cover without it conforms.
+//! The conformance judge's bite: a divergence no audit sees (the validation layer's EarlyFloor
+//! twin: a node applies the floor of the trim right after its commit index one walk step early)
+//! is caught by the model paths as a `Conformance` divergence on a `floor`, and the same cover
+//! with the rule on conforms.
 
-use felix_core::journal::bite;
+use felix_core::rules::TwinName;
 use felix_core::Rules;
 use felix_model::config;
 use felix_validate::conform::walk::cover;
@@ -15,9 +15,7 @@ fn only_conformance_catches_an_early_floor() {
     assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
     assert_eq!(clean.covered.len(), clean.total.len());
 
-    bite::set_early_floor(true);
-    let planted = cover(crash, Rules::default(), 200, 0).expect("a small graph");
-    bite::set_early_floor(false);
+    let planted = cover(crash, Rules::twin(TwinName::EarlyFloor), 200, 0).expect("a small graph");
     assert!(!planted.failed.is_empty(), "the early floor went unseen");
     for failed in &planted.failed {
         assert!(
