@@ -20,6 +20,7 @@
 //!    by search steps (never by time, so a run's verdict is deterministic): over budget is
 //!    `Unchecked`, never a pass.
 
+use super::search::{search, Search};
 use super::spec::{reply_words, Op, Spec};
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
@@ -613,7 +614,7 @@ fn searchable(operations: &[Operation]) -> usize {
 
 /// Whether an operation takes part in the order: not an unknown read (it changes nothing and
 /// constrains nothing), not a reply that depends on no state (judged alone).
-fn in_search(operation: &Operation) -> bool {
+pub(super) fn in_search(operation: &Operation) -> bool {
     if operation.is_unknown_read() {
         return false;
     }
@@ -1017,78 +1018,4 @@ fn replay_until(
         }
     }
     spec
-}
-
-enum Search {
-    Found,
-    None,
-    OverBudget,
-}
-
-/// Wing–Gong–Lowe: depth first over which operation linearizes next, memoizing (linearized set,
-/// state digest). An unknown operation may linearize (with its hint, or the state's answer) at
-/// any point after its call, or never; every answered one must, with its reply.
-fn search(operations: &[Operation], steps_max: u64) -> Search {
-    let ops: Vec<&Operation> = operations
-        .iter()
-        .filter(|operation| in_search(operation))
-        .collect();
-    // Replies judged alone must hold (else no order exists).
-    for operation in operations {
-        if let Some(reply) = &operation.reply {
-            if let Some(Err(_)) = Spec::local(&operation.op, reply) {
-                return Search::None;
-            }
-        }
-    }
-    let words = ops.len().div_ceil(64).max(1);
-    let mut seen: BTreeSet<(Vec<u64>, u64)> = BTreeSet::new();
-    let mut steps: u64 = 0;
-    let mut stack: Vec<(Vec<u64>, Spec)> = vec![(vec![0; words], Spec::new())];
-    while let Some((done, spec)) = stack.pop() {
-        steps += 1;
-        if steps > steps_max {
-            return Search::OverBudget;
-        }
-        let is_done = |index: usize| done[index / 64] & (1 << (index % 64)) != 0;
-        // The earliest answer among the answered operations not yet linearized: only operations
-        // requested before it may go next.
-        let mut frontier = usize::MAX;
-        let mut remaining = false;
-        for (index, operation) in ops.iter().enumerate() {
-            if is_done(index) {
-                continue;
-            }
-            if let Some(ret) = operation.ret {
-                remaining = true;
-                frontier = frontier.min(ret);
-            }
-        }
-        if !remaining {
-            return Search::Found;
-        }
-        for (index, operation) in ops.iter().enumerate().rev() {
-            if is_done(index) || operation.call >= frontier {
-                continue;
-            }
-            let next = match (&operation.reply, &operation.hint) {
-                (Some(reply), _) | (None, Some(reply)) => match spec.step(&operation.op, reply) {
-                    Ok(Some(next)) => next,
-                    Ok(None) => spec.clone(),
-                    Err(_) => continue,
-                },
-                (None, None) => match spec.invoke(&operation.op) {
-                    (_, Some(next)) => next,
-                    (_, None) => spec.clone(),
-                },
-            };
-            let mut after = done.clone();
-            after[index / 64] |= 1 << (index % 64);
-            let key = (after.clone(), next.digest());
-            if seen.insert(key) {
-                stack.push((after, next));
-            }
-        }
-    }
-    Search::None
 }

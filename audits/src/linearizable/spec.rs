@@ -55,6 +55,18 @@ impl Effect {
     }
 }
 
+/// A state to return to (`Spec::mark`, `Spec::undo`): the exact search walks one state forward
+/// and back instead of copying it at every step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    log: usize,
+    floors: usize,
+    floor: Offset,
+    tag: Option<Headers>,
+    token: Token,
+    digest: u64,
+}
+
 /// The specification's state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spec {
@@ -547,17 +559,58 @@ impl Spec {
     /// The reply this state gives `op` when its outcome is unknown (the operation takes effect
     /// now), and the state after it.
     pub fn invoke(&self, op: &Op) -> (Reply, Option<Spec>) {
+        let (reply, effect) = self.invoke_effect(op);
+        let next = effect.map(|effect| {
+            let mut next = self.clone();
+            next.apply_effect(effect);
+            next
+        });
+        (reply, next)
+    }
+
+    /// `invoke` in place: whether the state changed.
+    pub fn invoke_in_place(&mut self, op: &Op) -> bool {
+        match self.invoke_effect(op).1 {
+            Some(effect) => {
+                self.apply_effect(effect);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A point `undo` returns the state to. The state only grows (slots, floors in force) or is
+    /// overwritten (floor, tag, token, digest), so a mark is a few lengths and values.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            log: self.log.len(),
+            floors: self.floors.len(),
+            floor: self.floor,
+            tag: self.tag.clone(),
+            token: self.token,
+            digest: self.digest,
+        }
+    }
+
+    /// Returns the state to `mark`, taken on this state before the changes being undone.
+    pub fn undo(&mut self, mark: Mark) {
+        self.log.truncate(mark.log);
+        self.floors.truncate(mark.floors);
+        self.floor = mark.floor;
+        self.tag = mark.tag;
+        self.token = mark.token;
+        self.digest = mark.digest;
+    }
+
+    /// `invoke`'s reply and what it does to the state, without the copy.
+    fn invoke_effect(&self, op: &Op) -> (Reply, Option<Effect>) {
         let tail = self.tail();
         let landed = Reply::Appended {
             offset: tail,
             tail: tail + 1,
         };
         let request = match op {
-            Op::Noop => {
-                let mut next = self.clone();
-                next.push(Slot::Noop);
-                return (landed, Some(next));
-            }
+            Op::Noop => return (landed, Some(Effect::push(Slot::Noop))),
             Op::Client(request) => request,
         };
         let refusal = |expected_tail: Option<Offset>, fence: Option<Token>| {
@@ -581,12 +634,11 @@ impl Spec {
                 if let Some(refused) = refusal(*expected_tail, *fence) {
                     return (refused, None);
                 }
-                let mut next = self.clone();
-                next.push(Slot::Write {
+                let effect = Effect::push(Slot::Write {
                     body: body.clone(),
                     headers: headers.clone(),
                 });
-                (landed, Some(next))
+                (landed, Some(effect))
             }
             Request::Trim {
                 expected_tail,
@@ -609,13 +661,15 @@ impl Spec {
                 if *floor <= self.floor {
                     return (Reply::TrimNoop { tail }, None);
                 }
-                let mut next = self.clone();
-                next.push(Slot::Trim {
-                    floor: *floor,
-                    refused: false,
-                });
-                next.raise_floor(*floor, headers);
-                (landed, Some(next))
+                let effect = Effect {
+                    slot: Slot::Trim {
+                        floor: *floor,
+                        refused: false,
+                    },
+                    floor: Some((*floor, headers.clone())),
+                    token: None,
+                };
+                (landed, Some(effect))
             }
             Request::Fence { new, old } => {
                 if *old != self.token {
@@ -626,10 +680,12 @@ impl Spec {
                         None,
                     );
                 }
-                let mut next = self.clone();
-                next.push(Slot::Fence);
-                next.set_token(*new);
-                (landed, Some(next))
+                let effect = Effect {
+                    slot: Slot::Fence,
+                    floor: None,
+                    token: Some(*new),
+                };
+                (landed, Some(effect))
             }
             Request::Read { from, max_records } => {
                 let start = match from {
