@@ -32,6 +32,8 @@ mod shrink;
 mod store;
 mod sweep;
 mod sweep_coverage;
+mod sweep_merge;
+mod sweep_summary;
 mod trace;
 mod twins;
 mod twins_model;
@@ -96,7 +98,10 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Check(args) => check::run(args),
         Command::Explore(args) => explore::run(args),
-        Command::Sweep(args) => sweep::run(args),
+        Command::Sweep(args) => match args.action {
+            Some(sweep::SweepAction::Merge(merge)) => sweep_merge::run(merge),
+            None => sweep::run(args),
+        },
         Command::Replay(args) => replay::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Shrink(args) => shrink::run(args),

@@ -7,6 +7,8 @@
 
 use crate::exit;
 use crate::output;
+use crate::sweep_summary::summary_text;
+pub use crate::sweep_summary::{summary_json, Ending, Totals};
 use clap::Args;
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::{RunReport, RunSpec};
@@ -20,7 +22,11 @@ use std::time::Instant;
 
 /// Arguments of `felix sweep`.
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct SweepArgs {
+    /// `felix sweep merge`: the shards' `--json` outputs as one sweep.
+    #[command(subcommand)]
+    pub action: Option<SweepAction>,
     /// Seeds to run, as A..B (B excluded).
     #[arg(long, default_value = "0..1000")]
     pub seeds: String,
@@ -70,6 +76,14 @@ pub struct SweepArgs {
     /// reached by some seed (and none marked unreachable was); not with --twin or --guided.
     #[arg(long)]
     pub require_coverage: bool,
+}
+
+/// What `felix sweep` does besides sweeping.
+#[derive(clap::Subcommand, Debug)]
+pub enum SweepAction {
+    /// Combine the `--json` outputs of a sweep's shards (`--shard K/N`, every K of one N) into the
+    /// failing seeds, summary and sweep hash the unsharded sweep prints with `--json`.
+    Merge(crate::sweep_merge::MergeArgs),
 }
 
 /// How much of the coverage counters a sweep's summary shows (`--coverage`).
@@ -346,23 +360,6 @@ pub fn run_specs_in_order_with(
     });
 }
 
-/// Totals over a sweep.
-#[derive(Default)]
-struct Totals {
-    seeds: u64,
-    failed: u64,
-    events: u64,
-    steps: u64,
-    simulated_micros: u128,
-    coverage: BTreeMap<String, u64>,
-    violations: BTreeMap<Invariant, u64>,
-    /// Per invariant, the seeds that broke it (any of their findings, not only the first).
-    broken: BTreeMap<Invariant, u64>,
-    /// FNV-1a over every seed's trace hash in seed order: one number for the whole sweep, the
-    /// same for any `--jobs`.
-    sweep_hash: u64,
-}
-
 pub fn run(args: SweepArgs) -> u8 {
     let range = match parse_seed_range(&args.seeds) {
         Ok(range) => range,
@@ -445,6 +442,7 @@ pub fn run(args: SweepArgs) -> u8 {
         totals.steps += report.steps;
         totals.sweep_hash =
             felix_sim::trace::fnv1a(totals.sweep_hash, &report.trace_hash.to_le_bytes());
+        totals.trace_hashes.push(report.trace_hash);
         totals.simulated_micros += u128::from(report.simulated_micros);
         for (name, count) in &report.coverage {
             *totals.coverage.entry(name.clone()).or_insert(0) += count;
@@ -509,19 +507,9 @@ pub fn run(args: SweepArgs) -> u8 {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    // The command that resumes a sweep cut short: the rest of its shard's seeds, as shard 1 of
-    // the same count from the next one (a shard's seeds are every Nth from its first).
-    let resume = stopped.and_then(|_| seeds.get(totals.seeds)).map(|next| {
-        let shard = if shards > 1 {
-            format!(" --shard 1/{shards}")
-        } else {
-            String::new()
-        };
-        let twin = twin
-            .map(|twin| format!(" --twin {twin}"))
-            .unwrap_or_default();
-        format!("felix sweep --seeds {next}..{}{shard}{twin}", range.end)
-    });
+    let resume = stopped
+        .and_then(|_| seeds.get(totals.seeds))
+        .map(|next| resume_command(next, range.end, shards, twin));
     let ending = Ending {
         seconds: started.elapsed().as_secs_f64(),
         jobs,
@@ -531,6 +519,9 @@ pub fn run(args: SweepArgs) -> u8 {
         seeds: seeds.count,
         stopped,
         resume,
+        range: &args.seeds,
+        validate: args.validate,
+        invariant: only,
     };
     if args.json {
         output::line(&summary_json(&totals, &ending).to_string());
@@ -540,6 +531,20 @@ pub fn run(args: SweepArgs) -> u8 {
         }
     }
     exit_code(&args, &totals, interrupted.load(Ordering::Relaxed))
+}
+
+/// The command that resumes a sweep cut short: the rest of its shard's seeds, as shard 1 of the
+/// same count from the next one (a shard's seeds are every Nth from its first).
+fn resume_command(next: u64, end: u64, shards: u64, twin: Option<TwinName>) -> String {
+    let shard = if shards > 1 {
+        format!(" --shard 1/{shards}")
+    } else {
+        String::new()
+    };
+    let twin = twin
+        .map(|twin| format!(" --twin {twin}"))
+        .unwrap_or_default();
+    format!("felix sweep --seeds {next}..{end}{shard}{twin}")
 }
 
 /// The sweep's exit code: interrupted, a failing seed, coverage short of `--require-coverage`.
@@ -580,151 +585,6 @@ fn failure_line(
             report.seed, finding.invariant, finding.detail
         )
     }
-}
-
-/// How a sweep ended, for its summary.
-struct Ending<'a> {
-    seconds: f64,
-    jobs: usize,
-    twin: Option<TwinName>,
-    /// Control runs of the twin (every rule on).
-    control: bool,
-    /// (K, N) of `--shard K/N`.
-    shard: (u64, u64),
-    /// The seeds the sweep was asked for (its shard's).
-    seeds: u64,
-    /// Why it stopped before its last seed, if it did.
-    stopped: Option<&'a str>,
-    /// The command that runs the rest, when it stopped early.
-    resume: Option<String>,
-}
-
-impl Ending<'_> {
-    /// Seeds and events per second, and simulated time per wall time.
-    fn rates(&self, totals: &Totals) -> (f64, f64, f64) {
-        let seconds = self.seconds.max(1e-9);
-        let wall_micros = (self.seconds * 1e6).max(1.0);
-        (
-            totals.seeds as f64 / seconds,
-            totals.events as f64 / seconds,
-            totals.simulated_micros as f64 / wall_micros,
-        )
-    }
-}
-
-/// The summary object of `--json`.
-fn summary_json(totals: &Totals, ending: &Ending<'_>) -> serde_json::Value {
-    let (seeds_per_second, events_per_second, simulated_ratio) = ending.rates(totals);
-    json!({
-        "seeds": totals.seeds,
-        "failed": totals.failed,
-        "events": totals.events,
-        "trace_lines": totals.steps,
-        "sweep_hash": format!("{:016x}", totals.sweep_hash),
-        "seconds": (ending.seconds * 1000.0).round() / 1000.0,
-        "seeds_per_second": seeds_per_second.round(),
-        "events_per_second": events_per_second.round(),
-        "simulated_to_wall": (simulated_ratio * 10.0).round() / 10.0,
-        "jobs": ending.jobs,
-        "twin": ending.twin.map(|twin| twin.name()),
-        "coverage": crate::sweep_coverage::totals(&totals.coverage),
-        "never_hit": crate::sweep_coverage::Verdict::of(
-            &totals.coverage,
-            &crate::sweep_coverage::rules_of(ending.twin, ending.control),
-        )
-        .never,
-        "violations": by_name(&totals.violations),
-        "broken": by_name(&totals.broken),
-        "stopped": ending.stopped,
-        "resume": ending.resume,
-    })
-}
-
-/// `name=count` pairs, space-separated.
-fn pairs<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
-    let pairs: Vec<String> = counts
-        .iter()
-        .map(|(name, count)| format!("{name}={count}"))
-        .collect();
-    pairs.join(" ")
-}
-
-/// The text summary's lines.
-fn summary_text(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) -> Vec<String> {
-    let (seeds_per_second, events_per_second, simulated_ratio) = ending.rates(totals);
-    let (shard, shards) = ending.shard;
-    let twin_text = ending
-        .twin
-        .map(|twin| format!(" twin {twin}"))
-        .unwrap_or_default();
-    let mut lines = vec![
-        format!(
-            "sweep {}{twin_text} shard {shard}/{shards}: {} seeds, {} failed, {} events, {} trace lines, {:.2} s",
-            args.seeds, totals.seeds, totals.failed, totals.events, totals.steps, ending.seconds
-        ),
-        format!(
-            "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {} jobs",
-            ending.jobs
-        ),
-        format!(
-            "  sweep hash {:016x} (every seed's trace hash, in seed order)",
-            totals.sweep_hash
-        ),
-    ];
-    if args.coverage == CoverageShown::Full {
-        let all = crate::sweep_coverage::totals(&totals.coverage);
-        lines.push(format!("  coverage: {}", pairs(&all)));
-    }
-    if args.coverage != CoverageShown::None || args.require_coverage {
-        let rules = crate::sweep_coverage::rules_of(ending.twin, ending.control);
-        let verdict = crate::sweep_coverage::Verdict::of(&totals.coverage, &rules);
-        lines.extend(verdict.lines());
-        if args.require_coverage {
-            let met = if verdict.complete() { "met" } else { "NOT met" };
-            lines.push(format!("  coverage required (--require-coverage): {met}"));
-        }
-    }
-    if args.validate {
-        lines.push(crate::validation::summary_line(&totals.coverage));
-    }
-    if !totals.violations.is_empty() {
-        lines.push(format!("  violations: {}", pairs(&totals.violations)));
-    }
-    if !totals.broken.is_empty() {
-        // Per invariant, the seeds that broke it: a twin's named invariant apart from the
-        // collateral ones (the first finding of a seed may be another invariant).
-        // A simulator twin's named invariant, or a validation twin's (TraceValidation).
-        let named = ending.twin.and_then(|twin| {
-            twin.expected(Layer::Sim)
-                .or_else(|| twin.expected(Layer::Validation))
-        });
-        let broken: Vec<String> = totals
-            .broken
-            .iter()
-            .map(|(invariant, count)| {
-                let mark = if Some(*invariant) == named {
-                    " (named)"
-                } else {
-                    ""
-                };
-                format!("{invariant}={count}{mark}")
-            })
-            .collect();
-        lines.push(format!(
-            "  seeds breaking each invariant: {}",
-            broken.join(" ")
-        ));
-    }
-    if let Some(why) = ending.stopped {
-        lines.push(format!(
-            "  {why} after {} of {} seeds",
-            totals.seeds, ending.seeds
-        ));
-    }
-    if let Some(resume) = &ending.resume {
-        lines.push(format!("  resume: {resume}"));
-    }
-    lines
 }
 
 #[cfg(test)]

@@ -71,13 +71,29 @@ fn help_commands(help: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The help text of `felix <command>`, or of each of its actions when it has some (store, bench).
-fn help(command: &str) -> String {
+/// The help text a synopsis line describes. A command with flags of its own besides its actions
+/// (sweep): `felix sweep merge ...`, naming one action, is that action's; `felix sweep [--seeds
+/// ...]` the command's own. Otherwise a line that names its actions (store, bench, client) is
+/// every action's.
+fn help(command: &str, usage: &str) -> String {
     let (code, top, stderr) = felix(&[command, "--help"]);
     assert_eq!(code, 0, "felix {command} --help: {stderr}");
     let actions = help_commands(&top);
     if actions.is_empty() {
         return top;
+    }
+    if !help_flags(&top).is_empty() {
+        let words: Vec<&str> = usage.split_whitespace().collect();
+        let first = words.first().copied().unwrap_or("");
+        let named = words.iter().filter(|word| actions.contains(**word)).count();
+        if actions.contains(first) && named == 1 {
+            let (code, stdout, stderr) = felix(&[command, first, "--help"]);
+            assert_eq!(code, 0, "felix {command} {first} --help: {stderr}");
+            return stdout;
+        }
+        if first.starts_with('[') || first.starts_with('-') {
+            return top;
+        }
     }
     let mut text = String::new();
     for action in &actions {
@@ -111,7 +127,7 @@ fn the_readme_synopsis_matches_every_subcommand_and_flag() {
         );
         assert_eq!(
             flags(usage),
-            help_flags(&help(command)),
+            help_flags(&help(command, usage)),
             "README synopsis of `felix {command}` against its --help"
         );
     }
