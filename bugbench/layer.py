@@ -8,7 +8,8 @@ tab-separated: `caught <first> <invariants>`, `none - -`, or `error <exit code> 
 
 LAYER is `sweep` (`--seeds 0..N --fail-fast`), `guided` (`--guided --seeds 0..N`: N runs; the
 campaign has no --fail-fast, so it is stopped at its first failing run, which it prints in run
-order whatever --jobs says) or `validate` (`--seeds 0..N --validate --fail-fast`). FIRST is
+order whatever --jobs says) or `validate` (`--seeds 0..N --validate --fail-fast`). A felix
+without --fail-fast (an older core) is stopped at its first failing seed the same way. FIRST is
 `seed S` (sweep, validate) or `run R (seed S)` (guided). INVARIANTS is the first failing
 run's violation, then (after `+`) any other invariant the summary counts as broken.
 Every line felix prints goes to LOG.
@@ -24,19 +25,21 @@ def main() -> int:
         print(__doc__, file=sys.stderr)
         return 2
     felix, layer, seeds, jobs, timeout, log_path = sys.argv[1:]
-    base = [felix, "sweep", "--seeds", f"0..{int(seeds)}", "--jobs", jobs, "--json",
-            "--coverage", "none"]
+    # No --coverage: older cores (--base) do not have it.
+    base = [felix, "sweep", "--seeds", f"0..{int(seeds)}", "--jobs", jobs, "--json"]
+    # Older cores (--base) have no --fail-fast: their sweep is stopped at its first failing seed
+    # like the campaign (the output is in seed order whatever --jobs says).
+    help_text = subprocess.run([felix, "sweep", "--help"], capture_output=True, text=True).stdout
+    fail_fast = ["--fail-fast"] if "--fail-fast" in help_text else []
     extra = {
-        "sweep": ["--fail-fast"],
+        "sweep": fail_fast,
         "guided": ["--guided"],
-        "validate": ["--validate", "--fail-fast"],
+        "validate": ["--validate"] + fail_fast,
     }.get(layer)
     if extra is None:
         print(f"unknown layer {layer!r}", file=sys.stderr)
         return 2
-    if layer == "guided":
-        # --coverage takes no effect on a campaign's summary; keep the command as documented.
-        base = [arg for arg in base if arg not in ("--coverage", "none")]
+    stop_at_first = layer == "guided" or not fail_fast
     # coreutils' timeout: a bug that makes a layer hang ends as `error timeout`.
     command = ["timeout", timeout] + base + extra
     first = None
@@ -58,7 +61,7 @@ def main() -> int:
                 else:
                     first = f"seed {record['seed']}"
                 broken = [record["violation"]]
-                if layer == "guided":
+                if stop_at_first:
                     stopped = True
                     process.terminate()
                     break

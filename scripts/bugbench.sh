@@ -139,6 +139,31 @@ if ! build "$logs/base.build.log"; then
     exit 1
 fi
 echo "bugbench at $short: ${#patches[@]} bug(s), $seeds seeds/runs per layer, --jobs $jobs (base built in $((SECONDS - started)) s)"
+# The unpatched sweep's hash (every seed's trace hash): a bug whose sweep finds nothing and
+# prints the same hash never changed a run in those seeds (its code was never reached, or
+# reached to no effect), which says more than `none`.
+sweep_summary() {
+    python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    try:
+        record = json.loads(line)
+    except ValueError:
+        continue
+    if "sweep_hash" in record:
+        print(record["sweep_hash"], record["failed"])' "$1"
+}
+started=$SECONDS
+(ulimit -v 10485760; cd "$tree" && nice -n 19 "$felix" sweep --seeds "0..$seeds" --jobs "$jobs" --json \
+    > "$logs/base.sweep.log" 2>&1) || true
+read -r base_hash base_failed <<< "$(sweep_summary "$logs/base.sweep.log")" || true
+if [[ -z "${base_hash:-}" ]]; then
+    echo "the unpatched sweep at $short printed no summary (see $logs/base.sweep.log)" >&2
+    exit 1
+fi
+echo "unpatched sweep: hash $base_hash, $base_failed failing seed(s), $((SECONDS - started)) s"
+if [[ "$base_failed" != 0 ]]; then
+    echo "!!!! the unpatched sweep at $short already fails $base_failed seed(s): a sweep row may not be the bug's doing" >&2
+fi
 
 layers=(sweep guided validate)
 joined() { local IFS=';'; echo "$*" | sed 's/;/; /g'; }
@@ -148,21 +173,21 @@ row() {
     rows+=("$1")
     printf '%s\n' "$1"
 }
-header="| bug | caught by | first failing | invariant(s) | build s | run s |"
-rule="|---|---|---|---|---|---|"
+header="| bug | caught by | first failing | invariant(s) | sweep runs changed | build s | run s |"
+rule="|---|---|---|---|---|---|---|"
 printf '%s\n%s\n' "$header" "$rule"
 for patch in "${patches[@]}"; do
     name="$(basename "$patch" .patch)"
     (cd "$tree" && git checkout -q -- . && git clean -qfd)
     if ! (cd "$tree" && git apply "$patch" 2> "$logs/$name.apply.log"); then
         echo "!!!! $name DOES NOT APPLY at $short (see $logs/$name.apply.log)" >&2
-        row "| $name | **DOES NOT APPLY** | - | - | - | - |"
+        row "| $name | **DOES NOT APPLY** | - | - | - | - | - |"
         continue
     fi
     started=$SECONDS
     if ! build "$logs/$name.build.log"; then
         echo "!!!! $name DOES NOT BUILD at $short (see $logs/$name.build.log)" >&2
-        row "| $name | **DOES NOT BUILD** | - | - | $((SECONDS - started)) | - |"
+        row "| $name | **DOES NOT BUILD** | - | - | - | $((SECONDS - started)) | - |"
         continue
     fi
     built=$((SECONDS - started))
@@ -188,13 +213,24 @@ for patch in "${patches[@]}"; do
         esac
     done
     ran=$((SECONDS - started))
+    # Whether the bug changed any run of the sweep: yes when the sweep caught it, else its hash
+    # against the unpatched one (only when the sweep ran every seed).
+    changed="-"
+    if [[ "${caught_by[0]:-}" == sweep ]]; then
+        changed="yes"
+    else
+        read -r bug_hash _ <<< "$(sweep_summary "$logs/$name.sweep.log")" || true
+        if [[ -n "${bug_hash:-}" ]]; then
+            if [[ "$bug_hash" == "$base_hash" ]]; then changed="no"; else changed="yes"; fi
+        fi
+    fi
     if [[ ${#caught_by[@]} -gt 0 ]]; then
         caught_count=$((caught_count + 1))
-        row "| $name | $(joined "${caught_by[@]}") | $(joined "${firsts[@]}") | $(joined "${invariants[@]}") | $built | $ran |"
+        row "| $name | $(joined "${caught_by[@]}") | $(joined "${firsts[@]}") | $(joined "${invariants[@]}") | $changed | $built | $ran |"
     elif [[ ${#errors[@]} -gt 0 ]]; then
-        row "| $name | **${errors[*]}** | - | - | $built | $ran |"
+        row "| $name | **${errors[*]}** | - | - | $changed | $built | $ran |"
     else
-        row "| $name | none | - | - | $built | $ran |"
+        row "| $name | none | - | - | $changed | $built | $ran |"
     fi
 done
 (cd "$tree" && git checkout -q -- . && git clean -qfd)
