@@ -25,7 +25,8 @@
 #   --check          only check that every patch still applies to the working tree (git apply
 #                    --check); exit 1 naming the ones that do not (cheap enough for CI)
 # Exit 0 when the benchmark ran (the table is the result; bugs caught or not), 1 when --check finds
-# a patch that does not apply, 2 on bad arguments.
+# a patch that does not apply or when the unpatched base does not build or run, 2 on bad arguments.
+# One run at a time: every run shares the scratch worktree and its target dir.
 # The body is one block, read whole before it runs: editing this file mid-run is safe.
 {
 set -euo pipefail
