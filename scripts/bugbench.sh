@@ -170,6 +170,7 @@ layers=(sweep guided validate)
 joined() { local IFS=';'; echo "$*" | sed 's/;/; /g'; }
 rows=()
 caught_count=0
+unusable=0
 row() {
     rows+=("$1")
     printf '%s\n' "$1"
@@ -183,12 +184,14 @@ for patch in "${patches[@]}"; do
     if ! (cd "$tree" && git apply "$patch" 2> "$logs/$name.apply.log"); then
         echo "!!!! $name DOES NOT APPLY at $short (see $logs/$name.apply.log)" >&2
         row "| $name | **DOES NOT APPLY** | - | - | - | - | - |"
+        unusable=$((unusable + 1))
         continue
     fi
     started=$SECONDS
     if ! build "$logs/$name.build.log"; then
         echo "!!!! $name DOES NOT BUILD at $short (see $logs/$name.build.log)" >&2
         row "| $name | **DOES NOT BUILD** | - | - | - | $((SECONDS - started)) | - |"
+        unusable=$((unusable + 1))
         continue
     fi
     built=$((SECONDS - started))
@@ -237,10 +240,14 @@ done
 (cd "$tree" && git checkout -q -- . && git clean -qfd)
 
 total=${#patches[@]}
-summary="caught: $caught_count of $total bug(s) ($((caught_count * 100 / total))%) at $short, $seeds seeds/runs per layer"
+ran_count=$((total - unusable))
+summary="caught: $caught_count of $ran_count bug(s) ($((caught_count * 100 / (ran_count > 0 ? ran_count : 1)))%) at $short, $seeds seeds/runs per layer"
+if [[ $unusable -gt 0 ]]; then
+    summary="$summary; $unusable of $total patch(es) DID NOT APPLY OR BUILD (rows in bold)"
+fi
 echo "$summary"
 {
-    echo "$summary ($(date -u +%Y-%m-%d), scripts/bugbench.sh --seeds $seeds --jobs $jobs$([[ "$bugs_glob" != "*" ]] && echo " --bugs '$bugs_glob'")$([[ $all_layers -eq 1 ]] && echo " --all-layers"))"
+    echo "$summary ($(date -u +%Y-%m-%d), scripts/bugbench.sh --seeds $seeds --jobs $jobs$([[ "$base" != HEAD ]] && echo " --base $base")$([[ "$bugs_glob" != "*" ]] && echo " --bugs '$bugs_glob'")$([[ $all_layers -eq 1 ]] && echo " --all-layers"))"
     echo
     echo "$header"
     echo "$rule"
