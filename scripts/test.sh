@@ -41,6 +41,11 @@ cargo test --workspace --release
 step "scripts/test_mutants_equivalent.py (the mutation step's equivalent-list judge)"
 python3 scripts/test_mutants_equivalent.py
 
+step "scripts/bugbench.sh --check (every planted bug of the benchmark still applies to the core)"
+# The benchmark itself (docs/dev/bugbench.md) takes about half an hour and is run by hand; CI only
+# keeps its patches alive: a core change that breaks one must refresh it.
+bash scripts/bugbench.sh --check >/dev/null
+
 step "build the felix binary"
 cargo build --release -p felix-cli
 felix=target/release/felix
