@@ -11,6 +11,7 @@ mod scenario_cli;
 mod store_cli;
 mod sweep_cli;
 mod tidy;
+mod trace_html_cli;
 mod twin_names;
 mod usage_cli;
 mod validate_cli;

@@ -25,6 +25,7 @@ fn a_short_nemesis_run_holds_every_invariant() {
     let config = NemesisConfig {
         exe: exe(),
         nodes: 3,
+        replicas: 0,
         time,
         seed,
         twin: None,
@@ -90,6 +91,7 @@ fn a_short_paros_run_holds_every_invariant() {
     let config = NemesisConfig {
         exe: exe(),
         nodes: 3,
+        replicas: 0,
         time: Duration::from_secs(12),
         seed: 9,
         twin: None,
