@@ -128,7 +128,17 @@ fn a_simulated_trace_draws_what_replay_draws() {
     assert_eq!(code, 0, "stderr: {stderr}");
     let (replayed, shown) = (data(&replayed), data(&shown));
     assert_eq!(lanes(&replayed), lanes(&shown));
-    assert_eq!(replayed["rows"], shown["rows"]);
+    // The file also holds the verdict: one band row per violation line after the run's rows.
+    let (replayed_rows, shown_rows) = (
+        replayed["rows"].as_array().expect("rows"),
+        shown["rows"].as_array().expect("rows"),
+    );
+    assert_eq!(replayed_rows[..], shown_rows[..replayed_rows.len()]);
+    let verdict = &shown_rows[replayed_rows.len()..];
+    assert!(!verdict.is_empty());
+    assert!(verdict.iter().all(|row| row["text"]
+        .as_str()
+        .is_some_and(|text| text.starts_with("VIOLATION"))));
     assert_eq!(replayed["violations"], shown["violations"]);
 }
 

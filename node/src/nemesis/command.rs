@@ -137,6 +137,18 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
         }
         return 0;
     }
+    print_findings(&config, &outcome);
+    println!(
+        "nemesis: FAILED; kept {} (trace {}); re-run the schedule: {rerun}",
+        config.dir.display(),
+        outcome.trace.display()
+    );
+    1
+}
+
+/// What a failing run found: its violations, the nodes that exited on their own, and for a
+/// twin when the invariant it must break was first broken.
+fn print_findings(config: &NemesisConfig, outcome: &super::NemesisOutcome) {
     for violation in &outcome.report.violations {
         println!("VIOLATION {violation}");
     }
@@ -159,12 +171,6 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
             outcome.first_violation_micros.unwrap_or(0) as f64 / 1e6,
         );
     }
-    println!(
-        "nemesis: FAILED; kept {} (trace {}); re-run the schedule: {rerun}",
-        config.dir.display(),
-        outcome.trace.display()
-    );
-    1
 }
 
 /// Checks the arguments.

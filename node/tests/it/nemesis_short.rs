@@ -1,5 +1,5 @@
 //! A short nemesis run over three real nodes (kills, pauses, partitions, drops, delays, silent
-//! lease moves) passes every audit, and is not vacuous: faults were injected, writes were
+//! lease moves, power loss on the nodes the seed puts in power-loss mode) passes every audit, and is not vacuous: faults were injected, writes were
 //! acknowledged and nodes crashed and came back in the recorded history; the trace reads back
 //! in the simulator's format and renders as `felix trace show` renders it.
 
@@ -22,6 +22,10 @@ fn a_short_nemesis_run_holds_every_invariant() {
         a,
         schedule::Action::Isolate(_) | schedule::Action::CutOneWay { .. }
     )));
+    // Power loss: a kill of a node in power-loss mode loses its unsynced suffix, and with every
+    // rule on nothing acknowledged depends on it; one node syncs at once, as before.
+    let power_loss = schedule::draw_power_loss(seed, 3);
+    assert!(power_loss.contains(&0) && power_loss.iter().any(|window| *window > 0));
     let config = NemesisConfig {
         exe: exe(),
         nodes: 3,
