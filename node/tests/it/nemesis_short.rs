@@ -86,16 +86,17 @@ fn a_short_nemesis_run_holds_every_invariant() {
     assert!(count(&|e| matches!(e, Event::Committed { .. })) >= acked);
 }
 
-/// The paros workload under the same faults: owners hand the writer fence on, write checkpoint
-/// runs and truncate, folders fold (one joins late and restores); every audit holds, and the
-/// run wrote at least one checkpoint and folded records.
+/// The paros workload under the same faults, with a non-voting replica beside the three voters:
+/// owners hand the writer fence on, write checkpoint runs and truncate, folders fold (one joins
+/// late and restores); every audit holds, the run wrote at least one checkpoint and folded
+/// records, and the replica (n4) was asked and answered.
 #[test]
 fn a_short_paros_run_holds_every_invariant() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let config = NemesisConfig {
         exe: exe(),
         nodes: 3,
-        replicas: 0,
+        replicas: 1,
         time: Duration::from_secs(12),
         seed: 9,
         twin: None,
@@ -124,4 +125,9 @@ fn a_short_paros_run_holds_every_invariant() {
         "no checkpoint was written"
     );
     assert!(text.contains("\"Folded\""), "nothing was folded");
+    let replica_answered = text.lines().any(|line| {
+        let line: serde_json::Value = serde_json::from_str(line).expect("a trace line");
+        line["history"]["Replied"]["node"] == 4
+    });
+    assert!(replica_answered, "the replica n4 answered no request");
 }
