@@ -48,6 +48,9 @@ pub const BATCH_MAX: usize = 4096;
 const SYNC_ROUNDS_MAX: usize = 16;
 /// The longest slow-disk delay a failpoint may set.
 pub const SYNC_DELAY_MAX: Duration = Duration::from_secs(1);
+/// Ops a power-loss window holds at most: past it the group commit syncs at once (the store
+/// refuses more than `UNSYNCED_OPS_MAX` between syncs).
+const WINDOW_OPS_MAX: usize = 1 << 16;
 /// Deliveries the outbox may hold waiting for one sync.
 pub const HELD_MAX: usize = 1 << 16;
 
@@ -76,6 +79,8 @@ pub struct NodeLoop {
     pub unsynced_window: Duration,
     /// When the held ops are due to be written and fsynced (power-loss mode).
     sync_due: Option<Instant>,
+    /// Ops applied since the last sync.
+    unsynced_ops: usize,
     inputs: VecDeque<Input>,
     outputs: Vec<Output>,
     duties: Vec<Duty>,
@@ -109,6 +114,7 @@ impl NodeLoop {
             sync_delay: Duration::ZERO,
             unsynced_window: Duration::ZERO,
             sync_due: None,
+            unsynced_ops: 0,
             inputs: VecDeque::new(),
             outputs: Vec::new(),
             duties: Vec::new(),
@@ -250,9 +256,12 @@ impl NodeLoop {
             let mut duties = std::mem::take(&mut self.duties);
             for duty in duties.drain(..) {
                 match duty {
-                    Duty::Persist { id, op } => self.store.apply(&op).map_err(|error| {
-                        LoopError(format!("the store refused op {id}: {error}"))
-                    })?,
+                    Duty::Persist { id, op } => {
+                        self.store.apply(&op).map_err(|error| {
+                            LoopError(format!("the store refused op {id}: {error}"))
+                        })?;
+                        self.unsynced_ops += 1;
+                    }
                     Duty::Deliver(delivery) => {
                         // The events observed before this delivery are written before it leaves.
                         self.flush()?;
@@ -291,7 +300,7 @@ impl NodeLoop {
         }
         let now = Instant::now();
         let due = *self.sync_due.get_or_insert(now + self.unsynced_window);
-        if now < due {
+        if now < due && self.unsynced_ops < WINDOW_OPS_MAX {
             return Ok(());
         }
         self.sync()?;
@@ -316,6 +325,7 @@ impl NodeLoop {
             self.store
                 .sync()
                 .map_err(|error| LoopError(format!("the store could not sync: {error}")))?;
+            self.unsynced_ops = 0;
             self.released.clear();
             let mut released = std::mem::take(&mut self.released);
             self.outbox.synced(through, &mut released);
