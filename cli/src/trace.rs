@@ -1,6 +1,9 @@
 //! `felix trace show FILE.jsonl`: render a trace file (`felix replay --trace`) readably, one
 //! sentence per line, with the renderer replay summaries use (`felix_sim::describe`).
 //!
+//! `--html PAGE` also draws the trace as a sequence diagram (`crate::html::trace_file`): a
+//! simulated run's trace or a `felix nemesis` trace of real processes.
+//!
 //! A file that is not a trace (a line that is not a trace line of this format, see
 //! docs/trace-format.md, or a run that names another `trace_format`) is bad input: its line
 //! number and why, exit 2.
@@ -24,18 +27,21 @@ pub struct TraceArgs {
 pub enum TraceCommand {
     /// Render a JSONL trace file, one sentence per event.
     Show {
-        /// The trace file, as `felix replay --trace FILE.jsonl` writes it.
+        /// The trace file, as `felix replay --trace FILE.jsonl` or `felix nemesis` writes it.
         file: PathBuf,
+        /// Also draw it as a sequence diagram: one self-contained HTML page (docs/pictures.md).
+        #[arg(long, value_name = "PAGE")]
+        html: Option<PathBuf>,
     },
 }
 
 pub fn run(args: TraceArgs) -> u8 {
     match args.command {
-        TraceCommand::Show { file } => show(&file),
+        TraceCommand::Show { file, html } => show(&file, html.as_deref()),
     }
 }
 
-fn show(path: &PathBuf) -> u8 {
+fn show(path: &PathBuf, html: Option<&std::path::Path>) -> u8 {
     let shown = path.display();
     match std::fs::metadata(path) {
         Ok(metadata) if !metadata.is_file() => {
@@ -49,6 +55,7 @@ fn show(path: &PathBuf) -> u8 {
         Err(error) => return exit::bad_input(format!("{shown}: cannot read: {error}")),
     };
     let mut rendered = Vec::new();
+    let mut lines = Vec::new();
     for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
         let number = index + 1;
         let line = match line {
@@ -72,6 +79,9 @@ fn show(path: &PathBuf) -> u8 {
                     }
                 }
                 rendered.push(describe::trace_line(&trace_line));
+                if html.is_some() {
+                    lines.push(trace_line);
+                }
             }
             Err(error) => {
                 return exit::bad_input(format!(
@@ -84,5 +94,14 @@ fn show(path: &PathBuf) -> u8 {
         return exit::bad_input(format!("{shown}: no trace lines"));
     }
     output::line(&rendered.join("\n"));
+    if let Some(page) = html {
+        let written = crate::html::trace_file::diagram(&lines, &format!("trace {shown}"))
+            .map_err(|message| format!("{shown}: {message}"))
+            .and_then(|diagram| crate::html::write(page, &diagram));
+        match written {
+            Ok(bytes) => eprintln!("html: {bytes} bytes written to {}", page.display()),
+            Err(message) => return exit::bad_input(message),
+        }
+    }
     exit::OK
 }

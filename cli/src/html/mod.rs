@@ -11,7 +11,9 @@
 
 pub mod model;
 pub mod sim;
+pub mod trace_file;
 
+use felix_core::NodeId;
 use serde::Serialize;
 use std::path::Path;
 
@@ -225,6 +227,23 @@ pub fn page(diagram: &Diagram) -> String {
          <script id=\"felix-data\" type=\"application/json\">{data}</script>\n\
          <script>\n{SCRIPT}</script>\n</body>\n</html>\n"
     )
+}
+
+/// What a diagram shows above its rows, and its node lifelines: brokers numbered from
+/// `first_node`, then the replicas.
+pub struct Header {
+    pub title: String,
+    pub subtitle: Vec<String>,
+    pub first_node: NodeId,
+    pub brokers: NodeId,
+    pub replicas: NodeId,
+}
+
+/// A violation to highlight, at the trace step it names.
+pub struct Finding {
+    pub step: Option<u64>,
+    pub invariant: String,
+    pub detail: String,
 }
 
 /// Writes the page to `path`; the error is a user-facing message (a bad path is bad input).

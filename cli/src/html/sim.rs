@@ -8,7 +8,7 @@
 //! floor and its tag, commit, the retained records). A client's state is what it believes: its
 //! epoch, the tail it last asked for, its cursor, its last answer.
 
-use super::{Diagram, Lane, LaneKind, Mark, Row, Style, Violation, Window};
+use super::{Diagram, Finding, Header, Lane, LaneKind, Mark, Row, Style, Violation, Window};
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
 // Drawn as nothing: samples and the PromiseDurable bookkeeping.
@@ -31,7 +31,42 @@ const LOG_SHOWN_MAX: usize = 6;
 /// lines (one that panicked before recording) gives a diagram with its violations and no rows.
 pub fn diagram(report: &RunReport, command: &str) -> Diagram {
     let lines: &[TraceLine] = report.trace_lines.as_deref().unwrap_or(&[]);
-    let nodes = report.knobs.brokers + report.knobs.replicas;
+    let twin = report
+        .twin
+        .map(|twin| {
+            let control = if report.control { " control" } else { "" };
+            format!(" twin {twin}{control}")
+        })
+        .unwrap_or_default();
+    let header = Header {
+        title: format!("seed {}{twin}", report.seed),
+        subtitle: vec![
+            report.knobs.describe(),
+            format!(
+                "{} trace lines, {:.3} s simulated, trace hash {:016x}; {command}",
+                report.steps,
+                report.simulated_micros as f64 / 1e6,
+                report.trace_hash
+            ),
+        ],
+        first_node: 0,
+        brokers: report.knobs.brokers,
+        replicas: report.knobs.replicas,
+    };
+    let findings: Vec<Finding> = report
+        .violations
+        .iter()
+        .map(|finding| Finding {
+            step: finding.step,
+            invariant: finding.invariant.to_string(),
+            detail: finding.detail.clone(),
+        })
+        .collect();
+    draw(lines, &header, &findings)
+}
+
+/// The diagram of trace lines: a simulated run's, or a trace file's (`felix trace show --html`).
+pub fn draw(lines: &[TraceLine], header: &Header, findings: &[Finding]) -> Diagram {
     let clients: BTreeSet<ClientId> = lines.iter().filter_map(client_of).collect();
     let mut lanes = vec![Lane {
         name: "lease".to_string(),
@@ -50,10 +85,11 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
         })
         .collect();
     let node_base = lanes.len();
-    for node in 0..nodes {
-        let replica = node >= report.knobs.brokers;
+    let nodes = header.brokers + header.replicas;
+    for index in 0..nodes {
+        let replica = index >= header.brokers;
         lanes.push(Lane {
-            name: describe::node(node),
+            name: describe::node(header.first_node + index),
             kind: if replica {
                 LaneKind::Replica
             } else {
@@ -62,25 +98,10 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
             note: if replica { "replica" } else { "broker" }.to_string(),
         });
     }
-    let twin = report
-        .twin
-        .map(|twin| {
-            let control = if report.control { " control" } else { "" };
-            format!(" twin {twin}{control}")
-        })
-        .unwrap_or_default();
     let lane_count = lanes.len();
     let mut diagram = Diagram {
-        title: format!("seed {}{twin}", report.seed),
-        subtitle: vec![
-            report.knobs.describe(),
-            format!(
-                "{} trace lines, {:.3} s simulated, trace hash {:016x}; {command}",
-                report.steps,
-                report.simulated_micros as f64 / 1e6,
-                report.trace_hash
-            ),
-        ],
+        title: header.title.clone(),
+        subtitle: header.subtitle.clone(),
         lanes,
         rows: Vec::with_capacity(lines.len()),
         violations: Vec::new(),
@@ -94,6 +115,7 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
     let lanes = Lanes {
         client: client_lane,
         node_base,
+        first: header.first_node,
         nodes,
     };
     let mut world = Views::default();
@@ -109,14 +131,14 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
             diagram.set_state(lane, row, lines);
         }
     }
-    for finding in &report.violations {
+    for finding in findings {
         let row = finding
             .step
             .and_then(|step| diagram.rows.iter().position(|row| row.step == step));
         if let Some(row) = row {
             diagram.violations.push(Violation {
                 row,
-                invariant: finding.invariant.to_string(),
+                invariant: finding.invariant.clone(),
                 detail: finding.detail.clone(),
             });
         }
@@ -129,6 +151,8 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
 struct Lanes {
     client: BTreeMap<ClientId, usize>,
     node_base: usize,
+    /// The first node's id (0 in the simulator, 1 on real nodes) and how many there are.
+    first: NodeId,
     nodes: NodeId,
 }
 
@@ -139,10 +163,16 @@ impl Lanes {
         self.client[&client]
     }
 
-    /// A node's lane; a node id past the knobs' count is a bug in the run, not in the input.
+    /// Whether the node has a lifeline.
+    fn has(&self, node: NodeId) -> bool {
+        (self.first..self.first + self.nodes).contains(&node)
+    }
+
+    /// A node's lane; a node id outside the header's nodes is a bug in the caller (a trace file
+    /// is checked against its nodes before it is drawn), not in the input.
     fn node(&self, node: NodeId) -> usize {
-        assert!(node < self.nodes, "node n{node} outside the run's knobs");
-        self.node_base + node as usize
+        assert!(self.has(node), "node n{node} outside the run's knobs");
+        self.node_base + (node - self.first) as usize
     }
 }
 
@@ -563,7 +593,7 @@ impl Views {
         }
         let mut changed = Vec::new();
         for node in touched_nodes {
-            if node < lanes.nodes {
+            if lanes.has(node) {
                 changed.push((lanes.node(node), self.nodes[&node].lines()));
             }
         }
@@ -603,6 +633,7 @@ fn sim_mark(lanes: &Lanes, event: &SimEvent) -> Mark {
             epoch,
             told,
         } => {
+            let from = from.filter(|from| lanes.client.contains_key(from));
             let lane = from.map_or(lanes.client(*to), |from| lanes.client(from));
             let label = if *told {
                 format!("lease {epoch} -> c{to} (told)")

@@ -13,6 +13,7 @@ mod support;
 mod sweep_cli;
 mod sweep_merge_cli;
 mod tidy;
+mod trace_html_cli;
 mod twin_names;
 mod usage_cli;
 mod validate_cli;

@@ -16,19 +16,22 @@
 //! keeps its directory (trace, node logs, stores) and prints the command that re-runs its
 //! schedule. `--twin T` runs every node and client with that twin's rule off.
 
+pub mod command;
 pub mod history;
 pub mod proxy;
 pub mod schedule;
+pub mod start;
 pub mod workload;
 
+pub use command::{config_from_args, parse_duration, run_nemesis, NemesisArgs};
+
 use crate::client::ClusterClient;
-use crate::process::{free_ports, NodeProcess, NodeSpec};
+use crate::process::{free_ports, NodeProcess};
 use crate::serve::event_log::now_micros;
-use clap::Args;
 use felix_audits::Report;
 use felix_core::history::{Event, Phase};
 use felix_core::record::NodeId;
-use felix_core::rules::{Layer, Rules, TwinName};
+use felix_core::rules::{Invariant, Rules, TwinName};
 use felix_sim::trace::{SimEvent, TraceLine};
 use history::Recorder;
 use proxy::Proxy;
@@ -42,38 +45,12 @@ use workload::{Lease, Shared, Stats};
 
 /// The most nodes a nemesis run starts.
 pub const NEMESIS_NODES_MAX: usize = 7;
+/// The most non-voting replicas a nemesis run starts.
+pub const NEMESIS_REPLICAS_MAX: usize = 3;
 /// The longest run.
 pub const TIME_MAX: Duration = Duration::from_secs(24 * 3600);
 /// How long the healed cluster has to converge.
 const CONVERGE_DEADLINE: Duration = Duration::from_secs(30);
-
-/// Arguments of `felix nemesis`.
-#[derive(Args, Debug, Clone)]
-pub struct NemesisArgs {
-    /// Voting nodes.
-    #[arg(long, default_value_t = 3)]
-    pub nodes: usize,
-    /// How long faults are injected (e.g. 60s, 2m, 500ms).
-    #[arg(long, default_value = "60s")]
-    pub time: String,
-    /// Seed of the fault schedule (default: drawn from the OS, and printed).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Run every node and client with this twin's rule off.
-    #[arg(long)]
-    pub twin: Option<String>,
-    /// Directory for the run (stores, logs, trace); default: a fresh one under the system's
-    /// temporary directory, removed when the run passes.
-    #[arg(long)]
-    pub dir: Option<PathBuf>,
-    /// Where to write the trace (default: DIR/trace.jsonl).
-    #[arg(long)]
-    pub trace: Option<PathBuf>,
-    /// The clients: `felixd` (lease holders and readers) or `paros` (checkpoint owners, folders
-    /// and readers).
-    #[arg(long, default_value = "felixd")]
-    pub workload: String,
-}
 
 /// A checked nemesis configuration.
 #[derive(Clone, Debug)]
@@ -81,6 +58,8 @@ pub struct NemesisConfig {
     /// The binary that has the `serve` subcommand.
     pub exe: PathBuf,
     pub nodes: usize,
+    /// Non-voting replicas, numbered after the voters.
+    pub replicas: usize,
     pub time: Duration,
     pub seed: u64,
     pub twin: Option<TwinName>,
@@ -98,6 +77,8 @@ pub struct NemesisOutcome {
     pub trace: PathBuf,
     /// Microseconds into the run of the event at which the first violation was found.
     pub first_violation_micros: Option<u64>,
+    /// For each invariant broken, microseconds into the run of its first violation's event.
+    pub first_micros: BTreeMap<Invariant, u64>,
     pub converged: bool,
     /// Nodes that exited on their own (a refused store, a crash), with the exit code.
     pub unexpected_exits: Vec<(NodeId, i32)>,
@@ -109,159 +90,6 @@ impl NemesisOutcome {
     pub fn passed(&self) -> bool {
         self.report.ok() && self.unexpected_exits.is_empty()
     }
-}
-
-/// Parses `60s`, `2m`, `1500ms`, `1h`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration such as 60s, 2m or 500ms"))?;
-    let duration = match unit {
-        "ms" => Duration::from_millis(value),
-        "s" => Duration::from_secs(value),
-        "m" => Duration::from_secs(value.saturating_mul(60)),
-        "h" => Duration::from_secs(value.saturating_mul(3600)),
-        _ => return Err(format!("{text:?}: the unit must be ms, s, m or h")),
-    };
-    Ok(duration)
-}
-
-pub fn run_nemesis(args: NemesisArgs) -> u8 {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(error) => return crate::bad_input(format!("cannot find the felix binary: {error}")),
-    };
-    let config = match config_from_args(&args, exe) {
-        Ok(config) => config,
-        Err(message) => return crate::bad_input(message),
-    };
-    let seed = config.seed;
-    let keep_dir = args.dir.is_some();
-    println!(
-        "nemesis: {} nodes, {:?} of faults, seed {seed}{}; dir {} (real processes: not deterministic, the seed fixes the fault schedule only)",
-        config.nodes,
-        config.time,
-        config
-            .twin
-            .map(|twin| format!(", twin {}", twin.name()))
-            .unwrap_or_default(),
-        config.dir.display()
-    );
-    let outcome = match run(&config) {
-        Ok(outcome) => outcome,
-        Err(message) => return crate::bad_input(message),
-    };
-    for line in &outcome.summary {
-        println!("{line}");
-    }
-    let rerun = format!(
-        "felix nemesis --nodes {} --time {} --seed {seed}{}",
-        config.nodes,
-        args.time,
-        config
-            .twin
-            .map(|twin| format!(" --twin {}", twin.name()))
-            .unwrap_or_default()
-    );
-    if outcome.passed() {
-        println!(
-            "nemesis: every invariant held (trace {})",
-            outcome.trace.display()
-        );
-        if !keep_dir && args.trace.is_none() {
-            let _ = std::fs::remove_dir_all(&config.dir);
-        }
-        return 0;
-    }
-    for violation in &outcome.report.violations {
-        println!("VIOLATION {violation}");
-    }
-    for (node, code) in &outcome.unexpected_exits {
-        println!(
-            "node {node} exited on its own with code {code} (see its log in {})",
-            config.dir.display()
-        );
-    }
-    if let (Some(twin), Some(first)) = (config.twin, outcome.report.first()) {
-        let expected = twin.must_break(Layer::Sim);
-        println!(
-            "twin {}: first violation {} at {:.3} s into the run (expected {expected}: {})",
-            twin.name(),
-            first.invariant,
-            outcome.first_violation_micros.unwrap_or(0) as f64 / 1e6,
-            if outcome.report.violates(expected) {
-                "caught"
-            } else {
-                "NOT caught"
-            }
-        );
-    }
-    println!(
-        "nemesis: FAILED; kept {} (trace {}); re-run the schedule: {rerun}",
-        config.dir.display(),
-        outcome.trace.display()
-    );
-    1
-}
-
-/// Checks the arguments.
-pub fn config_from_args(args: &NemesisArgs, exe: PathBuf) -> Result<NemesisConfig, String> {
-    if args.nodes == 0 || args.nodes > NEMESIS_NODES_MAX {
-        return Err(format!("--nodes must be between 1 and {NEMESIS_NODES_MAX}"));
-    }
-    let paros = match args.workload.as_str() {
-        "felixd" => false,
-        "paros" => true,
-        other => return Err(format!("--workload {other:?}: felixd or paros")),
-    };
-    let time = parse_duration(&args.time).map_err(|error| format!("--time: {error}"))?;
-    if time > TIME_MAX {
-        return Err("--time: at most 24h".to_string());
-    }
-    let twin = match &args.twin {
-        None => None,
-        Some(name) => Some(
-            TwinName::parse_in(Layer::Sim, name)
-                .ok_or_else(|| format!("--twin: no twin is named {name:?}"))?,
-        ),
-    };
-    let seed = args.seed.unwrap_or_else(|| {
-        use rand::RngExt;
-        rand::rng().random_range(0..1_000_000u64)
-    });
-    let dir = match &args.dir {
-        Some(dir) => dir.clone(),
-        None => std::env::temp_dir().join(format!("felix-nemesis-{}-{seed}", std::process::id())),
-    };
-    if dir.exists()
-        && std::fs::read_dir(&dir)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        return Err(format!("--dir {}: must be empty or absent", dir.display()));
-    }
-    std::fs::create_dir_all(&dir).map_err(|error| format!("{}: {error}", dir.display()))?;
-    let trace = args
-        .trace
-        .clone()
-        .unwrap_or_else(|| dir.join("trace.jsonl"));
-    Ok(NemesisConfig {
-        exe,
-        nodes: args.nodes,
-        time,
-        seed,
-        twin,
-        dir,
-        trace,
-        holders: 2,
-        readers: 2,
-        paros,
-    })
 }
 
 /// The running cluster under the nemesis's hands.
@@ -484,7 +312,7 @@ impl Cluster {
 
 /// Runs one nemesis run (the caller prints); an error is a setup failure (exit 2).
 pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
-    let ids: Vec<NodeId> = (1..=config.nodes as NodeId).collect();
+    let ids = start::ids(config);
     let listens =
         free_ports(ids.len()).map_err(|error| format!("no free loopback port: {error}"))?;
     let listen: BTreeMap<NodeId, std::net::SocketAddr> =
@@ -509,29 +337,11 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     recorder.history(Event::PhaseChanged {
         phase: Phase::Safety,
     });
-    let mut nodes = BTreeMap::new();
-    for &id in &ids {
-        let mut peers: Vec<(NodeId, std::net::SocketAddr)> = proxies
-            .iter()
-            .filter(|proxy| proxy.from == id)
-            .map(|proxy| (proxy.to, proxy.address))
-            .collect();
-        peers.push((id, listen[&id]));
-        let spec = NodeSpec {
-            id,
-            listen: listen[&id],
-            peers,
-            replicas: Vec::new(),
-            dir: config.dir.join(format!("node-{id}")),
-            twin: config.twin.map(|twin| twin.name().to_string()),
-            extra: vec!["--failpoints".to_string()],
-        };
-        let log = config.dir.join(format!("node-{id}.log"));
-        let process = NodeProcess::start(&config.exe, spec, &log).map_err(|error| {
-            format!("cannot start node {id} ({}): {error}", config.exe.display())
-        })?;
-        nodes.insert(id, process);
+    let power_loss = schedule::draw_power_loss(config.seed, ids.len());
+    for description in start::describe_power_loss(&power_loss) {
+        recorder.sim(SimEvent::NetworkFault { description });
     }
+    let nodes = start::start_nodes(config, &listen, &proxies, &power_loss)?;
     let mut cluster = Cluster {
         nodes,
         proxies,
@@ -604,7 +414,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         }));
     }
     // The faults.
-    let schedule = schedule::draw(config.seed, config.nodes, config.time);
+    let schedule = schedule::draw(config.seed, ids.len(), config.time);
     let faults = schedule.len();
     let begun = Instant::now();
     for (at, action) in &schedule {
@@ -668,6 +478,8 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     let merged = history::merge(sources);
     let knobs = serde_json::json!({
         "nodes": config.nodes,
+        "replicas": config.replicas,
+        "unsynced_window_millis": power_loss,
         "time_micros": config.time.as_micros() as u64,
         "holders": config.holders,
         "readers": config.readers,
@@ -684,6 +496,13 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         .first()
         .and_then(|violation| lines.get(violation.step))
         .map(|line| line.time);
+    let mut first_micros = BTreeMap::new();
+    for violation in &report.violations {
+        if let Some(line) = lines.get(violation.step) {
+            let first = first_micros.entry(violation.invariant).or_insert(line.time);
+            *first = (*first).min(line.time);
+        }
+    }
     let stats = &shared.stats;
     let coverage: Vec<String> = report
         .coverage
@@ -712,6 +531,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         report,
         trace: config.trace.clone(),
         first_violation_micros,
+        first_micros,
         converged,
         unexpected_exits: cluster.unexpected_exits.clone(),
         lines: lines.len(),

@@ -5,6 +5,12 @@
 //! Faults start every 0.3 to 1.2 s and last 0.3 to 2 s; each is two actions, a start and an end,
 //! and overlapping faults are allowed (an action that no longer applies, such as restarting a
 //! node that is already up, does nothing).
+//!
+//! Power loss (`draw_power_loss`) is drawn from the same seed on a stream of its own, so it
+//! leaves the schedule of a seed as it was: for each node, whether its disk loses what was not
+//! yet fsynced when the node is killed (the node's power-loss mode, `felix serve
+//! --unsynced-window-ms`), and how long its group commit holds records unsynced. Every kill of
+//! such a node is then a power loss.
 
 use felix_core::record::NodeId;
 use rand::{RngExt, SeedableRng};
@@ -186,6 +192,28 @@ pub fn draw(seed: u64, nodes: usize, length: Duration) -> Vec<(Duration, Action)
     actions
 }
 
+/// A node runs in power-loss mode with this chance (in percent).
+pub const POWER_LOSS_PERCENT: u32 = 80;
+/// The power-loss window of a node in that mode is drawn from this range (milliseconds): short
+/// beside an election timeout (150 to 300 ms), long beside an fsync.
+pub const POWER_LOSS_WINDOW_MS: std::ops::RangeInclusive<u32> = 2..=30;
+
+/// For each node `1..=nodes`, the milliseconds its group commit holds unsynced records in the
+/// process (0: not in power-loss mode, a kill loses nothing it wrote).
+pub fn draw_power_loss(seed: u64, nodes: usize) -> Vec<u32> {
+    // "power-lo": a stream of its own, independent of the fault schedule's.
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x706f_7765_722d_6c6f);
+    (0..nodes)
+        .map(|_| {
+            if rng.random_range(0..100u32) < POWER_LOSS_PERCENT {
+                rng.random_range(POWER_LOSS_WINDOW_MS)
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +235,18 @@ mod tests {
             .count();
         assert_eq!(kills, restarts);
         assert!(schedule.windows(2).all(|pair| pair[0].0 <= pair[1].0));
+    }
+
+    /// Power loss is a function of the seed, leaves the fault schedule alone, and over many
+    /// seeds draws both nodes in power-loss mode and nodes that sync at once.
+    #[test]
+    fn power_loss_is_drawn_from_the_seed() {
+        assert_eq!(draw_power_loss(7, 3), draw_power_loss(7, 3));
+        let windows: Vec<u32> = (0..100).flat_map(|seed| draw_power_loss(seed, 3)).collect();
+        assert!(windows.contains(&0));
+        assert!(windows.iter().any(|window| *window > 0));
+        assert!(windows
+            .iter()
+            .all(|window| *window == 0 || POWER_LOSS_WINDOW_MS.contains(window)));
     }
 }

@@ -15,6 +15,16 @@
 //! So many appends share one fsync: while the loop is inside an fsync, new requests queue on
 //! the inbound channel and the next turn takes them all. Nothing is acknowledged before the fsync
 //! that covers it, because acknowledgements are the outbox's held deliveries.
+//!
+//! **Power-loss mode** (`unsynced_window`, `felix serve --unsynced-window-ms N`): the group
+//! commit waits up to N ms after the first unsynced op before it writes and fsyncs, while the
+//! loop goes on taking inputs. The file store writes nothing before its `sync` (its `apply` only
+//! queues), so the unsynced suffix lives only in this process for that window, and a kill -9
+//! loses it as a power loss loses what the disk had not made durable. Every rule on, nothing
+//! depends on it (sends and replies wait for the sync), so the mode only adds latency; with
+//! acknowledgements before the sync (the AckBeforeSync twin) a kill in the window loses
+//! acknowledged records, which a kill -9 of a node that syncs at once almost never does: a
+//! process's writes survive it in the page cache.
 
 use super::event_log::EventLog;
 use super::net::{offer, ConnId, Inbound};
@@ -38,6 +48,9 @@ pub const BATCH_MAX: usize = 4096;
 const SYNC_ROUNDS_MAX: usize = 16;
 /// The longest slow-disk delay a failpoint may set.
 pub const SYNC_DELAY_MAX: Duration = Duration::from_secs(1);
+/// Ops a power-loss window holds at most: past it the group commit syncs at once (the store
+/// refuses more than `UNSYNCED_OPS_MAX` between syncs).
+const WINDOW_OPS_MAX: usize = 1 << 16;
 /// Deliveries the outbox may hold waiting for one sync.
 pub const HELD_MAX: usize = 1 << 16;
 
@@ -61,6 +74,13 @@ pub struct NodeLoop {
     /// Failpoints accepted (`--failpoints`), and the slow-disk delay before every fsync.
     pub failpoints: bool,
     sync_delay: Duration,
+    /// Power-loss mode: how long the group commit may hold unsynced ops in the process (zero:
+    /// it syncs at the end of every turn).
+    pub unsynced_window: Duration,
+    /// When the held ops are due to be written and fsynced (power-loss mode).
+    sync_due: Option<Instant>,
+    /// Ops applied since the last sync.
+    unsynced_ops: usize,
     inputs: VecDeque<Input>,
     outputs: Vec<Output>,
     duties: Vec<Duty>,
@@ -92,6 +112,9 @@ impl NodeLoop {
             tick,
             failpoints: false,
             sync_delay: Duration::ZERO,
+            unsynced_window: Duration::ZERO,
+            sync_due: None,
+            unsynced_ops: 0,
             inputs: VecDeque::new(),
             outputs: Vec::new(),
             duties: Vec::new(),
@@ -123,7 +146,8 @@ impl NodeLoop {
         let mut next_tick = Instant::now() + self.tick;
         while !stop.load(Ordering::SeqCst) {
             let now = Instant::now();
-            let wait = next_tick
+            let wake = self.sync_due.map_or(next_tick, |due| due.min(next_tick));
+            let wait = wake
                 .saturating_duration_since(now)
                 .min(Duration::from_millis(50));
             let mut taken = 0;
@@ -150,7 +174,7 @@ impl NodeLoop {
                     next_tick = now + self.tick;
                 }
             }
-            self.sync()?;
+            self.group_commit()?;
             self.flush()?;
         }
         // Shutdown: everything applied is made durable and every event written.
@@ -232,9 +256,12 @@ impl NodeLoop {
             let mut duties = std::mem::take(&mut self.duties);
             for duty in duties.drain(..) {
                 match duty {
-                    Duty::Persist { id, op } => self.store.apply(&op).map_err(|error| {
-                        LoopError(format!("the store refused op {id}: {error}"))
-                    })?,
+                    Duty::Persist { id, op } => {
+                        self.store.apply(&op).map_err(|error| {
+                            LoopError(format!("the store refused op {id}: {error}"))
+                        })?;
+                        self.unsynced_ops += 1;
+                    }
                     Duty::Deliver(delivery) => {
                         // The events observed before this delivery are written before it leaves.
                         self.flush()?;
@@ -261,6 +288,26 @@ impl NodeLoop {
         Ok(())
     }
 
+    /// The end of a turn: the group commit, at once or (power-loss mode) once the oldest
+    /// unsynced op has waited `unsynced_window`.
+    fn group_commit(&mut self) -> Result<(), LoopError> {
+        if self.unsynced_window.is_zero() {
+            return self.sync();
+        }
+        if self.outbox.unsynced_through().is_none() {
+            self.sync_due = None;
+            return Ok(());
+        }
+        let now = Instant::now();
+        let due = *self.sync_due.get_or_insert(now + self.unsynced_window);
+        if now < due && self.unsynced_ops < WINDOW_OPS_MAX {
+            return Ok(());
+        }
+        self.sync()?;
+        self.sync_due = None;
+        Ok(())
+    }
+
     /// Group commit: one fsync for every op applied so far, then the deliveries it releases.
     pub fn sync(&mut self) -> Result<(), LoopError> {
         for _ in 0..SYNC_ROUNDS_MAX {
@@ -278,6 +325,7 @@ impl NodeLoop {
             self.store
                 .sync()
                 .map_err(|error| LoopError(format!("the store could not sync: {error}")))?;
+            self.unsynced_ops = 0;
             self.released.clear();
             let mut released = std::mem::take(&mut self.released);
             self.outbox.synced(through, &mut released);

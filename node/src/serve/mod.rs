@@ -35,6 +35,9 @@ pub const INBOUND_MAX: usize = 8192;
 /// records stays under the frame limit).
 pub const BODY_BYTES_MAX: u64 = 64 << 10;
 
+/// The longest power-loss window (`--unsynced-window-ms`): well under an election timeout.
+pub const UNSYNCED_WINDOW_MS_MAX: u64 = 1000;
+
 /// Arguments of `felix serve`.
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -69,6 +72,11 @@ pub struct ServeArgs {
     /// Accept failpoint frames (fault injection: a slow disk). For the nemesis and tests only.
     #[arg(long)]
     pub failpoints: bool,
+    /// Power-loss mode: hold appended records in the process, unwritten, for up to this many
+    /// milliseconds before one write and fsync covers them, so a kill -9 loses the unsynced
+    /// suffix as a power loss would (0: sync every turn). For the nemesis and tests.
+    #[arg(long, default_value_t = 0)]
+    pub unsynced_window_ms: u64,
     /// Run with one safety rule off (a twin: README.md, "Twins and invariants"): for the nemesis's canaries only.
     #[arg(long)]
     pub twin: Option<String>,
@@ -88,6 +96,7 @@ pub struct ServeConfig {
     pub layout: SegmentLayout,
     pub rules: Rules,
     pub failpoints: bool,
+    pub unsynced_window: Duration,
 }
 
 impl ServeConfig {
@@ -129,6 +138,11 @@ impl ServeConfig {
         if !(1..=1 << 20).contains(&args.segment_records) {
             return Err("--segment-records must be between 1 and 1048576".to_string());
         }
+        if args.unsynced_window_ms > UNSYNCED_WINDOW_MS_MAX {
+            return Err(format!(
+                "--unsynced-window-ms must be at most {UNSYNCED_WINDOW_MS_MAX}"
+            ));
+        }
         let rules = match &args.twin {
             None => Rules::default(),
             Some(name) => match TwinName::parse_in(Layer::Sim, name) {
@@ -150,6 +164,7 @@ impl ServeConfig {
             },
             rules,
             failpoints: args.failpoints,
+            unsynced_window: Duration::from_millis(args.unsynced_window_ms),
         })
     }
 
@@ -245,6 +260,7 @@ pub fn serve(config: ServeConfig) -> Result<(), String> {
         config.tick,
     );
     node.failpoints = config.failpoints;
+    node.unsynced_window = config.unsynced_window;
     node.boot()
         .map_err(|error| format!("node {id}: {}", error.0))?;
     node.run(&inputs, &stop)

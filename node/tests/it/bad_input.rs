@@ -28,7 +28,7 @@ fn serve(arguments: &[&str]) -> (Option<i32>, String) {
 fn bad_arguments_are_exit_2() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().display().to_string();
-    let cases: [&[&str]; 4] = [
+    let cases: [&[&str]; 5] = [
         &[
             "--id",
             "1",
@@ -73,6 +73,18 @@ fn bad_arguments_are_exit_2() {
             "--tick-ms",
             "0",
         ],
+        &[
+            "--id",
+            "1",
+            "--peers",
+            "1=127.0.0.1:1",
+            "--listen",
+            "127.0.0.1:0",
+            "--dir",
+            &path,
+            "--unsynced-window-ms",
+            "5000",
+        ],
     ];
     for arguments in cases {
         let (code, stderr) = serve(arguments);
@@ -80,6 +92,14 @@ fn bad_arguments_are_exit_2() {
         assert!(stderr.contains("felix: error:"), "{arguments:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{arguments:?}: {stderr}");
     }
+    // The nemesis's own bounds: too many replicas is exit 2 before anything starts.
+    let output = Process::new(exe())
+        .args(["nemesis", "--replicas", "9", "--time", "1s"])
+        .output()
+        .expect("run felix-node nemesis");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--replicas must be at most 3"), "{stderr}");
 }
 
 /// A store damaged in the middle (not a torn tail) stops the node before it listens: exit 2

@@ -136,3 +136,74 @@ fn kill_nine_loses_no_acknowledged_append() {
         );
     }
 }
+
+/// Power-loss mode (`--unsynced-window-ms`) holds an appended record in the process until its
+/// group commit: a kill -9 inside the window loses it, as a power loss loses what the disk had
+/// not made durable, and, every rule on, its client was never told it landed.
+#[test]
+fn kill_nine_in_power_loss_mode_loses_the_unsynced_suffix() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut cluster = start_cluster(dir.path(), 1, &["--unsynced-window-ms", "1000"]);
+    let append = |body: &str| Request::Append {
+        expected_tail: None,
+        fence: None,
+        body: body.as_bytes().to_vec(),
+        headers: Headers::default(),
+    };
+    // The first append waits out an election and two windows (the leader's noop, then itself).
+    let mut patient = ClusterClient::new(cluster.addresses.clone(), Duration::from_millis(5000));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let first = loop {
+        match patient.call(1, append("synced")) {
+            Ok(Reply::Appended { offset, .. }) => break offset,
+            _ if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+            other => panic!("the first append was not acknowledged: {other:?}"),
+        }
+    };
+    let started = Instant::now();
+    let mut hasty = ClusterClient::new(cluster.addresses.clone(), Duration::from_millis(300));
+    let outcome = hasty.call(1, append("unsynced"));
+    assert!(
+        outcome.is_err(),
+        "acknowledged before its fsync: {outcome:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "still in the window"
+    );
+    cluster.nodes[0].kill();
+    cluster.nodes[0].restart().expect("restart");
+    felix_node::nemesis::wait_until_answering(&cluster.addresses, Duration::from_secs(10))
+        .expect("the node answers again");
+    // The same hasty append, but the kill comes after the window: the record was written and
+    // fsynced, so it survives (and so the first one did reach the node).
+    let mut hasty = ClusterClient::new(cluster.addresses.clone(), Duration::from_millis(300));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !hasty.status(1).is_ok_and(|status| status.summary().1) {
+        assert!(Instant::now() < deadline, "the node did not lead again");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = hasty.call(1, append("late"));
+    std::thread::sleep(Duration::from_millis(1500));
+    cluster.nodes[0].kill();
+    cluster.nodes[0].restart().expect("restart");
+    felix_node::nemesis::wait_until_answering(&cluster.addresses, Duration::from_secs(10))
+        .expect("the node answers again");
+    let log = read_all(&cluster.addresses);
+    let count = |wanted: &[u8]| {
+        log.values()
+            .filter(|body| body.as_slice() == wanted)
+            .count()
+    };
+    assert_eq!(log.get(&first), Some(&b"synced".to_vec()));
+    assert_eq!(
+        count(b"unsynced"),
+        0,
+        "the record applied but not fsynced survived a kill -9 in the window"
+    );
+    assert_eq!(
+        count(b"late"),
+        1,
+        "a record fsynced before the kill was lost"
+    );
+}

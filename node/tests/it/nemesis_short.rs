@@ -1,5 +1,5 @@
 //! A short nemesis run over three real nodes (kills, pauses, partitions, drops, delays, silent
-//! lease moves) passes every audit, and is not vacuous: faults were injected, writes were
+//! lease moves, power loss on the nodes the seed puts in power-loss mode) passes every audit, and is not vacuous: faults were injected, writes were
 //! acknowledged and nodes crashed and came back in the recorded history; the trace reads back
 //! in the simulator's format and renders as `felix trace show` renders it.
 
@@ -22,9 +22,14 @@ fn a_short_nemesis_run_holds_every_invariant() {
         a,
         schedule::Action::Isolate(_) | schedule::Action::CutOneWay { .. }
     )));
+    // Power loss: a kill of a node in power-loss mode loses its unsynced suffix, and with every
+    // rule on nothing acknowledged depends on it; one node syncs at once, as before.
+    let power_loss = schedule::draw_power_loss(seed, 3);
+    assert!(power_loss.contains(&0) && power_loss.iter().any(|window| *window > 0));
     let config = NemesisConfig {
         exe: exe(),
         nodes: 3,
+        replicas: 0,
         time,
         seed,
         twin: None,
@@ -81,15 +86,17 @@ fn a_short_nemesis_run_holds_every_invariant() {
     assert!(count(&|e| matches!(e, Event::Committed { .. })) >= acked);
 }
 
-/// The paros workload under the same faults: owners hand the writer fence on, write checkpoint
-/// runs and truncate, folders fold (one joins late and restores); every audit holds, and the
-/// run wrote at least one checkpoint and folded records.
+/// The paros workload under the same faults, with a non-voting replica beside the three voters:
+/// owners hand the writer fence on, write checkpoint runs and truncate, folders fold (one joins
+/// late and restores); every audit holds, the run wrote at least one checkpoint and folded
+/// records, and the replica (n4) was asked and answered.
 #[test]
 fn a_short_paros_run_holds_every_invariant() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let config = NemesisConfig {
         exe: exe(),
         nodes: 3,
+        replicas: 1,
         time: Duration::from_secs(12),
         seed: 9,
         twin: None,
@@ -118,4 +125,9 @@ fn a_short_paros_run_holds_every_invariant() {
         "no checkpoint was written"
     );
     assert!(text.contains("\"Folded\""), "nothing was folded");
+    let replica_answered = text.lines().any(|line| {
+        let line: serde_json::Value = serde_json::from_str(line).expect("a trace line");
+        line["history"]["Replied"]["node"] == 4
+    });
+    assert!(replica_answered, "the replica n4 answered no request");
 }
