@@ -105,3 +105,46 @@ fn the_walk_moves_the_writer_only_at_its_fence() {
     assert_eq!(twin.jump(1, sealed), Jump::Ignored);
     assert_eq!(twin.writer(), Token(0));
 }
+
+#[test]
+fn the_early_floor_looks_only_at_a_held_trim_right_after_the_commit_index() {
+    // The EarlyFloor twin at the edges of what the journal holds: with everything committed there
+    // is no next record (and nothing happens); right after a jump the next record is the first
+    // held one, and a trim there applies its floor a step early as anywhere else.
+    let mut twin = Journal::new(config(Rules::twin(TwinName::EarlyFloor)));
+    land(
+        &mut twin,
+        Request::Fence {
+            new: Token(1),
+            old: Token(0),
+        },
+    );
+    land(&mut twin, trim(None, None, 2, 1));
+    let mut events = Vec::new();
+    twin.commit_to(2, &mut events);
+    assert_eq!(twin.committed(), 2);
+    assert_eq!(twin.floor(), 2);
+
+    for rules in [Rules::default(), Rules::twin(TwinName::EarlyFloor)] {
+        let mut journal = Journal::new(config(rules));
+        fill(&mut journal, 8);
+        let sealed = SealedState {
+            writer: Token(0),
+            floor: 5,
+            floor_tag: None,
+            floor_trim: Some(4),
+            base_offset: 8,
+            base_term: 3,
+        };
+        assert!(matches!(journal.jump(9, sealed), Jump::Jumped { .. }));
+        assert_eq!(journal.first_held(), 9);
+        match journal.sequence(3, trim(None, None, 9, 1)) {
+            felix_core::journal::Sequenced::Appended { offset, .. } => assert_eq!(offset, 9),
+            other => panic!("the trim did not land: {other:?}"),
+        }
+        let mut events = Vec::new();
+        journal.commit_to(journal.committed(), &mut events);
+        let early = rules == Rules::twin(TwinName::EarlyFloor);
+        assert_eq!(journal.floor(), if early { 9 } else { 5 }, "{rules:?}");
+    }
+}
