@@ -557,8 +557,12 @@ pub fn wait_until_answering(
     Ok(())
 }
 
-/// Polls every node until all answer with the same committed index and one of them leads;
-/// the last round's answers are the `NodeState`s the Convergence audit reads.
+/// Polls every node until all answer with the same committed index, each has committed its whole
+/// log, and one of them leads; the last round's answers are the `NodeState`s the Convergence
+/// audit reads. A whole log committed everywhere is what rules out the moment right after an
+/// election, when a new leader still stands at the commit index its followers told it and its
+/// own first record (which commits everything before it) is not yet committed: equal indexes
+/// then would be a converged cluster that has not yet re-committed what a restarted node forgot.
 pub fn wait_for_convergence(
     addresses: &BTreeMap<NodeId, std::net::SocketAddr>,
     deadline: Duration,
@@ -568,14 +572,16 @@ pub fn wait_for_convergence(
     loop {
         let mut committed = Vec::new();
         let mut leader = false;
+        let mut whole = true;
         for &id in addresses.keys() {
             if let Ok(status) = client.status(id) {
                 let (_, leads, at) = status.summary();
                 leader |= leads;
                 committed.push(at);
+                whole &= status.tail == at + 1;
             }
         }
-        let all = committed.len() == addresses.len();
+        let all = committed.len() == addresses.len() && whole;
         if all && leader && committed.windows(2).all(|pair| pair[0] == pair[1]) {
             return true;
         }
