@@ -1,19 +1,7 @@
 //! `felix bench sim`: it reports every figure it promises, its timed pass runs the seeds exactly
 //! as the plain pass does, and bad input exits 2 with a message.
 
-use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use super::support::felix;
 
 #[test]
 fn bench_sim_json_reports_rates_and_the_step_share() {

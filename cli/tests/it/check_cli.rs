@@ -1,18 +1,6 @@
 //! `felix check` and `felix explore` as a user runs them: exit codes, text and JSON output.
 
-use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use super::support::felix;
 
 #[test]
 fn an_unknown_configuration_is_bad_input_and_lists_the_names() {

@@ -1,18 +1,6 @@
 //! `felix conform` and `felix twins --conform`: model paths run on the real core.
 
-use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("run felix");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use super::support::felix;
 
 /// A small configuration's graph is covered edge for edge on the core with no divergence, and
 /// the same seed gives the same report.

@@ -2,17 +2,7 @@
 //! them: a campaign's output does not depend on `--jobs`, every finding replays from the command
 //! printed with it, and malformed arguments exit 2.
 
-use std::process::{Command, Output};
-
-fn felix(args: &[&str]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output();
-    match output {
-        Ok(output) => output,
-        Err(error) => panic!("could not run felix {args:?}: {error}"),
-    }
-}
+use super::support::felix_output as felix;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

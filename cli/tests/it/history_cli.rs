@@ -3,20 +3,8 @@
 //! no order explains is not (exit 1, naming the operations and their trace steps), and a file
 //! that is not a trace is bad input (exit 2).
 
+use super::support::felix;
 use std::path::PathBuf;
-use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("felix-history-cli-{}", std::process::id()));

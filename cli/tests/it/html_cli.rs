@@ -2,19 +2,7 @@
 //! self-contained, carries the run's lifelines and violation; bad paths and usage exit 2.
 //! (The browser test, scripts/browser_check.sh, loads these pages in Chromium.)
 
-use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use super::support::felix;
 
 /// The diagram data embedded in a page.
 fn data(page: &str) -> serde_json::Value {

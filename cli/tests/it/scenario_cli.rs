@@ -1,20 +1,9 @@
 //! `felix scenario` as a user runs it: exit codes for a pass, a mismatch (with its diff), a
 //! rewrite, and bad files (file:line message, exit 2, no panic).
 
+use super::support::felix;
 use std::path::PathBuf;
 use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 /// A scratch file unique to this test process and name.
 fn scratch(name: &str, text: &str) -> PathBuf {

@@ -1,6 +1,7 @@
 //! `felix store check|dump` as a user runs them: what they print about a store directory, the
 //! damage they name (file and byte), their exit codes, and that they never change the directory.
 
+use super::support::felix;
 use felix_core::record::{Command as Record, Entry, Headers, Offset};
 use felix_core::storage::{
     segment, FileStore, HardState, LogStore, SealedState, SegmentLayout, StorageOp,
@@ -12,18 +13,6 @@ use std::process::Command;
 const LAYOUT: SegmentLayout = SegmentLayout {
     records_per_segment: 4,
 };
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn path_arg(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 temp path")

@@ -1,17 +1,8 @@
 //! The `felix sweep`, `felix replay` and `felix twins` commands as a user runs them: exit codes,
 //! bad input, determinism across `--jobs`, trace files.
 
-use std::process::{Command, Output};
-
-fn felix(args: &[&str]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output();
-    match output {
-        Ok(output) => output,
-        Err(error) => panic!("could not run felix {args:?}: {error}"),
-    }
-}
+use super::support::felix_output as felix;
+use std::process::Command;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -3,19 +3,7 @@
 //! violation lines; on a simulated run's trace it draws what `felix replay --html` draws for the
 //! same run; a file naming more nodes than a page draws is bad input (exit 2).
 
-use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use super::support::felix;
 
 /// The diagram data embedded in a page.
 fn data(path: &std::path::Path) -> serde_json::Value {

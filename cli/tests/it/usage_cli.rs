@@ -3,20 +3,8 @@
 //! per failing seed plus a summary, and the exit codes of two traps (a `--shard` that selects
 //! no seed, a `bench store --dir` that cannot be made) exit 2 with a message.
 
+use super::support::felix;
 use std::collections::BTreeSet;
-use std::process::Command;
-
-fn felix(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_felix"))
-        .args(args)
-        .output()
-        .expect("the felix binary runs");
-    (
-        output.status.code().expect("felix exits with a code"),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 /// The `--flags` in `text`, without `--help` and `--version`.
 fn flags(text: &str) -> BTreeSet<String> {
