@@ -2,26 +2,11 @@
 //! self-contained, carries the run's lifelines and violation; bad paths and usage exit 2.
 //! (The browser test, scripts/browser_check.sh, loads these pages in Chromium.)
 
-use super::support::felix;
+use super::support::{felix, lanes, page_data};
 
 /// The diagram data embedded in a page.
 fn data(page: &str) -> serde_json::Value {
-    let start = page
-        .find(r#"<script id="felix-data" type="application/json">"#)
-        .expect("the page embeds its data");
-    let rest = &page[start..];
-    let open = rest.find('>').expect("the script tag closes") + 1;
-    let close = rest.find("</script>").expect("the data script ends");
-    serde_json::from_str(&rest[open..close]).expect("the data is JSON")
-}
-
-fn lanes(data: &serde_json::Value) -> Vec<String> {
-    data["lanes"]
-        .as_array()
-        .expect("lanes")
-        .iter()
-        .map(|lane| lane["name"].as_str().unwrap_or_default().to_string())
-        .collect()
+    page_data(page)
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {

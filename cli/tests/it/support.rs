@@ -20,3 +20,24 @@ pub fn felix_output(args: &[&str]) -> Output {
         .output()
         .unwrap_or_else(|error| panic!("could not run felix {args:?}: {error}"))
 }
+
+/// The diagram data a `--html` page embeds (its `felix-data` script).
+pub fn page_data(page: &str) -> serde_json::Value {
+    let start = page
+        .find(r#"<script id="felix-data" type="application/json">"#)
+        .expect("the page embeds its data");
+    let rest = &page[start..];
+    let open = rest.find('>').expect("the script tag closes") + 1;
+    let close = rest.find("</script>").expect("the data script ends");
+    serde_json::from_str(&rest[open..close]).expect("the data is JSON")
+}
+
+/// The lifelines' names of a page's diagram data.
+pub fn lanes(data: &serde_json::Value) -> Vec<String> {
+    data["lanes"]
+        .as_array()
+        .expect("lanes")
+        .iter()
+        .map(|lane| lane["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}

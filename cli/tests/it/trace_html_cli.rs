@@ -3,27 +3,11 @@
 //! violation lines; on a simulated run's trace it draws what `felix replay --html` draws for the
 //! same run; a file naming more nodes than a page draws is bad input (exit 2).
 
-use super::support::felix;
+use super::support::{felix, lanes, page_data};
 
 /// The diagram data embedded in a page.
 fn data(path: &std::path::Path) -> serde_json::Value {
-    let page = std::fs::read_to_string(path).expect("the page was written");
-    let start = page
-        .find(r#"<script id="felix-data" type="application/json">"#)
-        .expect("the page embeds its data");
-    let rest = &page[start..];
-    let open = rest.find('>').expect("the script tag closes") + 1;
-    let close = rest.find("</script>").expect("the data script ends");
-    serde_json::from_str(&rest[open..close]).expect("the data is JSON")
-}
-
-fn lanes(data: &serde_json::Value) -> Vec<String> {
-    data["lanes"]
-        .as_array()
-        .expect("lanes")
-        .iter()
-        .map(|lane| lane["name"].as_str().unwrap_or_default().to_string())
-        .collect()
+    page_data(&std::fs::read_to_string(path).expect("the page was written"))
 }
 
 fn text(path: &std::path::Path) -> &str {
