@@ -30,6 +30,7 @@ mod replay;
 mod scenario;
 mod shrink;
 mod store;
+mod store_dir;
 mod sweep;
 mod sweep_coverage;
 mod sweep_merge;

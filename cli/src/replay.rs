@@ -56,6 +56,10 @@ pub struct ReplayArgs {
     /// divergence fails the run (`TraceValidation`).
     #[arg(long)]
     pub validate: bool,
+    /// Write each node's disk at the end of the run as a file store in DIR/n<id> (DIR new or
+    /// empty), for `felix store check` and `felix store dump`.
+    #[arg(long, value_name = "DIR")]
+    pub store_dir: Option<PathBuf>,
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -90,6 +94,13 @@ pub fn run(args: ReplayArgs) -> u8 {
     if let Some(Err(message)) = args.html.as_deref().map(crate::html::check_writable) {
         return exit::bad_input(message);
     }
+    if let Some(Err(message)) = args
+        .store_dir
+        .as_deref()
+        .map(crate::store_dir::check_usable)
+    {
+        return exit::bad_input(message);
+    }
     let knobs = match args
         .knobs
         .as_deref()
@@ -104,6 +115,7 @@ pub fn run(args: ReplayArgs) -> u8 {
     spec.control = args.control;
     spec.unbiased = args.unbiased;
     spec.knobs = knobs;
+    spec.keep_disks = args.store_dir.is_some();
     let (report, validated_steps) = if args.validate {
         let validated = felix_validate::run_validated(&spec, true);
         let model = validated.validator.counts.model.name();
@@ -129,6 +141,14 @@ pub fn run(args: ReplayArgs) -> u8 {
             }
         }
     }
+    let store_lines = match args.store_dir.as_deref() {
+        Some(dir) => match crate::store_dir::write(dir, &report.disks) {
+            Ok(lines) => lines,
+            Err(message) => return exit::bad_input(format!("--store-dir: {message}")),
+        },
+        None => Vec::new(),
+    };
+    spec.keep_disks = false;
     let command = replay_command_spec(&spec);
     let html = args.html.as_deref();
     let html_note = match html.map(|path| crate::html::write_run(path, &report, &command)) {
@@ -169,6 +189,9 @@ pub fn run(args: ReplayArgs) -> u8 {
     }
     for note in [trace_note, html_note].into_iter().flatten() {
         output::line(&note);
+    }
+    for line in &store_lines {
+        output::line(line);
     }
     let mut code = if report.violations.is_empty() {
         exit::OK

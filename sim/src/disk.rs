@@ -150,6 +150,12 @@ impl Disk {
         Ok(recovered)
     }
 
+    /// What this disk holds durably now (what a crash keeping no unsynced op would leave),
+    /// without touching it: ops waiting behind a sync in flight and unsynced ops are not in it.
+    pub fn durable(&self) -> Result<Recovered, StoreError> {
+        self.store.clone().recover()
+    }
+
     pub fn store(&self) -> &MemoryStore {
         &self.store
     }
@@ -201,6 +207,38 @@ mod tests {
         let recovered = disk.recover().map(|recovered| recovered.entries.len());
         assert_eq!(recovered, Ok(1));
         assert_eq!((disk.applied(), disk.synced()), (0, 0));
+    }
+
+    /// `durable` reads what a crash now would keep, and changes nothing: the ops a sync in flight
+    /// covers are not durable until it completes, the ops waiting behind it even later.
+    #[test]
+    fn durable_is_what_a_crash_now_would_keep() {
+        let mut disk = Disk::new(SegmentLayout {
+            records_per_segment: 2,
+        });
+        let held = |disk: &Disk| disk.durable().map(|durable| durable.next());
+        assert_eq!(held(&disk), Ok(1));
+        assert_eq!(disk.apply(&append(1)), Ok(1));
+        assert_eq!(held(&disk), Ok(1), "applied, not synced");
+        assert!(disk.start_sync());
+        assert_eq!(disk.apply(&append(2)), Ok(2));
+        assert_eq!(held(&disk), Ok(1), "the sync is in flight");
+        assert_eq!(disk.finish_sync(), Ok(()));
+        assert_eq!(held(&disk), Ok(2), "the sync covered offset 1 only");
+        assert!(disk.start_sync());
+        assert_eq!(disk.finish_sync(), Ok(()));
+        assert_eq!(held(&disk), Ok(3));
+        assert_eq!(
+            (disk.applied(), disk.synced()),
+            (2, 2),
+            "reading changed nothing"
+        );
+        assert_eq!(disk.apply(&append(3)), Ok(3));
+        assert_eq!(
+            disk.store().next(),
+            4,
+            "the store itself keeps its unsynced op"
+        );
     }
 
     /// An op applied while a sync is in flight is not covered by it, and a crash before the next

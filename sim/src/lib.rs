@@ -56,6 +56,8 @@ pub struct RunSpec {
     /// Run with exactly these knobs instead of the seed's draw (a guided sweep's mutated knobs,
     /// printed in full so that `felix replay --seed S --knobs JSON` reruns it).
     pub knobs: Option<Knobs>,
+    /// Hand back each node's durable disk at the end (`RunReport::disks`); changes no run.
+    pub keep_disks: bool,
 }
 
 impl RunSpec {
@@ -67,6 +69,7 @@ impl RunSpec {
             control: false,
             unbiased: false,
             knobs: None,
+            keep_disks: false,
         }
     }
 
@@ -113,6 +116,8 @@ pub struct RunReport {
     /// The audits' coverage counters and the simulator's fault counters.
     pub coverage: BTreeMap<String, u64>,
     pub trace_lines: Option<Vec<trace::TraceLine>>,
+    /// Each node's durable disk at the end, in node order, when `RunSpec::keep_disks` asked.
+    pub disks: Vec<world::NodeDisk>,
 }
 
 /// Trace lines shown before a violation in the summary, unless the caller asks for more.
@@ -145,6 +150,7 @@ impl RunReport {
             violations: Vec::new(),
             coverage: BTreeMap::new(),
             trace_lines: None,
+            disks: Vec::new(),
         }
     }
 
@@ -272,6 +278,9 @@ pub fn run_observed(
         if let Some(observer) = observer {
             world.set_observer(observer);
         }
+        if spec.keep_disks {
+            world.keep_disks();
+        }
     });
     let judged = judge::judge(&ran);
     let mut coverage: BTreeMap<String, u64> = judged
@@ -298,6 +307,7 @@ pub fn run_observed(
         violations: judged.findings,
         coverage,
         trace_lines: ran.recorder.take_lines(),
+        disks: std::mem::take(&mut ran.disks),
     };
     (report, ran.observer.take())
 }

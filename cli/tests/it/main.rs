@@ -9,6 +9,7 @@ mod history_cli;
 mod html_cli;
 mod scenario_cli;
 mod store_cli;
+mod store_dir_cli;
 mod support;
 mod sweep_cli;
 mod sweep_merge_cli;

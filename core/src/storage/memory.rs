@@ -16,7 +16,7 @@ use crate::record::{Entry, Offset};
 use std::collections::VecDeque;
 
 /// How to take back one unsynced op.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Undo {
     /// Pop this many entries from the back.
     Append { count: usize },
@@ -33,8 +33,9 @@ enum Undo {
     },
 }
 
-/// The in-memory `LogStore`. See the module docs.
-#[derive(Debug)]
+/// The in-memory `LogStore`. See the module docs. A clone is an independent disk (what
+/// `recover` on the clone reads back is what this one holds durably now).
+#[derive(Clone, Debug)]
 pub struct MemoryStore {
     layout: SegmentLayout,
     bounds: Bounds,

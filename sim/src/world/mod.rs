@@ -235,6 +235,19 @@ pub struct Ran {
     pub panicked: Option<String>,
     /// The observer the world was given, handed back.
     pub observer: Option<Box<dyn Observer>>,
+    /// What each node's disk durably held at the end, in node order, if asked (`keep_disks`).
+    pub disks: Vec<NodeDisk>,
+}
+
+/// One node's disk at the end of a run: what it held durably (a crash then would keep exactly
+/// this), for `felix replay --store-dir`.
+#[derive(Clone, Debug)]
+pub struct NodeDisk {
+    pub node: NodeId,
+    pub layout: SegmentLayout,
+    /// Whether the node was up when the run ended (a crashed node's disk is what it recovered to).
+    pub up: bool,
+    pub durable: Result<felix_core::storage::Recovered, felix_core::storage::StoreError>,
 }
 
 pub struct World {
@@ -284,9 +297,17 @@ pub struct World {
     observed_request: Option<(NodeId, Request)>,
     /// Stop once the history holds more events than `.0`, or after `.1` events (`cut`), if set.
     cut: Option<(usize, u64)>,
+    /// Hand back each node's durable disk at the end (`keep_disks`).
+    keep_disks: bool,
 }
 
 impl World {
+    /// Hands back what each node's disk durably holds at the end of the run (`Ran::disks`).
+    /// Reading the disks changes nothing: the run is the same, event for event.
+    pub fn keep_disks(&mut self) {
+        self.keep_disks = true;
+    }
+
     /// Sets the observer called after every handled event.
     pub fn set_observer(&mut self, observer: Box<dyn Observer>) {
         self.observer = Some(observer);
@@ -453,6 +474,7 @@ impl World {
             observer: None,
             observed_request: None,
             cut: None,
+            keep_disks: false,
             knobs,
         }
     }
@@ -564,6 +586,21 @@ impl World {
             self.panicked = Some(message);
         }
         let simulated_micros = self.now();
+        let disks = if self.keep_disks {
+            self.nodes
+                .iter()
+                .map(|slot| NodeDisk {
+                    node: slot.id,
+                    layout: SegmentLayout {
+                        records_per_segment: self.knobs.records_per_segment,
+                    },
+                    up: slot.host.is_up(),
+                    durable: slot.host.disk.durable(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ran {
             recorder: self.recorder,
             events: self.events,
@@ -572,6 +609,7 @@ impl World {
             exhausted: self.exhausted,
             panicked: self.panicked,
             observer: self.observer,
+            disks,
         }
     }
 }
@@ -637,6 +675,7 @@ pub fn run(setup: Setup, prepare: impl FnOnce(&mut World)) -> Ran {
             exhausted: None,
             panicked: Some(panicked.unwrap_or_default()),
             observer: None,
+            disks: Vec::new(),
         },
     }
 }
