@@ -198,45 +198,52 @@ pub fn run(args: ReplayArgs) -> u8 {
     } else {
         exit::VIOLATION
     };
-    if args.check_determinism {
-        let again = felix_sim::run(&spec);
-        if again.trace_hash == report.trace_hash {
-            output::line(&format!(
-                "determinism: same trace hash {:016x} on a second run",
-                again.trace_hash
-            ));
-        } else {
-            let first = report.trace_lines.as_deref().unwrap_or(&[]);
-            let second = again.trace_lines.as_deref().unwrap_or(&[]);
-            let differing = first
-                .iter()
-                .zip(second)
-                .position(|(a, b)| a != b)
-                .unwrap_or(first.len().min(second.len()));
-            output::line(&format!(
-                "determinism: FAILED: trace hashes differ ({:016x} vs {:016x}); first differing line {differing}:",
-                report.trace_hash, again.trace_hash
-            ));
-            output::line(&format!(
-                "  first run:  {}",
-                first
-                    .get(differing)
-                    .map_or("<end of trace>".to_string(), TraceLine::to_json)
-            ));
-            output::line(&format!(
-                "  second run: {}",
-                second
-                    .get(differing)
-                    .map_or("<end of trace>".to_string(), TraceLine::to_json)
-            ));
-            code = exit::VIOLATION;
-        }
+    if args.check_determinism && !same_run_twice(&spec, &report) {
+        code = exit::VIOLATION;
     }
     if code != exit::OK && !report.violations.is_empty() {
         spec.keep_trace = false;
         output::line(&format!("replay: {}", replay_command_spec(&spec)));
     }
     code
+}
+
+/// Runs `spec` again and compares the trace hashes with `report`'s, printing the outcome (the
+/// first differing line when they differ). True when the two runs are the same.
+fn same_run_twice(spec: &RunSpec, report: &RunReport) -> bool {
+    let again = felix_sim::run(spec);
+    if again.trace_hash == report.trace_hash {
+        output::line(&format!(
+            "determinism: same trace hash {:016x} on a second run",
+            again.trace_hash
+        ));
+        true
+    } else {
+        let first = report.trace_lines.as_deref().unwrap_or(&[]);
+        let second = again.trace_lines.as_deref().unwrap_or(&[]);
+        let differing = first
+            .iter()
+            .zip(second)
+            .position(|(a, b)| a != b)
+            .unwrap_or(first.len().min(second.len()));
+        output::line(&format!(
+            "determinism: FAILED: trace hashes differ ({:016x} vs {:016x}); first differing line {differing}:",
+            report.trace_hash, again.trace_hash
+        ));
+        output::line(&format!(
+            "  first run:  {}",
+            first
+                .get(differing)
+                .map_or("<end of trace>".to_string(), TraceLine::to_json)
+        ));
+        output::line(&format!(
+            "  second run: {}",
+            second
+                .get(differing)
+                .map_or("<end of trace>".to_string(), TraceLine::to_json)
+        ));
+        false
+    }
 }
 
 /// Writes the run's trace and then its verdict (one `violation` line per finding); says how many

@@ -12,6 +12,7 @@
 use crate::queue::Time;
 use crate::rng::Stream;
 use felix_core::storage::{LogStore, MemoryStore, Recovered, SegmentLayout, StorageOp, StoreError};
+use felix_core::NodeId;
 use std::collections::VecDeque;
 
 /// What a crash did to the unsynced ops.
@@ -20,6 +21,29 @@ pub struct CrashLoss {
     pub unsynced: usize,
     pub kept: usize,
     pub torn: bool,
+}
+
+/// One node's disk at the end of a run: what it held durably (a crash then would keep exactly
+/// this), for `felix replay --store-dir`.
+#[derive(Clone, Debug)]
+pub struct NodeDisk {
+    pub node: NodeId,
+    pub layout: SegmentLayout,
+    /// Whether the node was up when the run ended (a crashed node's disk is what it kept).
+    pub up: bool,
+    pub durable: Result<Recovered, StoreError>,
+}
+
+impl NodeDisk {
+    /// What `host`'s disk holds durably now.
+    pub fn of(node: NodeId, layout: SegmentLayout, host: &crate::host::Host) -> NodeDisk {
+        NodeDisk {
+            node,
+            layout,
+            up: host.is_up(),
+            durable: host.disk.durable(),
+        }
+    }
 }
 
 pub struct Disk {

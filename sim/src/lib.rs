@@ -117,7 +117,7 @@ pub struct RunReport {
     pub coverage: BTreeMap<String, u64>,
     pub trace_lines: Option<Vec<trace::TraceLine>>,
     /// Each node's durable disk at the end, in node order, when `RunSpec::keep_disks` asked.
-    pub disks: Vec<world::NodeDisk>,
+    pub disks: Vec<disk::NodeDisk>,
 }
 
 /// Trace lines shown before a violation in the summary, unless the caller asks for more.

@@ -50,6 +50,7 @@ pub mod prober;
 
 use crate::clock::Clock;
 use crate::disk::Disk;
+use crate::disk::NodeDisk;
 use crate::host::{Effect, Host, HostError, SyncStart};
 use crate::knobs::{Knobs, Workload};
 use crate::lease::LeaseService;
@@ -237,17 +238,6 @@ pub struct Ran {
     pub observer: Option<Box<dyn Observer>>,
     /// What each node's disk durably held at the end, in node order, if asked (`keep_disks`).
     pub disks: Vec<NodeDisk>,
-}
-
-/// One node's disk at the end of a run: what it held durably (a crash then would keep exactly
-/// this), for `felix replay --store-dir`.
-#[derive(Clone, Debug)]
-pub struct NodeDisk {
-    pub node: NodeId,
-    pub layout: SegmentLayout,
-    /// Whether the node was up when the run ended (a crashed node's disk is what it recovered to).
-    pub up: bool,
-    pub durable: Result<felix_core::storage::Recovered, felix_core::storage::StoreError>,
 }
 
 pub struct World {
@@ -586,21 +576,13 @@ impl World {
             self.panicked = Some(message);
         }
         let simulated_micros = self.now();
-        let disks = if self.keep_disks {
-            self.nodes
-                .iter()
-                .map(|slot| NodeDisk {
-                    node: slot.id,
-                    layout: SegmentLayout {
-                        records_per_segment: self.knobs.records_per_segment,
-                    },
-                    up: slot.host.is_up(),
-                    durable: slot.host.disk.durable(),
-                })
-                .collect()
-        } else {
-            Vec::new()
+        let layout = SegmentLayout {
+            records_per_segment: self.knobs.records_per_segment,
         };
+        let disks = (self.nodes.iter())
+            .filter(|_| self.keep_disks)
+            .map(|slot| NodeDisk::of(slot.id, layout, &slot.host))
+            .collect();
         Ran {
             recorder: self.recorder,
             events: self.events,
