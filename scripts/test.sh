@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The test command named in README.md. On a fresh machine it builds everything it needs.
 #   1. every unit, property, engine, scenario and CLI test (cargo test, release profile);
-#   2. the scripted scenarios through the CLI;
-#   3. a seed sweep with every rule on that must reach every cataloged behaviour (the default
-#      1,000 seeds; FELIX_SWEEP_SEEDS overrides), and 200 seeds of
-#      it again with trace validation (every step held to a model's actions: FelixHeadTrim for
+#   2. every felix command of README.md as printed, held to the claim beside it
+#      (scripts/readme_test.py): the scripted scenarios, a seed sweep with every rule on that
+#      must reach every cataloged behaviour (1,000 seeds), every twin in the model, the
+#      simulator and trace validation, a local cluster, a 60 s nemesis on real processes;
+#   3. 200 seeds with trace validation (every step held to a model's actions: FelixHeadTrim for
 #      felixd runs, ParosTrimJump for paros runs);
-#   4. every twin, in the Stateright model and in the simulator, must fail with its invariant,
-#      in the simulator also with the default swarm (no per-twin bias) within 1,000 runs, plain
-#      and guided, median at most 50;
+#   4. every simulator twin must fail with its invariant with the default swarm (no per-twin
+#      bias) within 1,000 runs, plain and guided, median at most 50;
 #   4b. the model's paths on the real core: every twin's counterexample and each configuration's
 #      transition cover (felix twins --conform, felix conform);
 #   5. the TLA+ configurations through TLC, when TLA2TOOLS_JAR points at a tla2tools.jar (started
@@ -50,19 +50,18 @@ step "build the felix binary"
 cargo build --release -p felix-cli
 felix=target/release/felix
 
-step "felix scenario"
-"$felix" scenario
-
-step "felix sweep --seeds ${FELIX_SWEEP_SEEDS:-0..1000} --require-coverage"
-# The default 1,000 seeds must hold and must reach every cataloged behaviour that the rules in
-# force allow (audits/src/coverage.rs, CATALOG): a fault or path gone inert fails here.
-"$felix" sweep --seeds "${FELIX_SWEEP_SEEDS:-0..1000}" --require-coverage
+step "scripts/readme_test.py: every felix command of README.md as printed, held to its claim"
+# The README's examples are the first thing a user runs: each must keep the claim written beside
+# it (exit code, the invariant a failure names, the files it writes). They include the main job
+# `felix sweep --require-coverage` (the default 1,000 seeds must hold and reach every cataloged
+# behaviour that the rules in force allow: audits/src/coverage.rs, CATALOG), `felix scenario`,
+# `felix twins` (model, simulator and validation layers, the simulator's swarm biased per twin:
+# the fast canary), a local cluster, and a 60 s `felix nemesis` on real processes (in the
+# background beside the others).
+python3 scripts/readme_test.py --felix "$felix"
 
 step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace validation)"
 "$felix" sweep --seeds "${FELIX_VALIDATE_SEEDS:-0..200}" --validate
-
-step "felix twins (model and simulator; the simulator's swarm biased per twin: the fast canary)"
-"$felix" twins
 
 step "felix twins --conform, and felix conform on every default FelixHeadTrim configuration (the model's paths on the real core)"
 # Every model twin's shortest counterexample run on the core with the twin's switch must break
