@@ -21,7 +21,7 @@
 //! a trim comes before the `FloorApplied` and `NodeState` showing its floor.
 
 use crate::log::{refused_trims, trim_floor};
-use crate::{Violation, ACKED_WRITES_KEPT};
+use crate::{step_ref, Violation, ACKED_WRITES_KEPT};
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
 use felix_core::record::{Command, NodeId, Offset};
@@ -118,13 +118,14 @@ fn records_stay(history: &[Event]) -> Vec<Violation> {
                     ACKED_WRITES_KEPT,
                     step.max(ack.step),
                     format!(
-                        "client {} was told its {} landed at offset {} (step {}), but node {node} \
-                     committed {} there (step {step})",
+                        "client {} was told its {} landed at offset {} ({}), but node {node} \
+                     committed {} there ({})",
                         ack.client,
                         words::request(ack.request),
                         entry.offset,
-                        ack.step,
-                        words::command(&entry.command)
+                        step_ref(ack.step),
+                        words::command(&entry.command),
+                        step_ref(step)
                     ),
                 )
                 .with_clients(vec![ack.client]),
@@ -187,7 +188,8 @@ fn floor_does_not_pass(history: &[Event]) -> Vec<Violation> {
             step,
             format!(
                 "node {node} {source}, above the floor {cluster_floor} of the committed trims, \
-                 dropping the write acknowledged at offset {offset} (step {ack_step})"
+                 dropping the write acknowledged at offset {offset} ({})",
+                step_ref(*ack_step)
             ),
         ));
     }

@@ -5,7 +5,7 @@
 //! reported once per offset, at the first disagreeing commit. Offsets a node jumped over are not
 //! committed by it and are not compared.
 
-use crate::{Violation, COMMITTED_PREFIX_AGREEMENT};
+use crate::{step_ref, Violation, COMMITTED_PREFIX_AGREEMENT};
 use felix_core::history::Event;
 use felix_core::record::{NodeId, Offset};
 use felix_core::words;
@@ -38,10 +38,11 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 step,
                 format!(
                     "node {node} committed {} at offset {}, but node {first_node} committed {} \
-                     there at step {first_step}",
+                     there at {}",
                     words::entry(entry),
                     entry.offset,
-                    words::entry(first_entry)
+                    words::entry(first_entry),
+                    step_ref(first_step)
                 ),
             ));
         }

@@ -5,7 +5,7 @@
 //! event where the second leader appeared. The same node becoming leader of its term again (a
 //! restart does not re-elect within a term, but a history may repeat the event) is not.
 
-use crate::{Violation, ELECTION_SAFETY};
+use crate::{step_ref, Violation, ELECTION_SAFETY};
 use felix_core::history::Event;
 use felix_core::record::{NodeId, Term};
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,7 +29,8 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                     step,
                     format!(
                         "node {node} became leader of term {term}, which node {first} already \
-                         leads (since step {first_step})"
+                         leads (since {})",
+                        step_ref(first_step)
                     ),
                 ));
             }
@@ -69,7 +70,7 @@ mod tests {
         assert_eq!(violations.len(), 1);
         assert_eq!(violations[0].step, 2);
         assert_eq!(
-            violations[0].message,
+            violations[0].text(),
             "node 2 became leader of term 2, which node 1 already leads (since step 1)"
         );
     }

@@ -9,7 +9,7 @@
 //! (`CheckpointCompared`) instead of restoring from it: a checkpoint whose digest differs from
 //! that folder's is the same disagreement seen earlier, and is a violation too.
 
-use crate::{Violation, FOLD_AGREEMENT};
+use crate::{step_ref, Violation, FOLD_AGREEMENT};
 use felix_core::api::ClientId;
 use felix_core::history::Event;
 use felix_core::record::Offset;
@@ -36,8 +36,9 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                         FOLD_AGREEMENT,
                         step,
                         format!(
-                        "client {client} holds the whole prefix and folded it to {digest:#x}, but \
-                         the checkpoint run {begin}..={end} says {checkpoint_digest:#x}"
+                        "client {client} compared the checkpoint run {begin}..={end} with its own \
+                         fold of the whole prefix: the run says {checkpoint_digest:#x}, its fold \
+                         {digest:#x}"
                     ),
                     )
                     .with_clients(vec![*client]),
@@ -62,7 +63,8 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                     step,
                     format!(
                         "client {client} folded offset {offset} to digest {digest:#x}, but client \
-                     {first_client} folded it to {first_digest:#x} at step {first_step}"
+                     {first_client} folded it to {first_digest:#x} at {}",
+                        step_ref(first_step)
                     ),
                 )
                 .with_clients(vec![*client, first_client]),

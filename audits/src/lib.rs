@@ -112,14 +112,60 @@ pub struct Violation {
     pub invariant: Invariant,
     /// The index in the history of the event at which the violation was detected.
     pub step: usize,
-    /// What happened, in a sentence naming the nodes, clients and offsets involved.
+    /// What happened, in a sentence naming the nodes, clients and offsets involved. Other events
+    /// it names are `step_ref`s: read it through `render` or `text`.
     pub message: String,
     /// The clients the sentence names, as data (a "why" keeps their events and leaves out the
     /// other clients'); empty where the violation names none.
     pub clients: Vec<ClientId>,
 }
 
+/// Opens and closes a `step_ref` inside a message (characters no sentence of the audits uses).
+const STEP_OPEN: char = '\u{27e6}';
+const STEP_CLOSE: char = '\u{27e7}';
+
+/// A reference to history event `index` inside a violation's message, read "step N". The audits
+/// see only the history, so they name an event by its index there; whoever maps history events to
+/// trace steps (the simulator's judge, `felix history check`, the nemesis) renders the reference as
+/// that event's trace step (`Violation::render`), so that the message names the same step as the
+/// summary, `trace show`, the JSONL and the page. Unmapped (`Violation::text`, `Display`), N is
+/// the history index, the audits' own numbering.
+pub fn step_ref(index: usize) -> String {
+    format!("step {STEP_OPEN}{index}{STEP_CLOSE}")
+}
+
+/// `message` with every `step_ref` in it rendered through `step` (history index to step).
+pub fn render_steps(message: &str, step: &dyn Fn(usize) -> u64) -> String {
+    let mut text = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find(STEP_OPEN) {
+        text.push_str(&rest[..open]);
+        let after = &rest[open + STEP_OPEN.len_utf8()..];
+        let Some(close) = after.find(STEP_CLOSE) else {
+            break;
+        };
+        match after[..close].parse::<usize>() {
+            Ok(index) => text.push_str(&step(index).to_string()),
+            Err(_) => text.push_str(&after[..close]),
+        }
+        rest = &after[close + STEP_CLOSE.len_utf8()..];
+    }
+    text.push_str(rest);
+    text
+}
+
 impl Violation {
+    /// The message with its step references rendered through `step` (history index to trace
+    /// step); see `step_ref`.
+    pub fn render(&self, step: &dyn Fn(usize) -> u64) -> String {
+        render_steps(&self.message, step)
+    }
+
+    /// The message in the history's own numbering (each step reference is a history index).
+    pub fn text(&self) -> String {
+        self.render(&|index| index as u64)
+    }
+
     pub fn new(invariant: Invariant, step: usize, message: String) -> Violation {
         assert!(
             INVARIANTS.contains(&invariant),
@@ -152,7 +198,9 @@ impl fmt::Display for Violation {
         write!(
             formatter,
             "{} at step {}: {}",
-            self.invariant, self.step, self.message
+            self.invariant,
+            self.step,
+            self.text()
         )
     }
 }

@@ -15,7 +15,7 @@
 //! restart of the serving node changes nothing here: no node state enters the bound). A reply
 //! with no matching request (a duplicate delivery) is not judged.
 
-use crate::{Violation, NO_READ_BELOW_FLOOR};
+use crate::{step_ref, Violation, NO_READ_BELOW_FLOOR};
 use felix_core::api::{ClientId, ReadFrom, Reply, Request};
 use felix_core::history::Event;
 use felix_core::record::{NodeId, Offset};
@@ -83,9 +83,10 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                                 step,
                                 format!(
                                     "node {node} served client {client} the record at offset {} \
-                                 below floor {bound}, set by a trim acknowledged at step \
-                                 {acked_at}, before the read was sent",
-                                    record.offset
+                                 below floor {bound}, set by a trim acknowledged at {}, \
+                                 before the read was sent",
+                                    record.offset,
+                                    step_ref(acked_at)
                                 ),
                             )
                             .with_clients(vec![*client]),

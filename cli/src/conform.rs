@@ -151,7 +151,8 @@ fn run_findings(run: &PathRun, indent: &str) -> String {
     for violation in &run.violations {
         text.push_str(&format!(
             "{indent}VIOLATION {}: {}\n",
-            violation.invariant, violation.message
+            violation.invariant,
+            violation.text()
         ));
     }
     text
@@ -172,7 +173,7 @@ fn cover_json(found: &Cover, seconds: f64) -> serde_json::Value {
                 "actions": failed.path.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
                 "divergence": failed.run.divergence.as_ref().map(|d| d.describe()),
                 "violations": failed.run.violations.iter()
-                    .map(|v| json!({"invariant": v.invariant.name(), "message": v.message}))
+                    .map(|v| json!({"invariant": v.invariant.name(), "message": v.text()}))
                     .collect::<Vec<_>>(),
             })
         })

@@ -346,7 +346,7 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
                 format!("DISAGREES (own {digest:016x}, checkpoint {checkpoint_digest:016x})")
             };
             format!(
-                "{}: compared checkpoint run {begin}..{end}: {verdict}, fold resets on it",
+                "{}: compared checkpoint run {begin}..={end}: {verdict}, fold resets on it",
                 names.client(*client)
             )
         }

@@ -47,7 +47,11 @@ pub fn judge_by(ran: &Ran, only: Option<Invariant>) -> Judged {
             invariant: violation.invariant,
             step: ran.recorder.history_steps.get(violation.step).copied(),
             clients: violation.clients.clone(),
-            detail: violation.message.clone(),
+            // The events the message names, as trace steps: the same numbers as `step`.
+            detail: violation.render(&|index| {
+                let step = ran.recorder.history_steps.get(index).copied();
+                step.unwrap_or(index as u64)
+            }),
         })
         .collect();
     // The step of the run's last event: where a panic or a budget stopped it.

@@ -440,14 +440,9 @@ fn asks_for(op: &Op, command: &Command, offset: Offset) -> bool {
     }
 }
 
-/// Checks a history (module doc).
+/// Checks a history (module doc). The finding names events as `crate::step_ref`s.
 pub fn check_history(history: &[Event], budget: Budget) -> Verdict {
-    check(&operations(history), budget, &history_event)
-}
-
-/// A position in a history, when nothing maps it to a trace step.
-pub fn history_event(index: usize) -> String {
-    format!("history event {index}")
+    check(&operations(history), budget, &crate::step_ref)
 }
 
 /// Where the candidate failed: the operations involved, why, the state just before, and whether

@@ -45,8 +45,7 @@ mod search;
 pub mod spec;
 
 pub use check::{
-    check as check_operations, check_history, history_event, operations, Budget, Finding,
-    Operation, Verdict,
+    check as check_operations, check_history, operations, Budget, Finding, Operation, Verdict,
 };
 pub use spec::{Op, Spec};
 

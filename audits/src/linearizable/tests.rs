@@ -91,12 +91,13 @@ fn holds(history: &[Event]) {
 fn breaks(history: &[Event], expected_words: &str) -> String {
     match check_history(history, Budget::DEFAULT) {
         Verdict::NotLinearizable(finding) => {
+            // The history's own numbering: each step reference is a history index.
+            let message = crate::render_steps(&finding.message, &|index| index as u64);
             assert!(
-                finding.message.contains(expected_words),
-                "{} does not say {expected_words:?}",
-                finding.message
+                message.contains(expected_words),
+                "{message} does not say {expected_words:?}"
             );
-            finding.message
+            message
         }
         other => panic!("expected a finding, got {other:?}"),
     }
@@ -154,7 +155,7 @@ fn two_acknowledged_appends_at_one_offset() {
     );
     assert!(message.contains("client 1's Append \"a\""), "{message}");
     assert!(message.contains("client 2's Append \"b\""), "{message}");
-    assert!(message.contains("at history event 3"), "{message}");
+    assert!(message.contains("at step 3"), "{message}");
 }
 
 /// A conditional append is acknowledged only at its expected tail.

@@ -48,7 +48,7 @@ fn the_restarted_node_reply_is_judged_by_the_acknowledged_floor() {
     assert_eq!(violations[0].invariant, NO_READ_BELOW_FLOOR);
     assert_eq!(violations[0].step, REPLY_STEP);
     assert_eq!(
-        violations[0].message,
+        violations[0].text(),
         "node 1 served client 0 the record at offset 2 below floor 5, set by a trim acknowledged \
          at step 311, before the read was sent"
     );

@@ -603,7 +603,10 @@ fn audit_trace(lines: &[TraceLine]) -> (Report, usize) {
     let (events, at) = history::history_of(lines);
     let mut report = felix_audits::audit(&events);
     for violation in &mut report.violations {
-        violation.step = at.get(violation.step).copied().unwrap_or(violation.step);
+        let step_of = |index: usize| at.get(index).copied().unwrap_or(index);
+        violation.step = step_of(violation.step);
+        // The events the message names, as trace lines too (no history index is left in it).
+        violation.message = violation.render(&|index| step_of(index) as u64);
     }
     (report, events.len())
 }

@@ -11,3 +11,4 @@ mod quiesce;
 mod read_index;
 mod scenarios;
 mod shrink;
+mod step_numbers;

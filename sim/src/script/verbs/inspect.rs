@@ -21,7 +21,7 @@ pub(super) fn audit(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     let mut lines: Vec<String> = report
         .violations
         .iter()
-        .map(|violation| format!("{}: {}", violation.invariant, violation.message))
+        .map(|violation| format!("{}: {}", violation.invariant, violation.text()))
         .collect();
     if lines.is_empty() {
         lines.push("ok".to_string());
