@@ -16,6 +16,9 @@ use felix_sim::{RunReport, RunSpec, Window};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The most events `--why-max` may ask for.
+const WHY_MAX_MAX: usize = 100_000;
+
 /// Arguments of `felix replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
@@ -41,6 +44,9 @@ pub struct ReplayArgs {
     /// Lines shown before the violation in the readable summary (default 24).
     #[arg(long, value_name = "N")]
     pub context: Option<usize>,
+    /// Events listed in the why at most (default 40, at most 100000).
+    #[arg(long, value_name = "N")]
+    pub why_max: Option<usize>,
     /// Show every line of the run up to the violation.
     #[arg(long, conflicts_with = "context")]
     pub all: bool,
@@ -86,6 +92,12 @@ pub fn run(args: ReplayArgs) -> u8 {
         },
         None => None,
     };
+    let why_max = args.why_max.unwrap_or(felix_sim::why::WHY_LINES_MAX);
+    if !(1..=WHY_MAX_MAX).contains(&why_max) {
+        return exit::bad_input(format!(
+            "--why-max {why_max}: out of range (1..={WHY_MAX_MAX})"
+        ));
+    }
     if args.control && twin.is_none() {
         return exit::bad_input(
             "--control needs --twin: it reruns a twin's seed with every rule on",
@@ -160,32 +172,9 @@ pub fn run(args: ReplayArgs) -> u8 {
     } else {
         Window::Before(args.context.unwrap_or(felix_sim::CONTEXT_LINES))
     };
-    output::line(report.summary_with(window).trim_end());
+    output::line(report.summary_why(window, why_max).trim_end());
     if let Some((model, steps)) = &validated_steps {
-        let lines = report.trace_lines.as_deref().unwrap_or(&[]);
-        // The same window as the summary: up to the divergence (or the end), `--context` lines
-        // before it, or every line with `--all`.
-        let last = report
-            .violations
-            .first()
-            .and_then(|finding| finding.step)
-            .map_or(lines.len(), |step| (step as usize + 1).min(lines.len()));
-        let first = match window {
-            Window::All => 0,
-            Window::Before(context) => last.saturating_sub(context + 1),
-        };
-        output::line(&format!(
-            "validated trace against {model}, lines {first}..{last} (under a line: the model actions of the steps that ended after it):"
-        ));
-        for line in crate::validation::interleaved(lines, steps, first, last) {
-            output::line(&line);
-        }
-        let coverage: std::collections::BTreeMap<String, u64> = report
-            .coverage
-            .iter()
-            .map(|(name, count)| (name.clone(), *count))
-            .collect();
-        output::line(&crate::validation::summary_line(&coverage));
+        print_validated(&report, model, steps, window);
     }
     for note in [trace_note, html_note].into_iter().flatten() {
         output::line(&note);
@@ -206,6 +195,40 @@ pub fn run(args: ReplayArgs) -> u8 {
         output::line(&format!("replay: {}", replay_command_spec(&spec)));
     }
     code
+}
+
+/// The model actions each step of a validated run matched, in the summary's window: up to the
+/// divergence (or the end), `--context` lines before it, or every line with `--all`.
+fn print_validated(
+    report: &RunReport,
+    model: &str,
+    steps: &[felix_validate::MatchedStep],
+    window: Window,
+) {
+    let lines = report.trace_lines.as_deref().unwrap_or(&[]);
+    // The same window as the summary: up to the divergence (or the end), `--context` lines
+    // before it, or every line with `--all`.
+    let last = report
+        .violations
+        .first()
+        .and_then(|finding| finding.step)
+        .map_or(lines.len(), |step| (step as usize + 1).min(lines.len()));
+    let first = match window {
+        Window::All => 0,
+        Window::Before(context) => last.saturating_sub(context + 1),
+    };
+    output::line(&format!(
+        "validated trace against {model}, lines {first}..{last} (under a line: the model actions of the steps that ended after it):"
+    ));
+    for line in crate::validation::interleaved(lines, steps, first, last) {
+        output::line(&line);
+    }
+    let coverage: std::collections::BTreeMap<String, u64> = report
+        .coverage
+        .iter()
+        .map(|(name, count)| (name.clone(), *count))
+        .collect();
+    output::line(&crate::validation::summary_line(&coverage));
 }
 
 /// Runs `spec` again and compares the trace hashes with `report`'s, printing the outcome (the

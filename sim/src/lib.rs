@@ -162,6 +162,11 @@ impl RunReport {
 
     /// `summary` with the window before the violation chosen by the caller.
     pub fn summary_with(&self, window: Window) -> String {
+        self.summary_why(window, why::WHY_LINES_MAX)
+    }
+
+    /// `summary_with`, the why listing at most `why_max` events.
+    pub fn summary_why(&self, window: Window, why_max: usize) -> String {
         let mut text = String::new();
         let control = if self.control {
             " (control: every rule on)"
@@ -212,19 +217,19 @@ impl RunReport {
         if let (Some(first), Some(lines)) = (self.violations.first(), &self.trace_lines) {
             if let Some(step) = first.step {
                 let step = (step as usize).min(lines.len().saturating_sub(1));
-                let why = why::lines(
-                    first.invariant,
-                    &first.clients,
-                    lines,
-                    step,
-                    why::WHY_LINES_MAX,
-                );
+                let named = why::Named::of(&first.detail, first.step, &first.clients);
+                let (why, how) = match why::causal(&named, lines, step, why_max) {
+                    Some(why) => (why, "by what it names"),
+                    None => (
+                        why::lines(first.invariant, &first.clients, lines, step, why_max),
+                        "by kind",
+                    ),
+                };
                 let _ = writeln!(
                     text,
-                    "  why: the events {} depends on ({} of them, the latest {} at most):",
+                    "  why: the events {} depends on, {how} ({} of them, the latest {why_max} at most):",
                     first.invariant,
                     why.len(),
-                    why::WHY_LINES_MAX
                 );
                 for index in why {
                     let _ = writeln!(text, "  {}", describe::trace_line(&lines[index]));

@@ -3,7 +3,8 @@
 //! is the event the sentence's words describe there: the client, node and offset they name, and
 //! the kind of event (a request, an answer, a commit, an acknowledgement, a fold, an election, a
 //! send). The why and the window of the summary print each step with that line's own sentence,
-//! and the trace's verdict lines carry the finding's step and words unchanged.
+//! the why holds every event the first finding names, and the trace's verdict lines carry the
+//! finding's step and words unchanged.
 //!
 //! The audits see only the history and name events by their index there (`step_ref`); the judge
 //! renders those as trace steps. Before, a message said "at step 12263" (a history index) beside
@@ -250,6 +251,21 @@ fn numbered_lines(summary: &str) -> Vec<(u64, String)> {
         .collect()
 }
 
+/// The steps the summary's why lists.
+fn why_steps(summary: &str) -> Vec<u64> {
+    let section: String = summary
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("why:"))
+        .skip(1)
+        .take_while(|line| !line.trim_start().starts_with("events leading to"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    numbered_lines(&section)
+        .into_iter()
+        .map(|(step, _)| step)
+        .collect()
+}
+
 /// A trace line's sentence, without the step and time `trace show` prints before it.
 fn sentence_of(line: &TraceLine) -> String {
     let shown = trace_line(line);
@@ -298,6 +314,23 @@ fn every_step_a_finding_names_is_the_event_its_words_describe() {
             if own.as_deref() != Some(sentence.as_str()) {
                 failures.push(format!(
                     "{twin} seed {seed}: the summary prints step {step} as {sentence:?}, the trace holds {own:?}"
+                ));
+            }
+        }
+        // The why holds every event the first finding names (the acknowledgement and the commit
+        // an AckedWritesKept names, the request and the answer a Linearizable names).
+        let first = &report.violations[0];
+        let why = why_steps(&summary);
+        for named in numbers_after(&first.detail, "step")
+            .into_iter()
+            .map(|(_, step)| step)
+            .chain(first.step)
+            .filter(|_| !matches!(first.invariant, Invariant::Panic | Invariant::EventBudget))
+        {
+            if !why.contains(&named) {
+                failures.push(format!(
+                    "{twin} seed {seed}: the why of {} leaves out step {named}: {why:?}",
+                    first.invariant
                 ));
             }
         }
