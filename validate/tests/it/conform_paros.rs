@@ -45,7 +45,10 @@ fn only_conformance_catches_an_early_fence() {
 /// edges with a named reason.
 #[test]
 fn both_covers_conform() {
-    for paros in [config::main_config(), config::lookup("Replica").expect("Replica")] {
+    for paros in [
+        config::main_config(),
+        config::lookup("Replica").expect("Replica"),
+    ] {
         for segments in [Segments::Model, Segments::Never] {
             let spec = Paros {
                 config: paros,
@@ -68,7 +71,10 @@ fn paros_twins_on_the_core() {
     for twin in config::twins() {
         let row = conform_paros_twin(twin).expect("a counterexample");
         assert!(row.control_ok(), "{}: every rule on", twin.name);
-        let with_twin = row.with_twin.as_ref().expect("every Paros twin has a core switch");
+        let with_twin = row
+            .with_twin
+            .as_ref()
+            .expect("every Paros twin has a core switch");
         match row.twin {
             TwinName::JumpResetsTerm | TwinName::FloorPastCommit => {
                 assert_eq!(row.twin_ok(), Some(true), "{}", twin.name);
