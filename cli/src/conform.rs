@@ -115,7 +115,36 @@ fn run_paros_covers(config: &'static ParosConfig, rules: Rules, args: &ConformAr
         }
     }
     let seconds = started.elapsed().as_secs_f64();
-    let whole: std::collections::BTreeSet<Edge> = covers
+    let failed: usize = covers.iter().map(|(_, found, _)| found.failed.len()).sum();
+    let whole = whole_graph(&covers);
+    if args.json {
+        output::line(&paros_json(config, &covers, &whole, seconds).to_string());
+    } else {
+        output::text(&paros_text(config, &covers, &whole, seconds));
+    }
+    if failed == 0 {
+        exit::OK
+    } else {
+        exit::VIOLATION
+    }
+}
+
+type ParosCover = (
+    Paros,
+    Cover<felix_model::paros::spec::Action, felix_model::paros::spec::State>,
+    f64,
+);
+
+/// The whole graph's edges (every step of the model), the ones either cover took, and the rest
+/// with the reasons the covers gave for leaving them out.
+struct WholeGraph<'a> {
+    edges: std::collections::BTreeSet<Edge>,
+    covered: std::collections::BTreeSet<Edge>,
+    rest: Vec<(Edge, Vec<&'a str>)>,
+}
+
+fn whole_graph(covers: &[ParosCover]) -> WholeGraph<'static> {
+    let edges: std::collections::BTreeSet<Edge> = covers
         .iter()
         .flat_map(|(_, found, _)| found.total.iter().chain(found.left_out.keys()).copied())
         .collect();
@@ -123,10 +152,10 @@ fn run_paros_covers(config: &'static ParosConfig, rules: Rules, args: &ConformAr
         .iter()
         .flat_map(|(_, found, _)| found.covered.iter().copied())
         .collect();
-    let rest: Vec<(Edge, Vec<&str>)> = whole
+    let rest = edges
         .difference(&covered)
         .map(|edge| {
-            let mut why: Vec<&str> = covers
+            let mut why: Vec<&'static str> = covers
                 .iter()
                 .filter_map(|(_, found, _)| found.left_out.get(edge).copied())
                 .collect();
@@ -134,67 +163,74 @@ fn run_paros_covers(config: &'static ParosConfig, rules: Rules, args: &ConformAr
             (*edge, why)
         })
         .collect();
-    let failed: usize = covers.iter().map(|(_, found, _)| found.failed.len()).sum();
-    if args.json {
-        let each: Vec<serde_json::Value> = covers
-            .iter()
-            .map(|(spec, found, seconds)| {
-                let mut value = cover_json(*spec, found, *seconds);
-                value["segments"] = json!(segments_name(spec.segments));
-                value
-            })
-            .collect();
-        let rest: Vec<serde_json::Value> = rest
-            .iter()
-            .map(|((kind, class), why)| {
-                json!({"kind": kind, "class": specs[0].describe_class(*class), "why": why})
-            })
-            .collect();
-        output::line(
-            &json!({
-                "config": config.name,
-                "covers": each,
-                "edges_total": whole.len(),
-                "edges_covered": covered.len(),
-                "rest": rest,
-                "seconds": seconds,
-                "conforms": failed == 0,
-            })
-            .to_string(),
-        );
-    } else {
-        let mut text = String::new();
-        for (spec, found, seconds) in &covers {
-            text.push_str(&format!("segments: {}\n", segments_name(spec.segments)));
-            text.push_str(&cover_text(*spec, found, *seconds));
-        }
+    WholeGraph {
+        edges,
+        covered,
+        rest,
+    }
+}
+
+fn paros_json(
+    config: &ParosConfig,
+    covers: &[ParosCover],
+    whole: &WholeGraph<'_>,
+    seconds: f64,
+) -> serde_json::Value {
+    let each: Vec<serde_json::Value> = covers
+        .iter()
+        .map(|(spec, found, seconds)| {
+            let mut value = cover_json(*spec, found, *seconds);
+            value["segments"] = json!(segments_name(spec.segments));
+            value
+        })
+        .collect();
+    let rest: Vec<serde_json::Value> = whole
+        .rest
+        .iter()
+        .map(|((kind, class), why)| {
+            json!({"kind": kind, "class": covers[0].0.describe_class(*class), "why": why})
+        })
+        .collect();
+    json!({
+        "config": config.name,
+        "covers": each,
+        "edges_total": whole.edges.len(),
+        "edges_covered": whole.covered.len(),
+        "rest": rest,
+        "seconds": seconds,
+        "conforms": covers.iter().all(|(_, found, _)| found.failed.is_empty()),
+    })
+}
+
+fn paros_text(
+    config: &ParosConfig,
+    covers: &[ParosCover],
+    whole: &WholeGraph<'_>,
+    seconds: f64,
+) -> String {
+    let mut text = String::new();
+    for (spec, found, seconds) in covers {
+        text.push_str(&format!("segments: {}\n", segments_name(spec.segments)));
+        text.push_str(&cover_text(*spec, found, *seconds));
+    }
+    text.push_str(&format!(
+        "conform {}: the whole graph's edges covered by the two {}/{} ({:.1}%), {:.1} s\n",
+        config.name,
+        whole.covered.len(),
+        whole.edges.len(),
+        percent(whole.covered.len(), whole.edges.len()),
+        seconds
+    ));
+    for ((kind, class), why) in &whole.rest {
         text.push_str(&format!(
-            "conform {}: the whole graph's edges covered by the two {}/{} ({:.1}%), {:.1} s\n",
-            config.name,
-            covered.len(),
-            whole.len(),
-            percent(covered.len(), whole.len()),
-            seconds
+            "  not covered: {kind} from {} ({})\n",
+            covers[0].0.describe_class(*class),
+            why.join("; ")
         ));
-        for ((kind, class), why) in &rest {
-            text.push_str(&format!(
-                "  not covered: {kind} from {} ({})\n",
-                specs[0].describe_class(*class),
-                why.join("; ")
-            ));
-        }
-        text.push_str(if failed == 0 {
-            "CONFORMS\n"
-        } else {
-            "DIVERGES\n"
-        });
-        output::text(&text);
     }
-    if failed == 0 {
-        exit::OK
-    } else {
-        exit::VIOLATION
-    }
+    let conforms = covers.iter().all(|(_, found, _)| found.failed.is_empty());
+    text.push_str(if conforms { "CONFORMS\n" } else { "DIVERGES\n" });
+    text
 }
 
 fn segments_name(segments: Segments) -> &'static str {
