@@ -271,8 +271,3 @@ impl<S: Spec> Spec for Unfiltered<S> {
         self.0.run(actions)
     }
 }
-
-/// Every ParosTrimJump twin's row, in registry order.
-pub fn paros_twins() -> impl Iterator<Item = &'static ParosConfig> {
-    paros_config::twins()
-}
