@@ -15,29 +15,32 @@ use felix_validate::conform::Segments;
 #[test]
 fn only_conformance_catches_an_early_fence() {
     let main = config::main_config();
-    let spec = |rules| Paros {
-        config: main,
-        rules,
-        segments: Segments::Model,
-    };
-    let clean = cover_of(spec(Rules::default()), 200, 0).expect("a small graph");
-    assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
-    assert_eq!(clean.covered.len(), clean.total.len());
+    for segments in [Segments::Model, Segments::Never] {
+        let spec = |rules| Paros {
+            config: main,
+            rules,
+            segments,
+        };
+        let clean = cover_of(spec(Rules::default()), 200, 0).expect("a small graph");
+        assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
+        assert_eq!(clean.covered.len(), clean.total.len());
 
-    let planted = cover_of(spec(Rules::twin(TwinName::EarlyFence)), 200, 0).expect("a small graph");
-    assert!(!planted.failed.is_empty(), "the early fence went unseen");
-    for failed in &planted.failed {
-        assert!(
-            failed.run.violations.is_empty(),
-            "an audit saw the early fence: {:?}",
-            failed.run.violations
-        );
-        let divergence = failed.run.divergence.as_ref().expect("a divergence");
-        assert!(
-            divergence.what.starts_with("writer["),
-            "{}",
-            divergence.describe()
-        );
+        let planted =
+            cover_of(spec(Rules::twin(TwinName::EarlyFence)), 200, 0).expect("a small graph");
+        assert!(!planted.failed.is_empty(), "the early fence went unseen");
+        for failed in &planted.failed {
+            assert!(
+                failed.run.violations.is_empty(),
+                "an audit saw the early fence: {:?}",
+                failed.run.violations
+            );
+            let divergence = failed.run.divergence.as_ref().expect("a divergence");
+            assert!(
+                divergence.what.starts_with("writer["),
+                "{segments:?}: {}",
+                divergence.describe()
+            );
+        }
     }
 }
 

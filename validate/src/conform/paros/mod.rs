@@ -186,8 +186,12 @@ pub fn run_path(
             // `Compact` taken. A core that did not compact (the FloorPastCommit twin's floor
             // moves at append, and its walk then has nothing to compact for) is the model's state
             // before them, which is one too (a `Compact` may always wait).
-            Ok(()) => project::compare(&core, config, &compacted(&model, &next))
-                .filter(|_| project::compare(&core, config, &next).is_some()),
+            // A core that never compacts is held to the model's state as it is.
+            Ok(()) => match segments {
+                Segments::Model => project::compare(&core, config, &compacted(&model, &next))
+                    .filter(|_| project::compare(&core, config, &next).is_some()),
+                Segments::Never => project::compare(&core, config, &next),
+            },
         };
         driver::sample(&mut core);
         if let Some(difference) = difference {
@@ -195,7 +199,13 @@ pub fn run_path(
                 index + 1,
                 &action.to_string(),
                 difference,
-                project::describe_model(&compacted(&model, &next), config),
+                project::describe_model(
+                    &match segments {
+                        Segments::Model => compacted(&model, &next),
+                        Segments::Never => next.clone(),
+                    },
+                    config,
+                ),
                 project::describe(&core, config),
             ));
         }
