@@ -12,6 +12,7 @@
 pub mod driver;
 pub mod project;
 
+use super::core::Core;
 use super::project::Difference;
 use super::{diverged_with, PathRun, Segments};
 use felix_core::Rules;
@@ -102,6 +103,31 @@ pub fn compacted(model: &ParosTrimJump, state: &State) -> State {
     state
 }
 
+/// The model state the core is held to after the step that led to `next`: on a core that
+/// compacts, `next` with every `Compact` it enables taken (the core compacts in the step); on one
+/// that never compacts, `next` as it is.
+fn expected(model: &ParosTrimJump, segments: Segments, next: &State) -> State {
+    match segments {
+        Segments::Model => compacted(model, next),
+        Segments::Never => next.clone(),
+    }
+}
+
+/// The first difference between the core and the model after the step that led to `next`. A
+/// compacting core that did not compact is held to `next` itself, which is a state of the model too
+/// (a `Compact` may wait: the FloorPastCommit twin's leader moves its floor at append, and its walk
+/// then has nothing to compact for).
+fn differs(
+    core: &Core,
+    model: &ParosTrimJump,
+    segments: Segments,
+    next: &State,
+) -> Option<Difference> {
+    let config = model.config;
+    project::compare(core, config, &expected(model, segments, next))
+        .filter(|_| segments == Segments::Never || project::compare(core, config, next).is_some())
+}
+
 /// Whether `state` is one the core can be in after a step: no `Compact` waits.
 pub fn settled(model: &ParosTrimJump, state: &State) -> bool {
     (1..=model.config.bounds.nodes()).all(|n| !model.enabled(state, Action::Compact(n)))
@@ -182,16 +208,7 @@ pub fn run_path(
                 model: String::new(),
                 core: String::new(),
             }),
-            // The core compacts in the step that moved its floor: the model's state with every
-            // `Compact` taken. A core that did not compact (the FloorPastCommit twin's floor
-            // moves at append, and its walk then has nothing to compact for) is the model's state
-            // before them, which is one too (a `Compact` may always wait).
-            // A core that never compacts is held to the model's state as it is.
-            Ok(()) => match segments {
-                Segments::Model => project::compare(&core, config, &compacted(&model, &next))
-                    .filter(|_| project::compare(&core, config, &next).is_some()),
-                Segments::Never => project::compare(&core, config, &next),
-            },
+            Ok(()) => differs(&core, &model, segments, &next),
         };
         driver::sample(&mut core);
         if let Some(difference) = difference {
@@ -199,13 +216,7 @@ pub fn run_path(
                 index + 1,
                 &action.to_string(),
                 difference,
-                project::describe_model(
-                    &match segments {
-                        Segments::Model => compacted(&model, &next),
-                        Segments::Never => next.clone(),
-                    },
-                    config,
-                ),
+                project::describe_model(&expected(&model, segments, &next), config),
                 project::describe(&core, config),
             ));
         }
