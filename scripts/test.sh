@@ -63,12 +63,13 @@ python3 scripts/readme_test.py --felix "$felix"
 step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace validation)"
 "$felix" sweep --seeds "${FELIX_VALIDATE_SEEDS:-0..200}" --validate
 
-step "felix twins --conform, and felix conform on every default FelixHeadTrim configuration (the model's paths on the real core)"
-# Every model twin's shortest counterexample run on the core with the twin's switch must break
-# the same invariant, and with every rule on it must hold; each configuration's transition cover
-# (every action kind x state class edge) must run on the core with no divergence.
+step "felix twins --conform, and felix conform on every default FelixHeadTrim and ParosTrimJump configuration (the model's paths on the real core)"
+# Every model twin's shortest counterexample the core can follow, run on the core with the twin's
+# switch, must break the same invariant (or be a named gap), and with every rule on it must hold;
+# each configuration's transition cover (every action kind x state class edge of the steps the
+# core can take) must run on the core with no divergence.
 "$felix" twins --conform
-for config in Main Steady Promotions Crash Failover Liveness Combined; do
+for config in Main Steady Promotions Crash Failover Liveness Combined ParosTrimJump ParosTrimJumpReplica; do
     "$felix" conform "$config"
 done
 

@@ -21,6 +21,29 @@ fn conform_covers_the_crash_configuration_without_divergence() {
     }
 }
 
+/// ParosTrimJump's main configuration: both covers (a core that compacts as the model does, one
+/// that never compacts) take every edge of their graph with no divergence, and together at least
+/// 95% of the whole graph's edges; every edge left out has a reason.
+#[test]
+fn conform_covers_paros_trim_jump_without_divergence() {
+    let (code, stdout, stderr) = felix(&["conform", "ParosTrimJump", "--json"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+    assert_eq!(report["conforms"], true, "{report}");
+    let covers = report["covers"].as_array().expect("covers");
+    assert_eq!(covers.len(), 2);
+    for cover in covers {
+        assert_eq!(cover["edges_covered"], cover["edges_total"], "{cover}");
+        assert_eq!(cover["failed"].as_array().map(Vec::len), Some(0), "{cover}");
+    }
+    let total = report["edges_total"].as_u64().expect("edges_total");
+    let covered = report["edges_covered"].as_u64().expect("edges_covered");
+    assert!(100 * covered >= 95 * total, "{report}");
+    for rest in report["rest"].as_array().expect("rest") {
+        assert!(!rest["why"].as_array().expect("why").is_empty(), "{rest}");
+    }
+}
+
 /// Every twin's counterexample on the core: the core with the twin breaks the invariant (or is
 /// the named gap, or has no switch), and with every rule on every path holds.
 #[test]
@@ -31,7 +54,7 @@ fn twins_conform_table() {
         .lines()
         .map(|line| serde_json::from_str(line).expect("one JSON object per twin"))
         .collect();
-    assert_eq!(rows.len(), 10);
+    assert_eq!(rows.len(), 14);
     for row in &rows {
         let verdict = row["verdict"].as_str().expect("verdict");
         assert!(!verdict.starts_with("FAIL"), "{row}");
@@ -44,7 +67,15 @@ fn twins_conform_table() {
         }
     }
     let caught = rows.iter().filter(|row| row["verdict"] == "ok").count();
-    assert_eq!(caught, 7, "{stdout}");
+    // FelixHeadTrim: 8 (VisibleTrims a gap, TagAtFloor no switch); ParosTrimJump: 2
+    // (UnfencedTruncate and AckBeforeSync gaps).
+    assert_eq!(caught, 10, "{stdout}");
+    let gaps: Vec<&str> = rows
+        .iter()
+        .filter(|row| row["verdict"] == "gap")
+        .map(|row| row["twin"].as_str().expect("twin"))
+        .collect();
+    assert_eq!(gaps, ["VisibleTrims", "UnfencedTruncate", "AckBeforeSync"]);
 }
 
 /// Bad input is exit 2 with a message, never a panic.
@@ -52,7 +83,7 @@ fn twins_conform_table() {
 fn conform_refuses_bad_input() {
     for args in [
         &["conform", "NoSuchConfig"][..],
-        &["conform", "ParosTrimJump"],
+        &["conform", "ParosTrimJump", "--paths", "0"],
         &["conform", "TagAtFloor"],
         &["conform", "Main", "--paths", "0"],
         &["conform", "Main", "--paths", "many"],

@@ -71,10 +71,20 @@ impl Core {
     /// A cluster of `brokers` voters under `rules`, segments of `seg_size` records, with n0 elected
     /// in term 1, its noop committed everywhere, and holder 1 granted the lease: the model's `Init`.
     pub fn start(brokers: u8, holders: u8, seg_size: u64, rules: Rules) -> Result<Core, String> {
+        let mut core = Core::elected(brokers, 0, seg_size, rules)?;
+        core.holders = vec![HolderSide::default(); usize::from(holders)];
+        core.grant_lease();
+        Ok(core)
+    }
+
+    /// `brokers` voters and `replicas` non-voting replicas under `rules`, one record per
+    /// `AppendEntries`, segments of `seg_size` records, with n0 elected in term 1 and its noop
+    /// committed everywhere; no holder, no lease.
+    pub fn elected(brokers: u8, replicas: u8, seg_size: u64, rules: Rules) -> Result<Core, String> {
         let mut env = Env::new();
         env.build_tuned(
             u32::from(brokers),
-            0,
+            u32::from(replicas),
             rules,
             SegmentLayout {
                 records_per_segment: seg_size,
@@ -85,7 +95,7 @@ impl Core {
         let mut core = Core {
             env,
             rules,
-            holders: vec![HolderSide::default(); usize::from(holders)],
+            holders: Vec::new(),
             lease: 0,
             crashed: false,
             next_request: 1,
@@ -104,7 +114,7 @@ impl Core {
         }
         core.env.stabilize(&mut trace)?;
         core.take_replies();
-        let settled = (0..NodeId::from(brokers)).all(|id| {
+        let settled = (0..core.nodes()).all(|id| {
             core.env.nodes[id as usize]
                 .host
                 .broker
@@ -114,11 +124,25 @@ impl Core {
         if !settled || !core.is_leader(0) {
             return Err("the scripted cluster did not settle on n0 leading term 1".to_string());
         }
-        core.grant_lease();
         Ok(core)
     }
 
-    fn term(&self, id: NodeId) -> u64 {
+    /// A heartbeat period of n0's ticks, then every message between brokers delivered until
+    /// nothing moves, twice: n0's commit index reaches every node. Replies to clients are recorded.
+    pub(crate) fn settle(&mut self) -> Result<(), String> {
+        let mut trace = Trace::new(false);
+        for _ in 0..2 {
+            for _ in 0..HEARTBEAT_TICKS {
+                self.env.step_node(0, Input::Tick, &mut trace)?;
+                self.env.sync_node(0, &mut trace)?;
+            }
+            self.exchange(&|_: &[u64], packet: &Packet| is_message(packet), &|_| false)?;
+        }
+        self.take_replies();
+        Ok(())
+    }
+
+    pub(crate) fn term(&self, id: NodeId) -> u64 {
         self.env.nodes[id as usize]
             .host
             .broker
@@ -126,7 +150,7 @@ impl Core {
             .map_or(0, |broker| broker.term())
     }
 
-    fn is_leader(&self, id: NodeId) -> bool {
+    pub(crate) fn is_leader(&self, id: NodeId) -> bool {
         self.env.nodes[id as usize]
             .host
             .broker
@@ -134,7 +158,7 @@ impl Core {
             .is_some_and(|broker| broker.is_leader())
     }
 
-    fn nodes(&self) -> NodeId {
+    pub(crate) fn nodes(&self) -> NodeId {
         self.env.nodes.len() as NodeId
     }
 
@@ -176,13 +200,13 @@ impl Core {
     // ---- the network ----
 
     /// Drops every message between brokers still queued (the core's network may lose any).
-    fn quiesce(&mut self) {
+    pub(crate) fn quiesce(&mut self) {
         self.env
             .drop_packets(&|packet| is_message(packet), usize::MAX);
     }
 
     /// Takes every reply to a client off the network, recording it; returns them.
-    fn take_replies(&mut self) -> Vec<(RequestId, Reply)> {
+    pub(crate) fn take_replies(&mut self) -> Vec<(RequestId, Reply)> {
         let taken = self.env.drop_packets(
             &|packet| matches!(packet.payload, Payload::Reply { .. }),
             usize::MAX,
@@ -208,7 +232,7 @@ impl Core {
     }
 
     /// Syncs every node; whether any had something to sync.
-    fn sync_all(&mut self, trace: &mut Trace) -> Result<bool, String> {
+    pub(crate) fn sync_all(&mut self, trace: &mut Trace) -> Result<bool, String> {
         let mut synced = false;
         for id in 0..self.nodes() {
             synced |= self.env.sync_node(id, trace)?;
@@ -218,7 +242,7 @@ impl Core {
 
     /// Delivers what `filter` admits (given every node's term as the round starts) and syncs,
     /// round after round, until nothing moves or `done`.
-    fn exchange(
+    pub(crate) fn exchange(
         &mut self,
         filter: &dyn Fn(&[u64], &Packet) -> bool,
         done: &dyn Fn(&Core) -> bool,
@@ -238,7 +262,7 @@ impl Core {
     }
 
     /// Ticks node `id` until a message `wanted` admits is queued (at most a heartbeat period).
-    fn tick_until(
+    pub(crate) fn tick_until(
         &mut self,
         id: NodeId,
         wanted: &dyn Fn(&Packet) -> bool,
@@ -260,7 +284,7 @@ impl Core {
     /// `Promote(b, Q)`: b campaigns; only Q's voters hear it. A candidate whose term is below a
     /// member's learns it from the refusal and campaigns again, so it ends one above Q's highest
     /// term, as the model's new term.
-    fn promote(&mut self, id: NodeId, q: u8) -> Result<(), String> {
+    pub(crate) fn promote(&mut self, id: NodeId, q: u8) -> Result<(), String> {
         let members: Vec<NodeId> = (0..self.nodes()).filter(|m| q & (1 << m) != 0).collect();
         let mut trace = Trace::new(false);
         for _ in 0..CAMPAIGNS_MAX {
@@ -297,7 +321,7 @@ impl Core {
     }
 
     /// Sends `request` from holder `h` to broker `s`, delivers it and syncs s.
-    fn request(&mut self, h: u8, s: u8, request: Request) -> Result<RequestId, String> {
+    pub(crate) fn request(&mut self, h: u8, s: u8, request: Request) -> Result<RequestId, String> {
         let client = ClientId::from(h) - 1;
         let to = node(s);
         let request_id = self.next_request;
@@ -329,7 +353,7 @@ impl Core {
     }
 
     /// The reply to `request_id`, if it came.
-    fn reply_to(&mut self, request_id: RequestId) -> Option<Reply> {
+    pub(crate) fn reply_to(&mut self, request_id: RequestId) -> Option<Reply> {
         self.take_replies()
             .into_iter()
             .find(|(id, _)| *id == request_id)
@@ -514,7 +538,7 @@ impl Core {
     }
 
     /// Drops what l has queued for f and ticks l until it sends f a fresh `AppendEntries`.
-    fn fresh_append(&mut self, l: NodeId, f: NodeId) -> Result<(), String> {
+    pub(crate) fn fresh_append(&mut self, l: NodeId, f: NodeId) -> Result<(), String> {
         self.env
             .drop_packets(&|packet| link(packet, l, f), usize::MAX);
         let wanted = move |packet: &Packet| {
@@ -531,7 +555,11 @@ impl Core {
     }
 
     /// One `AppendEntries` from l to f and f's answer back; the answer's result.
-    fn append_round(&mut self, l: NodeId, f: NodeId) -> Result<Option<AppendResult>, String> {
+    pub(crate) fn append_round(
+        &mut self,
+        l: NodeId,
+        f: NodeId,
+    ) -> Result<Option<AppendResult>, String> {
         let mut trace = Trace::new(false);
         self.env.deliver(
             &|packet| {
@@ -569,7 +597,7 @@ impl Core {
     /// `Replicate(l, f)`: l's fresh `AppendEntries` to f (one record at most) and the answer,
     /// again until f accepts (a refusal moves l's next offset back to the model's match point,
     /// and l answers it with the record there at once).
-    fn replicate(&mut self, l: NodeId, f: NodeId) -> Result<(), String> {
+    pub(crate) fn replicate(&mut self, l: NodeId, f: NodeId) -> Result<(), String> {
         let log_of = |core: &Core, id: NodeId| {
             core.env.nodes[id as usize]
                 .host
@@ -609,7 +637,7 @@ impl Core {
     }
 
     /// `StepDown(l, f)`: l's `AppendEntries` reaches f, whose answer carries its higher term.
-    fn step_down(&mut self, l: NodeId, f: NodeId) -> Result<(), String> {
+    pub(crate) fn step_down(&mut self, l: NodeId, f: NodeId) -> Result<(), String> {
         self.fresh_append(l, f)?;
         self.append_round(l, f)?;
         Ok(())
@@ -625,17 +653,17 @@ impl Core {
     }
 }
 
-fn node_name(id: NodeId) -> String {
+pub(crate) fn node_name(id: NodeId) -> String {
     felix_sim::describe::node(id)
 }
 
 /// A message between brokers.
-fn is_message(packet: &Packet) -> bool {
+pub(crate) fn is_message(packet: &Packet) -> bool {
     matches!(packet.payload, Payload::Message(_))
 }
 
 /// A message from `from` to `to`.
-fn link(packet: &Packet, from: NodeId, to: NodeId) -> bool {
+pub(crate) fn link(packet: &Packet, from: NodeId, to: NodeId) -> bool {
     packet.from == Address::Node(from) && packet.to == Address::Node(to) && is_message(packet)
 }
 

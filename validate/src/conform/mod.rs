@@ -16,7 +16,10 @@
 //! divergence; the audits judge what ran. A divergence is the `Conformance` finding.
 
 pub mod core;
+pub mod paros;
 pub mod project;
+pub mod search;
+pub mod spec;
 pub mod twins;
 pub mod walk;
 
@@ -54,22 +57,26 @@ impl Divergence {
     }
 }
 
-/// What one path did on the core.
+/// What one path did on the core (FelixHeadTrim's actions and states by default; ParosTrimJump's
+/// paths use the same type with its own).
 #[derive(Clone, Debug)]
-pub struct PathRun {
+pub struct PathRun<A = Action, S = State> {
     /// Actions the core took (and the model agreed with, up to a divergence).
     pub actions_run: usize,
     /// The first action the model refused, with its position from 1 (the path goes no further).
-    pub refused: Option<(usize, Action)>,
+    pub refused: Option<(usize, A)>,
+    /// The first action the core cannot take (`spec::Spec::takes`), with its position from 1 and
+    /// why (the path goes no further): a known gap between the model and the core, not a pass.
+    pub gap: Option<(usize, A, &'static str)>,
     /// The first divergence, if any (the path goes no further).
     pub divergence: Option<Divergence>,
     /// Every audit's violations on the core's history.
     pub violations: Vec<Violation>,
     /// The model states the path went through, `Init` first (one per action run, plus one).
-    pub states: Vec<State>,
+    pub states: Vec<S>,
 }
 
-impl PathRun {
+impl<A, S> PathRun<A, S> {
     /// The invariants the audits found broken, each once, in the order found.
     pub fn broken(&self) -> Vec<&'static str> {
         let mut names: Vec<&'static str> = Vec::new();
@@ -92,12 +99,12 @@ pub fn run_path(config: &'static Config, rules: Rules, actions: &[Action]) -> Pa
 /// How big the core's segments are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Segments {
-    /// The model's `SegSize`: the core compacts (eagerly, as its floor moves) where the model's
-    /// `Compact` could.
+    /// The model's `SegSize` (ParosTrimJump: one record): the core compacts (eagerly, as its
+    /// floor moves) where the model's `Compact` could.
     Model,
     /// Too big to ever fill on a model path: the core never compacts, so a lagging follower is
-    /// always caught up by `AppendEntries` (the model's `Replicate`), never by a `TrimmedTo` jump,
-    /// which FelixHeadTrim does not have.
+    /// always caught up by `AppendEntries` (the model's `Replicate`), never by a `TrimmedTo` jump
+    /// (which FelixHeadTrim does not have; ParosTrimJump's paths on such a core never take one).
     Never,
 }
 
@@ -117,6 +124,7 @@ pub fn run_path_in(
     let mut run = PathRun {
         actions_run: 0,
         refused: None,
+        gap: None,
         divergence: None,
         violations: Vec::new(),
         states: vec![state.clone()],
@@ -150,6 +158,10 @@ pub fn run_path_in(
             run.refused = Some((index + 1, action));
             break;
         };
+        if let Err(why) = spec::takes_head_trim(config, &state, &action) {
+            run.gap = Some((index + 1, action, why));
+            break;
+        }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.apply(action)));
         let driven = match outcome {
             Ok(driven) => driven,
@@ -181,13 +193,12 @@ pub fn run_path_in(
     run
 }
 
-fn diverged(
+pub(crate) fn diverged_with(
     step: usize,
     action: &str,
     difference: Difference,
-    model_state: &State,
-    core: &Core,
-    config: &Config,
+    model_state: String,
+    core_state: String,
 ) -> Divergence {
     let what = if difference.model.is_empty() && difference.core.is_empty() {
         difference.variable
@@ -201,7 +212,24 @@ fn diverged(
         step,
         action: action.to_string(),
         what,
-        model_state: project::describe_model(model_state, config),
-        core_state: project::describe(core, config),
+        model_state,
+        core_state,
     }
+}
+
+fn diverged(
+    step: usize,
+    action: &str,
+    difference: Difference,
+    model_state: &State,
+    core: &Core,
+    config: &Config,
+) -> Divergence {
+    diverged_with(
+        step,
+        action,
+        difference,
+        project::describe_model(model_state, config),
+        project::describe(core, config),
+    )
 }

@@ -15,24 +15,20 @@
 //! Deterministic for a seed: the generator is SplitMix64 over the seed and the walk's number, and
 //! every set is ordered.
 
-use super::{run_path_in, PathRun, Segments};
+use super::spec::{HeadTrim, Spec};
+use super::{PathRun, Segments};
 use felix_audits::synthetic::Draw;
 use felix_core::Rules;
 use felix_model::config::Config;
-use felix_model::spec::{Action, FelixHeadTrim, State};
+use felix_model::spec::{Action, State};
 use stateright::Model;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-
-/// Action kinds with no core verb, left out of the edges: the core compacts (and retains) by
-/// itself as its floor moves, and the walks run it with segments it never fills
-/// (`Segments::Never`), so these model steps change nothing the comparison reads.
-pub const NO_CORE_VERB: [&str; 2] = ["Compact", "Retain"];
 
 /// The most actions a walk takes after the path to its edge.
 pub const TAIL_MAX: usize = 12;
 
 /// An abstract state class (the fields of `class`, packed).
-pub type Class = u8;
+pub use super::spec::Class;
 
 /// An edge: an action kind from a class.
 pub type Edge = (&'static str, Class);
@@ -103,13 +99,16 @@ pub fn describe_class(class: Class) -> String {
     }
 }
 
-/// The configuration's reachable graph, searched breadth-first: for every edge, the shortest
-/// path from `Init` that ends with it.
-pub struct Graph {
+/// The configuration's reachable graph (the steps the core can take), searched breadth-first: for
+/// every edge, the shortest path from `Init` that ends with it.
+pub struct Graph<A> {
     /// Distinct states.
     pub states: usize,
     /// Every edge, with the shortest path (its last action the edge's) that takes it.
-    pub edges: BTreeMap<Edge, Vec<Action>>,
+    pub edges: BTreeMap<Edge, Vec<A>>,
+    /// Edges of the whole graph that no path of steps the core can take reaches, each with why
+    /// (searched only where `Spec::filters`).
+    pub left_out: BTreeMap<Edge, &'static str>,
 }
 
 /// The most states `graph` searches (about 60 bytes each, some 600 MB at most): every passing
@@ -117,21 +116,31 @@ pub struct Graph {
 /// (17,182,473).
 pub const STATES_MAX: usize = 10_000_000;
 
+/// Why an edge is left out when no step taking it is refused itself.
+pub const UNREACHED: &str = "taken only from states the core cannot reach";
+
+fn fingerprint<T: std::hash::Hash>(state: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    state.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn left_out_kind<S: Spec>(spec: S, action: &S::Action) -> bool {
+    spec.no_core_verb()
+        .iter()
+        .any(|(kind, _)| *kind == S::kind(action))
+}
+
 /// The breadth-first search behind `Graph`: each state is kept as its fingerprint, its parent
-/// and the action from it, so a path is rebuilt by walking the parents back. Err (the states
-/// searched) past `STATES_MAX`.
-pub fn graph(config: &'static Config) -> Result<Graph, usize> {
-    use std::hash::{Hash, Hasher};
-    let fingerprint = |state: &State| {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        state.hash(&mut hasher);
-        hasher.finish()
-    };
-    let model = FelixHeadTrim::new(config);
+/// and the action from it, so a path is rebuilt by walking the parents back; only steps the core
+/// can take (`Spec::takes`) are followed. Err (the states searched) past `STATES_MAX`.
+pub fn graph<S: Spec>(spec: S) -> Result<Graph<S::Action>, usize> {
+    let model = spec.model();
     let mut index: HashMap<u64, u32> = HashMap::new();
-    let mut parents: Vec<Option<(u32, Action)>> = Vec::new();
-    let mut queue: VecDeque<(u32, State)> = VecDeque::new();
-    let mut first: BTreeMap<Edge, (u32, Action)> = BTreeMap::new();
+    let mut parents: Vec<Option<(u32, S::Action)>> = Vec::new();
+    let mut queue: VecDeque<(u32, S::State)> = VecDeque::new();
+    let mut first: BTreeMap<Edge, (u32, S::Action)> = BTreeMap::new();
     let mut actions = Vec::new();
     for state in model.init_states() {
         index.insert(fingerprint(&state), 0);
@@ -142,15 +151,20 @@ pub fn graph(config: &'static Config) -> Result<Graph, usize> {
         if parents.len() > STATES_MAX {
             return Err(parents.len());
         }
-        let from = class(config, &state);
+        let from = spec.class(&state);
         actions.clear();
         model.actions(&state, &mut actions);
         for action in &actions {
+            if spec.takes(&state, action).is_err() {
+                continue;
+            }
             let Some(next) = model.next_state(&state, *action) else {
                 continue;
             };
-            if !NO_CORE_VERB.contains(&kind(action)) {
-                first.entry((kind(action), from)).or_insert((at, *action));
+            if !left_out_kind(spec, action) {
+                first
+                    .entry((S::kind(action), from))
+                    .or_insert((at, *action));
             }
             let print = fingerprint(&next);
             if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(print) {
@@ -170,7 +184,7 @@ pub fn graph(config: &'static Config) -> Result<Graph, usize> {
         path.reverse();
         path
     };
-    let edges = first
+    let edges: BTreeMap<Edge, Vec<S::Action>> = first
         .into_iter()
         .map(|(edge, (at, action))| {
             let mut path = path_to(at);
@@ -178,21 +192,69 @@ pub fn graph(config: &'static Config) -> Result<Graph, usize> {
             (edge, path)
         })
         .collect();
+    let left_out = if spec.filters() {
+        whole_graph_edges(spec)?
+            .into_iter()
+            .filter(|(edge, _)| !edges.contains_key(edge))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     Ok(Graph {
         states: parents.len(),
         edges,
+        left_out,
     })
 }
 
-/// One walk: the path the model takes from `Init`, preferring edges not in `covered`.
-pub fn walk(
-    config: &'static Config,
-    prefix: &[Action],
+/// Every edge of the whole graph (every step the model takes), each with the first reason the
+/// core gave for not taking a step along it (`UNREACHED` if it never refused one).
+fn whole_graph_edges<S: Spec>(spec: S) -> Result<BTreeMap<Edge, &'static str>, usize> {
+    let model = spec.model();
+    let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    let mut queue: VecDeque<S::State> = VecDeque::new();
+    let mut edges: BTreeMap<Edge, &'static str> = BTreeMap::new();
+    let mut actions = Vec::new();
+    for state in model.init_states() {
+        seen.insert(fingerprint(&state));
+        queue.push_back(state);
+    }
+    while let Some(state) = queue.pop_front() {
+        if seen.len() > STATES_MAX {
+            return Err(seen.len());
+        }
+        let from = spec.class(&state);
+        actions.clear();
+        model.actions(&state, &mut actions);
+        for action in &actions {
+            let Some(next) = model.next_state(&state, *action) else {
+                continue;
+            };
+            if !left_out_kind(spec, action) {
+                let reason = spec.takes(&state, action).err();
+                let entry = edges.entry((S::kind(action), from)).or_insert(UNREACHED);
+                if let (UNREACHED, Some(reason)) = (*entry, reason) {
+                    *entry = reason;
+                }
+            }
+            if seen.insert(fingerprint(&next)) {
+                queue.push_back(next);
+            }
+        }
+    }
+    Ok(edges)
+}
+
+/// One walk: the path the model takes from `Init`, preferring edges not in `covered`, among the
+/// steps the core can take.
+pub fn walk<S: Spec>(
+    spec: S,
+    prefix: &[S::Action],
     covered: &BTreeSet<Edge>,
     seed: u64,
     index: u64,
-) -> Vec<Action> {
-    let model = FelixHeadTrim::new(config);
+) -> Vec<S::Action> {
+    let model = spec.model();
     let mut random = Draw(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
     let mut state = model
         .init_states()
@@ -202,7 +264,7 @@ pub fn walk(
     let mut taken: BTreeSet<Edge> = BTreeSet::new();
     let mut path = Vec::new();
     for &action in prefix {
-        taken.insert((kind(&action), class(config, &state)));
+        taken.insert((S::kind(&action), spec.class(&state)));
         state = model
             .next_state(&state, action)
             .expect("a path of the graph is enabled");
@@ -212,21 +274,22 @@ pub fn walk(
     for _ in 0..TAIL_MAX {
         actions.clear();
         model.actions(&state, &mut actions);
+        actions.retain(|action| spec.takes(&state, action).is_ok());
         if actions.is_empty() {
             break;
         }
-        let from = class(config, &state);
-        let fresh: Vec<Action> = actions
+        let from = spec.class(&state);
+        let fresh: Vec<S::Action> = actions
             .iter()
             .copied()
             .filter(|action| {
-                let edge = (kind(action), from);
+                let edge = (S::kind(action), from);
                 !covered.contains(&edge) && !taken.contains(&edge)
             })
             .collect();
         let pool = if fresh.is_empty() { &actions } else { &fresh };
         let action = pool[random.below(pool.len() as u64) as usize];
-        taken.insert((kind(&action), from));
+        taken.insert((S::kind(&action), from));
         state = model
             .next_state(&state, action)
             .expect("an enabled action has a next state");
@@ -237,33 +300,37 @@ pub fn walk(
 
 /// One walk that went wrong on the core.
 #[derive(Clone, Debug)]
-pub struct Failed {
+pub struct Failed<A = Action, S = State> {
     /// The walk's number.
     pub index: u64,
     /// The walk.
-    pub path: Vec<Action>,
+    pub path: Vec<A>,
     /// What the core did with it.
-    pub run: PathRun,
+    pub run: PathRun<A, S>,
 }
 
 /// What `cover` found.
 #[derive(Clone, Debug)]
-pub struct Cover {
+pub struct Cover<A = Action, S = State> {
     pub config: &'static str,
     pub seed: u64,
     pub paths: u64,
     pub states: usize,
-    /// Every edge of the reachable graph.
+    /// Every edge of the graph of steps the core can take.
     pub total: BTreeSet<Edge>,
     /// The edges the core took without diverging before them.
     pub covered: BTreeSet<Edge>,
+    /// Edges of the whole graph left out of `total`, each with why.
+    pub left_out: BTreeMap<Edge, &'static str>,
+    /// Action kinds with no core verb, left out of the edges, each with why.
+    pub no_core_verb: &'static [(&'static str, &'static str)],
     /// Actions run on the core, over all walks.
     pub actions_run: usize,
-    /// Walks that diverged or broke an invariant (every rule on: none should).
-    pub failed: Vec<Failed>,
+    /// Walks that diverged, stopped at a gap or broke an invariant (every rule on: none should).
+    pub failed: Vec<Failed<A, S>>,
 }
 
-impl Cover {
+impl<A, S> Cover<A, S> {
     /// The edges no walk covered, by kind.
     pub fn missed(&self) -> BTreeMap<&'static str, Vec<Class>> {
         let mut missed: BTreeMap<&'static str, Vec<Class>> = BTreeMap::new();
@@ -279,9 +346,26 @@ impl Cover {
 /// seeded order), then a tail biased to uncovered edges. Stops early once every edge is covered.
 /// Err (the states searched) when the graph is beyond `STATES_MAX`.
 pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Result<Cover, usize> {
-    let graph = graph(config)?;
+    cover_of(
+        HeadTrim {
+            config,
+            rules,
+            segments: Segments::Never,
+        },
+        paths,
+        seed,
+    )
+}
+
+/// `cover` for any spec.
+pub fn cover_of<S: Spec>(
+    spec: S,
+    paths: u64,
+    seed: u64,
+) -> Result<Cover<S::Action, S::State>, usize> {
+    let graph = graph(spec)?;
     let total: BTreeSet<Edge> = graph.edges.keys().copied().collect();
-    let mut order: Vec<(&Edge, &Vec<Action>)> = graph.edges.iter().collect();
+    let mut order: Vec<(&Edge, &Vec<S::Action>)> = graph.edges.iter().collect();
     let mut random = Draw(seed);
     for i in (1..order.len()).rev() {
         order.swap(i, random.below(i as u64 + 1) as usize);
@@ -292,13 +376,14 @@ pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Re
     let mut ran = 0;
     let mut targets = order.into_iter();
     while ran < paths {
-        let prefix: &[Action] = match targets.by_ref().find(|(edge, _)| !covered.contains(*edge)) {
+        let prefix: &[S::Action] = match targets.by_ref().find(|(edge, _)| !covered.contains(*edge))
+        {
             Some((_, path)) => path,
             None if covered.len() == total.len() => break,
             None => &[],
         };
-        let path = walk(config, prefix, &covered, seed, ran);
-        let run = run_path_in(config, rules, Segments::Never, &path);
+        let path = walk(spec, prefix, &covered, seed, ran);
+        let run = spec.run(&path);
         actions_run += run.actions_run;
         // An edge is covered when the core took the action from the state before it and the
         // model agreed with where it landed.
@@ -307,11 +392,11 @@ pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Re
             None => run.actions_run,
         };
         for (state, action) in run.states.iter().zip(&path).take(agreed) {
-            if !NO_CORE_VERB.contains(&kind(action)) {
-                covered.insert((kind(action), class(config, state)));
+            if !left_out_kind(spec, action) {
+                covered.insert((S::kind(action), spec.class(state)));
             }
         }
-        if run.divergence.is_some() || !run.violations.is_empty() {
+        if run.divergence.is_some() || run.gap.is_some() || !run.violations.is_empty() {
             failed.push(Failed {
                 index: ran,
                 path,
@@ -321,12 +406,14 @@ pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Re
         ran += 1;
     }
     Ok(Cover {
-        config: config.name,
+        config: spec.name(),
         seed,
         paths: ran,
         states: graph.states,
         total,
         covered,
+        left_out: graph.left_out,
+        no_core_verb: spec.no_core_verb(),
         actions_run,
         failed,
     })

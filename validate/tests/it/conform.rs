@@ -31,3 +31,34 @@ fn only_conformance_catches_an_early_floor() {
         );
     }
 }
+
+/// The model's own shortest Retention counterexample retains the segment holding the last
+/// record, which the core never does: on the core it stops there, a gap. The shortest
+/// counterexample the core can follow is longer and breaks StaleTrimRefused on the core with the
+/// twin; VisibleTrims has none, and its row is a gap that breaks nothing.
+#[test]
+fn twins_run_counterexamples_the_core_can_follow() {
+    use felix_core::rules::Invariant;
+    use felix_model::check::shortest_counterexample_actions;
+    use felix_validate::conform::run_path;
+    use felix_validate::conform::spec::RETAIN_LAST;
+    use felix_validate::conform::twins::conform_twin;
+
+    let retention = config::lookup("Retention").expect("the Retention twin");
+    let invariant = Invariant::StaleTrimRefused.name();
+    let model_path = shortest_counterexample_actions(retention, invariant).expect("a path");
+    let stopped = run_path(retention, Rules::twin(TwinName::Retention), &model_path);
+    assert_eq!(stopped.gap.map(|(_, _, why)| why), Some(RETAIN_LAST));
+    let row = conform_twin(retention).expect("a row");
+    assert!(row.path.len() > model_path.len(), "{:?}", row.path);
+    assert_eq!(row.twin_ok(), Some(true));
+    assert!(row.control_ok());
+
+    let visible =
+        conform_twin(config::lookup("VisibleTrims").expect("VisibleTrims")).expect("a row");
+    assert!(visible.gap.is_some());
+    assert_eq!(visible.twin_ok(), Some(false));
+    assert!(visible.control_ok());
+    let twin_half = visible.with_twin.expect("a core switch");
+    assert!(twin_half.violations.is_empty());
+}

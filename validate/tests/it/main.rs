@@ -3,4 +3,5 @@
 
 mod bite;
 mod conform;
+mod conform_paros;
 mod twins;

@@ -1,0 +1,228 @@
+//! ParosTrimJump paths on the real core: the second spec, run as FelixHeadTrim's are
+//! (`crate::conform`): each action carried out by the scripted driver (`driver`), the core's nodes
+//! projected and compared with the model's next state (`project`), every audit on the history at
+//! the end; and every twin's counterexample (`twins`).
+//!
+//! Where the core does strictly less than the model, the path stops with a `gap` (`takes`): the
+//! core checks a write's, a truncate's and a SetLeader's fence against the token at its tail when
+//! it sequences them, and refuses them there (`FenceMismatch`); the model sequences them and lets
+//! its walk ignore them. The core compacts in the step that moves its floor; the model's `Compact`
+//! is a step of its own, which a path must take before any other.
+
+pub mod driver;
+pub mod project;
+
+use super::core::Core;
+use super::project::Difference;
+use super::{diverged_with, PathRun, Segments};
+use felix_core::Rules;
+use felix_model::paros::config::ParosConfig;
+use felix_model::paros::spec::{Action, Kind, ParosTrimJump, State};
+use stateright::Model;
+
+/// A model `Compact` waits while another action is taken.
+pub const LAZY_COMPACT: &str = "the model's Compact is pending; the core compacted in the step \
+     that moved its floor, so it cannot take another action first";
+/// A write fenced by a token that is not the writer at the leader's tail.
+pub const WRITE_FENCE: &str = "the core refuses a write whose fence is not the token at its tail \
+     (FenceMismatch); the model sequences it and never acknowledges it";
+/// A truncate fenced by a token that is not the writer at the leader's tail.
+pub const TRUNCATE_FENCE: &str = "the core refuses a truncate whose fence is not the token at \
+     its tail when it sequences it (FenceMismatch); the model sequences it and its walk refuses it";
+/// A SetLeader whose old token is not the writer at the leader's tail.
+pub const SET_LEADER_FENCE: &str = "the core refuses a SetLeader whose old token is not the one \
+     at its tail (FenceMismatch); the model sequences it and its walk ignores it";
+
+/// A jump to a node of an older term.
+pub const JUMP_TERM: &str = "the core's leader learns that a node lags below its first held \
+     offset only from the node's refusal of an AppendEntries, which carries the leader's term: the \
+     node takes that term before it jumps; the model's TrimmedTo leaves an older term as it is";
+
+/// A compaction or a jump on a core that never compacts.
+pub const NEVER_COMPACTS: &str = "the core runs with segments it never fills: it never compacts, \
+     so its leaders never send TrimmedTo";
+
+/// The writer token at node `l`'s tail: its walk's, moved by every SetLeader it holds above its
+/// commit index (the core's `Journal::tail_writer`).
+pub fn tail_writer(state: &State, l: u8) -> u8 {
+    let i = usize::from(l) - 1;
+    let mut writer = state.writer[i];
+    for slot in (state.commit[i] + 1)..=state.last_index(l) {
+        let record = state.rec(l, slot);
+        if record.k == Kind::SetLeader && record.o == writer + 1 {
+            writer = record.o;
+        }
+    }
+    writer
+}
+
+/// Whether the core (under `rules`) can take `action` from `state`: `Err` says why not.
+pub fn takes(
+    config: &'static ParosConfig,
+    rules: Rules,
+    segments: Segments,
+    state: &State,
+    action: &Action,
+) -> Result<(), &'static str> {
+    match segments {
+        Segments::Never if matches!(action, Action::Compact(_) | Action::TrimmedTo(..)) => {
+            return Err(NEVER_COMPACTS)
+        }
+        Segments::Model
+            if !matches!(action, Action::Compact(_))
+                && !settled(&ParosTrimJump::new(config), state) =>
+        {
+            return Err(LAZY_COMPACT)
+        }
+        _ => {}
+    }
+    match *action {
+        Action::Write(o, l) if o != tail_writer(state, l) => Err(WRITE_FENCE),
+        Action::Truncate(o, l) if rules.truncate_fenced && o != tail_writer(state, l) => {
+            Err(TRUNCATE_FENCE)
+        }
+        Action::SetLeader(o, l) if o - 1 != tail_writer(state, l) => Err(SET_LEADER_FENCE),
+        Action::TrimmedTo(l, f)
+            if state.term[usize::from(f) - 1] != state.term[usize::from(l) - 1] =>
+        {
+            Err(JUMP_TERM)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `state` with every `Compact` it enables taken, in node order: what the core holds after the
+/// step that led there (it compacts in that step).
+pub fn compacted(model: &ParosTrimJump, state: &State) -> State {
+    let mut state = state.clone();
+    for n in 1..=model.config.bounds.nodes() {
+        if let Some(next) = model.next_state(&state, Action::Compact(n)) {
+            state = next;
+        }
+    }
+    state
+}
+
+/// The model state the core is held to after the step that led to `next`: on a core that
+/// compacts, `next` with every `Compact` it enables taken (the core compacts in the step); on one
+/// that never compacts, `next` as it is.
+fn expected(model: &ParosTrimJump, segments: Segments, next: &State) -> State {
+    match segments {
+        Segments::Model => compacted(model, next),
+        Segments::Never => next.clone(),
+    }
+}
+
+/// The first difference between the core and the model after the step that led to `next`. A
+/// compacting core that did not compact is held to `next` itself, which is a state of the model too
+/// (a `Compact` may wait: the FloorPastCommit twin's leader moves its floor at append, and its walk
+/// then has nothing to compact for).
+fn differs(
+    core: &Core,
+    model: &ParosTrimJump,
+    segments: Segments,
+    next: &State,
+) -> Option<Difference> {
+    let config = model.config;
+    project::compare(core, config, &expected(model, segments, next))
+        .filter(|_| segments == Segments::Never || project::compare(core, config, next).is_some())
+}
+
+/// Whether `state` is one the core can be in after a step: no `Compact` waits.
+pub fn settled(model: &ParosTrimJump, state: &State) -> bool {
+    (1..=model.config.bounds.nodes()).all(|n| !model.enabled(state, Action::Compact(n)))
+}
+
+/// Runs `actions` from the model's `Init` on a core under `rules`, holding it to the model of
+/// `config` after every action.
+pub fn run_path(
+    config: &'static ParosConfig,
+    rules: Rules,
+    segments: Segments,
+    actions: &[Action],
+) -> PathRun<Action, State> {
+    let model = ParosTrimJump::new(config);
+    let mut state = model
+        .init_states()
+        .into_iter()
+        .next()
+        .expect("the model has an initial state");
+    let mut run = PathRun {
+        actions_run: 0,
+        refused: None,
+        gap: None,
+        divergence: None,
+        violations: Vec::new(),
+        states: vec![state.clone()],
+    };
+    let bounds = &config.bounds;
+    let mut core = match driver::start(bounds.voters, bounds.replicas, rules, segments) {
+        Ok(core) => core,
+        Err(error) => {
+            run.divergence = Some(diverged_with(
+                0,
+                "Init",
+                Difference {
+                    variable: error,
+                    model: String::new(),
+                    core: String::new(),
+                },
+                project::describe_model(&state, config),
+                String::new(),
+            ));
+            return run;
+        }
+    };
+    if let Some(difference) = project::compare(&core, config, &state) {
+        run.divergence = Some(diverged_with(
+            0,
+            "Init",
+            difference,
+            project::describe_model(&state, config),
+            project::describe(&core, config),
+        ));
+    }
+    for (index, &action) in actions.iter().enumerate() {
+        if run.divergence.is_some() {
+            break;
+        }
+        let Some(next) = model.next_state(&state, action) else {
+            run.refused = Some((index + 1, action));
+            break;
+        };
+        if let Err(why) = takes(config, rules, segments, &state, &action) {
+            run.gap = Some((index + 1, action, why));
+            break;
+        }
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            driver::apply(&mut core, action)
+        }));
+        let driven = match outcome {
+            Ok(driven) => driven,
+            Err(_) => Err("the core panicked".to_string()),
+        };
+        run.actions_run = index + 1;
+        let difference = match driven {
+            Err(reason) => Some(Difference {
+                variable: format!("the driver: {reason}"),
+                model: String::new(),
+                core: String::new(),
+            }),
+            Ok(()) => differs(&core, &model, segments, &next),
+        };
+        driver::sample(&mut core);
+        if let Some(difference) = difference {
+            run.divergence = Some(diverged_with(
+                index + 1,
+                &action.to_string(),
+                difference,
+                project::describe_model(&expected(&model, segments, &next), config),
+                project::describe(&core, config),
+            ));
+        }
+        state = next;
+        run.states.push(state.clone());
+    }
+    run.violations = felix_audits::audit(&core.env.history).violations;
+    run
+}

@@ -1,0 +1,100 @@
+//! The shortest counterexample the core can follow: a breadth-first search over the model that
+//! takes only the steps the core can take (`Spec::takes`), stopping at the first state that breaks
+//! the named invariant. Where the model's own shortest counterexample has a step the core cannot
+//! take (a Retain of the segment holding a log's last record, a write fenced by a stale token), this
+//! finds the shortest one without it, or says that none exists within `STATES_MAX` states.
+
+use super::spec::Spec;
+use stateright::Model;
+use std::collections::{HashMap, VecDeque};
+
+/// The most states the search visits.
+pub const STATES_MAX: usize = 10_000_000;
+
+/// What the search found.
+#[derive(Clone, Debug)]
+pub enum Found<A> {
+    /// The shortest path the core can follow to a state breaking the invariant.
+    Path(Vec<A>),
+    /// Every state the core can reach (this many) keeps the invariant.
+    None(usize),
+    /// More than `STATES_MAX` states, none breaking it.
+    TooMany,
+}
+
+/// The shortest path from `Init`, of steps `spec` says the core can take, to a state where the
+/// `always` property `invariant` does not hold.
+pub fn shortest_followable<S: Spec>(spec: S, invariant: &str) -> Found<S::Action> {
+    let model = spec.model();
+    let Some(property) = model
+        .properties()
+        .into_iter()
+        .find(|property| property.name == invariant)
+    else {
+        return Found::None(0);
+    };
+    let holds = property.condition;
+    let mut index: HashMap<S::State, u32> = HashMap::new();
+    let mut parents: Vec<Option<(u32, S::Action)>> = Vec::new();
+    let mut queue: VecDeque<(u32, S::State)> = VecDeque::new();
+    for state in model.init_states() {
+        if !holds(&model, &state) {
+            return Found::Path(Vec::new());
+        }
+        index.insert(state.clone(), parents.len() as u32);
+        parents.push(None);
+        queue.push_back((parents.len() as u32 - 1, state));
+    }
+    let mut actions = Vec::new();
+    while let Some((at, state)) = queue.pop_front() {
+        if parents.len() > STATES_MAX {
+            return Found::TooMany;
+        }
+        actions.clear();
+        model.actions(&state, &mut actions);
+        for action in &actions {
+            if spec.takes(&state, action).is_err() {
+                continue;
+            }
+            let Some(next) = model.next_state(&state, *action) else {
+                continue;
+            };
+            if index.contains_key(&next) {
+                continue;
+            }
+            let id = parents.len() as u32;
+            parents.push(Some((at, *action)));
+            if !holds(&model, &next) {
+                let mut path = Vec::new();
+                let mut cursor = id;
+                while let Some((parent, action)) = parents[cursor as usize] {
+                    path.push(action);
+                    cursor = parent;
+                }
+                path.reverse();
+                return Found::Path(path);
+            }
+            index.insert(next.clone(), id);
+            queue.push_back((id, next));
+        }
+    }
+    Found::None(parents.len())
+}
+
+/// Whether the core can take every step of `path` from `Init`.
+pub fn followable<S: Spec>(spec: S, path: &[S::Action]) -> bool {
+    let model = spec.model();
+    let Some(mut state) = model.init_states().into_iter().next() else {
+        return false;
+    };
+    for action in path {
+        if spec.takes(&state, action).is_err() {
+            return false;
+        }
+        match model.next_state(&state, *action) {
+            Some(next) => state = next,
+            None => return false,
+        }
+    }
+    true
+}

@@ -1,0 +1,251 @@
+//! The two specs a path can come from, behind one interface (`Spec`): the model, what an edge of
+//! its graph is (an action kind from an abstract state class), which steps the core can take, and
+//! how a path is run on the core. The graph search, the walks and the cover (`super::walk`) and the
+//! counterexample search (`super::search`) are written once over it.
+
+use super::paros::takes as takes_paros;
+use super::{run_path_in, PathRun, Segments};
+use felix_core::Rules;
+use felix_model::config::Config;
+use felix_model::paros::config::ParosConfig;
+use felix_model::paros::spec::{
+    Action as ParosAction, ParosTrimJump, State as ParosState, NODES_MAX,
+};
+use felix_model::spec::{Action, FelixHeadTrim, State};
+use stateright::Model;
+use std::fmt::Display;
+use std::hash::Hash;
+
+/// An abstract state class: up to eight facts, one bit each.
+pub type Class = u8;
+
+/// One spec as the conformance layer uses it.
+pub trait Spec: Copy {
+    type State: Clone + Hash + Eq;
+    type Action: Copy + Eq + Display;
+    type Model: Model<State = Self::State, Action = Self::Action>;
+
+    /// The configuration's name.
+    fn name(self) -> &'static str;
+    /// The model of the configuration.
+    fn model(self) -> Self::Model;
+    /// An action's kind: its name without parameters.
+    fn kind(action: &Self::Action) -> &'static str;
+    /// The facts a class packs, in bit order.
+    fn facts(self) -> &'static [&'static str];
+    /// A state's class.
+    fn class(self, state: &Self::State) -> Class;
+    /// Action kinds the core has no verb for, left out of the edges, each with why.
+    fn no_core_verb(self) -> &'static [(&'static str, &'static str)];
+    /// Whether the core can take `action` from `state` (a model state the core is in): `Err`
+    /// says why not. The graph a cover walks and the counterexamples it runs keep to these steps.
+    fn takes(self, state: &Self::State, action: &Self::Action) -> Result<(), &'static str>;
+    /// Whether `takes` ever refuses in this configuration (then the cover also counts the edges
+    /// of the whole graph it leaves out).
+    fn filters(self) -> bool;
+    /// Runs `actions` on the core (with the spec's rules), held to the model after each.
+    fn run(self, actions: &[Self::Action]) -> PathRun<Self::Action, Self::State>;
+
+    /// A class's facts in words (for reports).
+    fn describe_class(self, class: Class) -> String {
+        let facts: Vec<&str> = self
+            .facts()
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| class & (1 << index) != 0)
+            .map(|(_, fact)| *fact)
+            .collect();
+        if facts.is_empty() {
+            "-".to_string()
+        } else {
+            facts.join(", ")
+        }
+    }
+}
+
+fn pack(facts: &[bool]) -> Class {
+    facts
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (index, &fact)| bits | (u8::from(fact) << index))
+}
+
+/// Why the core cannot follow a FelixHeadTrim `Retain` of the segment holding a log's last record.
+pub const RETAIN_LAST: &str = "the model's Retain deletes the segment holding the log's last \
+     record; the core's retention never deletes that segment";
+
+/// Whether the core can take a FelixHeadTrim action: everything but a `Retain` of the segment
+/// that holds the broker's last record.
+pub fn takes_head_trim(
+    config: &Config,
+    state: &State,
+    action: &Action,
+) -> Result<(), &'static str> {
+    match *action {
+        Action::Retain(b) => {
+            let i = usize::from(b) - 1;
+            let seg_last = u16::from(state.start[i]) + u16::from(config.bounds.seg_size) - 1;
+            if seg_last >= u16::from(state.log[i].len()) {
+                Err(RETAIN_LAST)
+            } else {
+                Ok(())
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+/// FelixHeadTrim on the core: a configuration and the core's rules; the cover runs the core with
+/// segments it never fills (`Segments::Never`).
+#[derive(Clone, Copy, Debug)]
+pub struct HeadTrim {
+    pub config: &'static Config,
+    pub rules: Rules,
+    pub segments: Segments,
+}
+
+impl Spec for HeadTrim {
+    type State = State;
+    type Action = Action;
+    type Model = FelixHeadTrim;
+
+    fn name(self) -> &'static str {
+        self.config.name
+    }
+
+    fn model(self) -> FelixHeadTrim {
+        FelixHeadTrim::new(self.config)
+    }
+
+    fn kind(action: &Action) -> &'static str {
+        super::walk::kind(action)
+    }
+
+    fn facts(self) -> &'static [&'static str] {
+        &[
+            "two leaders",
+            "terms agree",
+            "logs agree",
+            "commits agree",
+            "floor raised",
+            "a holder retired",
+            "lease moved",
+        ]
+    }
+
+    fn class(self, state: &State) -> Class {
+        super::walk::class(self.config, state)
+    }
+
+    fn no_core_verb(self) -> &'static [(&'static str, &'static str)] {
+        &[
+            (
+                "Compact",
+                "the core compacts by itself as its floor moves, and the cover's segments never fill",
+            ),
+            (
+                "Retain",
+                "the core retains by itself, and the cover's segments never fill",
+            ),
+        ]
+    }
+
+    fn takes(self, state: &State, action: &Action) -> Result<(), &'static str> {
+        takes_head_trim(self.config, state, action)
+    }
+
+    fn filters(self) -> bool {
+        self.config.switches.retention_deletes()
+    }
+
+    fn run(self, actions: &[Action]) -> PathRun {
+        run_path_in(self.config, self.rules, self.segments, actions)
+    }
+}
+
+/// ParosTrimJump on the core: a configuration, the core's rules, and its segments: one record
+/// each (`Segments::Model`: the core compacts what the model's `Compact` drops, in the step that
+/// moves its floor) or never filled (`Segments::Never`: no compaction, no jump; the states where
+/// the model's `Compact` waits).
+#[derive(Clone, Copy, Debug)]
+pub struct Paros {
+    pub config: &'static ParosConfig,
+    pub rules: Rules,
+    pub segments: Segments,
+}
+
+impl Spec for Paros {
+    type State = ParosState;
+    type Action = ParosAction;
+    type Model = ParosTrimJump;
+
+    fn name(self) -> &'static str {
+        self.config.name
+    }
+
+    fn model(self) -> ParosTrimJump {
+        ParosTrimJump::new(self.config)
+    }
+
+    fn kind(action: &ParosAction) -> &'static str {
+        match action {
+            ParosAction::Promote(..) => "Promote",
+            ParosAction::Write(..) => "Write",
+            ParosAction::Truncate(..) => "Truncate",
+            ParosAction::SetLeader(..) => "SetLeader",
+            ParosAction::Replicate(..) => "Replicate",
+            ParosAction::TrimmedTo(..) => "TrimmedTo",
+            ParosAction::StepDown(..) => "StepDown",
+            ParosAction::Compact(..) => "Compact",
+        }
+    }
+
+    fn facts(self) -> &'static [&'static str] {
+        &[
+            "two leaders",
+            "terms agree",
+            "logs agree",
+            "commits agree",
+            "floor raised",
+            "a node compacted",
+            "a NotHeld range",
+            "writer moved",
+        ]
+    }
+
+    fn class(self, state: &ParosState) -> Class {
+        let nodes = usize::from(self.config.bounds.nodes());
+        assert!(nodes <= NODES_MAX);
+        let same = |values: &[u8]| values.iter().all(|&v| v == values[0]);
+        let leaders = state.leader[..nodes].iter().filter(|&&l| l).count();
+        pack(&[
+            leaders >= 2,
+            same(&state.term[..nodes]),
+            state.log[..nodes].iter().all(|log| *log == state.log[0]),
+            same(&state.commit[..nodes]),
+            state.floor[..nodes].iter().any(|&f| f > 1),
+            state.start[..nodes].iter().any(|&s| s > 1),
+            (0..nodes).any(|i| state.floor[i] < state.start[i]),
+            state.writer[..nodes].iter().any(|&w| w > 1),
+        ])
+    }
+
+    fn no_core_verb(self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "Compact",
+            "the core compacts by itself, in the step that moves its floor",
+        )]
+    }
+
+    fn takes(self, state: &ParosState, action: &ParosAction) -> Result<(), &'static str> {
+        takes_paros(self.config, self.rules, self.segments, state, action)
+    }
+
+    fn filters(self) -> bool {
+        true
+    }
+
+    fn run(self, actions: &[ParosAction]) -> PathRun<ParosAction, ParosState> {
+        super::paros::run_path(self.config, self.rules, self.segments, actions)
+    }
+}

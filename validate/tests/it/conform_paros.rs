@@ -1,0 +1,97 @@
+//! ParosTrimJump paths on the core: the cover of the main configuration conforms with every rule
+//! on; the same cover catches a planted slip no audit sees (the validation layer's EarlyFence
+//! twin: a node's walk shows a fence's new writer one step early, restored before anything reads
+//! it) as a `Conformance` divergence on a `writer`; and every twin's row is as
+//! `felix twins --conform` reports it.
+
+use felix_core::rules::{Invariant, TwinName};
+use felix_core::Rules;
+use felix_model::paros::config;
+use felix_validate::conform::spec::Paros;
+use felix_validate::conform::twins::conform_paros_twin;
+use felix_validate::conform::walk::cover_of;
+use felix_validate::conform::Segments;
+
+#[test]
+fn only_conformance_catches_an_early_fence() {
+    let main = config::main_config();
+    for segments in [Segments::Model, Segments::Never] {
+        let spec = |rules| Paros {
+            config: main,
+            rules,
+            segments,
+        };
+        let clean = cover_of(spec(Rules::default()), 200, 0).expect("a small graph");
+        assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
+        assert_eq!(clean.covered.len(), clean.total.len());
+
+        let planted =
+            cover_of(spec(Rules::twin(TwinName::EarlyFence)), 200, 0).expect("a small graph");
+        assert!(!planted.failed.is_empty(), "the early fence went unseen");
+        for failed in &planted.failed {
+            assert!(
+                failed.run.violations.is_empty(),
+                "an audit saw the early fence: {:?}",
+                failed.run.violations
+            );
+            let divergence = failed.run.divergence.as_ref().expect("a divergence");
+            assert!(
+                divergence.what.starts_with("writer["),
+                "{segments:?}: {}",
+                divergence.describe()
+            );
+        }
+    }
+}
+
+/// The never-compacting core's cover conforms too, and the two covers together leave out only
+/// edges with a named reason.
+#[test]
+fn both_covers_conform() {
+    for paros in [
+        config::main_config(),
+        config::lookup("Replica").expect("Replica"),
+    ] {
+        for segments in [Segments::Model, Segments::Never] {
+            let spec = Paros {
+                config: paros,
+                rules: Rules::default(),
+                segments,
+            };
+            let found = cover_of(spec, 200, 0).expect("a small graph");
+            assert!(found.failed.is_empty(), "{:?}", found.failed.first());
+            assert_eq!(found.covered.len(), found.total.len(), "{}", paros.name);
+            assert!(found.left_out.values().all(|why| !why.is_empty()));
+        }
+    }
+}
+
+/// JumpResetsTerm and FloorPastCommit break their invariant on the core with no divergence and
+/// hold with every rule on; UnfencedTruncate breaks Linearizable instead (a named gap) and
+/// AckBeforeSync nothing (a named gap).
+#[test]
+fn paros_twins_on_the_core() {
+    for twin in config::twins() {
+        let row = conform_paros_twin(twin).expect("a counterexample");
+        assert!(row.control_ok(), "{}: every rule on", twin.name);
+        let with_twin = row
+            .with_twin
+            .as_ref()
+            .expect("every Paros twin has a core switch");
+        match row.twin {
+            TwinName::JumpResetsTerm | TwinName::FloorPastCommit => {
+                assert_eq!(row.twin_ok(), Some(true), "{}", twin.name);
+                assert!(row.gap.is_none());
+            }
+            TwinName::UnfencedTruncate => {
+                assert_eq!(with_twin.broken(), vec![Invariant::Linearizable.name()]);
+                assert!(row.gap.is_some());
+            }
+            TwinName::AckBeforeSync => {
+                assert!(with_twin.violations.is_empty());
+                assert!(row.gap.is_some());
+            }
+            other => panic!("{other} is not a ParosTrimJump twin"),
+        }
+    }
+}
