@@ -5,7 +5,7 @@
 //! different commit at the same offset is that audit's business.
 
 use felix_core::history::Event;
-use felix_core::record::{Command, Entry, Headers, Offset};
+use felix_core::record::{Command, Entry, Headers, Offset, Token};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The first commit of every offset: offset -> index of its first `Committed` event.
@@ -72,14 +72,82 @@ pub fn trim_floor(command: &Command) -> Option<(Offset, &Headers)> {
     }
 }
 
-/// Offsets of committed trims refused in place by the fence check (on any node: the walk is
-/// deterministic, so a trim refused on one node is refused on all of them).
+/// Offsets of committed trims refused in place by the fence check: a trim whose fence is not the
+/// writer token in force where the walk reaches it (the token of the last committed fence before
+/// it, 0 before any). Worked out from the committed log itself, along its contiguous prefix from
+/// offset 1, so a core that stops refusing stale trims cannot hide one from the audits that trust
+/// this set; the refusals the nodes report (`TruncateRefused`) are added, for a log whose first
+/// offsets no event shows.
 pub fn refused_trims(history: &[Event]) -> BTreeSet<Offset> {
-    history
+    let mut refused: BTreeSet<Offset> = history
         .iter()
         .filter_map(|event| match event {
             Event::TruncateRefused { offset, .. } => Some(*offset),
             _ => None,
         })
-        .collect()
+        .collect();
+    let log = CommittedLog::from_history(history);
+    let mut writer = Token(0);
+    for (expected, (_, entry)) in (1..).zip(log.iter(history)) {
+        if entry.offset != expected {
+            break; // a gap: the writer in force past it is not known from the events
+        }
+        match &entry.command {
+            Command::Fence { new, .. } => writer = *new,
+            Command::Trim {
+                fence: Some(token), ..
+            } if *token != writer => {
+                refused.insert(entry.offset);
+            }
+            _ => {}
+        }
+    }
+    refused
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{committed, trim, write};
+
+    fn fenced(mut entry: Entry, token: u64) -> Entry {
+        if let Command::Trim { fence, .. } = &mut entry.command {
+            *fence = Some(Token(token));
+        }
+        entry
+    }
+
+    fn fence(offset: Offset, new: u64, old: u64) -> Entry {
+        Entry {
+            offset,
+            term: 1,
+            command: Command::Fence {
+                new: Token(new),
+                old: Token(old),
+            },
+        }
+    }
+
+    /// A trim fenced with a token other than the last committed fence's is refused, even when no
+    /// node reports it (a core whose walk stopped checking); one fenced with the token in force is
+    /// not; past a gap in the committed log only the nodes' reports count.
+    #[test]
+    fn stale_trims_are_worked_out_from_the_committed_log() {
+        let history = vec![
+            committed(0, fence(1, 1, 0)),
+            committed(0, write(2, 1, 1)),
+            committed(0, fenced(trim(3, 1, 2, 1), 1)),
+            committed(0, fence(4, 2, 1)),
+            committed(0, fenced(trim(5, 1, 3, 1), 1)),
+            committed(0, fenced(trim(6, 1, 3, 2), 2)),
+            // Offset 7 never committed in this history: offset 8's writer is not known.
+            committed(0, fenced(trim(8, 1, 3, 1), 1)),
+            Event::TruncateRefused {
+                node: 1,
+                offset: 9,
+                current: Token(2),
+            },
+        ];
+        assert_eq!(refused_trims(&history), BTreeSet::from([5, 9]));
+    }
 }

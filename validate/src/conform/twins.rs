@@ -149,26 +149,14 @@ pub struct KnownGap {
 }
 
 /// The known gaps between ParosTrimJump's twins and the core's switches.
-pub const PAROS_GAPS: [KnownGap; 2] = [
-    KnownGap {
-        twin: TwinName::UnfencedTruncate,
-        why: "the AckedWritesKept audit's cluster floor is the highest floor of the committed \
-              trims the core's walk did not refuse, and with the switch off the core refuses none, \
-              so the stale trim moves it with the node's; the model's `decided` counts only \
-              truncates under the fence in force. The core breaks Linearizable on the path instead \
-              (the sequential specification holds the fence); the simulator's named invariant, \
-              FoldAgreement, needs folders, which the model has no counterpart of",
-        breaks_instead: Some(Invariant::Linearizable),
-    },
-    KnownGap {
-        twin: TwinName::AckBeforeSync,
-        why: "the model's AckBeforeSync acknowledges a write when it is sequenced; the core's \
+pub const PAROS_GAPS: [KnownGap; 1] = [KnownGap {
+    twin: TwinName::AckBeforeSync,
+    why: "the model's AckBeforeSync acknowledges a write when it is sequenced; the core's \
               switch acknowledges a write held by a majority whose copies are not yet durable, \
               which only a crash loses, and ParosTrimJump has no crash: on its paths the core \
               acknowledges only what a majority holds, and keeps it",
-        breaks_instead: None,
-    },
-];
+    breaks_instead: None,
+}];
 
 /// The ParosTrimJump row type.
 pub type ParosTwinConform =
