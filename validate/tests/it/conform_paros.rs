@@ -4,7 +4,7 @@
 //! it) as a `Conformance` divergence on a `writer`; and every twin's row is as
 //! `felix twins --conform` reports it.
 
-use felix_core::rules::{Invariant, TwinName};
+use felix_core::rules::TwinName;
 use felix_core::Rules;
 use felix_model::paros::config;
 use felix_validate::conform::spec::Paros;
