@@ -445,7 +445,7 @@ def check_replay(browser, path, lanes, invariant, step, story, args):
           "control run: the banner says every invariant held")
     if args.readme_image:
         size = os.path.getsize(shot)
-        check(size < 300_000, f"the README picture is small ({size} bytes)")
+        check(size < 400_000, f"the README picture is small ({size} bytes)")
         shutil.copyfile(shot, args.readme_image)
         print(f"  README picture: {args.readme_image}")
 
