@@ -86,6 +86,9 @@ pub struct TwinOutcome {
     pub caught: Option<(u64, RunSpec)>,
     /// The first other invariant broken before (or instead of) the expected one: (seed, name).
     pub other_first: Option<(u64, Invariant)>,
+    /// The other invariants the catching run broke beside the named one (collateral findings),
+    /// in the order of their first finding.
+    pub collateral: Vec<Invariant>,
     /// Runs made (until caught, or the budget).
     pub runs: u64,
     /// The first violation of the control run of the catching run (same knobs, every rule on),
@@ -111,6 +114,7 @@ impl TwinOutcome {
             "replay": self.caught.as_ref().map(|(_, spec)| replay_command_spec(spec)),
             "control_violation": self.control_violation.map(Invariant::name),
             "other_first": self.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant.name()})),
+            "collateral": self.collateral.iter().map(|invariant| invariant.name()).collect::<Vec<_>>(),
         })
     }
 
@@ -124,6 +128,17 @@ impl TwinOutcome {
             (None, _) => format!("{search} FAILED (not caught in {} runs)", self.runs),
         }
     }
+}
+
+/// The invariants `report` broke other than `twin`'s named one, each once, in finding order.
+fn collateral(twin: TwinName, report: &felix_sim::RunReport) -> Vec<Invariant> {
+    let mut seen = Vec::new();
+    for finding in &report.violations {
+        if finding.invariant != twin.must_break(Layer::Sim) && !seen.contains(&finding.invariant) {
+            seen.push(finding.invariant);
+        }
+    }
+    seen
 }
 
 /// Reruns the catching spec with every rule on: its first violation, if any.
@@ -142,6 +157,7 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
+        collateral: Vec::new(),
         runs: 0,
         control_violation: None,
     };
@@ -162,6 +178,7 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
                 .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
             {
                 outcome.caught = Some((outcome.runs, spec(report.seed)));
+                outcome.collateral = collateral(twin, &report);
                 return false;
             }
             if outcome.other_first.is_none() {
@@ -181,6 +198,7 @@ pub fn hunt_guided(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Twin
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
+        collateral: Vec::new(),
         runs: 0,
         control_violation: None,
     };
@@ -192,6 +210,7 @@ pub fn hunt_guided(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Twin
             .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
         {
             outcome.caught = Some((outcome.runs, spec.clone()));
+            outcome.collateral = collateral(twin, report);
             return false;
         }
         if outcome.other_first.is_none() {
@@ -288,6 +307,14 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                         "       {name:<7} replay: {}",
                         replay_command_spec(spec)
                     ));
+                    if !outcome.collateral.is_empty() {
+                        let names: Vec<&str> =
+                            outcome.collateral.iter().map(|i| i.name()).collect();
+                        output::line(&format!(
+                            "       {name:<7} also broken on that seed (collateral): {}",
+                            names.join(" ")
+                        ));
+                    }
                 }
                 if let Some((seed, invariant)) = &outcome.other_first {
                     output::line(&format!(

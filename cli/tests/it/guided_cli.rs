@@ -136,13 +136,38 @@ fn twins_start_and_median_max() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
     let mut caught = 0;
+    let mut collateral_seen = false;
     for line in stdout.lines() {
         let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
         if let Some(seed) = value["plain"]["seed"].as_u64() {
             assert!((500..504).contains(&seed), "{line}");
             caught += 1;
+            // The collateral findings of the catching run: other invariants only, each of them
+            // broken in that run as its replay shows.
+            let collateral = value["plain"]["collateral"].as_array().expect("collateral");
+            assert!(!collateral.contains(&value["expected"]), "{line}");
+            if !collateral.is_empty() {
+                // The replay's trace ends with one verdict line per finding.
+                let replay = value["plain"]["replay"].as_str().expect("replay");
+                let dir = tempfile::tempdir().expect("tempdir");
+                let trace = dir.path().join("run.jsonl");
+                let mut args: Vec<&str> = replay.split_whitespace().skip(1).collect();
+                args.extend(["--trace", trace.to_str().expect("a UTF-8 path")]);
+                felix(&args);
+                let shown = std::fs::read_to_string(&trace).expect("the trace");
+                for invariant in collateral {
+                    let verdict =
+                        format!("\"invariant\":\"{}\"", invariant.as_str().expect("a name"));
+                    assert!(shown.contains(&verdict), "{replay}: no {verdict} line");
+                }
+                collateral_seen = true;
+            }
         }
     }
     assert!(caught > 0, "no twin caught in 500..504: {stdout}");
+    assert!(
+        collateral_seen,
+        "no catching run broke a second invariant: {stdout}"
+    );
     assert!(stderr.contains("FAILED, above --median-max 0"), "{stderr}");
 }
