@@ -130,6 +130,29 @@ impl TwinOutcome {
     }
 }
 
+/// The lines under a twin's verdict for one search: the catching seed's replay command, the
+/// other invariants that run broke, and an earlier seed that broke another invariant first.
+fn print_search(name: &str, outcome: &TwinOutcome) {
+    if let Some((_, spec)) = &outcome.caught {
+        output::line(&format!(
+            "       {name:<7} replay: {}",
+            replay_command_spec(spec)
+        ));
+        if !outcome.collateral.is_empty() {
+            let names: Vec<&str> = outcome.collateral.iter().map(|i| i.name()).collect();
+            output::line(&format!(
+                "       {name:<7} also broken on that seed (collateral): {}",
+                names.join(" ")
+            ));
+        }
+    }
+    if let Some((seed, invariant)) = &outcome.other_first {
+        output::line(&format!(
+            "       {name:<7} note: seed {seed} broke {invariant} first"
+        ));
+    }
+}
+
 /// The invariants `report` broke other than `twin`'s named one, each once, in finding order.
 fn collateral(twin: TwinName, report: &felix_sim::RunReport) -> Vec<Invariant> {
     let mut seen = Vec::new();
@@ -301,25 +324,8 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                 verdicts.join(", ")
             ));
             for (name, outcome) in [("plain", &plain), ("guided", &guided)] {
-                let Some(outcome) = outcome else { continue };
-                if let Some((_, spec)) = &outcome.caught {
-                    output::line(&format!(
-                        "       {name:<7} replay: {}",
-                        replay_command_spec(spec)
-                    ));
-                    if !outcome.collateral.is_empty() {
-                        let names: Vec<&str> =
-                            outcome.collateral.iter().map(|i| i.name()).collect();
-                        output::line(&format!(
-                            "       {name:<7} also broken on that seed (collateral): {}",
-                            names.join(" ")
-                        ));
-                    }
-                }
-                if let Some((seed, invariant)) = &outcome.other_first {
-                    output::line(&format!(
-                        "       {name:<7} note: seed {seed} broke {invariant} first"
-                    ));
+                if let Some(outcome) = outcome {
+                    print_search(name, outcome);
                 }
             }
         }
