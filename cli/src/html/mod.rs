@@ -44,6 +44,9 @@ pub struct Diagram {
     pub window: Window,
     /// A note on rows left out of the page (a long run), empty when every row is in.
     pub omitted: String,
+    /// The rows of the first violation's why (`felix_sim::why::causal`), marked in the page; the
+    /// first window reaches back to the earliest of them when it is near enough.
+    pub why: Vec<usize>,
 }
 
 /// A lifeline.
@@ -189,6 +192,10 @@ impl Diagram {
         for violation in &mut self.violations {
             violation.row -= first;
         }
+        self.why.retain(|row| *row >= first && *row < end);
+        for row in &mut self.why {
+            *row -= first;
+        }
         for changes in &mut self.states {
             let before = changes.iter().rposition(|change| change.row <= first);
             let mut kept: Vec<StateChange> = Vec::new();
@@ -321,6 +328,7 @@ mod tests {
                 after: 2,
             },
             omitted: String::new(),
+            why: Vec::new(),
         }
     }
 

@@ -61,6 +61,7 @@ pub fn diagram(config: &'static Config, report: &Report) -> Diagram {
             after: 0,
         },
         omitted: String::new(),
+        why: Vec::new(),
     };
     let sentences = felix_model::trace::render(&report.trace);
     let sentences: Vec<&str> = sentences.lines().collect();

@@ -18,6 +18,8 @@
     return options.has(key) && Number.isInteger(value) && value >= 0 ? value : fallback;
   };
   const violating = new Map(data.violations.map((v) => [v.row, v]));
+  // The first violation's why: the events it names and what they depend on (marked rows).
+  const why = new Set(data.why || []);
   const first = data.violations.length ? data.violations[0] : null;
   let bookkeeping = !options.has("compact");
   // Display rows: every row that is drawn (without node bookkeeping when compact), plus any
@@ -29,7 +31,7 @@
       const m = row.mark;
       const quiet = m.shape === "hidden"
         || (!bookkeeping && m.shape === "point" && (m.style === "commit" || m.style === "floor"));
-      if (!quiet || violating.has(i)) shown.push(i);
+      if (!quiet || violating.has(i) || why.has(i)) shown.push(i);
     });
     centre = first ? Math.max(0, shown.indexOf(first.row)) : 0;
   }
@@ -128,7 +130,8 @@
     const end = Math.min(shown.length, first ? centre + after + 1 : before + after + 1);
     info.textContent = "rows " + start + "\u2013" + (end - 1) + " of " + shown.length
       + " drawn rows" + (end > start ? " (steps " + data.rows[shown[start]].step + "\u2013"
-      + data.rows[shown[end - 1]].step + ")" : "");
+      + data.rows[shown[end - 1]].step + ")" : "")
+      + (why.size ? "; \u25b8 marks the " + why.size + " events of the why" : "");
     const height = HEADER_H + (end - start) * ROW_H + 16;
     const svg = el("svg", {
       xmlns: SVG, width: width, height: height, viewBox: "0 0 " + width + " " + height,
@@ -165,6 +168,7 @@
       const bg = el("rect", {
         x: 0, y: y, width: width, height: ROW_H, "data-row": index, "data-step": row.step,
         class: "row" + ((k % 2) ? " odd" : "") + (violation ? " violation" : "")
+          + (why.has(index) ? " why" : "")
           + (index === selected ? " selected" : ""),
       }, rowsLayer);
       if (violation) bg.setAttribute("data-invariant", violation.invariant);
@@ -174,7 +178,8 @@
         pinned = !(pinned && selected === index);
         selected = index; mark(); showState(index);
       });
-      el("text", { x: 8, y: mid + 4, class: "step" }, marksLayer, String(row.step));
+      el("text", { x: 8, y: mid + 4, class: "step" + (why.has(index) ? " why" : "") }, marksLayer,
+        (why.has(index) ? "\u25b8 " : "") + String(row.step));
       if (row.time) el("text", { x: GUTTER - 6, y: mid + 4, class: "time" }, marksLayer, row.time);
       drawMark(marksLayer, row.mark, mid, violation);
       const sentence = (violation ? violation.invariant + " \u2014 " : "") + row.text;

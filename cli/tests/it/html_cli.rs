@@ -63,6 +63,36 @@ fn replay_writes_a_self_contained_page_with_the_violation() {
         stdout.contains(&format!("VIOLATION StaleTrimRefused at step {step}:")),
         "{stdout}"
     );
+    // The first violation's why is marked, its own row and the request it answered among them
+    // (the steps the summary's why lists), and the first window reaches back to its earliest row.
+    let first = data["violations"][0]["row"].as_u64().expect("a row");
+    let why: Vec<u64> = data["why"]
+        .as_array()
+        .expect("why")
+        .iter()
+        .map(|row| row.as_u64().expect("a row"))
+        .collect();
+    assert!(why.contains(&first), "{why:?}");
+    let section = stdout
+        .split("why: ")
+        .nth(1)
+        .and_then(|rest| rest.split("events leading to").next())
+        .expect("the summary's why");
+    for row in &why {
+        let step = data["rows"][*row as usize]["step"]
+            .as_u64()
+            .expect("a step");
+        assert!(
+            section.contains(&format!(" {step} ")),
+            "step {step} not in {section}"
+        );
+    }
+    let before = data["window"]["before"].as_u64().expect("before");
+    assert!(
+        before >= first - why[0],
+        "window {before} does not reach row {}",
+        why[0]
+    );
 }
 
 #[test]
