@@ -12,6 +12,7 @@
 pub mod model;
 pub mod sim;
 pub mod trace_file;
+mod why;
 
 use felix_core::NodeId;
 use serde::Serialize;

@@ -16,7 +16,6 @@ use felix_core::history::Event::{DurablePromise, NodeState, PromiseSent};
 use felix_core::{Headers, NodeId, Offset};
 use felix_sim::describe;
 use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
-use felix_sim::why;
 use felix_sim::RunReport;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,8 +24,6 @@ use std::collections::{BTreeMap, BTreeSet};
 const WINDOW_BEFORE: usize = 64;
 /// Display rows shown after the violation at first.
 const WINDOW_AFTER: usize = 6;
-/// The most rows the first window reaches back to show the why's earliest event.
-const WHY_WINDOW_MAX: usize = 400;
 /// Retained records listed per node in its state.
 const LOG_SHOWN_MAX: usize = 6;
 
@@ -147,38 +144,9 @@ pub fn draw(lines: &[TraceLine], header: &Header, findings: &[Finding]) -> Diagr
             });
         }
     }
-    mark_why(&mut diagram, lines, findings);
+    super::why::mark_why(&mut diagram, lines, findings);
     diagram.clip();
     diagram
-}
-
-/// Marks the first violation's why (the events it names and what they depend on) and widens the
-/// first window back to the earliest of them, up to `WHY_WINDOW_MAX` rows before the violation.
-fn mark_why(diagram: &mut Diagram, lines: &[TraceLine], findings: &[Finding]) {
-    let Some(row) = diagram.violations.first().map(|violation| violation.row) else {
-        return;
-    };
-    let step = diagram.rows[row].step;
-    let Some(finding) = findings.iter().find(|finding| finding.step == Some(step)) else {
-        return;
-    };
-    let named = why::Named::of(&finding.detail, finding.step, &[]);
-    // Rows are the lines, one for one, and a line's index is its step in a whole trace.
-    let whole = lines
-        .iter()
-        .enumerate()
-        .all(|(index, line)| line.step == index as u64);
-    let Some(why) = whole
-        .then(|| why::causal(&named, lines, row, why::WHY_LINES_MAX))
-        .flatten()
-    else {
-        return;
-    };
-    if let Some(&earliest) = why.first() {
-        let reach = (row - earliest.min(row) + 2).min(WHY_WINDOW_MAX);
-        diagram.window.before = diagram.window.before.max(reach);
-    }
-    diagram.why = why;
 }
 
 /// Lane indices of clients and nodes.
