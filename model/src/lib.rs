@@ -25,6 +25,7 @@ pub mod check;
 pub mod compact;
 pub mod config;
 pub mod paros;
+pub mod pinned;
 pub mod properties;
 pub mod spec;
 pub mod trace;
