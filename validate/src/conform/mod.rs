@@ -76,6 +76,26 @@ pub struct PathRun<A = Action, S = State> {
     pub states: Vec<S>,
 }
 
+impl<A, S: Clone> PathRun<A, S> {
+    /// A run that has taken no action yet, at `model`'s initial state (each model has one).
+    pub fn from_init<M: stateright::Model<State = S, Action = A>>(model: &M) -> (PathRun<A, S>, S) {
+        let state = model
+            .init_states()
+            .into_iter()
+            .next()
+            .expect("the model has an initial state");
+        let run = PathRun {
+            actions_run: 0,
+            refused: None,
+            gap: None,
+            divergence: None,
+            violations: Vec::new(),
+            states: vec![state.clone()],
+        };
+        (run, state)
+    }
+}
+
 impl<A, S> PathRun<A, S> {
     /// The invariants the audits found broken, each once, in the order found.
     pub fn broken(&self) -> Vec<&'static str> {
@@ -116,19 +136,7 @@ pub fn run_path_in(
     actions: &[Action],
 ) -> PathRun {
     let model = FelixHeadTrim::new(config);
-    let mut state = model
-        .init_states()
-        .into_iter()
-        .next()
-        .expect("the model has an initial state");
-    let mut run = PathRun {
-        actions_run: 0,
-        refused: None,
-        gap: None,
-        divergence: None,
-        violations: Vec::new(),
-        states: vec![state.clone()],
-    };
+    let (mut run, mut state) = PathRun::from_init(&model);
     let bounds = &config.bounds;
     let seg_size = match segments {
         Segments::Model => u64::from(bounds.seg_size),

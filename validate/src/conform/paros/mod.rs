@@ -142,19 +142,7 @@ pub fn run_path(
     actions: &[Action],
 ) -> PathRun<Action, State> {
     let model = ParosTrimJump::new(config);
-    let mut state = model
-        .init_states()
-        .into_iter()
-        .next()
-        .expect("the model has an initial state");
-    let mut run = PathRun {
-        actions_run: 0,
-        refused: None,
-        gap: None,
-        divergence: None,
-        violations: Vec::new(),
-        states: vec![state.clone()],
-    };
+    let (mut run, mut state) = PathRun::from_init(&model);
     let bounds = &config.bounds;
     let mut core = match driver::start(bounds.voters, bounds.replicas, rules, segments) {
         Ok(core) => core,
