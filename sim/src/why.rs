@@ -280,7 +280,8 @@ pub fn lines(
     picked
 }
 
-fn client_of(event: &Event) -> Option<u32> {
+/// The client a history event is about, if any.
+pub fn client_of(event: &Event) -> Option<ClientId> {
     match event {
         Event::Requested { client, .. }
         | Event::Replied { client, .. }

@@ -178,22 +178,11 @@ impl Lanes {
     }
 }
 
-/// The client an event is about, if any.
+/// The client a line is about, if any: a history event's, or the lease's new holder, or a
+/// frozen or thawed client.
 fn client_of(line: &TraceLine) -> Option<ClientId> {
     match &line.event {
-        TraceEvent::History(event) => match event {
-            Event::Requested { client, .. }
-            | Event::Replied { client, .. }
-            | Event::LeaseGranted { client, .. }
-            | Event::HolderRetired { client, .. }
-            | Event::Gap { client, .. }
-            | Event::Folded { client, .. }
-            | Event::CheckpointRestored { client, .. }
-            | Event::CheckpointCompared { client, .. }
-            | Event::CheckpointWritten { client, .. }
-            | Event::OwnerStopped { client, .. } => Some(*client),
-            _ => None,
-        },
+        TraceEvent::History(event) => felix_sim::why::client_of(event),
         TraceEvent::Sim(event) => match event {
             SimEvent::LeaseMoved { to, .. } => Some(*to),
             SimEvent::Paused { client } | SimEvent::Resumed { client } => Some(*client),
