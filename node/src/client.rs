@@ -9,7 +9,7 @@
 //! one tick before trying again.
 
 use crate::addresses::Addresses;
-use crate::frame::{self, Frame, NodeStatus};
+use crate::frame::{self, Frame, NodeStatus, PowerCut};
 use felix_core::api::{Reply, Request, RequestId};
 use felix_core::client::Route;
 use felix_core::record::NodeId;
@@ -111,6 +111,23 @@ impl ClusterClient {
         }
     }
 
+    /// Cuts `node`'s power (a node started with `--failpoints`, right before its kill): it
+    /// holds still and says what the kill will lose (`Frame::PowerCut`).
+    pub fn power_cut(&mut self, node: NodeId, tear: Option<u32>) -> Result<PowerCut, CallError> {
+        let wire = self.next_wire;
+        self.next_wire += 1;
+        let frame = Frame::PowerCut {
+            request_id: wire,
+            tear,
+        };
+        match self.exchange(node, &frame, wire)? {
+            Frame::PowerCutDone { cut, .. } => Ok(cut),
+            _ => Err(CallError::Unknown(
+                "the node answered with another frame".to_string(),
+            )),
+        }
+    }
+
     /// Drops the connection to `node` (a late reply on it can then never be mistaken).
     pub fn disconnect(&mut self, node: NodeId) {
         self.links.remove(&node);
@@ -151,9 +168,9 @@ impl ClusterClient {
             match frame::read_frame(&mut link.reader) {
                 Ok(Some(answer)) => {
                     let id = match &answer {
-                        Frame::Reply { request_id, .. } | Frame::Status { request_id, .. } => {
-                            *request_id
-                        }
+                        Frame::Reply { request_id, .. }
+                        | Frame::Status { request_id, .. }
+                        | Frame::PowerCutDone { request_id, .. } => *request_id,
                         _ => 0,
                     };
                     if id == wire {

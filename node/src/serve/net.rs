@@ -55,6 +55,11 @@ pub enum Inbound {
         request_id: RequestId,
         sync_delay_millis: u32,
     },
+    PowerCut {
+        conn: ConnId,
+        request_id: RequestId,
+        tear: Option<u32>,
+    },
     Opened {
         conn: ConnId,
         writer: SyncSender<Frame>,
@@ -95,6 +100,35 @@ pub fn spawn_listener(
 }
 
 /// Reads one connection until it ends or misbehaves.
+/// A frame a client may send, as the event loop's input (`None`: not a client frame).
+fn client_input(conn: ConnId, frame: Frame) -> Option<Inbound> {
+    Some(match frame {
+        Frame::Request {
+            request_id,
+            request,
+        } => Inbound::Request {
+            conn,
+            request_id,
+            request,
+        },
+        Frame::StatusRequest { request_id } => Inbound::Status { conn, request_id },
+        Frame::Failpoint {
+            request_id,
+            sync_delay_millis,
+        } => Inbound::Failpoint {
+            conn,
+            request_id,
+            sync_delay_millis,
+        },
+        Frame::PowerCut { request_id, tear } => Inbound::PowerCut {
+            conn,
+            request_id,
+            tear,
+        },
+        _ => return None,
+    })
+}
+
 fn serve_connection(
     stream: TcpStream,
     id: NodeId,
@@ -168,30 +202,11 @@ fn serve_connection(
                 }
             },
         };
-        let input = match frame {
-            Frame::Request {
-                request_id,
-                request,
-            } => Inbound::Request {
-                conn,
-                request_id,
-                request,
-            },
-            Frame::StatusRequest { request_id } => Inbound::Status { conn, request_id },
-            Frame::Failpoint {
-                request_id,
-                sync_delay_millis,
-            } => Inbound::Failpoint {
-                conn,
-                request_id,
-                sync_delay_millis,
-            },
-            _ => {
-                eprintln!(
-                    "node {id}: closed client connection from {peer_address}: not a client frame"
-                );
-                break;
-            }
+        let Some(input) = client_input(conn, frame) else {
+            eprintln!(
+                "node {id}: closed client connection from {peer_address}: not a client frame"
+            );
+            break;
         };
         if inbound.send(input).is_err() {
             return;
