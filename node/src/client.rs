@@ -111,21 +111,34 @@ impl ClusterClient {
         }
     }
 
-    /// Cuts `node`'s power (a node started with `--failpoints`, right before its kill): it
-    /// holds still and says what the kill will lose (`Frame::PowerCut`).
-    pub fn power_cut(&mut self, node: NodeId, tear: Option<u32>) -> Result<PowerCut, CallError> {
-        let wire = self.next_wire;
-        self.next_wire += 1;
-        let frame = Frame::PowerCut {
-            request_id: wire,
-            tear,
-        };
-        match self.exchange(node, &frame, wire)? {
-            Frame::PowerCutDone { cut, .. } => Ok(cut),
-            _ => Err(CallError::Unknown(
-                "the node answered with another frame".to_string(),
-            )),
-        }
+    /// Cuts the power of several nodes at once (nodes started with `--failpoints`, right
+    /// before their kill): every `Frame::PowerCut` is sent before any answer is awaited, so the
+    /// nodes hold still within the same moment; each answer says what its kill will lose.
+    pub fn power_cuts(
+        &mut self,
+        cuts: &[(NodeId, Option<u32>)],
+    ) -> Vec<Result<PowerCut, CallError>> {
+        let sent: Vec<Result<RequestId, CallError>> = cuts
+            .iter()
+            .map(|&(node, tear)| {
+                let wire = self.next_wire;
+                self.next_wire += 1;
+                let frame = Frame::PowerCut {
+                    request_id: wire,
+                    tear,
+                };
+                self.send(node, &frame).map(|()| wire)
+            })
+            .collect();
+        cuts.iter()
+            .zip(sent)
+            .map(|(&(node, _), sent)| match self.receive(node, sent?)? {
+                Frame::PowerCutDone { cut, .. } => Ok(cut),
+                _ => Err(CallError::Unknown(
+                    "the node answered with another frame".to_string(),
+                )),
+            })
+            .collect()
     }
 
     /// Drops the connection to `node` (a late reply on it can then never be mistaken).
@@ -139,6 +152,12 @@ impl ClusterClient {
         frame: &Frame,
         wire: RequestId,
     ) -> Result<Frame, CallError> {
+        self.send(node, frame)?;
+        self.receive(node, wire)
+    }
+
+    /// Writes one frame to `node` (connecting first if needed).
+    fn send(&mut self, node: NodeId, frame: &Frame) -> Result<(), CallError> {
         if !self.links.contains_key(&node) {
             let link = self.connect(node)?;
             self.links.insert(node, link);
@@ -152,6 +171,12 @@ impl ClusterClient {
             self.links.remove(&node);
             return Err(CallError::Unknown(format!("node {node}: {error}")));
         }
+        Ok(())
+    }
+
+    /// Reads `node`'s answer to the request numbered `wire` (skipping late answers to earlier
+    /// ones), within the timeout.
+    fn receive(&mut self, node: NodeId, wire: RequestId) -> Result<Frame, CallError> {
         let deadline = Instant::now() + self.timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

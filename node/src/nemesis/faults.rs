@@ -16,6 +16,7 @@ use super::workload::{self, Lease, Stats};
 use super::NemesisConfig;
 use crate::addresses::Addresses;
 use crate::client::ClusterClient;
+use crate::frame::PowerCut;
 use crate::process::NodeProcess;
 use felix_core::api::ClientId;
 use felix_core::history::Event;
@@ -205,17 +206,23 @@ impl Cluster {
             return;
         }
         self.note(Action::Kill(up.clone()).describe());
-        let mut cuts = Vec::new();
+        let mut asked = Vec::new();
         for &id in &up {
             let window = self.power_loss.get(id as usize - 1).copied().unwrap_or(0);
             let frozen = self.nodes.get(&id).is_some_and(NodeProcess::is_paused);
             if window > 0 && !frozen {
-                let tear = schedule::draw_tear(self.seed, kill, id);
-                if let Ok(cut) = self.control.power_cut(id, tear) {
-                    cuts.push(cut);
-                }
-                self.control.disconnect(id);
+                asked.push((id, schedule::draw_tear(self.seed, kill, id)));
             }
+        }
+        // Every cut at once, so the nodes hold still at the same moment, as they die together.
+        let cuts: Vec<PowerCut> = self
+            .control
+            .power_cuts(&asked)
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect();
+        for (id, _) in asked {
+            self.control.disconnect(id);
         }
         for id in &up {
             if let Some(node) = self.nodes.get_mut(id) {

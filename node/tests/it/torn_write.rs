@@ -88,9 +88,8 @@ fn a_torn_last_write_is_cut_by_recovery_and_nothing_acknowledged_is_lost() {
         .collect();
     std::thread::sleep(Duration::from_millis(300));
     let mut control = ClusterClient::new(addresses.clone(), Duration::from_secs(2));
-    let cut = control
-        .power_cut(1, Some(7))
-        .expect("the node answers the cut");
+    let mut cuts = control.power_cuts(&[(1, Some(7))]);
+    let cut = cuts.remove(0).expect("the node answers the cut");
     let torn = cut.torn.expect("an unsynced append was torn");
     assert!(cut.ops_lost >= 1, "{cut:?}");
     let last_acked = *acked.keys().last().expect("acknowledged appends");
