@@ -3,13 +3,15 @@
 //!
 //! A run: start `--nodes` processes on 127.0.0.1 whose peer links each go through a proxy the
 //! nemesis controls (`proxy.rs`); start the clients (`workload.rs`: felixd holders with a lease
-//! service and readers, or with `--workload paros` checkpoint owners with a fence service,
-//! folders and readers); carry out the fault schedule drawn from `--seed` (`schedule.rs`: SIGKILL
-//! and restart of one node, two, or all of them at once, SIGSTOP/SIGCONT, full and one-way
-//! partitions, drops, delays, a slow disk through the node's failpoint, silent lease moves) for
-//! `--time`; then heal everything, stop the writers, wait for the nodes
+//! service and readers, each a process of its own, `client_process.rs`; or with `--workload
+//! paros` checkpoint owners with a fence service, folders and readers, threads); carry out the
+//! fault schedule drawn from `--seed` (`schedule.rs`, carried out by `faults.rs`: SIGKILL and
+//! restart of one node, two, or all of them at once, a power cut first for nodes in power-loss
+//! mode and now and then a torn write, SIGSTOP/SIGCONT of nodes and of client processes, full and
+//! one-way partitions, drops, delays, a slow disk through the node's failpoint, silent lease
+//! moves) for `--time`; then heal everything, stop the writers, wait for the nodes
 //! to converge (every node answers with the same committed index), record the end, stop the
-//! processes (SIGTERM), merge every node's event log with the clients' record into one trace in
+//! processes (SIGTERM), merge every node's event log with the clients' records into one trace in
 //! the simulator's format (`history.rs`) and judge it with `felix_audits::audit`.
 //!
 //! Not deterministic: `--seed` fixes the fault schedule, not what the faults meet. A failing run

@@ -10,7 +10,8 @@
 //! leaves the schedule of a seed as it was: for each node, whether its disk loses what was not
 //! yet fsynced when the node is killed (the node's power-loss mode, `felix serve
 //! --unsynced-window-ms`), and how long its group commit holds records unsynced. Every kill of
-//! such a node is then a power loss.
+//! such a node is then a power loss; half of them, as `draw_tear` says, also tear the node's
+//! last unsynced write. Client pauses (`draw_client_pauses`) have a stream of their own too.
 
 use felix_core::api::ClientId;
 use felix_core::record::NodeId;

@@ -25,6 +25,11 @@
 //! acknowledgements before the sync (the AckBeforeSync twin) a kill in the window loses
 //! acknowledged records, which a kill -9 of a node that syncs at once almost never does: a
 //! process's writes survive it in the page cache.
+//!
+//! **Power cut** (`Frame::PowerCut`, a failpoint the nemesis sends right before a kill): the
+//! loop stops taking inputs and answers how many unsynced ops the kill will lose; with a tear,
+//! `LogStore::crash` first writes the unsynced ops before the last append and that append up to
+//! the middle of one of its entries, a torn frame the next recovery must cut.
 
 use super::event_log::EventLog;
 use super::net::{offer, ConnId, Inbound};
