@@ -228,6 +228,10 @@ impl ClientProcess {
         })
     }
 
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     pub fn client(&self) -> ClientId {
         self.spec.client
     }
