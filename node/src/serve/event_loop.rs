@@ -27,7 +27,9 @@
 //! process's writes survive it in the page cache.
 //!
 //! **Power cut** (`Frame::PowerCut`, a failpoint the nemesis sends right before a kill): the
-//! loop stops taking inputs and answers how many unsynced ops the kill will lose; with a tear,
+//! loop stops taking inputs, nothing more leaves the process (not even the messages and replies
+//! already queued for the sockets: `net::POWER_CUT`), and it answers how many unsynced ops the
+//! kill will lose; with a tear,
 //! `LogStore::crash` first writes the unsynced ops before the last append and that append up to
 //! the middle of one of its entries, a torn frame the next recovery must cut.
 
@@ -209,6 +211,8 @@ impl NodeLoop {
     /// crash (`LogStore::crash`) writes the unsynced ops before the last append whole and tears
     /// that append inside an entry; then the node holds still (`cut`).
     fn power_cut(&mut self, tear: Option<u32>) -> PowerCut {
+        // First of all, nothing more leaves the process (`net::POWER_CUT`).
+        super::net::POWER_CUT.store(true, Ordering::SeqCst);
         self.cut = true;
         let unsynced_ops = self.unsynced_ops as u64;
         let mut cut = PowerCut {
