@@ -2,7 +2,8 @@
 # The browser test: felix's --html pages and the Explorer in headless Chromium.
 #   scripts/browser_check.sh [--readme-image docs/img/hidden-trims.png]
 # Builds the felix binary if needed, writes the pages of a HiddenTrims seed and counterexample,
-# loads them and the Explorer in Chromium (scripts/browser_check.py), saves screenshots under
+# loads them and the Explorer in Chromium (scripts/browser_check.py), then the page of a short
+# nemesis run's trace (scripts/browser_check_nemesis.py), saves screenshots under
 # $FELIX_BROWSER_OUT (default target/browser-check). Exit 0 every check passed, 1 a check failed,
 # 3 no Chromium: the browser checks did NOT run (said loudly).
 set -euo pipefail
@@ -13,4 +14,12 @@ if [ ! -x "$felix" ]; then
     cargo build --release -p felix-cli
 fi
 out="${FELIX_BROWSER_OUT:-$target/browser-check}"
-exec python3 scripts/browser_check.py --felix "$felix" --out "$out" "$@"
+set +e
+python3 scripts/browser_check.py --felix "$felix" --out "$out" "$@"
+pages=$?
+python3 scripts/browser_check_nemesis.py --felix "$felix" --out "$out"
+nemesis=$?
+set -e
+if [ "$pages" -eq 1 ] || [ "$nemesis" -eq 1 ]; then exit 1; fi
+if [ "$pages" -ne 0 ]; then exit "$pages"; fi
+exit "$nemesis"

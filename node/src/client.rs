@@ -9,7 +9,7 @@
 //! one tick before trying again.
 
 use crate::addresses::Addresses;
-use crate::frame::{self, Frame, NodeStatus};
+use crate::frame::{self, Frame, NodeStatus, PowerCut};
 use felix_core::api::{Reply, Request, RequestId};
 use felix_core::client::Route;
 use felix_core::record::NodeId;
@@ -111,6 +111,36 @@ impl ClusterClient {
         }
     }
 
+    /// Cuts the power of several nodes at once (nodes started with `--failpoints`, right
+    /// before their kill): every `Frame::PowerCut` is sent before any answer is awaited, so the
+    /// nodes hold still within the same moment; each answer says what its kill will lose.
+    pub fn power_cuts(
+        &mut self,
+        cuts: &[(NodeId, Option<u32>)],
+    ) -> Vec<Result<PowerCut, CallError>> {
+        let sent: Vec<Result<RequestId, CallError>> = cuts
+            .iter()
+            .map(|&(node, tear)| {
+                let wire = self.next_wire;
+                self.next_wire += 1;
+                let frame = Frame::PowerCut {
+                    request_id: wire,
+                    tear,
+                };
+                self.send(node, &frame).map(|()| wire)
+            })
+            .collect();
+        cuts.iter()
+            .zip(sent)
+            .map(|(&(node, _), sent)| match self.receive(node, sent?)? {
+                Frame::PowerCutDone { cut, .. } => Ok(cut),
+                _ => Err(CallError::Unknown(
+                    "the node answered with another frame".to_string(),
+                )),
+            })
+            .collect()
+    }
+
     /// Drops the connection to `node` (a late reply on it can then never be mistaken).
     pub fn disconnect(&mut self, node: NodeId) {
         self.links.remove(&node);
@@ -122,6 +152,12 @@ impl ClusterClient {
         frame: &Frame,
         wire: RequestId,
     ) -> Result<Frame, CallError> {
+        self.send(node, frame)?;
+        self.receive(node, wire)
+    }
+
+    /// Writes one frame to `node` (connecting first if needed).
+    fn send(&mut self, node: NodeId, frame: &Frame) -> Result<(), CallError> {
         if !self.links.contains_key(&node) {
             let link = self.connect(node)?;
             self.links.insert(node, link);
@@ -135,6 +171,12 @@ impl ClusterClient {
             self.links.remove(&node);
             return Err(CallError::Unknown(format!("node {node}: {error}")));
         }
+        Ok(())
+    }
+
+    /// Reads `node`'s answer to the request numbered `wire` (skipping late answers to earlier
+    /// ones), within the timeout.
+    fn receive(&mut self, node: NodeId, wire: RequestId) -> Result<Frame, CallError> {
         let deadline = Instant::now() + self.timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -151,9 +193,9 @@ impl ClusterClient {
             match frame::read_frame(&mut link.reader) {
                 Ok(Some(answer)) => {
                     let id = match &answer {
-                        Frame::Reply { request_id, .. } | Frame::Status { request_id, .. } => {
-                            *request_id
-                        }
+                        Frame::Reply { request_id, .. }
+                        | Frame::Status { request_id, .. }
+                        | Frame::PowerCutDone { request_id, .. } => *request_id,
                         _ => 0,
                     };
                     if id == wire {

@@ -82,6 +82,10 @@ pub enum ClientCommand {
         #[arg(long)]
         old: u64,
     },
+    /// A nemesis workload client as a process of its own (started by `felix nemesis`, which
+    /// talks to it on its standard input and output: `nemesis/client_process.rs`).
+    #[command(hide = true)]
+    Workload(crate::nemesis::client_process::WorkloadArgs),
 }
 
 /// The cluster's addresses from `--cluster`.
@@ -130,8 +134,12 @@ fn client(args: ClientArgs) -> Result<u8, String> {
         return Err("--timeout-ms must be between 1 and 600000".to_string());
     }
     let timeout = Duration::from_millis(args.timeout_ms);
+    if let ClientCommand::Workload(workload) = &args.command {
+        return crate::nemesis::client_process::run_workload(workload, addresses);
+    }
     let mut cluster = ClusterClient::new(addresses, timeout);
     let request = match args.command {
+        ClientCommand::Workload(_) => return Ok(2),
         ClientCommand::Append {
             body,
             expected_tail,

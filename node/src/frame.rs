@@ -55,6 +55,21 @@ pub enum Frame {
         request_id: RequestId,
         sync_delay_millis: u32,
     },
+    /// Fault injection: a power cut, asked for right before the nemesis kills a node in
+    /// power-loss mode (`--unsynced-window-ms`). The node stops taking inputs and answers
+    /// `PowerCutDone`; its unsynced ops are lost with the kill, except that with `tear` the ops
+    /// before its last unsynced append reach the file and that append is torn inside one of its
+    /// entries (`tear` modulo its length picks which): a partial frame at the end of a segment,
+    /// as a power loss in the middle of a write leaves it. Honoured only with `--failpoints`.
+    PowerCut {
+        request_id: RequestId,
+        tear: Option<u32>,
+    },
+    /// The node's answer to `PowerCut`: it holds still until it is killed.
+    PowerCutDone {
+        request_id: RequestId,
+        cut: PowerCut,
+    },
     /// A node's state.
     Status {
         request_id: RequestId,
@@ -74,6 +89,19 @@ pub struct NodeStatus {
     pub tail: Offset,
     /// The highest offset of its log known durable.
     pub durable_last: Offset,
+}
+
+/// What a power cut will lose on a node (`Frame::PowerCutDone`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PowerCut {
+    pub node: NodeId,
+    /// Storage ops applied since the last fsync.
+    pub unsynced_ops: u64,
+    /// Of those, the ops the kill loses (the torn one counted).
+    pub ops_lost: u64,
+    /// The offset of the entry torn in the middle (the entries before it in its append reached
+    /// the file whole).
+    pub torn: Option<Offset>,
 }
 
 impl NodeStatus {

@@ -12,6 +12,7 @@
 use crate::serve::event_log::{now_micros, LoggedEvent};
 use felix_core::history::Event;
 use felix_sim::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT};
+use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -21,19 +22,42 @@ use std::sync::{Arc, Mutex};
 pub const RECORDED_MAX: usize = 5_000_000;
 
 /// One timestamped line.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamped {
     pub time_micros: u64,
     pub event: TraceEvent,
 }
 
+/// Where a recorder's lines go: kept in memory (the nemesis's own record), or handed on one by
+/// one as they happen (a client process streaming its record to the nemesis, `client_process`).
+enum Kept {
+    Memory(Vec<Stamped>),
+    Stream(Box<dyn FnMut(&Stamped) + Send>),
+}
+
 /// The nemesis's and its clients' record, shared by their threads.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Recorder {
-    lines: Arc<Mutex<Vec<Stamped>>>,
+    lines: Arc<Mutex<Kept>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Recorder {
+        Recorder {
+            lines: Arc::new(Mutex::new(Kept::Memory(Vec::new()))),
+        }
+    }
 }
 
 impl Recorder {
+    /// A recorder that hands each line to `sink` as it is recorded, in time order, instead of
+    /// keeping it.
+    pub fn streaming(sink: impl FnMut(&Stamped) + Send + 'static) -> Recorder {
+        Recorder {
+            lines: Arc::new(Mutex::new(Kept::Stream(Box::new(sink)))),
+        }
+    }
+
     /// Records a history event now. The time is taken under the lock, so the list is in time
     /// order.
     pub fn history(&self, event: Event) {
@@ -45,24 +69,34 @@ impl Recorder {
     }
 
     fn push(&self, event: TraceEvent) {
-        let mut lines = match self.lines.lock() {
-            Ok(lines) => lines,
+        let mut kept = match self.lines.lock() {
+            Ok(kept) => kept,
             Err(poisoned) => poisoned.into_inner(),
         };
-        if lines.len() < RECORDED_MAX {
-            lines.push(Stamped {
-                time_micros: now_micros(),
-                event,
-            });
+        let line = Stamped {
+            time_micros: now_micros(),
+            event,
+        };
+        match &mut *kept {
+            Kept::Memory(lines) => {
+                if lines.len() < RECORDED_MAX {
+                    lines.push(line);
+                }
+            }
+            Kept::Stream(sink) => sink(&line),
         }
     }
 
+    /// The lines kept so far (none for a streaming recorder).
     pub fn take(&self) -> Vec<Stamped> {
-        let mut lines = match self.lines.lock() {
-            Ok(lines) => lines,
+        let mut kept = match self.lines.lock() {
+            Ok(kept) => kept,
             Err(poisoned) => poisoned.into_inner(),
         };
-        std::mem::take(&mut *lines)
+        match &mut *kept {
+            Kept::Memory(lines) => std::mem::take(lines),
+            Kept::Stream(_) => Vec::new(),
+        }
     }
 }
 

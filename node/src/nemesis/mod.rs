@@ -3,20 +3,24 @@
 //!
 //! A run: start `--nodes` processes on 127.0.0.1 whose peer links each go through a proxy the
 //! nemesis controls (`proxy.rs`); start the clients (`workload.rs`: felixd holders with a lease
-//! service and readers, or with `--workload paros` checkpoint owners with a fence service,
-//! folders and readers); carry out the fault schedule drawn from `--seed` (`schedule.rs`: SIGKILL
-//! and restart of one node, two, or all of them at once, SIGSTOP/SIGCONT, full and one-way
-//! partitions, drops, delays, a slow disk through the node's failpoint, silent lease moves) for
-//! `--time`; then heal everything, stop the writers, wait for the nodes
+//! service and readers, each a process of its own, `client_process.rs`; or with `--workload
+//! paros` checkpoint owners with a fence service, folders and readers, threads); carry out the
+//! fault schedule drawn from `--seed` (`schedule.rs`, carried out by `faults.rs`: SIGKILL and
+//! restart of one node, two, or all of them at once, a power cut first for nodes in power-loss
+//! mode and now and then a torn write, SIGSTOP/SIGCONT of nodes and of client processes, full and
+//! one-way partitions, drops, delays, a slow disk through the node's failpoint, silent lease
+//! moves) for `--time`; then heal everything, stop the writers, wait for the nodes
 //! to converge (every node answers with the same committed index), record the end, stop the
-//! processes (SIGTERM), merge every node's event log with the clients' record into one trace in
+//! processes (SIGTERM), merge every node's event log with the clients' records into one trace in
 //! the simulator's format (`history.rs`) and judge it with `felix_audits::audit`.
 //!
 //! Not deterministic: `--seed` fixes the fault schedule, not what the faults meet. A failing run
 //! keeps its directory (trace, node logs, stores) and prints the command that re-runs its
 //! schedule. `--twin T` runs every node and client with that twin's rule off.
 
+pub mod client_process;
 pub mod command;
+pub mod faults;
 pub mod history;
 pub mod proxy;
 pub mod schedule;
@@ -26,15 +30,15 @@ pub mod workload;
 pub use command::{config_from_args, parse_duration, run_nemesis, NemesisArgs};
 
 use crate::client::ClusterClient;
-use crate::process::{free_ports, NodeProcess};
+use crate::process::free_ports;
 use crate::serve::event_log::now_micros;
+use faults::{Cluster, Cuts};
 use felix_audits::Report;
 use felix_core::history::{Event, Phase};
 use felix_core::record::NodeId;
 use felix_core::rules::{Invariant, Rules, TwinName};
-use felix_sim::trace::{SimEvent, TraceLine};
+use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
 use history::Recorder;
-use proxy::Proxy;
 use schedule::Action;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,231 +86,19 @@ pub struct NemesisOutcome {
     pub converged: bool,
     /// Nodes that exited on their own (a refused store, a crash), with the exit code.
     pub unexpected_exits: Vec<(NodeId, i32)>,
+    /// Client processes that did not end cleanly (a crash, a hang), in words.
+    pub client_failures: Vec<String>,
+    /// What the power cuts of kills in power-loss mode lost and tore.
+    pub cuts: Cuts,
+    /// Recoveries that cut a torn tail (from the node logs).
+    pub tails_cut: usize,
     pub lines: usize,
     pub summary: Vec<String>,
 }
 
 impl NemesisOutcome {
     pub fn passed(&self) -> bool {
-        self.report.ok() && self.unexpected_exits.is_empty()
-    }
-}
-
-/// The running cluster under the nemesis's hands.
-struct Cluster {
-    nodes: BTreeMap<NodeId, NodeProcess>,
-    proxies: Vec<Proxy>,
-    recorder: Recorder,
-    unexpected_exits: Vec<(NodeId, i32)>,
-    /// The nemesis's own connections to the nodes (failpoints).
-    control: ClusterClient,
-    /// The paros fence service, when the workload is paros (lease moves move the fence).
-    paros: Option<Arc<Mutex<workload::Paros>>>,
-}
-
-impl Cluster {
-    fn links_of(&self, node: NodeId) -> impl Iterator<Item = &Proxy> {
-        self.proxies
-            .iter()
-            .filter(move |proxy| proxy.from == node || proxy.to == node)
-    }
-
-    fn note(&self, description: String) {
-        self.recorder.sim(SimEvent::NetworkFault { description });
-    }
-
-    /// Notices nodes that exited on their own.
-    fn reap(&mut self) {
-        for (id, node) in self.nodes.iter_mut() {
-            if let Some(code) = node.exited() {
-                self.unexpected_exits.push((*id, code));
-                self.recorder.history(Event::Crashed { node: *id });
-                self.recorder.sim(SimEvent::NetworkFault {
-                    description: format!("n{id} exited on its own with code {code}"),
-                });
-            }
-        }
-    }
-
-    fn apply(&mut self, action: &Action, lease: &Mutex<Lease>, holders: u32) {
-        match action {
-            Action::Kill(ids) => {
-                let up: Vec<NodeId> = ids
-                    .iter()
-                    .copied()
-                    .filter(|id| self.nodes.get(id).is_some_and(NodeProcess::is_up))
-                    .collect();
-                if up.is_empty() {
-                    return;
-                }
-                self.note(Action::Kill(up.clone()).describe());
-                for id in &up {
-                    if let Some(node) = self.nodes.get_mut(id) {
-                        node.kill();
-                    }
-                }
-                for id in up {
-                    self.recorder.history(Event::Crashed { node: id });
-                }
-            }
-            Action::Restart(ids) => {
-                for id in ids {
-                    self.restart(*id);
-                }
-            }
-            Action::Pause(id) => {
-                if let Some(node) = self.nodes.get_mut(id) {
-                    if node.is_up() && !node.is_paused() {
-                        node.pause();
-                        self.note(action.describe());
-                    }
-                }
-            }
-            Action::Resume(id) => {
-                if let Some(node) = self.nodes.get_mut(id) {
-                    if node.is_paused() {
-                        node.resume();
-                        self.note(action.describe());
-                    }
-                }
-            }
-            Action::Isolate(id) => {
-                for proxy in self.links_of(*id) {
-                    proxy.faults.cut.store(true, Ordering::SeqCst);
-                }
-                self.note(action.describe());
-            }
-            Action::CutOneWay { from, to } => {
-                for proxy in &self.proxies {
-                    if proxy.from == *from && proxy.to == *to {
-                        proxy.faults.cut.store(true, Ordering::SeqCst);
-                    }
-                }
-                self.note(action.describe());
-            }
-            Action::Lossy {
-                node,
-                drop_per_million,
-            } => {
-                for proxy in self.links_of(*node) {
-                    proxy
-                        .faults
-                        .drop_per_million
-                        .store(*drop_per_million, Ordering::SeqCst);
-                }
-                self.note(action.describe());
-            }
-            Action::Slow { node, delay_millis } => {
-                for proxy in self.links_of(*node) {
-                    proxy
-                        .faults
-                        .delay_millis
-                        .store(*delay_millis, Ordering::SeqCst);
-                }
-                self.note(action.describe());
-            }
-            Action::HealLinks(id) => {
-                for proxy in self.links_of(*id) {
-                    proxy.faults.heal();
-                }
-                self.note(action.describe());
-            }
-            Action::HealLink { from, to } => {
-                for proxy in &self.proxies {
-                    if proxy.from == *from && proxy.to == *to {
-                        proxy.faults.heal();
-                    }
-                }
-                self.note(action.describe());
-            }
-            Action::SlowDisk {
-                node,
-                sync_delay_millis,
-            } => self.failpoint(*node, *sync_delay_millis, action),
-            Action::HealDisk(node) => self.failpoint(*node, 0, action),
-            Action::MoveLease if self.paros.is_some() => {
-                let Some(paros) = &self.paros else { return };
-                let mut paros = match paros.lock() {
-                    Ok(paros) => paros,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
-                let from = paros.owner;
-                let to = from.map_or(0, |from| (from + 1) % holders.max(1));
-                paros.token_last += 1;
-                paros.owner = Some(to);
-                self.recorder.sim(SimEvent::LeaseMoved {
-                    from,
-                    to,
-                    epoch: paros.token_last,
-                    told: false,
-                });
-            }
-            Action::MoveLease => {
-                let mut lease = match lease.lock() {
-                    Ok(lease) => lease,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
-                let from = lease.holder;
-                let to = from.map_or(0, |from| (from + 1) % holders.max(1));
-                lease.epoch += 1;
-                lease.holder = Some(to);
-                self.recorder.sim(SimEvent::LeaseMoved {
-                    from,
-                    to,
-                    epoch: lease.epoch,
-                    told: false,
-                });
-            }
-        }
-    }
-
-    /// Sets a node's slow-disk failpoint (nothing if it is down or does not answer: a
-    /// restarted node starts with a healthy disk).
-    fn failpoint(&mut self, node: NodeId, sync_delay_millis: u32, action: &Action) {
-        let up = self
-            .nodes
-            .get(&node)
-            .is_some_and(|process| process.is_up() && !process.is_paused());
-        if up && self.control.failpoint(node, sync_delay_millis).is_ok() {
-            self.note(action.describe());
-        }
-    }
-
-    fn restart(&mut self, id: NodeId) {
-        let Some(node) = self.nodes.get_mut(&id) else {
-            return;
-        };
-        if node.is_up() {
-            return;
-        }
-        self.recorder.history(Event::Restarted { node: id });
-        self.recorder.sim(SimEvent::NetworkFault {
-            description: format!("restart n{id}"),
-        });
-        if let Err(error) = node.restart() {
-            self.recorder.sim(SimEvent::NetworkFault {
-                description: format!("n{id} could not be restarted: {error}"),
-            });
-        }
-    }
-
-    /// Every fault off: links healed, paused nodes resumed, killed nodes restarted.
-    fn heal(&mut self) {
-        for proxy in &self.proxies {
-            proxy.faults.heal();
-        }
-        let ids: Vec<NodeId> = self.nodes.keys().copied().collect();
-        for id in ids {
-            if let Some(node) = self.nodes.get_mut(&id) {
-                if node.is_paused() {
-                    node.resume();
-                }
-            }
-            self.restart(id);
-            // A node that stayed up may still have a slow disk.
-            let _ = self.control.failpoint(id, 0);
-        }
-        self.recorder.sim(SimEvent::Healed);
+        self.report.ok() && self.unexpected_exits.is_empty() && self.client_failures.is_empty()
     }
 }
 
@@ -318,17 +110,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     let listen: BTreeMap<NodeId, std::net::SocketAddr> =
         ids.iter().copied().zip(listens.iter().copied()).collect();
     let proxies_stop = Arc::new(AtomicBool::new(false));
-    let mut proxies = Vec::new();
-    for &from in &ids {
-        for &to in &ids {
-            if from != to {
-                let seed = config.seed ^ (u64::from(from) << 32) ^ u64::from(to);
-                let proxy = Proxy::start(from, to, listen[&to], seed, proxies_stop.clone())
-                    .map_err(|error| format!("cannot start a proxy: {error}"))?;
-                proxies.push(proxy);
-            }
-        }
-    }
+    let proxies = start::start_proxies(config.seed, &ids, &listen, &proxies_stop)?;
     let recorder = Recorder::default();
     let start_micros = now_micros();
     recorder.sim(SimEvent::Phase {
@@ -338,104 +120,15 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         phase: Phase::Safety,
     });
     let power_loss = schedule::draw_power_loss(config.seed, ids.len());
-    for description in start::describe_power_loss(&power_loss) {
-        recorder.sim(SimEvent::NetworkFault { description });
-    }
     let nodes = start::start_nodes(config, &listen, &proxies, &power_loss)?;
-    let mut cluster = Cluster {
-        nodes,
-        proxies,
-        recorder: recorder.clone(),
-        unexpected_exits: Vec::new(),
-        control: ClusterClient::new(listen.clone(), Duration::from_millis(300)),
-        paros: None,
-    };
+    let mut cluster = Cluster::new(config, nodes, proxies, &recorder, &listen, &power_loss);
     wait_until_answering(&listen, Duration::from_secs(10))?;
-    let rules = config.twin.map_or(Rules::default(), Rules::twin);
-    let lease = Arc::new(Mutex::new(Lease {
-        epoch: 1,
-        holder: Some(0),
-    }));
-    recorder.sim(SimEvent::LeaseMoved {
-        from: None,
-        to: 0,
-        epoch: 1,
-        told: true,
-    });
-    let shared = Shared {
-        recorder: recorder.clone(),
-        addresses: listen.clone(),
-        rules,
-        lease: lease.clone(),
-        paros: Arc::new(Mutex::new(workload::Paros {
-            token_last: 1,
-            fence_committed: 0,
-            owner: Some(0),
-            cursors: BTreeMap::new(),
-        })),
-        stats: Arc::new(Stats::default()),
-        quiesce: Arc::new(AtomicBool::new(false)),
-        stop: Arc::new(AtomicBool::new(false)),
-    };
-    if config.paros {
-        cluster.paros = Some(shared.paros.clone());
-    }
-    let mut threads = Vec::new();
-    for holder in 0..config.holders {
-        let shared = shared.clone();
-        let seed = config.seed.wrapping_add(u64::from(holder) + 1);
-        let paros = config.paros;
-        threads.push(std::thread::spawn(move || {
-            if paros {
-                workload::run_owner(shared, holder, seed)
-            } else {
-                workload::run_holder(shared, holder, seed)
-            }
-        }));
-    }
-    if config.paros {
-        // Two folders: one folds from the start, one joins later and restores from a checkpoint.
-        for index in 0..2u32 {
-            let shared = shared.clone();
-            let client = config.holders + config.readers + index;
-            let seed = config.seed.wrapping_add(u64::from(client) + 201);
-            let join_after = Duration::from_millis(u64::from(index) * 3000);
-            threads.push(std::thread::spawn(move || {
-                workload::run_folder(shared, client, seed, join_after)
-            }));
-        }
-    }
-    for reader in 0..config.readers {
-        let shared = shared.clone();
-        let client = config.holders + reader;
-        let seed = config.seed.wrapping_add(u64::from(client) + 101);
-        threads.push(std::thread::spawn(move || {
-            workload::run_reader(shared, client, seed)
-        }));
-    }
+    let shared = shared_state(config, &recorder, &listen, cluster.lease.clone());
+    let threads = start::start_clients(config, &shared, &mut cluster)?;
     // The faults.
-    let schedule = schedule::draw(config.seed, ids.len(), config.time);
-    let faults = schedule.len();
-    let begun = Instant::now();
-    for (at, action) in &schedule {
-        let due = begun + *at;
-        while Instant::now() < due {
-            std::thread::sleep(
-                due.saturating_duration_since(Instant::now())
-                    .min(Duration::from_millis(50)),
-            );
-            cluster.reap();
-        }
-        cluster.apply(action, &lease, config.holders);
-    }
-    let end = begun + config.time;
-    while Instant::now() < end {
-        std::thread::sleep(
-            end.saturating_duration_since(Instant::now())
-                .min(Duration::from_millis(50)),
-        );
-        cluster.reap();
-    }
+    let clients = cluster.clients.len() as u32;
+    let schedule = schedule::draw_all(config.seed, ids.len(), clients, config.time);
+    run_schedule(&mut cluster, &schedule, config.time);
     // Heal, stop the writers, wait for convergence.
     cluster.heal();
     recorder.sim(SimEvent::Phase {
@@ -445,6 +138,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         phase: Phase::Liveness,
     });
     shared.quiesce.store(true, Ordering::SeqCst);
+    cluster.quiesce_clients();
     recorder.sim(SimEvent::Phase {
         name: "quiesce".to_string(),
     });
@@ -455,6 +149,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     for thread in threads {
         let _ = thread.join();
     }
+    let (client_sources, client_torn, client_failures) = cluster.finish_clients(&shared.stats);
     recorder.sim(SimEvent::Finished {
         reason: if converged {
             "converged".to_string()
@@ -466,17 +161,90 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         node.stop(Duration::from_secs(5));
     }
     proxies_stop.store(true, Ordering::SeqCst);
-    // One history.
+    // One history: the nemesis's record, each client process's and each node's event log.
     let mut sources = vec![recorder.take()];
+    sources.extend(client_sources);
+    let (merged, torn, tails_cut) = one_history(config, &ids, sources)?;
+    let torn = torn + client_torn;
+    let knobs = knobs(config, &power_loss, clients, schedule.len());
+    let twin_name = config.twin.map(|twin| twin.name().to_string());
+    let lines = history::trace_lines(&merged, start_micros, config.seed, twin_name, knobs);
+    let (report, history_events) = audit_trace(&lines);
+    let written = [lines.as_slice(), &verdict(&lines, &report)].concat();
+    history::write_trace(&config.trace, &written)?;
+    let counted = Counted {
+        faults: schedule.len(),
+        history_events,
+        lines: &lines,
+        torn,
+        converged,
+        cuts: cluster.cuts,
+        tails_cut,
+    };
+    let summary = summarize(&counted, &shared.stats, &report);
+    Ok(outcome(
+        config,
+        report,
+        &lines,
+        converged,
+        &cluster,
+        client_failures,
+        tails_cut,
+        summary,
+    ))
+}
+
+/// What every client shares (the threads', and the processes' lease service).
+fn shared_state(
+    config: &NemesisConfig,
+    recorder: &Recorder,
+    listen: &BTreeMap<NodeId, std::net::SocketAddr>,
+    lease: Arc<Mutex<Lease>>,
+) -> Shared {
+    Shared {
+        recorder: recorder.clone(),
+        addresses: listen.clone(),
+        rules: config.twin.map_or(Rules::default(), Rules::twin),
+        lease,
+        paros: Arc::new(Mutex::new(workload::Paros {
+            token_last: 1,
+            fence_committed: 0,
+            owner: Some(0),
+            cursors: BTreeMap::new(),
+        })),
+        stats: Arc::new(Stats::default()),
+        quiesce: Arc::new(AtomicBool::new(false)),
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+/// The sources merged with every node's event log: the merged lines, the torn event-log lines
+/// skipped, and the recoveries that cut a torn tail (from the node logs).
+fn one_history(
+    config: &NemesisConfig,
+    ids: &[NodeId],
+    mut sources: Vec<Vec<history::Stamped>>,
+) -> Result<(Vec<history::Stamped>, usize, usize), String> {
     let mut torn = 0;
-    for &id in &ids {
-        let (lines, skipped) =
-            history::read_node_log(&config.dir.join(format!("node-{id}")).join("events.jsonl"))?;
+    let mut tails_cut = 0;
+    for &id in ids {
+        let events = node_dir(&config.dir, id).join("events.jsonl");
+        let (lines, skipped) = history::read_node_log(&events)?;
         torn += skipped;
         sources.push(lines);
+        tails_cut += torn_tails_cut(&config.dir.join(format!("node-{id}.log")));
     }
-    let merged = history::merge(sources);
-    let knobs = serde_json::json!({
+    Ok((history::merge(sources), torn, tails_cut))
+}
+
+/// The run's knobs, on the trace's first line.
+fn knobs(
+    config: &NemesisConfig,
+    power_loss: &[u32],
+    clients: u32,
+    faults: usize,
+) -> serde_json::Value {
+    serde_json::json!({
         "nodes": config.nodes,
         "replicas": config.replicas,
         "unsynced_window_millis": power_loss,
@@ -484,14 +252,94 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
         "holders": config.holders,
         "readers": config.readers,
         "workload": if config.paros { "paros" } else { "felixd" },
+        "client_processes": clients,
         "faults": faults,
         "real_processes": true,
-    });
-    let twin_name = config.twin.map(|twin| twin.name().to_string());
-    let lines = history::trace_lines(&merged, start_micros, config.seed, twin_name, knobs);
-    let (report, history_events) = audit_trace(&lines);
-    let written = [lines.as_slice(), &verdict(&lines, &report)].concat();
-    history::write_trace(&config.trace, &written)?;
+    })
+}
+
+/// Carries out the schedule, noticing nodes that exit on their own, until `time` is up.
+fn run_schedule(cluster: &mut Cluster, schedule: &[(Duration, Action)], time: Duration) {
+    let begun = Instant::now();
+    let wait_until = |cluster: &mut Cluster, due: Instant| {
+        while Instant::now() < due {
+            let left = due.saturating_duration_since(Instant::now());
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+            cluster.reap();
+        }
+    };
+    for (at, action) in schedule {
+        wait_until(cluster, begun + *at);
+        cluster.apply(action);
+    }
+    wait_until(cluster, begun + time);
+}
+
+/// Recoveries that cut a torn tail, from a node's log (`felix serve` prints each).
+fn torn_tails_cut(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .map(|text| text.matches("cut a torn tail").count())
+        .unwrap_or(0)
+}
+
+/// What the summary counts.
+struct Counted<'a> {
+    faults: usize,
+    history_events: usize,
+    lines: &'a [TraceLine],
+    torn: usize,
+    converged: bool,
+    cuts: Cuts,
+    tails_cut: usize,
+}
+
+/// The run in a few lines (printed by the command).
+fn summarize(counted: &Counted, stats: &Stats, report: &Report) -> Vec<String> {
+    let counts = stats.counts();
+    let coverage: Vec<String> = report
+        .coverage
+        .named()
+        .iter()
+        .map(|(name, count)| format!("{name} {count}"))
+        .collect();
+    let frozen = counted
+        .lines
+        .iter()
+        .filter(|line| matches!(line.event, TraceEvent::Sim(SimEvent::Paused { .. })))
+        .count();
+    let cuts = counted.cuts;
+    vec![
+        format!(
+            "nemesis: {} fault actions; {} requests, {} acknowledged writes and trims, {} records served to readers, {} refusals that route, {} unknown outcomes",
+            counted.faults, counts.requests, counts.acked, counts.reads_served, counts.refused, counts.unknown,
+        ),
+        format!(
+            "nemesis: {frozen} client processes frozen (SIGSTOP); {} power cuts lost {} unsynced ops, {} of them tore the last unsynced write; recoveries cut {} torn tails",
+            cuts.cuts, cuts.ops_lost, cuts.torn, counted.tails_cut
+        ),
+        format!(
+            "nemesis: {} history events ({} trace lines, {} torn event-log lines skipped); converged after heal: {}",
+            counted.history_events,
+            counted.lines.len(),
+            counted.torn,
+            if counted.converged { "yes" } else { "NO" }
+        ),
+        format!("nemesis: coverage: {}", coverage.join(", ")),
+    ]
+}
+
+/// The outcome of a judged run.
+#[allow(clippy::too_many_arguments)]
+fn outcome(
+    config: &NemesisConfig,
+    report: Report,
+    lines: &[TraceLine],
+    converged: bool,
+    cluster: &Cluster,
+    client_failures: Vec<String>,
+    tails_cut: usize,
+    summary: Vec<String>,
+) -> NemesisOutcome {
     let first_violation_micros = report
         .first()
         .and_then(|violation| lines.get(violation.step))
@@ -503,40 +351,19 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
             *first = (*first).min(line.time);
         }
     }
-    let stats = &shared.stats;
-    let coverage: Vec<String> = report
-        .coverage
-        .named()
-        .iter()
-        .map(|(name, count)| format!("{name} {count}"))
-        .collect();
-    let summary = vec![
-        format!(
-            "nemesis: {faults} fault actions; {} requests, {} acknowledged writes and trims, {} records served to readers, {} refusals that route, {} unknown outcomes",
-            stats.requests.load(Ordering::Relaxed),
-            stats.acked.load(Ordering::Relaxed),
-            stats.reads_served.load(Ordering::Relaxed),
-            stats.refused.load(Ordering::Relaxed),
-            stats.unknown.load(Ordering::Relaxed),
-        ),
-        format!(
-            "nemesis: {} history events ({} trace lines, {torn} torn event-log lines skipped); converged after heal: {}",
-            history_events,
-            lines.len(),
-            if converged { "yes" } else { "NO" }
-        ),
-        format!("nemesis: coverage: {}", coverage.join(", ")),
-    ];
-    Ok(NemesisOutcome {
+    NemesisOutcome {
         report,
         trace: config.trace.clone(),
         first_violation_micros,
         first_micros,
         converged,
         unexpected_exits: cluster.unexpected_exits.clone(),
+        client_failures,
+        cuts: cluster.cuts,
+        tails_cut,
         lines: lines.len(),
         summary,
-    })
+    }
 }
 
 /// Waits until every node answers a status request.

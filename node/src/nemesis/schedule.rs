@@ -10,8 +10,10 @@
 //! leaves the schedule of a seed as it was: for each node, whether its disk loses what was not
 //! yet fsynced when the node is killed (the node's power-loss mode, `felix serve
 //! --unsynced-window-ms`), and how long its group commit holds records unsynced. Every kill of
-//! such a node is then a power loss.
+//! such a node is then a power loss; half of them, as `draw_tear` says, also tear the node's
+//! last unsynced write. Client pauses (`draw_client_pauses`) have a stream of their own too.
 
+use felix_core::api::ClientId;
 use felix_core::record::NodeId;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,6 +59,14 @@ pub enum Action {
     HealDisk(NodeId),
     /// The lease service moves the felixd lease to the other holder, silently.
     MoveLease,
+    /// SIGSTOP a client process; with `lease_expires`, a holder that holds the lease when it
+    /// freezes loses it while frozen (it cannot renew), and is not told.
+    PauseClient {
+        client: ClientId,
+        lease_expires: bool,
+    },
+    /// SIGCONT a client process.
+    ResumeClient(ClientId),
 }
 
 impl Action {
@@ -93,6 +103,18 @@ impl Action {
             } => format!("slow n{node}'s disk: every fsync waits {sync_delay_millis}ms"),
             Action::HealDisk(id) => format!("heal n{id}'s disk"),
             Action::MoveLease => "move the lease".to_string(),
+            Action::PauseClient {
+                client,
+                lease_expires,
+            } => format!(
+                "SIGSTOP c{client}{}",
+                if *lease_expires {
+                    " (a lease it holds expires)"
+                } else {
+                    ""
+                }
+            ),
+            Action::ResumeClient(client) => format!("SIGCONT c{client}"),
         }
     }
 }
@@ -192,6 +214,63 @@ pub fn draw(seed: u64, nodes: usize, length: Duration) -> Vec<(Duration, Action)
     actions
 }
 
+/// Client pauses, on a stream of their own (so a seed's node faults stay as they were): over the
+/// client processes `0..clients`, one every 1 to 4 s, each 0.3 to 2.5 s long; 7 in 10 let a
+/// lease the frozen client holds expire.
+pub fn draw_client_pauses(seed: u64, clients: u32, length: Duration) -> Vec<(Duration, Action)> {
+    let mut actions = Vec::new();
+    if clients == 0 {
+        return actions;
+    }
+    // "clientps": the client pauses' stream.
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x636c_6965_6e74_7073);
+    let mut at = Duration::from_millis(rng.random_range(500..2500u64));
+    while at < length {
+        let client = rng.random_range(0..clients);
+        let lasts = Duration::from_millis(rng.random_range(300..2500u64));
+        let lease_expires = rng.random_range(0..10u32) < 7;
+        actions.push((
+            at,
+            Action::PauseClient {
+                client,
+                lease_expires,
+            },
+        ));
+        actions.push((at + lasts, Action::ResumeClient(client)));
+        at += Duration::from_millis(rng.random_range(1000..4000u64));
+    }
+    actions.sort_by_key(|(at, _)| *at);
+    actions
+}
+
+/// The whole schedule of a run: the node faults (`draw`) and the client pauses
+/// (`draw_client_pauses`) in time order (at equal times, node faults first).
+pub fn draw_all(
+    seed: u64,
+    nodes: usize,
+    clients: u32,
+    length: Duration,
+) -> Vec<(Duration, Action)> {
+    let mut actions = draw(seed, nodes, length);
+    actions.extend(draw_client_pauses(seed, clients, length));
+    actions.sort_by_key(|(at, _)| *at);
+    actions
+}
+
+/// A kill of a node in power-loss mode tears its last unsynced write with this chance (in
+/// percent).
+pub const TEAR_PERCENT: u32 = 50;
+
+/// Whether the run's `kill`-th kill action (counted from 0) tears node `node`'s last unsynced
+/// write, and the draw that picks the entry torn inside it (`Frame::PowerCut`): a function of the
+/// seed, on a stream of its own.
+pub fn draw_tear(seed: u64, kill: usize, node: NodeId) -> Option<u32> {
+    // "tear": the tears' stream, one generator per (kill, node).
+    let key = seed ^ 0x7465_6172 ^ ((kill as u64) << 24) ^ (u64::from(node) << 8);
+    let mut rng = ChaCha8Rng::seed_from_u64(key.rotate_left(17));
+    (rng.random_range(0..100u32) < TEAR_PERCENT).then(|| rng.random_range(0..u32::MAX))
+}
+
 /// A node runs in power-loss mode with this chance (in percent).
 pub const POWER_LOSS_PERCENT: u32 = 80;
 /// The power-loss window of a node in that mode is drawn from this range (milliseconds): short
@@ -235,6 +314,32 @@ mod tests {
             .count();
         assert_eq!(kills, restarts);
         assert!(schedule.windows(2).all(|pair| pair[0].0 <= pair[1].0));
+    }
+
+    /// Client pauses and tears are functions of the seed that leave the node faults alone;
+    /// every client pause has its resume, and over a few kills both tears and plain power cuts
+    /// are drawn.
+    #[test]
+    fn client_pauses_and_tears_are_drawn_from_the_seed() {
+        let length = Duration::from_secs(30);
+        let pauses = draw_client_pauses(7, 4, length);
+        assert_eq!(pauses, draw_client_pauses(7, 4, length));
+        let count = |pick: fn(&Action) -> bool| pauses.iter().filter(|(_, a)| pick(a)).count();
+        let paused = count(|a| matches!(a, Action::PauseClient { .. }));
+        assert!(paused >= 5);
+        assert_eq!(paused, count(|a| matches!(a, Action::ResumeClient(_))));
+        assert!(draw_client_pauses(7, 0, length).is_empty());
+        let all = draw_all(7, 3, 4, length);
+        assert_eq!(all.len(), draw(7, 3, length).len() + pauses.len());
+        assert!(all.windows(2).all(|pair| pair[0].0 <= pair[1].0));
+        let tears: Vec<Option<u32>> = (0..40).map(|kill| draw_tear(7, kill, 1)).collect();
+        assert_eq!(
+            tears,
+            (0..40)
+                .map(|kill| draw_tear(7, kill, 1))
+                .collect::<Vec<_>>()
+        );
+        assert!(tears.iter().any(Option::is_some) && tears.iter().any(Option::is_none));
     }
 
     /// Power loss is a function of the seed, leaves the fault schedule alone, and over many

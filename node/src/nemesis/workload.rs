@@ -1,5 +1,6 @@
-//! The nemesis's real clients, one thread each, driving the core's client state machines over
-//! TCP exactly as the simulator's world drives them (`sim/src/world/clients.rs`): one request in
+//! The nemesis's real clients, each a thread (paros) or a process of its own running the same
+//! function (felixd holders and readers: `client_process.rs`), driving the core's client state
+//! machines over TCP exactly as the simulator's world drives them (`sim/src/world/clients.rs`): one request in
 //! flight, `Requested` recorded before it leaves and `Replied` when it comes back, the client's
 //! own conclusions after it, routing by `Route`, and a timeout that makes the outcome unknown.
 //!
@@ -34,6 +35,7 @@ use felix_core::record::{Offset, Token};
 use felix_core::rules::Rules;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -59,6 +61,38 @@ pub struct Stats {
     pub unknown: AtomicU64,
     pub refused: AtomicU64,
     pub reads_served: AtomicU64,
+}
+
+/// The counters as plain numbers: what a client process reports at its end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub requests: u64,
+    pub acked: u64,
+    pub unknown: u64,
+    pub refused: u64,
+    pub reads_served: u64,
+}
+
+impl Stats {
+    pub fn counts(&self) -> Counts {
+        Counts {
+            requests: self.requests.load(Ordering::Relaxed),
+            acked: self.acked.load(Ordering::Relaxed),
+            unknown: self.unknown.load(Ordering::Relaxed),
+            refused: self.refused.load(Ordering::Relaxed),
+            reads_served: self.reads_served.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Adds a client process's counters to these.
+    pub fn add(&self, counts: &Counts) {
+        self.requests.fetch_add(counts.requests, Ordering::Relaxed);
+        self.acked.fetch_add(counts.acked, Ordering::Relaxed);
+        self.unknown.fetch_add(counts.unknown, Ordering::Relaxed);
+        self.refused.fetch_add(counts.refused, Ordering::Relaxed);
+        self.reads_served
+            .fetch_add(counts.reads_served, Ordering::Relaxed);
+    }
 }
 
 /// The paros workload's fence service and shared trim fence: the token last handed out, the

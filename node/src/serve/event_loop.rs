@@ -25,14 +25,21 @@
 //! acknowledgements before the sync (the AckBeforeSync twin) a kill in the window loses
 //! acknowledged records, which a kill -9 of a node that syncs at once almost never does: a
 //! process's writes survive it in the page cache.
+//!
+//! **Power cut** (`Frame::PowerCut`, a failpoint the nemesis sends right before a kill): the
+//! loop stops taking inputs, nothing more leaves the process (not even the messages and replies
+//! already queued for the sockets: `net::POWER_CUT`), and it answers how many unsynced ops the
+//! kill will lose; with a tear,
+//! `LogStore::crash` first writes the unsynced ops before the last append and that append up to
+//! the middle of one of its entries, a torn frame the next recovery must cut.
 
 use super::event_log::EventLog;
 use super::net::{offer, ConnId, Inbound};
-use crate::frame::{Frame, NodeStatus};
+use crate::frame::{Frame, NodeStatus, PowerCut};
 use felix_core::api::RequestId;
 use felix_core::broker::{Broker, Delivery, Duty, Input, Message, Outbox, Output};
-use felix_core::record::NodeId;
-use felix_core::storage::{FileStore, LogStore};
+use felix_core::record::{NodeId, Offset};
+use felix_core::storage::{FileStore, LogStore, StorageOp};
 use rand::rngs::StdRng;
 use rand::RngExt;
 use std::collections::{BTreeMap, VecDeque};
@@ -81,6 +88,10 @@ pub struct NodeLoop {
     sync_due: Option<Instant>,
     /// Ops applied since the last sync.
     unsynced_ops: usize,
+    /// The appends among them: (index among the unsynced ops, entries, first offset).
+    unsynced_appends: Vec<(usize, usize, Offset)>,
+    /// A power cut came (`Frame::PowerCut`): the node takes no more inputs until it is killed.
+    cut: bool,
     inputs: VecDeque<Input>,
     outputs: Vec<Output>,
     duties: Vec<Duty>,
@@ -115,6 +126,8 @@ impl NodeLoop {
             unsynced_window: Duration::ZERO,
             sync_due: None,
             unsynced_ops: 0,
+            unsynced_appends: Vec::new(),
+            cut: false,
             inputs: VecDeque::new(),
             outputs: Vec::new(),
             duties: Vec::new(),
@@ -159,10 +172,13 @@ impl NodeLoop {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
-            while taken < BATCH_MAX {
+            while taken < BATCH_MAX && !self.cut {
                 let Ok(input) = inbound.try_recv() else { break };
                 self.take(input)?;
                 taken += 1;
+            }
+            if self.cut {
+                return self.hold_still(stop);
             }
             let now = Instant::now();
             if now >= next_tick {
@@ -180,6 +196,43 @@ impl NodeLoop {
         // Shutdown: everything applied is made durable and every event written.
         self.sync()?;
         self.flush()
+    }
+
+    /// After a power cut: nothing more happens (no input, no sync, no tick) until the kill; a
+    /// SIGTERM ends the node without a sync (its store is in the state the cut left).
+    fn hold_still(&mut self, stop: &Arc<AtomicBool>) -> Result<(), LoopError> {
+        while !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// `Frame::PowerCut`: what the kill that follows will lose, and with `tear` the store's own
+    /// crash (`LogStore::crash`) writes the unsynced ops before the last append whole and tears
+    /// that append inside an entry; then the node holds still (`cut`).
+    fn power_cut(&mut self, tear: Option<u32>) -> PowerCut {
+        // First of all, nothing more leaves the process (`net::POWER_CUT`).
+        super::net::POWER_CUT.store(true, Ordering::SeqCst);
+        self.cut = true;
+        let unsynced_ops = self.unsynced_ops as u64;
+        let mut cut = PowerCut {
+            node: self.id,
+            unsynced_ops,
+            ops_lost: unsynced_ops,
+            torn: None,
+        };
+        let last = self.unsynced_appends.last().copied();
+        if let (Some(draw), Some((index, entries, first))) = (tear, last) {
+            let kept = draw as usize % entries;
+            match self.store.crash(index, kept) {
+                Ok(()) => {
+                    cut.ops_lost = unsynced_ops - index as u64;
+                    cut.torn = Some(first + kept as u64);
+                }
+                Err(error) => eprintln!("node {}: the torn write failed: {error}", self.id),
+            }
+        }
+        cut
     }
 
     /// Handles one input from the sockets.
@@ -213,6 +266,27 @@ impl NodeLoop {
                 self.sync_delay =
                     Duration::from_millis(u64::from(sync_delay_millis)).min(SYNC_DELAY_MAX);
                 self.status(conn, request_id)
+            }
+            Inbound::PowerCut {
+                conn,
+                request_id,
+                tear,
+            } => {
+                if !self.failpoints {
+                    eprintln!(
+                        "node {}: a power cut was asked for, but failpoints are off",
+                        self.id
+                    );
+                    self.clients.remove(&conn);
+                    return Ok(());
+                }
+                let cut = self.power_cut(tear);
+                // What the node observed up to the cut is written (a kill keeps it).
+                self.flush()?;
+                if let Some(writer) = self.clients.get(&conn) {
+                    offer(writer, Frame::PowerCutDone { request_id, cut });
+                }
+                Ok(())
             }
             Inbound::Opened { conn, writer } => {
                 self.clients.insert(conn, writer);
@@ -260,6 +334,12 @@ impl NodeLoop {
                         self.store.apply(&op).map_err(|error| {
                             LoopError(format!("the store refused op {id}: {error}"))
                         })?;
+                        if let StorageOp::Append(entries) = &op {
+                            if let Some(first) = entries.first() {
+                                let at = (self.unsynced_ops, entries.len(), first.offset);
+                                self.unsynced_appends.push(at);
+                            }
+                        }
                         self.unsynced_ops += 1;
                     }
                     Duty::Deliver(delivery) => {
@@ -326,6 +406,7 @@ impl NodeLoop {
                 .sync()
                 .map_err(|error| LoopError(format!("the store could not sync: {error}")))?;
             self.unsynced_ops = 0;
+            self.unsynced_appends.clear();
             self.released.clear();
             let mut released = std::mem::take(&mut self.released);
             self.outbox.synced(through, &mut released);

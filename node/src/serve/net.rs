@@ -17,7 +17,7 @@ use felix_core::record::NodeId;
 use std::collections::BTreeSet;
 use std::io::{BufWriter, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -54,6 +54,11 @@ pub enum Inbound {
         conn: ConnId,
         request_id: RequestId,
         sync_delay_millis: u32,
+    },
+    PowerCut {
+        conn: ConnId,
+        request_id: RequestId,
+        tear: Option<u32>,
     },
     Opened {
         conn: ConnId,
@@ -95,6 +100,35 @@ pub fn spawn_listener(
 }
 
 /// Reads one connection until it ends or misbehaves.
+/// A frame a client may send, as the event loop's input (`None`: not a client frame).
+fn client_input(conn: ConnId, frame: Frame) -> Option<Inbound> {
+    Some(match frame {
+        Frame::Request {
+            request_id,
+            request,
+        } => Inbound::Request {
+            conn,
+            request_id,
+            request,
+        },
+        Frame::StatusRequest { request_id } => Inbound::Status { conn, request_id },
+        Frame::Failpoint {
+            request_id,
+            sync_delay_millis,
+        } => Inbound::Failpoint {
+            conn,
+            request_id,
+            sync_delay_millis,
+        },
+        Frame::PowerCut { request_id, tear } => Inbound::PowerCut {
+            conn,
+            request_id,
+            tear,
+        },
+        _ => return None,
+    })
+}
+
 fn serve_connection(
     stream: TcpStream,
     id: NodeId,
@@ -168,30 +202,11 @@ fn serve_connection(
                 }
             },
         };
-        let input = match frame {
-            Frame::Request {
-                request_id,
-                request,
-            } => Inbound::Request {
-                conn,
-                request_id,
-                request,
-            },
-            Frame::StatusRequest { request_id } => Inbound::Status { conn, request_id },
-            Frame::Failpoint {
-                request_id,
-                sync_delay_millis,
-            } => Inbound::Failpoint {
-                conn,
-                request_id,
-                sync_delay_millis,
-            },
-            _ => {
-                eprintln!(
-                    "node {id}: closed client connection from {peer_address}: not a client frame"
-                );
-                break;
-            }
+        let Some(input) = client_input(conn, frame) else {
+            eprintln!(
+                "node {id}: closed client connection from {peer_address}: not a client frame"
+            );
+            break;
         };
         if inbound.send(input).is_err() {
             return;
@@ -201,15 +216,33 @@ fn serve_connection(
     let _ = stream.shutdown(Shutdown::Both);
 }
 
+/// Set by a power cut (`Frame::PowerCut`, the event loop's `power_cut`): from then on nothing
+/// leaves the process but the cut's own answer, as nothing leaves a machine whose power is gone;
+/// the messages and replies already queued for the sockets die with it, as they would with the
+/// kill that follows. One node per process, so one flag per process.
+pub static POWER_CUT: AtomicBool = AtomicBool::new(false);
+
+fn power_cut() -> bool {
+    POWER_CUT.load(Ordering::SeqCst)
+}
+
+/// Writes one frame to a client, unless the power is cut (then only the cut's answer).
+fn write_to_client(writer: &mut BufWriter<TcpStream>, frame: &Frame) -> std::io::Result<()> {
+    if power_cut() && !matches!(frame, Frame::PowerCutDone { .. }) {
+        return Ok(());
+    }
+    frame::write_frame(writer, frame)
+}
+
 fn write_client(stream: TcpStream, outgoing: Receiver<Frame>) {
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let mut writer = BufWriter::new(stream);
     while let Ok(frame) = outgoing.recv() {
-        if frame::write_frame(&mut writer, &frame).is_err() {
+        if write_to_client(&mut writer, &frame).is_err() {
             return;
         }
         while let Ok(frame) = outgoing.try_recv() {
-            if frame::write_frame(&mut writer, &frame).is_err() {
+            if write_to_client(&mut writer, &frame).is_err() {
                 return;
             }
         }
@@ -229,8 +262,13 @@ pub fn spawn_peer_link(from: NodeId, to: NodeId, address: SocketAddr) -> SyncSen
 
 fn peer_link(from: NodeId, to: NodeId, address: SocketAddr, messages: Receiver<Message>) {
     let mut link: Option<BufWriter<TcpStream>> = None;
+    // A power cut ends the link without flushing what it buffered (`into_parts`: no flush).
+    let drop_unsent = |link: Option<BufWriter<TcpStream>>| drop(link.map(BufWriter::into_parts));
     let mut retry_at = Instant::now();
     while let Ok(message) = messages.recv() {
+        if power_cut() {
+            break;
+        }
         if link.is_none() {
             if Instant::now() < retry_at {
                 continue; // dropped: the peer is unreachable, as on a lossy network
@@ -245,17 +283,21 @@ fn peer_link(from: NodeId, to: NodeId, address: SocketAddr, messages: Receiver<M
             continue;
         };
         let mut sent = frame::write_frame(writer, &Frame::Peer { message }).is_ok();
-        while sent {
+        while sent && !power_cut() {
             match messages.try_recv() {
                 Ok(message) => sent = frame::write_frame(writer, &Frame::Peer { message }).is_ok(),
                 Err(_) => break,
             }
+        }
+        if power_cut() {
+            break;
         }
         if !sent || writer.flush().is_err() {
             link = None;
             retry_at = Instant::now() + RECONNECT_AFTER;
         }
     }
+    drop_unsent(link);
 }
 
 fn connect(from: NodeId, to: NodeId, address: SocketAddr) -> Option<BufWriter<TcpStream>> {

@@ -1,6 +1,7 @@
 //! Every child process a test starts is killed when its guard drops, even when the test panics.
 
-use super::support::start_cluster;
+use super::support::{exe, start_cluster};
+use felix_node::nemesis::client_process::{ClientProcess, ClientSpec, Role};
 use std::path::Path;
 
 fn gone(pid: u32) -> bool {
@@ -26,6 +27,39 @@ fn a_panicking_test_leaves_no_node_behind() {
     for pid in pids {
         assert!(gone(pid), "node process {pid} outlived its guard");
     }
+}
+
+/// A client process (the nemesis's felixd clients) is killed and reaped when its guard drops,
+/// even frozen by SIGSTOP and with a panic unwinding; one told to stop ends on its own, exit 0,
+/// with its counts.
+#[test]
+fn client_processes_never_outlive_their_guard() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let cluster = start_cluster(dir.path(), 1, &[]);
+    let spec = |client| ClientSpec {
+        role: Role::Reader,
+        client,
+        seed: 1,
+        twin: None,
+        addresses: cluster.addresses.clone(),
+    };
+    let log = dir.path().join("client.log");
+    let mut pid = None;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut process = ClientProcess::start(&exe(), spec(0), &log).expect("a client");
+        pid = process.pid();
+        assert!(process.pause());
+        panic!("the test fails with a frozen client up");
+    }));
+    assert!(result.is_err());
+    let pid = pid.expect("the client's pid");
+    assert!(gone(pid), "client process {pid} outlived its guard");
+    let mut process = ClientProcess::start(&exe(), spec(1), &log).expect("a client");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let finished = process.finish(std::time::Duration::from_secs(5));
+    assert_eq!(finished.failure, None);
+    assert!(finished.counts.is_some_and(|counts| counts.requests > 0));
+    assert!(!finished.lines.is_empty());
 }
 
 /// SIGTERM stops a node cleanly: exit 0, after its last sync, saying so in its log.

@@ -9,3 +9,4 @@ mod guards;
 mod kill_nine;
 mod nemesis_short;
 mod support;
+mod torn_write;

@@ -1,11 +1,14 @@
-//! A short nemesis run over three real nodes (kills, pauses, partitions, drops, delays, silent
-//! lease moves, power loss on the nodes the seed puts in power-loss mode) passes every audit, and is not vacuous: faults were injected, writes were
-//! acknowledged and nodes crashed and came back in the recorded history; the trace reads back
-//! in the simulator's format and renders as `felix trace show` renders it.
+//! A short nemesis run over three real nodes (kills, pauses of nodes and of client processes,
+//! partitions, drops, delays, silent lease moves, power loss on the nodes the seed puts in
+//! power-loss mode, torn writes) passes every audit, and is not vacuous: faults were injected,
+//! writes were acknowledged, nodes crashed and came back and client processes froze and thawed
+//! in the recorded history; the trace reads back in the simulator's format and renders as
+//! `felix trace show` renders it.
 
 use super::support::exe;
 use felix_core::history::Event;
 use felix_node::nemesis::{self, schedule, NemesisConfig};
+use felix_sim::trace::{SimEvent, TraceEvent};
 use std::time::Duration;
 
 #[test]
@@ -14,10 +17,17 @@ fn a_short_nemesis_run_holds_every_invariant() {
     let seed = 5;
     let time = Duration::from_secs(15);
     // The seed's schedule has every kind of fault this test claims to inject.
-    let planned = schedule::draw(seed, 3, time);
+    let planned = schedule::draw_all(seed, 3, 4, time);
     let has = |pick: fn(&schedule::Action) -> bool| planned.iter().any(|(_, a)| pick(a));
     assert!(has(|a| matches!(a, schedule::Action::Kill(_))));
     assert!(has(|a| matches!(a, schedule::Action::Pause(_))));
+    assert!(has(|a| matches!(
+        a,
+        schedule::Action::PauseClient {
+            lease_expires: true,
+            ..
+        }
+    )));
     assert!(has(|a| matches!(
         a,
         schedule::Action::Isolate(_) | schedule::Action::CutOneWay { .. }
@@ -52,7 +62,20 @@ fn a_short_nemesis_run_holds_every_invariant() {
         "{:?}",
         outcome.unexpected_exits
     );
+    assert!(
+        outcome.client_failures.is_empty(),
+        "{:?}",
+        outcome.client_failures
+    );
     assert!(outcome.converged);
+    // Kills in power-loss mode cut the power first; every torn write was cut by a recovery.
+    assert!(outcome.cuts.cuts >= 1, "{:?}", outcome.cuts);
+    assert!(
+        outcome.tails_cut as u64 >= outcome.cuts.torn,
+        "{} tails cut, {:?}",
+        outcome.tails_cut,
+        outcome.cuts
+    );
     let text = std::fs::read_to_string(&outcome.trace).expect("the trace");
     let lines: Vec<felix_sim::trace::TraceLine> = text
         .lines()
@@ -84,6 +107,20 @@ fn a_short_nemesis_run_holds_every_invariant() {
     assert!(count(&|e| matches!(e, Event::Crashed { .. })) >= 1);
     assert!(count(&|e| matches!(e, Event::Restarted { .. })) >= 1);
     assert!(count(&|e| matches!(e, Event::Committed { .. })) >= acked);
+    assert!(count(&|e| matches!(e, Event::Requested { client: 0, .. })) >= 10);
+    the_clients_froze_and_thawed(&lines);
+}
+
+/// The nemesis froze and thawed client processes (their requests came over their output).
+fn the_clients_froze_and_thawed(lines: &[felix_sim::trace::TraceLine]) {
+    let sim = |pick: &dyn Fn(&SimEvent) -> bool| {
+        lines
+            .iter()
+            .filter(|line| matches!(&line.event, TraceEvent::Sim(e) if pick(e)))
+            .count()
+    };
+    assert!(sim(&|e| matches!(e, SimEvent::Paused { .. })) >= 1);
+    assert!(sim(&|e| matches!(e, SimEvent::Resumed { .. })) >= 1);
 }
 
 /// The paros workload under the same faults, with a non-voting replica beside the three voters:
