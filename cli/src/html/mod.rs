@@ -13,6 +13,7 @@ pub mod model;
 pub mod sim;
 pub mod trace_file;
 mod why;
+mod words;
 
 use felix_core::NodeId;
 use serde::Serialize;

@@ -41,6 +41,7 @@ pub fn diagram(report: &RunReport, command: &str) -> Diagram {
     let header = Header {
         title: format!("seed {}{twin}", report.seed),
         subtitle: vec![
+            super::words::run_in_words(report),
             report.knobs.describe(),
             format!(
                 "{} trace lines, {:.3} s simulated, trace hash {:016x}; {command}",
