@@ -208,6 +208,7 @@ DIAGRAM = """(() => {
     refusals: svg.querySelectorAll('g.arrow.s-refusal').length,
     sentences: [...svg.querySelectorAll('text.sentence')].map(t => t.textContent),
     banner: (document.getElementById('violation') || {}).textContent || '',
+    story: [...document.querySelectorAll('ul#story li')].map(li => li.textContent),
   };
 })()"""
 
@@ -371,6 +372,12 @@ def main():
     if not violation:
         raise CheckFailed(f"replay printed no violation:\n{summary}")
     invariant, step = violation.group(1), int(violation.group(2))
+    # The summary's story of the why ("in short, who did what"), which the page shows too.
+    told = []
+    for line in summary.split("  in short", 1)[1].splitlines()[1:] if "  in short" in summary else []:
+        if not line.startswith("    "):
+            break
+        told.append(line.strip())
     brokers, replicas = int(knobs["brokers"]), int(knobs["replicas"])
     clients = int(knobs.get("holders", 0)) + int(knobs.get("readers", 0))
     # The prober (knob prober=true) is one more client with a lane of its own.
@@ -398,7 +405,7 @@ def main():
     try:
         sections = [
             ("replay page", lambda: check_replay(browser, replay_html, replay_lanes, invariant,
-                                                 step, replay_story, args)),
+                                                 step, replay_story, told, args)),
             ("check page", lambda: check_check(browser, check_html, model, check_story, args)),
             ("explorer", lambda: check_explorer(browser, felix, args.twin, args.out, 60)),
         ]
@@ -420,10 +427,13 @@ def main():
     return 0
 
 
-def check_replay(browser, path, lanes, invariant, step, story, args):
+def check_replay(browser, path, lanes, invariant, step, story, told, args):
     url = "file://" + os.path.abspath(path)
     page = browser.open(url, 1880, 1000)
     check_diagram(page, lanes, invariant, step, story, "replay")
+    drawn = page.wait_for(DIAGRAM, "the diagram to be drawn")
+    check(told and drawn["story"] == told,
+          f"replay: the page tells the summary's story in {len(told)} lines under the violation")
     page.screenshot(os.path.join(args.out, "replay.png"))
     # The compact view: no node bookkeeping, the window from the lease move on.
     compact = browser.open(url + "#compact&before=23&after=2", 1880, 900)

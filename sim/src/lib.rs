@@ -27,6 +27,7 @@ pub mod rng;
 pub mod script;
 pub mod shrink;
 pub mod stopwatch;
+pub mod story;
 pub mod swarm;
 pub mod tape;
 pub mod trace;
@@ -225,6 +226,13 @@ impl RunReport {
                         "by kind",
                     ),
                 };
+                let story = story::story(lines, &why, &named.steps);
+                if !story.is_empty() {
+                    let _ = writeln!(text, "  in short, who did what in the why:");
+                    for line in story {
+                        let _ = writeln!(text, "    {line}");
+                    }
+                }
                 let _ = writeln!(
                     text,
                     "  why: the events {} depends on, {how} ({} of them, the latest {why_max} at most):",

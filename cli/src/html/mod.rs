@@ -49,6 +49,8 @@ pub struct Diagram {
     /// The rows of the first violation's why (`felix_sim::why::causal`), marked in the page; the
     /// first window reaches back to the earliest of them when it is near enough.
     pub why: Vec<usize>,
+    /// The why told by party in a few lines (`felix_sim::story`), shown under the violation.
+    pub story: Vec<String>,
 }
 
 /// A lifeline.
@@ -331,6 +333,7 @@ mod tests {
             },
             omitted: String::new(),
             why: Vec::new(),
+            story: Vec::new(),
         }
     }
 

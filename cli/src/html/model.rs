@@ -62,6 +62,7 @@ pub fn diagram(config: &'static Config, report: &Report) -> Diagram {
         },
         omitted: String::new(),
         why: Vec::new(),
+        story: Vec::new(),
     };
     let sentences = felix_model::trace::render(&report.trace);
     let sentences: Vec<&str> = sentences.lines().collect();

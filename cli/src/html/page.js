@@ -72,6 +72,10 @@
       banner.appendChild(document.createTextNode(
         " (and " + (data.violations.length - 1) + " more, marked in the diagram)"));
     }
+    if ((data.story || []).length) {
+      const story = html("ul", { class: "story", id: "story" }, header);
+      for (const line of data.story) html("li", {}, story, line);
+    }
   } else {
     html("p", { class: "banner ok" }, header, "no violation: every invariant held");
   }

@@ -113,6 +113,7 @@ pub fn draw(lines: &[TraceLine], header: &Header, findings: &[Finding]) -> Diagr
         },
         omitted: String::new(),
         why: Vec::new(),
+        story: Vec::new(),
     };
     let lanes = Lanes {
         client: client_lane,

@@ -1,14 +1,16 @@
-//! The first violation's why in a page: its rows marked, the first window reaching back to them.
+//! The first violation's why in a page: its rows marked, the first window reaching back to them,
+//! and its story in a few lines under the violation.
 
 use super::{Diagram, Finding};
 use felix_sim::trace::TraceLine;
-use felix_sim::why;
+use felix_sim::{story, why};
 
 /// The most rows the first window reaches back to show the why's earliest event.
 const WHY_WINDOW_MAX: usize = 400;
 
 /// Marks the first violation's why (the events it names and what they depend on) and widens the
-/// first window back to the earliest of them, up to `WHY_WINDOW_MAX` rows before the violation.
+/// first window back to the earliest of them, up to `WHY_WINDOW_MAX` rows before the violation;
+/// tells its story (`felix_sim::story`) for the header.
 pub fn mark_why(diagram: &mut Diagram, lines: &[TraceLine], findings: &[Finding]) {
     let Some(row) = diagram.violations.first().map(|violation| violation.row) else {
         return;
@@ -33,5 +35,6 @@ pub fn mark_why(diagram: &mut Diagram, lines: &[TraceLine], findings: &[Finding]
         let reach = (row - earliest.min(row) + 2).min(WHY_WINDOW_MAX);
         diagram.window.before = diagram.window.before.max(reach);
     }
+    diagram.story = story::story(lines, &why, &named.steps);
     diagram.why = why;
 }

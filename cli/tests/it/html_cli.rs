@@ -87,6 +87,22 @@ fn replay_writes_a_self_contained_page_with_the_violation() {
             "step {step} not in {section}"
         );
     }
+    // The page tells the same story as the summary, line for line, under the violation.
+    let story: Vec<&str> = data["story"]
+        .as_array()
+        .expect("story")
+        .iter()
+        .map(|line| line.as_str().expect("a line"))
+        .collect();
+    let told: Vec<&str> = stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("  in short"))
+        .skip(1)
+        .take_while(|line| line.starts_with("    "))
+        .map(str::trim)
+        .collect();
+    assert!((2..=5).contains(&story.len()), "{story:?}");
+    assert_eq!(story, told, "{stdout}");
     let before = data["window"]["before"].as_u64().expect("before");
     assert!(
         before >= first - why[0],

@@ -266,6 +266,30 @@ fn why_steps(summary: &str) -> Vec<u64> {
         .collect()
 }
 
+/// The steps the summary's story names ("step 5", "steps 5, 9"), line by line.
+fn story_steps(summary: &str) -> Vec<u64> {
+    summary
+        .lines()
+        .skip_while(|line| !line.starts_with("  in short"))
+        .skip(1)
+        .take_while(|line| line.starts_with("    "))
+        .flat_map(|line| {
+            line.split("(step")
+                .skip(1)
+                .flat_map(|part| {
+                    part.trim_start_matches('s')
+                        .split(')')
+                        .next()
+                        .unwrap_or("")
+                        .split(", ")
+                        .filter_map(|number| number.trim().parse().ok())
+                        .collect::<Vec<u64>>()
+                })
+                .collect::<Vec<u64>>()
+        })
+        .collect()
+}
+
 /// A trace line's sentence, without the step and time `trace show` prints before it.
 fn sentence_of(line: &TraceLine) -> String {
     let shown = trace_line(line);
@@ -333,6 +357,16 @@ fn every_step_a_finding_names_is_the_event_its_words_describe() {
                     first.invariant
                 ));
             }
+        }
+        // The story retells the why: every step it names is one of the why's.
+        let told = story_steps(&summary);
+        if why.len() >= 2 && told.is_empty() {
+            failures.push(format!("{twin} seed {seed}: no story for a why of {why:?}"));
+        }
+        for step in told.iter().filter(|step| !why.contains(step)) {
+            failures.push(format!(
+                "{twin} seed {seed}: the story names step {step}, not in the why {why:?}"
+            ));
         }
         // The trace's verdict lines: each finding's step and words, unchanged.
         for (line, finding) in violation_lines(lines, &report.violations)
