@@ -240,6 +240,14 @@ pub const CATALOG: &[Entry] = &[
     sim("messages_dropped", "the network dropped a message"),
     sim("messages_duplicated", "the network duplicated a message"),
     sim(
+        "messages_old",
+        "a copy of a message between nodes came back a second or more later",
+    ),
+    sim(
+        "messages_captured",
+        "a message between nodes was held back and delivered a second or more later",
+    ),
+    sim(
         "late_replies",
         "a reply reached a client that no longer waited for it",
     ),
@@ -283,6 +291,10 @@ pub const CATALOG: &[Entry] = &[
     sim(
         "buggify_read_after_jump",
         "BUGGIFY: a reader was aimed at a node that just jumped",
+    ),
+    sim(
+        "buggify_replay_past",
+        "BUGGIFY: a node's past messages came again after an election",
     ),
 ];
 

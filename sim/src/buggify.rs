@@ -20,8 +20,11 @@ pub const ACTIVE_PER_MILLION: u32 = 250_000;
 /// fire every time).
 pub const FIRE_PER_MILLION: u32 = 250_000;
 
-/// How many sites `draw_active` draws (the sites of the first swarm); the rest are drawn last.
+/// How many sites `draw_active` draws (the sites of the first swarm); the rest are drawn later.
 const FIRST_SITES: usize = 7;
+
+/// Where the sites `draw_active_late` draws end; the rest are drawn last of all.
+const LATE_SITES_END: usize = 8;
 
 /// The named sites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -49,10 +52,15 @@ pub enum Site {
     /// at the moment it is least settled. The moment is InstallSnapshot's; the behaviour a
     /// consumer restarting without its saved position.
     ReadAfterJump,
+    /// Right after a node became leader (the cluster's state just moved on), the last messages
+    /// another node sent to its peers arrive again: votes, appends and acknowledgements of terms
+    /// and logs that are gone. Every replicated log must survive a burst of its own past (a
+    /// replaying proxy, a switch flushing its buffers after a partition).
+    ReplayPast,
 }
 
 impl Site {
-    pub const ALL: [Site; 8] = [
+    pub const ALL: [Site; 9] = [
         Site::PauseAfterAck,
         Site::PauseInFlight,
         Site::LeaseMoveInFlight,
@@ -62,6 +70,8 @@ impl Site {
         Site::SlowSync,
         // Added later: its activation is the knobs stream's last draw (`draw_active_late`).
         Site::ReadAfterJump,
+        // Added later still: drawn after every other knob (`draw_active_last`).
+        Site::ReplayPast,
     ];
 
     /// The counter a firing bumps (in the run's coverage).
@@ -75,6 +85,7 @@ impl Site {
             Site::PowerLossAfterAck => "buggify_power_loss_after_ack",
             Site::SlowSync => "buggify_slow_sync",
             Site::ReadAfterJump => "buggify_read_after_jump",
+            Site::ReplayPast => "buggify_replay_past",
         }
     }
 
@@ -103,7 +114,19 @@ impl Site {
     /// that adding a site moved no earlier draw of any seed: a seed's world changes only where the
     /// new site is active and its moment comes.
     pub fn draw_active_late(stream: &mut Stream) -> Vec<Site> {
-        Site::ALL[FIRST_SITES..]
+        Site::ALL[FIRST_SITES..LATE_SITES_END]
+            .iter()
+            .copied()
+            .filter(|_| stream.chance(ACTIVE_PER_MILLION))
+            .collect()
+    }
+}
+
+impl Site {
+    /// The sites added after the replication shape and the prober: drawn after every other knob
+    /// (`Knobs::draw_last`), for the reason `draw_active_late` gives.
+    pub fn draw_active_last(stream: &mut Stream) -> Vec<Site> {
+        Site::ALL[LATE_SITES_END..]
             .iter()
             .copied()
             .filter(|_| stream.chance(ACTIVE_PER_MILLION))
@@ -129,6 +152,11 @@ impl Buggify {
     /// Whether `site` fires now: never when inactive (and then nothing is drawn).
     pub fn fire(&mut self, site: Site) -> bool {
         self.active.contains(&site) && self.stream.chance(site.fire_per_million())
+    }
+
+    /// Whether `site` is active in this run (nothing is drawn).
+    pub fn is_active(&self, site: Site) -> bool {
+        self.active.contains(&site)
     }
 
     /// A draw for what a firing site does (how long a pause lasts, ...).

@@ -234,6 +234,7 @@ impl Knobs {
         }
         knobs.buggify.extend(Site::draw_active_late(s));
         knobs.draw_late(s);
+        knobs.draw_last(s);
         knobs.normalize();
         knobs.check();
         knobs
@@ -252,6 +253,7 @@ impl Knobs {
             long_delay_max_micros: delay_max_micros + w.span(10_000, 200_000, 10_000, 1_000_000),
             ancient_per_million: 0,
             ancient_max_micros: 0,
+            ancient_captures: false,
         }
     }
 
@@ -269,6 +271,15 @@ impl Knobs {
             self.network.ancient_per_million = w.pick(&[100, 1_000, 10_000, 50_000]);
             self.network.ancient_max_micros = w.span(2, 8, 1, 20) * 1_000_000;
         }
+    }
+
+    /// The knobs drawn after `draw_late`, for the same reason: whether old messages are captured
+    /// rather than copied (only where old messages are on), and the BUGGIFY sites added last.
+    fn draw_last(&mut self, s: &mut Stream) {
+        if self.network.ancient_per_million > 0 {
+            self.network.ancient_captures = Swarm::new(s).pick(&[false, true]);
+        }
+        self.buggify.extend(Site::draw_active_last(s));
     }
 
     /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's
@@ -563,7 +574,7 @@ impl Knobs {
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}] \
              raft: append<={} heartbeat={} election={}..{} ticks prober={} \
-             old messages={}<={}us",
+             old messages={}<={}us{}",
             self.brokers,
             self.replicas,
             self.readers,
@@ -610,6 +621,11 @@ impl Knobs {
             self.prober,
             network.ancient_per_million,
             network.ancient_max_micros,
+            if network.ancient_captures {
+                " captured"
+            } else {
+                ""
+            },
         )
     }
 }
@@ -698,6 +714,20 @@ mod tests {
         assert!(some(&|k| k.prober) && some(&|k| !k.prober));
         assert!(some(&|k| k.network.ancient_per_million == 0));
         assert!(some(&|k| k.network.ancient_per_million == 50_000));
+        // Old messages are captured in some seeds and copied in others; never captured when off.
+        assert!(some(&|k| k.network.ancient_captures));
+        assert!(some(
+            &|k| k.network.ancient_per_million > 0 && !k.network.ancient_captures
+        ));
+        assert!(draws
+            .iter()
+            .all(|k| k.network.ancient_per_million > 0 || !k.network.ancient_captures));
+        // Knobs that do not capture print no `ancient_captures`: their JSON is what it was.
+        let copying = draws
+            .iter()
+            .find(|k| !k.network.ancient_captures)
+            .map(|k| serde_json::to_string(k).unwrap_or_default());
+        assert!(copying.is_some_and(|json| !json.contains("ancient_captures")));
         // Knobs printed before the replication shape and the prober existed run as they did.
         let mut old = serde_json::to_value(&draws[0]).unwrap_or_default();
         for field in [

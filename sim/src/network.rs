@@ -71,6 +71,11 @@ pub struct NetworkKnobs {
     pub ancient_per_million: u32,
     #[serde(default)]
     pub ancient_max_micros: Time,
+    /// Whether an old message is captured rather than copied: the message is then not delivered
+    /// at its time at all, only much later (a packet held in a switch's buffer, a stalled proxy).
+    /// Left out of the knobs when false, so knobs printed before it run as they did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ancient_captures: bool,
 }
 
 /// The shortest delay of a captured (old) message: a second, far past any ordinary delay.
@@ -82,18 +87,27 @@ pub const ANCIENT_MIN_MICROS: Time = 1_000_000;
 pub struct Arrivals {
     times: [Time; 3],
     len: usize,
+    /// The last arrival is an old message: a copy delivered much later, or the message itself
+    /// when it was captured.
+    pub old: bool,
+    /// The message was captured: its only arrival is the late one.
+    pub captured: bool,
 }
 
 impl Arrivals {
     const NONE: Arrivals = Arrivals {
         times: [0; 3],
         len: 0,
+        old: false,
+        captured: false,
     };
 
     fn one(at: Time) -> Arrivals {
         Arrivals {
             times: [at, 0, 0],
             len: 1,
+            old: false,
+            captured: false,
         }
     }
 }
@@ -176,8 +190,14 @@ impl Network {
                 ANCIENT_MIN_MICROS,
                 self.knobs.ancient_max_micros.max(ANCIENT_MIN_MICROS),
             );
+            if self.knobs.ancient_captures {
+                // Captured: the copies drawn above never arrive; only the late one does.
+                arrivals.len = 0;
+                arrivals.captured = true;
+            }
             arrivals.times[arrivals.len] = now + late;
             arrivals.len += 1;
+            arrivals.old = true;
         }
         arrivals
     }
@@ -235,6 +255,7 @@ mod tests {
             long_delay_max_micros: 100,
             ancient_per_million: 0,
             ancient_max_micros: 0,
+            ancient_captures: false,
         }
     }
 
@@ -301,8 +322,26 @@ mod tests {
             (1_000_005..=3_000_005).contains(&arrivals[1]),
             "{arrivals:?}"
         );
+        assert!(arrivals.old && !arrivals.captured);
         assert_eq!(network.route(5, Address::Client(0), b).len(), 1);
         network.heal();
         assert_eq!(network.route(5, a, b).len(), 1);
+        // Captured: the message arrives once, late, and not at its time.
+        let mut capturing = Network::new(
+            Stream::new(3, Component::Network),
+            NetworkKnobs {
+                ancient_per_million: 1_000_000,
+                ancient_max_micros: 3_000_000,
+                ancient_captures: true,
+                ..knobs()
+            },
+        );
+        let arrivals = capturing.route(5, a, b);
+        assert_eq!(arrivals.len(), 1);
+        assert!(arrivals.old && arrivals.captured);
+        assert!(
+            (1_000_005..=3_000_005).contains(&arrivals[0]),
+            "{arrivals:?}"
+        );
     }
 }

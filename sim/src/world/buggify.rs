@@ -7,7 +7,7 @@
 
 use super::{Ev, Reader, Role, World};
 use crate::buggify::Site;
-use crate::network::Address;
+use crate::network::{Address, Payload};
 use crate::queue::Time;
 use crate::trace::SimEvent;
 use felix_core::history::Phase;
@@ -27,7 +27,12 @@ pub(super) enum Act {
     Isolate { node: usize, micros: Time },
     /// Restart reader `client` from offset 1, its first read to node `node`.
     RewindReader { client: usize, node: usize },
+    /// Send again the last messages node `node` sent to its peers.
+    ReplayPast { node: usize },
 }
+
+/// How many of a node's last messages to its peers are kept for ReplayPast.
+const PAST_MAX: usize = 16;
 
 impl World {
     fn buggify_armed(&self) -> bool {
@@ -148,6 +153,35 @@ impl World {
         );
     }
 
+    /// Hook: node `index` became leader. Another node's past messages are replayed, drawn among
+    /// the nodes that sent any.
+    pub(super) fn buggify_elected(&mut self, index: usize) {
+        if !self.buggify_armed() {
+            return;
+        }
+        let senders: Vec<usize> = (0..self.nodes.len())
+            .filter(|&node| node != index && !self.nodes[node].past.is_empty())
+            .collect();
+        if senders.is_empty() || !self.buggify.fire(Site::ReplayPast) {
+            return;
+        }
+        let node = senders[self.buggify.range(0, senders.len() as u64 - 1) as usize];
+        self.buggify_schedule(Site::ReplayPast, Act::ReplayPast { node });
+    }
+
+    /// Keeps what node `index` just sent to peer `to`, while ReplayPast is active (a clone per
+    /// message otherwise spent for nothing).
+    pub(super) fn remember_sent(&mut self, index: usize, to: Address, payload: &Payload) {
+        if !self.buggify.is_active(Site::ReplayPast) {
+            return;
+        }
+        let past = &mut self.nodes[index].past;
+        if past.len() == PAST_MAX {
+            past.pop_front();
+        }
+        past.push_back((to, payload.clone()));
+    }
+
     /// Hook: a sync of `latency` micros starts; a stalled disk makes it up to 50 times longer.
     pub(super) fn buggify_sync(&mut self, latency: Time) -> Time {
         if self.buggify_armed() && self.buggify.fire(Site::SlowSync) {
@@ -170,6 +204,20 @@ impl World {
                 self.pause(client, until);
             }
             Act::MoveLease { client } => self.buggify_move_lease(client),
+            Act::ReplayPast { node } => {
+                // Through the network as any message (a cut link still cuts), not kept again.
+                let from = Address::Node(self.nodes[node].id);
+                let past: Vec<(Address, Payload)> = self.nodes[node].past.drain(..).collect();
+                self.sim(SimEvent::NetworkFault {
+                    description: format!(
+                        "buggify: {} messages {from} sent are replayed",
+                        past.len()
+                    ),
+                });
+                for (to, payload) in past {
+                    self.route(from, to, payload);
+                }
+            }
             Act::RewindReader { client, node } => {
                 let slot = &self.clients[client];
                 if slot.paused || !matches!(slot.role, Role::Reader(_)) {

@@ -152,6 +152,8 @@ struct NodeSlot {
     clock: Clock,
     timeouts: Stream,
     incarnation: u64,
+    /// The last messages it sent to its peers, kept only while BUGGIFY's ReplayPast is active.
+    past: std::collections::VecDeque<(Address, Payload)>,
 }
 
 enum Role {
@@ -380,6 +382,7 @@ impl World {
                 ),
                 clock: draw_clock(&knobs),
                 timeouts: Stream::taped(seed, Component::Timeouts(id), tape),
+                past: std::collections::VecDeque::new(),
                 incarnation: 0,
             })
             .collect();

@@ -60,6 +60,7 @@ impl World {
     ) {
         let mut answered = false;
         let mut jumped = false;
+        let mut elected = false;
         for effect in effects.drain(..) {
             match effect {
                 Effect::SyncStarted => self.sync_started(index),
@@ -76,6 +77,7 @@ impl World {
                 Effect::Observe(event) => {
                     // BUGGIFY hook (world/buggify.rs): a jump is a dangerous moment.
                     jumped |= matches!(event, Event::Jumped { .. });
+                    elected |= matches!(event, Event::BecameLeader { .. });
                     self.history(event)
                 }
                 Effect::DrawElectionTimeout => {
@@ -91,6 +93,9 @@ impl World {
         }
         if jumped {
             self.buggify_jumped(index);
+        }
+        if elected {
+            self.buggify_elected(index);
         }
         match result {
             Ok(()) => {}
@@ -128,13 +133,26 @@ impl World {
     }
 
     pub(super) fn transmit(&mut self, from: Address, to: Address, payload: Payload) {
+        if let (Address::Node(sender), Address::Node(_)) = (from, to) {
+            self.remember_sent(sender as usize, to, &payload);
+        }
+        self.route(from, to, payload);
+    }
+
+    /// Sends one message through the network: its copies (none, one, two, an old one) queued.
+    pub(super) fn route(&mut self, from: Address, to: Address, payload: Payload) {
         let now = self.now();
         let arrivals = self.network.route(now, from, to);
         if arrivals.is_empty() {
             self.count("messages_dropped");
         }
-        if arrivals.len() > 1 {
+        if arrivals.len() > 1 && !arrivals.old || arrivals.len() > 2 {
             self.count("messages_duplicated");
+        }
+        if arrivals.captured {
+            self.count("messages_captured");
+        } else if arrivals.old {
+            self.count("messages_old");
         }
         // The last copy takes the payload itself; only a duplicate clones it.
         let mut payload = Some(payload);

@@ -105,3 +105,56 @@ fn read_after_jump_sends_a_reader_below_the_point() {
         report.violations
     );
 }
+
+/// ReplayPast's own effect: with that site alone active, a run where it fires records, right after
+/// an election, a replay of between 1 and 16 messages another node sent before, and that run is
+/// clean with every rule on. Seeds where the site stays off record no replay.
+#[test]
+fn replay_past_sends_a_nodes_old_messages_again_after_an_election() {
+    use felix_sim::trace::{SimEvent, TraceEvent};
+    let replays = |report: &felix_sim::RunReport| -> Vec<usize> {
+        let lines = report.trace_lines.as_deref().unwrap_or(&[]);
+        lines
+            .iter()
+            .filter_map(|line| match &line.event {
+                TraceEvent::Sim(SimEvent::NetworkFault { description }) => description
+                    .strip_prefix("buggify: ")
+                    .and_then(|rest| rest.split_once(" messages n"))
+                    .filter(|(_, rest)| rest.ends_with(" sent are replayed"))
+                    .and_then(|(count, _)| count.parse().ok()),
+                _ => None,
+            })
+            .collect()
+    };
+    let found = (0..200u64).find_map(|seed| {
+        let mut knobs = Knobs::draw(seed, None);
+        knobs.buggify = vec![Site::ReplayPast];
+        let mut spec = RunSpec::new(seed, None);
+        spec.knobs = Some(knobs.clone());
+        spec.keep_trace = true;
+        let on = run(&spec);
+        let fired = on
+            .coverage
+            .get(Site::ReplayPast.counter())
+            .copied()
+            .unwrap_or(0);
+        if fired == 0 {
+            return None;
+        }
+        knobs.buggify.clear();
+        spec.knobs = Some(knobs);
+        let off = run(&spec);
+        Some((seed, on, off))
+    });
+    let Some((seed, on, off)) = found else {
+        panic!("ReplayPast fired in no seed of 0..200");
+    };
+    let replayed = replays(&on);
+    assert!(!replayed.is_empty(), "seed {seed}: no replay in the trace");
+    assert!(
+        replayed.iter().all(|count| (1..=16).contains(count)),
+        "seed {seed}: {replayed:?}"
+    );
+    assert!(replays(&off).is_empty(), "seed {seed} with the site off");
+    assert!(on.violations.is_empty(), "seed {seed}: {:?}", on.violations);
+}
