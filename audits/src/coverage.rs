@@ -260,6 +260,10 @@ pub const CATALOG: &[Entry] = &[
         "a holder learned from a failed renewal that it lost",
     ),
     sim(
+        "broken_runs",
+        "a broken writer sent a checkpoint run no folder may restore",
+    ),
+    sim(
         "owner_crashes_inside_run",
         "a paros owner died inside its checkpoint run",
     ),

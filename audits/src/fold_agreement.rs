@@ -8,12 +8,82 @@
 //! A folder that already held the whole prefix compares a checkpoint run with its own state
 //! (`CheckpointCompared`) instead of restoring from it: a checkpoint whose digest differs from
 //! that folder's is the same disagreement seen earlier, and is a violation too.
+//!
+//! A folder restores from (or compares with) whole runs only: the committed records `begin..=end`
+//! must be `Begin`, the chunks numbered 0, 1, ... in order, and an `End` naming their count and
+//! checksum. A restore from anything else (a chunk missing or misnumbered, an `End` whose count
+//! or checksum is wrong) is a violation even when the state it gave happens to agree: a broken
+//! writer's runs are exactly what no folder may restore. Runs whose records the history does not
+//! show committed are not judged.
 
+use crate::log::CommittedLog;
 use crate::{step_ref, Violation, FOLD_AGREEMENT};
 use felix_core::api::ClientId;
+use felix_core::client::checkpoint::{checksum, RunRecord};
 use felix_core::history::Event;
-use felix_core::record::Offset;
+use felix_core::record::{Command, Offset};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Why the committed records `begin..=end` are not one whole checkpoint run, with the step that
+/// committed the offending record; `None` when they are one, or when some record of the range is
+/// not in the history's committed log (nothing to judge).
+fn broken_run(
+    history: &[Event],
+    log: &CommittedLog,
+    begin: Offset,
+    end: Offset,
+) -> Option<(String, usize)> {
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    for offset in begin..=end {
+        let (step, entry) = log.get(history, offset)?;
+        let record = match &entry.command {
+            Command::Write { body, .. } => RunRecord::decode(body),
+            _ => None,
+        };
+        let expected = if offset == begin {
+            "Begin"
+        } else if offset == end {
+            "End"
+        } else {
+            "a chunk"
+        };
+        let broken = match (record, expected) {
+            (Some(RunRecord::Begin), "Begin") => None,
+            (Some(RunRecord::Chunk { index, payload }), "a chunk") => {
+                let at = chunks.len();
+                chunks.push(payload);
+                (index as usize != at)
+                    .then(|| format!("the chunk at {offset} is numbered {index}, not {at}"))
+            }
+            (
+                Some(RunRecord::End {
+                    chunks: count,
+                    checksum: sum,
+                }),
+                "End",
+            ) => {
+                if count as usize != chunks.len() {
+                    Some(format!(
+                        "its End at {offset} counts {count} chunks, the run has {}",
+                        chunks.len()
+                    ))
+                } else if sum != checksum(&chunks) {
+                    Some(format!(
+                        "its End at {offset} names checksum {sum:#x}, the chunks sum to {:#x}",
+                        checksum(&chunks)
+                    ))
+                } else {
+                    None
+                }
+            }
+            (_, expected) => Some(format!("the record at {offset} is not {expected} of a run")),
+        };
+        if let Some(why) = broken {
+            return Some((why, step));
+        }
+    }
+    None
+}
 
 /// The violations of FoldAgreement in `history`.
 pub fn check(history: &[Event]) -> Vec<Violation> {
@@ -21,7 +91,33 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
     let mut first: BTreeMap<Offset, (u64, ClientId, usize)> = BTreeMap::new();
     let mut reported: BTreeSet<Offset> = BTreeSet::new();
     let mut violations = Vec::new();
+    let mut log: Option<CommittedLog> = None;
     for (step, event) in history.iter().enumerate() {
+        if let Event::CheckpointRestored { client, begin, end }
+        | Event::CheckpointCompared {
+            client, begin, end, ..
+        } = event
+        {
+            let log = log.get_or_insert_with(|| CommittedLog::from_history(history));
+            if let Some((why, committed)) = broken_run(history, log, *begin, *end) {
+                let verb = match event {
+                    Event::CheckpointRestored { .. } => "restored from",
+                    _ => "compared its fold with",
+                };
+                violations.push(
+                    Violation::new(
+                        FOLD_AGREEMENT,
+                        step,
+                        format!(
+                            "client {client} {verb} the checkpoint run {begin}..={end}, which is \
+                             not a whole run: {why} (committed at {})",
+                            step_ref(committed)
+                        ),
+                    )
+                    .with_clients(vec![*client]),
+                );
+            }
+        }
         if let Event::CheckpointCompared {
             client,
             begin,
@@ -77,6 +173,93 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use felix_core::record::{Entry, Headers};
+
+    /// The history of a run written at offsets 5.. (one `Committed` per record), then `last`.
+    fn run_history(records: &[RunRecord], last: Event) -> Vec<Event> {
+        let mut history: Vec<Event> = records
+            .iter()
+            .enumerate()
+            .map(|(index, record)| Event::Committed {
+                node: 0,
+                entry: Entry {
+                    offset: 5 + index as Offset,
+                    term: 1,
+                    command: Command::Write {
+                        body: record.encode(),
+                        headers: Headers::default(),
+                    },
+                },
+            })
+            .collect();
+        history.push(last);
+        history
+    }
+
+    fn restored(end: Offset) -> Event {
+        Event::CheckpointRestored {
+            client: 2,
+            begin: 5,
+            end,
+        }
+    }
+
+    /// A restore from a whole run holds; from a run with a chunk misnumbered, a chunk missing (an
+    /// application write in its place), an `End` counting wrong or summing wrong, it breaks
+    /// FoldAgreement, naming the record. A run not in the committed log is not judged.
+    #[test]
+    fn a_folder_restores_whole_runs_only() {
+        let chunk = |index: u32, byte: u8| RunRecord::Chunk {
+            index,
+            payload: vec![byte; 3],
+        };
+        let sum = checksum(&[vec![1; 3], vec![2; 3]]);
+        let end = |chunks, checksum| RunRecord::End { chunks, checksum };
+        let whole = [RunRecord::Begin, chunk(0, 1), chunk(1, 2), end(2, sum)];
+        assert_eq!(check(&run_history(&whole, restored(8))), vec![]);
+        let broken: [(&[RunRecord], &str); 4] = [
+            (
+                &[RunRecord::Begin, chunk(0, 1), chunk(2, 2), end(2, sum)],
+                "the chunk at 7 is numbered 2, not 1",
+            ),
+            (
+                &[RunRecord::Begin, chunk(0, 1), chunk(1, 2), end(3, sum)],
+                "its End at 8 counts 3 chunks, the run has 2",
+            ),
+            (
+                &[RunRecord::Begin, chunk(0, 1), chunk(1, 2), end(2, sum ^ 1)],
+                "its End at 8 names checksum",
+            ),
+            (
+                &[
+                    RunRecord::Begin,
+                    chunk(0, 1),
+                    RunRecord::Malformed,
+                    end(2, sum),
+                ],
+                "the record at 7 is not a chunk of a run",
+            ),
+        ];
+        for (records, why) in broken {
+            let violations = check(&run_history(records, restored(8)));
+            assert_eq!(violations.len(), 1, "{why}: {violations:?}");
+            assert_eq!(violations[0].step, 4);
+            assert!(
+                violations[0].message.contains(why),
+                "{}",
+                violations[0].message
+            );
+            assert!(
+                violations[0]
+                    .message
+                    .contains("client 2 restored from the checkpoint run 5..=8"),
+                "{}",
+                violations[0].message
+            );
+        }
+        // The run's last record was never seen committed: nothing to judge.
+        assert_eq!(check(&run_history(&whole[..3], restored(8))), vec![]);
+    }
 
     fn folded(client: ClientId, offset: Offset, digest: u64) -> Event {
         Event::Folded {

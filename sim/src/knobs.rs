@@ -106,6 +106,11 @@ pub struct Knobs {
     /// and headers over the limits): `world/prober.rs`. Off in knobs printed without it.
     #[serde(default)]
     pub prober: bool,
+    /// A broken writer (paros): the first owner now and then breaks the checkpoint run it writes
+    /// (a chunk misnumbered, missing or altered, an `End` counting or summing wrong) and never
+    /// truncates: `world/breaker.rs`. Left out of the knobs when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub broken_runs: bool,
 }
 
 /// The replication shape before it was drawn (the defaults of knobs printed without it).
@@ -228,6 +233,7 @@ impl Knobs {
             election_ticks_min: Replication::election_ticks_min(),
             election_ticks_max: Replication::election_ticks_max(),
             prober: false,
+            broken_runs: false,
         };
         if let Some(twin) = twin {
             knobs.bias(twin, s);
@@ -274,12 +280,17 @@ impl Knobs {
     }
 
     /// The knobs drawn after `draw_late`, for the same reason: whether old messages are captured
-    /// rather than copied (only where old messages are on), and the BUGGIFY sites added last.
+    /// rather than copied (only where old messages are on), the BUGGIFY sites added last, and the
+    /// broken writer (only where the workload has checkpoint owners).
     fn draw_last(&mut self, s: &mut Stream) {
         if self.network.ancient_per_million > 0 {
             self.network.ancient_captures = Swarm::new(s).pick(&[false, true]);
         }
         self.buggify.extend(Site::draw_active_last(s));
+        // Only where there are checkpoint owners to break: a knob with no effect is not drawn.
+        if matches!(self.workload, Workload::Paros { .. }) {
+            self.broken_runs = Swarm::new(s).pick(&[false, true]);
+        }
     }
 
     /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's
@@ -574,7 +585,7 @@ impl Knobs {
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}] \
              raft: append<={} heartbeat={} election={}..{} ticks prober={} \
-             old messages={}<={}us{}",
+             old messages={}<={}us{}{}",
             self.brokers,
             self.replicas,
             self.readers,
@@ -623,6 +634,11 @@ impl Knobs {
             network.ancient_max_micros,
             if network.ancient_captures {
                 " captured"
+            } else {
+                ""
+            },
+            if self.broken_runs {
+                " broken_runs=true"
             } else {
                 ""
             },
@@ -722,6 +738,10 @@ mod tests {
         assert!(draws
             .iter()
             .all(|k| k.network.ancient_per_million > 0 || !k.network.ancient_captures));
+        assert!(some(&|k| k.broken_runs) && some(&|k| !k.broken_runs));
+        assert!(draws
+            .iter()
+            .all(|k| !k.broken_runs || matches!(k.workload, Workload::Paros { .. })));
         // Knobs that do not capture print no `ancient_captures`: their JSON is what it was.
         let copying = draws
             .iter()

@@ -149,7 +149,7 @@ impl World {
                 }
             }
             Role::Owner { owner: Some(owner) } => {
-                owner.set_trim_limit(fence);
+                owner.set_trim_limit(breaker::trim_limit(self.breaker.as_ref(), client, fence));
                 let busy = self.workload.chance(op_chance);
                 let stale_owner = owner.token().0 < fence_committed;
                 if working && busy && owner.status() == OwnerStatus::Fenced {
@@ -284,6 +284,17 @@ impl World {
         let Some((id, request)) = handle.next_request() else {
             return;
         };
+        let request = match &mut self.breaker {
+            Some(breaker) if breaker.client == client => {
+                let (request, broken) = breaker.send(&mut self.workload, request);
+                if broken {
+                    self.count("broken_runs");
+                }
+                request
+            }
+            _ => request,
+        };
+        let slot = &mut self.clients[client];
         let node = self.nodes[slot.target].id;
         slot.generation += 1;
         let generation = slot.generation;
@@ -446,5 +457,49 @@ impl World {
             Route::Leader(_) => (slot.target + 1) % brokers,
             Route::AnotherNode => (slot.target + 1) % nodes,
         };
+    }
+}
+
+/// (role, joined at start) of every client, in id order: the workload's, then the readers and
+/// the prober.
+pub(super) fn client_roles(knobs: &Knobs) -> Vec<(Role, bool)> {
+    let mut roles: Vec<(Role, bool)> = Vec::new();
+    match knobs.workload {
+        Workload::Felixd { holders } => {
+            for _ in 0..holders {
+                roles.push((
+                    Role::Felixd {
+                        holder: None,
+                        renew_at_local: 0,
+                    },
+                    true,
+                ));
+            }
+        }
+        Workload::Paros { owners, folders } => {
+            for _ in 0..owners {
+                roles.push((Role::Owner { owner: None }, true));
+            }
+            for index in 0..folders {
+                let id = roles.len() as ClientId;
+                // The first folder starts with the journal; the others join later and must
+                // restore from a checkpoint at the floor.
+                roles.push((Role::Folder(Folder::new(id, 16, 64)), index == 0));
+            }
+        }
+    }
+    readers_and_prober(&mut roles, knobs);
+    roles
+}
+
+/// The readers' roles, then the prober's, after the workload's (ids follow positions).
+fn readers_and_prober(roles: &mut Vec<(Role, bool)>, knobs: &Knobs) {
+    for _ in 0..knobs.readers {
+        let id = roles.len() as ClientId;
+        roles.push((Role::Reader(Reader::new(id, 1, 16)), true));
+    }
+    if knobs.prober {
+        let id = roles.len() as ClientId;
+        roles.push((Role::Prober(prober::Prober::new(id)), true));
     }
 }

@@ -42,6 +42,7 @@
 //! Simplifications, on purpose: the lease service is an oracle reached by a round trip that is
 //! never lost; brokers never pause (a clog stands in for it).
 
+mod breaker;
 mod buggify;
 mod clients;
 mod faults;
@@ -172,18 +173,6 @@ enum Role {
     Prober(prober::Prober),
 }
 
-/// The readers' roles, then the prober's, after the workload's (ids follow positions).
-fn readers_and_prober(roles: &mut Vec<(Role, bool)>, knobs: &Knobs) {
-    for _ in 0..knobs.readers {
-        let id = roles.len() as ClientId;
-        roles.push((Role::Reader(Reader::new(id, 1, 16)), true));
-    }
-    if knobs.prober {
-        let id = roles.len() as ClientId;
-        roles.push((Role::Prober(prober::Prober::new(id)), true));
-    }
-}
-
 struct InFlight {
     id: RequestId,
     request: Request,
@@ -259,6 +248,8 @@ pub struct World {
     nodes: Vec<NodeSlot>,
     clients: Vec<ClientSlot>,
     lease: LeaseService,
+    /// The broken writer, when the knob `broken_runs` is on (`breaker.rs`).
+    breaker: Option<breaker::Breaker>,
     /// The paros writer token in force (as the lease service sees owners) and the owner holding it.
     owner_token: u64,
     owner_current: Option<usize>,
@@ -386,33 +377,8 @@ impl World {
                 incarnation: 0,
             })
             .collect();
-        // (role, joined at start) of every client, in id order.
-        let mut roles: Vec<(Role, bool)> = Vec::new();
-        match knobs.workload {
-            Workload::Felixd { holders } => {
-                for _ in 0..holders {
-                    roles.push((
-                        Role::Felixd {
-                            holder: None,
-                            renew_at_local: 0,
-                        },
-                        true,
-                    ));
-                }
-            }
-            Workload::Paros { owners, folders } => {
-                for _ in 0..owners {
-                    roles.push((Role::Owner { owner: None }, true));
-                }
-                for index in 0..folders {
-                    let id = roles.len() as ClientId;
-                    // The first folder starts with the journal; the others join later and must
-                    // restore from a checkpoint at the floor.
-                    roles.push((Role::Folder(Folder::new(id, 16, 64)), index == 0));
-                }
-            }
-        }
-        readers_and_prober(&mut roles, &knobs);
+        let roles = clients::client_roles(&knobs);
+        let breaker = breaker::Breaker::of(&roles, &knobs);
         let clients: Vec<ClientSlot> = roles
             .into_iter()
             .enumerate()
@@ -445,6 +411,7 @@ impl World {
             nodes,
             clients,
             lease: LeaseService::new(knobs.lease_micros),
+            breaker,
             owner_token: 0,
             owner_current: None,
             recorder: Recorder::new(keep_trace, schedule.clone()),
