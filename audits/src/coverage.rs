@@ -202,6 +202,10 @@ pub const CATALOG: &[Entry] = &[
         )
     },
     probe("earliest_read", "a client read from Earliest"),
+    probe(
+        "invalid_write_refused",
+        "a write with malformed headers, or a body or headers over the limits, was refused Invalid",
+    ),
     probe("leader_changed", "a node became leader"),
     probe(
         "deposed_leader_write",

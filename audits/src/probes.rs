@@ -15,13 +15,27 @@
 //! name the steps towards a hazard, not a rule: they give a guided campaign a gradient towards
 //! runs where a stale writer meets deletion, which plain seeds reach in a few runs in a hundred.
 
-use felix_core::api::{ClientId, ReadFrom, Reply, Request};
+use felix_core::api::{ClientId, InvalidRequest, ReadFrom, Reply, Request};
 use felix_core::history::Event;
 use felix_core::{Command, Offset};
 use std::collections::BTreeMap;
 
+/// The probe an answer reaches by its kind alone, if any.
+fn answer_probe(reply: &Reply) -> Option<&'static str> {
+    match reply {
+        Reply::CursorTooOld { tag: None, .. } => Some("untagged_refusal"),
+        Reply::CursorTooOld { tag: Some(_), .. } => Some("tagged_refusal"),
+        Reply::TrimNoop { .. } => Some("noop_trim_answered"),
+        Reply::Invalid(
+            InvalidRequest::TooLarge { .. } | InvalidRequest::MalformedHeaders { .. },
+        ) => Some("invalid_write_refused"),
+        Reply::NotHeld { .. } => Some("not_held"),
+        _ => None,
+    }
+}
+
 /// The probes, in a fixed order (the names of `probes`'s result).
-pub const PROBES: [&str; 21] = [
+pub const PROBES: [&str; 22] = [
     "stale_holder_refused",
     "stale_holder_acts",
     "untagged_refusal",
@@ -43,6 +57,7 @@ pub const PROBES: [&str; 21] = [
     "stale_holder_too_old",
     "stale_holder_resumed",
     "stale_holder_blind",
+    "invalid_write_refused",
 ];
 
 /// Counts each probe of `history`, in `PROBES` order.
@@ -158,6 +173,9 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                     }
                     jumped.insert(*client, too_old);
                 }
+                if let Some(name) = answer_probe(reply) {
+                    bump(name);
+                }
                 match reply {
                     Reply::OffsetMismatch { .. } | Reply::FenceMismatch { .. } => {
                         if stale {
@@ -169,10 +187,6 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                             }
                         }
                     }
-                    Reply::CursorTooOld { tag: None, .. } => bump("untagged_refusal"),
-                    Reply::CursorTooOld { tag: Some(_), .. } => bump("tagged_refusal"),
-                    Reply::TrimNoop { .. } => bump("noop_trim_answered"),
-                    Reply::NotHeld { .. } => bump("not_held"),
                     Reply::Appended { offset, .. } => {
                         last_ack = Some(*node);
                         if let Request::Trim { floor, .. } = request {
@@ -353,6 +367,10 @@ mod tests {
             }),
             reply(Reply::TrimNoop { tail: 5 }),
             reply(Reply::NotHeld { from: 2 }),
+            reply(Reply::Invalid(InvalidRequest::TooLarge {
+                bytes: 5,
+                limit: 4,
+            })),
             Event::Requested {
                 client: 3,
                 node: 1,
@@ -368,6 +386,7 @@ mod tests {
             "noop_trim_answered",
             "not_held",
             "earliest_read",
+            "invalid_write_refused",
         ] {
             assert_eq!(count(&history, name), 1, "{name}");
         }

@@ -15,6 +15,10 @@ pub use felix_core::broker::Input;
 /// A node of the simulated cluster: the real broker.
 pub type Node = Broker;
 
+/// The largest write body a simulated node takes: far above any body the workload writes (a few
+/// dozen bytes), small enough that the prober's oversized body costs nothing to carry.
+pub const BODY_BYTES_MAX: u64 = 4096;
+
 /// The broker config of node `id` in a run with these knobs and rules.
 pub fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
     let voters: Vec<NodeId> = (0..knobs.brokers).collect();
@@ -28,6 +32,7 @@ pub fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
             records_per_segment: knobs.records_per_segment,
         },
         rules,
+        body_bytes_max: BODY_BYTES_MAX,
         ..JournalConfig::default()
     };
     config

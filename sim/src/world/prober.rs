@@ -3,8 +3,8 @@
 //! The holders, owners, readers and folders all keep the contract: a reader reads from its own
 //! cursor, a writer fences with the token it holds. The journal's answers to everything else (a
 //! read from `Earliest` or from offset 0, a read past the tail, a fence, truncate or append with
-//! a token nobody holds, headers with an empty key) are guarded by the core but were reached
-//! only by unit tests. The prober sends one such request now and then; every mutating request
+//! a token nobody holds, headers with an empty key, a body or headers over the limits) are
+//! guarded by the core but were reached only by unit tests. The prober sends one such request now and then; every mutating request
 //! carries a made-up token (or malformed headers), so the journal must refuse it with its typed
 //! answer (`FenceMismatch`, `Invalid`, a no-op) and change nothing. The judges see its requests
 //! and replies like any client's: the Linearizable checker holds every answer to the state, and
@@ -16,6 +16,8 @@ use felix_core::{Headers, Offset, Token};
 
 /// The tokens the prober makes up: far above any token a run grants.
 const MADE_UP: u64 = u64::MAX / 2;
+/// The bytes of an oversized header value: over any node's header limit (4,096 bytes).
+const HEADERS_BYTES: usize = 8192;
 /// A probe is retried at most this many times after a reply that only routes it elsewhere.
 const RETRIES_MAX: u32 = 8;
 
@@ -38,11 +40,15 @@ pub enum Probe {
     AppendMadeUp,
     /// A write whose headers have an empty key (and a made-up fence): `Invalid`.
     HeadersMalformed,
+    /// A write whose body is one byte over the nodes' limit: `Invalid(TooLarge)`.
+    BodyTooLarge,
+    /// A write whose headers are over the limit: `Invalid(MalformedHeaders)`.
+    HeadersTooLarge,
 }
 
 impl Probe {
     /// Every kind, for the driver's draw (`TrimMadeUp`'s floor is drawn apart).
-    pub const KINDS: usize = 7;
+    pub const KINDS: usize = 9;
 
     /// The probe of kind `index` (mod `KINDS`); `floor` is a trim's.
     pub fn of(index: usize, floor: Offset) -> Probe {
@@ -53,7 +59,9 @@ impl Probe {
             3 => Probe::FenceMadeUp,
             4 => Probe::TrimMadeUp { floor },
             5 => Probe::AppendMadeUp,
-            _ => Probe::HeadersMalformed,
+            6 => Probe::HeadersMalformed,
+            7 => Probe::BodyTooLarge,
+            _ => Probe::HeadersTooLarge,
         }
     }
 
@@ -88,9 +96,12 @@ impl Probe {
                 body: b"probe".to_vec(),
                 headers: Headers::default(),
             },
-            Probe::HeadersMalformed => {
+            Probe::HeadersMalformed | Probe::HeadersTooLarge => {
                 let mut headers = Headers::default();
-                headers.0.insert(String::new(), "x".to_string());
+                match self {
+                    Probe::HeadersMalformed => headers.0.insert(String::new(), "x".to_string()),
+                    _ => headers.0.insert("k".to_string(), "x".repeat(HEADERS_BYTES)),
+                };
                 Request::Append {
                     expected_tail: None,
                     fence: token,
@@ -98,6 +109,12 @@ impl Probe {
                     headers,
                 }
             }
+            Probe::BodyTooLarge => Request::Append {
+                expected_tail: None,
+                fence: token,
+                body: vec![b'x'; crate::node::BODY_BYTES_MAX as usize + 1],
+                headers: Headers::default(),
+            },
         }
     }
 }
