@@ -23,7 +23,7 @@
 //! the result is a candidate: `script::scenario` verifies it in the driver and minimizes it.
 
 use super::Attempt;
-use crate::knobs::Workload;
+use crate::knobs::{Knobs, Workload};
 use crate::network::{Address, Packet, Payload};
 use crate::script::env::{Env, ELECTION_TIMEOUT_TICKS};
 use crate::script::{parse, verbs};
@@ -42,20 +42,30 @@ const DUP_PASSES: usize = 4;
 /// The most ticks one `tick` verb gives (the verb's own bound).
 const TICKS_MAX: u64 = 1_000;
 
-/// What a world client is, from its id (`world::World::new` numbers them in this order).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+/// What a world client is, from its id (`world::World::new` numbers them in this order: the
+/// workload's clients, the readers, then the prober).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
     Holder,
     Owner,
     Folder,
     Reader,
+    /// The prober (knob `prober`): by contract every request it makes is refused or changes
+    /// nothing, so neither translation writes a verb for it (the driver has no such client, and
+    /// its made-up fences and reads would be an owner and a reader of the driver's own).
+    Prober,
 }
 
-fn kind_of(workload: &Workload, client: u32) -> Kind {
-    match *workload {
+pub(super) fn kind_of(knobs: &Knobs, client: u32) -> Kind {
+    let workload = match knobs.workload {
+        Workload::Felixd { holders } => holders,
+        Workload::Paros { owners, folders } => owners + folders,
+    };
+    match knobs.workload {
         Workload::Felixd { holders } if client < holders => Kind::Holder,
         Workload::Paros { owners, .. } if client < owners => Kind::Owner,
         Workload::Paros { owners, folders } if client < owners + folders => Kind::Folder,
+        _ if knobs.prober && client == workload + knobs.readers => Kind::Prober,
         _ => Kind::Reader,
     }
 }
@@ -236,6 +246,7 @@ impl Lockstep {
     /// The verb for a request a world client chose (not one its state machine sends on its own).
     fn request(&mut self, kind: Kind, client: u32, request: &Request) {
         match (kind, request) {
+            (Kind::Prober, _) => {}
             (_, Request::Fence { new, old }) => {
                 let name = format!("o{}", new.0);
                 let via = self.via(client);
@@ -356,7 +367,7 @@ fn translate_pass(
     dups: &BTreeSet<usize>,
 ) -> (Vec<String>, BTreeSet<usize>) {
     let lines: &[TraceLine] = attempt.trace_lines.as_deref().unwrap_or(&[]);
-    let workload = attempt.knobs.workload.clone();
+    let knobs = attempt.knobs.clone();
     let mut lock = Lockstep {
         env: Env::new(),
         verbs: Vec::new(),
@@ -393,7 +404,7 @@ fn translate_pass(
                 let line = lines.get(line_index).cloned();
                 lock.at = line_index;
                 if let Some(line) = line {
-                    on_line(&mut lock, &workload, line.event);
+                    on_line(&mut lock, &knobs, line.event);
                 }
                 line_index += 1;
                 lock.at = line_index;
@@ -504,11 +515,11 @@ fn translate_pass(
     (lock.verbs, lock.found_dups)
 }
 
-fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
+fn on_line(lock: &mut Lockstep, knobs: &Knobs, event: TraceEvent) {
     match event {
         TraceEvent::History(event) => match event {
             // Only felixd processes hold leases as holders (a paros owner's grant is no holder).
-            Event::LeaseGranted { client, epoch } if kind_of(workload, client) == Kind::Holder => {
+            Event::LeaseGranted { client, epoch } if kind_of(knobs, client) == Kind::Holder => {
                 let name = format!("h{epoch}");
                 let via = lock.via(client);
                 lock.clients.insert(client, name.clone());
@@ -517,7 +528,7 @@ fn on_line(lock: &mut Lockstep, workload: &Workload, event: TraceEvent) {
             Event::Requested {
                 client, request, ..
             } => {
-                let kind = kind_of(workload, client);
+                let kind = kind_of(knobs, client);
                 lock.request(kind, client, &request);
             }
             Event::Replied { client, node, .. } => {

@@ -14,6 +14,7 @@
 //! ddmin-style while both still hold. `render` writes the file with its expectations filled in by
 //! the driver itself, so `felix scenario` passes on it by construction.
 
+use super::schedule::{kind_of, Kind};
 use super::Shrunk;
 use crate::script;
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
@@ -26,99 +27,155 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The longest schedule translation worth minimizing (each try replays the whole script).
 const SCHEDULE_VERBS_MAX: usize = 5_000;
+/// The most ticks one `tick` verb gives (the verb's own bound).
+const TICKS_MAX: u64 = 1_000;
 /// The most scripts the minimization runs (each replays the whole script, so a long translation
 /// costs more per try): past it, the smallest script found so far is written.
 const SCRIPTS_MAX: u64 = 2_000;
 
 /// The verbs translated from a run (without `cluster` and `audit`).
 pub fn translate(shrunk: &Shrunk) -> Vec<String> {
+    translate_with(shrunk, false)
+}
+
+/// The coarse translation in progress (`translate_with`).
+#[derive(Default)]
+struct Coarse {
+    verbs: Vec<String>,
+    /// Something was delivered or synced since the last verb: a `stabilize` comes first.
+    pending: bool,
+    /// The node the driver last made campaign.
+    leader: Option<u32>,
+    crashed: BTreeSet<u32>,
+    /// When the network cut written last (`partition`) ends, for a clog (which ends on its own).
+    cut_until: Option<u64>,
+}
+
+impl Coarse {
+    fn push(&mut self, verb: String) {
+        if self.pending {
+            self.verbs.push("stabilize".to_string());
+            self.pending = false;
+        }
+        self.verbs.push(verb);
+    }
+
+    /// A world leader: the first campaigns, and one after a crash. `faithful`: every change of
+    /// leader is a `campaign` (a new term the run's later steps may depend on).
+    fn became_leader(&mut self, node: u32, faithful: bool) {
+        let first = self.leader.is_none();
+        let changed = faithful && self.leader != Some(node);
+        if first || changed || !self.crashed.is_empty() {
+            self.push(format!("campaign n{node}"));
+            self.leader = Some(node);
+        }
+        self.pending = true;
+    }
+
+    /// A network fault: an isolated node is a `partition` until the partitions are repaired;
+    /// `faithful`: a clogged node (its messages held for a while) likewise, `heal`ed at the
+    /// clog's end.
+    fn network(&mut self, description: &str, time: u64, faithful: bool) {
+        if description == "partitions repaired" {
+            self.cut_until = None;
+            self.push("heal".to_string());
+        } else if let Some((node, micros)) = clogged_node(description).filter(|_| faithful) {
+            self.cut_until = Some(time + micros);
+            self.push(format!("partition n{node}"));
+        } else if let Some(node) = isolated_node(description).filter(|_| faithful) {
+            self.push(format!("partition n{node}"));
+        }
+    }
+
+    /// Before a line at `time`: a clog that has ended by then is healed.
+    fn clock(&mut self, time: u64) {
+        if self.cut_until.is_some_and(|until| until <= time) {
+            self.cut_until = None;
+            self.push("heal".to_string());
+        }
+    }
+}
+
+/// The verbs translated from a run. `faithful` also writes what the first translation leaves to
+/// `stabilize`: every change of leader, and nodes isolated or clogged (as partitions).
+pub fn translate_with(shrunk: &Shrunk, faithful: bool) -> Vec<String> {
     let lines: Vec<TraceLine> = shrunk.shrunk.trace_lines.clone().unwrap_or_default();
-    let mut verbs: Vec<String> = Vec::new();
+    let knobs = &shrunk.shrunk.knobs;
+    let mut out = Coarse::default();
     // World client -> script name; names already used.
     let mut names: BTreeMap<u32, String> = BTreeMap::new();
     let mut seen_ops: BTreeSet<(String, String)> = BTreeSet::new();
     // Index in `verbs` just after each client's last request.
     let mut after_request: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut pending = false;
-    let mut campaigned = false;
-    let mut crashed: BTreeSet<u32> = BTreeSet::new();
-    let push = |verbs: &mut Vec<String>, pending: &mut bool, verb: String| {
-        if *pending {
-            verbs.push("stabilize".to_string());
-            *pending = false;
-        }
-        verbs.push(verb);
-    };
     for line in lines {
+        out.clock(line.time);
         match line.event {
             TraceEvent::History(event) => match event {
-                Event::BecameLeader { node, .. } => {
-                    if !campaigned || !crashed.is_empty() {
-                        push(&mut verbs, &mut pending, format!("campaign n{node}"));
-                        campaigned = true;
-                    }
-                    pending = true;
-                }
+                Event::BecameLeader { node, .. } => out.became_leader(node, faithful),
                 Event::Crashed { node } => {
-                    crashed.insert(node);
-                    push(&mut verbs, &mut pending, format!("crash n{node}"));
+                    out.crashed.insert(node);
+                    out.push(format!("crash n{node}"));
                 }
                 Event::Restarted { node } => {
-                    crashed.remove(&node);
-                    push(&mut verbs, &mut pending, format!("restart n{node}"));
+                    out.crashed.remove(&node);
+                    out.push(format!("restart n{node}"));
                 }
-                Event::LeaseGranted { client, epoch } => {
+                // Only felixd processes hold leases as holders (a paros owner's grant is no holder).
+                Event::LeaseGranted { client, epoch } if kind_of(knobs, client) == Kind::Holder => {
                     let name = format!("h{epoch}");
                     names.insert(client, name.clone());
-                    push(&mut verbs, &mut pending, format!("lease {name}"));
-                    after_request.insert(client, verbs.len());
+                    out.push(format!("lease {name}"));
+                    after_request.insert(client, out.verbs.len());
                 }
                 Event::Requested {
                     client, request, ..
-                } => {
-                    let verb = request_verb(&mut names, &mut seen_ops, client, &request);
-                    if let Some(verb) = verb {
-                        push(&mut verbs, &mut pending, verb);
+                } if kind_of(knobs, client) != Kind::Prober => {
+                    if let Some(verb) = request_verb(&mut names, &mut seen_ops, client, &request) {
+                        out.push(verb);
                     }
-                    after_request.insert(client, verbs.len());
+                    after_request.insert(client, out.verbs.len());
                 }
                 Event::PromiseChanged { .. }
                 | Event::NodeState { .. }
                 | Event::PhaseChanged { .. } => {}
-                _ => pending = true,
+                _ => out.pending = true,
             },
             TraceEvent::Sim(event) => match event {
                 SimEvent::Paused { client } => {
                     if let Some(name) = names.get(&client) {
-                        let at = after_request.get(&client).copied().unwrap_or(verbs.len());
-                        verbs.insert(at.min(verbs.len()), format!("pause {name}"));
+                        let at = after_request.get(&client).copied();
+                        let at = at.unwrap_or(out.verbs.len()).min(out.verbs.len());
+                        out.verbs.insert(at, format!("pause {name}"));
                     }
                 }
                 SimEvent::Resumed { client } => {
                     if let Some(name) = names.get(&client) {
-                        push(&mut verbs, &mut pending, format!("resume {name}"));
+                        out.push(format!("resume {name}"));
                     }
                 }
                 SimEvent::NetworkFault { description } => {
-                    if description == "partitions repaired" {
-                        push(&mut verbs, &mut pending, "heal".to_string());
-                    } else if let Some(node) = isolated_node(&description) {
-                        push(&mut verbs, &mut pending, format!("partition n{node}"));
-                    }
+                    out.network(&description, line.time, faithful)
                 }
-                SimEvent::Healed => push(&mut verbs, &mut pending, "heal".to_string()),
+                SimEvent::Healed => out.push("heal".to_string()),
                 _ => {}
             },
         }
     }
-    verbs.push("stabilize".to_string());
-    verbs
+    out.verbs.push("stabilize".to_string());
+    out.verbs
 }
 
-/// `isolate Node(K) for ...` names node K.
+/// `isolate nK for ...` names node K.
 fn isolated_node(description: &str) -> Option<u32> {
-    let rest = description.strip_prefix("isolate Node(")?;
-    rest.split(')').next()?.parse().ok()
+    let rest = description.strip_prefix("isolate n")?;
+    rest.split(' ').next()?.parse().ok()
+}
+
+/// `clog nK for Dus` names node K and the clog's length in microseconds.
+fn clogged_node(description: &str) -> Option<(u32, u64)> {
+    let rest = description.strip_prefix("clog n")?;
+    let (node, micros) = rest.split_once(" for ")?;
+    Some((node.parse().ok()?, micros.strip_suffix("us")?.parse().ok()?))
 }
 
 /// The verb for a client's request, when it is one the client chose (not one it sends on its own:
@@ -132,9 +189,11 @@ fn request_verb(
     let mut first = |name: &str, key: String| seen.insert((name.to_string(), key));
     match request {
         Request::Fence { new, old } => {
+            // A retry of the same fence is not a new owner.
             let name = format!("o{}", new.0);
             names.insert(client, name.clone());
-            Some(format!("owner {name} token={} old={}", new.0, old.0))
+            first(&name, "owner".to_string())
+                .then(|| format!("owner {name} token={} old={}", new.0, old.0))
         }
         Request::Append { body, .. } => {
             let name = names.get(&client)?.clone();
@@ -151,7 +210,13 @@ fn request_verb(
         Request::Trim { floor, fence, .. } => {
             let name = names.get(&client)?.clone();
             if fence.is_some() {
-                first(&name, format!("truncate {floor}"))
+                // The truncate that ends an owner's checkpoint is the `checkpoint` verb's own
+                // (the driver's owner truncates to its run's start); the next checkpoint is a new
+                // verb.
+                if seen.remove(&(name.clone(), "checkpoint".to_string())) {
+                    return None;
+                }
+                seen.insert((name.clone(), format!("truncate {floor}")))
                     .then(|| format!("truncate {name} floor={floor}"))
             } else {
                 first(&name, format!("trim {floor}")).then(|| format!("trim {name} floor={floor}"))
@@ -273,18 +338,86 @@ fn renamed(verbs: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// `tick nK [count]` as the node and its count.
+fn ticks(verb: &str) -> Option<(&str, u64)> {
+    let mut words = verb.strip_prefix("tick ")?.split(' ');
+    let node = words.next()?;
+    let count = match words.next() {
+        Some(count) => count.parse().ok()?,
+        None => 1,
+    };
+    words.next().is_none().then_some((node, count))
+}
+
 /// The verb merging `first` and `second` when they are neighbours of one kind: two syncs are one
-/// `sync` of both nodes; two deliveries of the next message on one link are `n=2` (which differs:
+/// `sync` of both nodes; two ticks of one node are one `tick` (the same ticks in a row); two deliveries of the next message on one link are `n=2` (which differs:
 /// the second message must be queued before the first arrives, so the merge is verified).
 fn merged(first: &str, second: &str) -> Option<String> {
     if let (Some(a), Some(b)) = (first.strip_prefix("sync "), second.strip_prefix("sync ")) {
         return Some(format!("sync {a} {b}"));
+    }
+    if let (Some((a, n)), Some((b, m))) = (ticks(first), ticks(second)) {
+        return (a == b && n + m <= TICKS_MAX).then(|| format!("tick {a} {}", n + m));
     }
     let (a, n) = first.rsplit_once(" n=")?;
     let (b, m) = second.rsplit_once(" n=")?;
     let (n, m) = (n.parse::<u64>().ok()?, m.parse::<u64>().ok()?);
     (a == b && a.starts_with("deliver ") && !a.contains("skip="))
         .then(|| format!("{a} n={}", n + m))
+}
+
+/// `verbs` with each run of one node's neighbouring ticks written as one `tick`.
+fn merged_ticks(verbs: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for verb in verbs {
+        let merge = out.last().and_then(|last| {
+            let (a, n) = ticks(last)?;
+            let (b, m) = ticks(verb)?;
+            (a == b && n + m <= TICKS_MAX).then(|| format!("tick {a} {}", n + m))
+        });
+        match merge {
+            Some(verb) => *out.last_mut().expect("a last verb") = verb,
+            None => out.push(verb.clone()),
+        }
+    }
+    out
+}
+
+/// `verbs` with neighbouring ticks merged (`merged_ticks`) when `still` holds for them (one
+/// script, counted in `tries`), else `verbs` as they were.
+fn with_ticks_merged(
+    verbs: Vec<String>,
+    tries: &mut u64,
+    still: &dyn Fn(&[String]) -> bool,
+) -> Vec<String> {
+    let fewer = merged_ticks(&verbs);
+    if fewer.len() == verbs.len() {
+        return verbs;
+    }
+    *tries += 1;
+    if still(&fewer) {
+        fewer
+    } else {
+        verbs
+    }
+}
+
+/// The coarse candidates, in the order tried: the translation as it is, then with a stabilize
+/// after every verb; then the faithful translation (`translate_with`: every change of leader,
+/// isolated and clogged nodes), likewise.
+fn coarse_candidates(shrunk: &Shrunk, translated: &[String]) -> Vec<Vec<String>> {
+    let faithful = translate_with(shrunk, true);
+    let mut candidates = Vec::new();
+    for verbs in [translated, &faithful[..]] {
+        candidates.push(verbs.to_vec());
+        candidates.push(
+            verbs
+                .iter()
+                .flat_map(|verb| [verb.clone(), "stabilize".to_string()])
+                .collect(),
+        );
+    }
+    candidates
 }
 
 /// Shortens `verbs` while `still` holds: windows (halving sizes, side by side)
@@ -395,14 +528,7 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
     let twin = shrunk.twin;
     let invariant = shrunk.invariant;
     let translated = translate(shrunk);
-    let mut candidates = vec![translated.clone()];
-    // Variants of the same run: a stabilize after every verb; the run without its fault verbs.
-    candidates.push(
-        translated
-            .iter()
-            .flat_map(|verb| [verb.clone(), "stabilize".to_string()])
-            .collect(),
-    );
+    let candidates = coarse_candidates(shrunk, &translated);
     let mut tries = 0;
     let mut found = None;
     for candidate in candidates {
@@ -442,6 +568,9 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
             timed: timed_verbs,
         });
     };
+    // Neighbouring ticks of one node are one `tick` (the same steps): fewer verbs to minimize.
+    let check = |fewer: &[String]| reproduces(&cluster, twin, invariant, fewer);
+    verbs = with_ticks_merged(verbs, &mut tries, &check);
     // Every minimizing try, within the budget of scripts (a try past it does not reproduce).
     let mut still = |edited: &[String]| -> bool {
         if tries >= SCRIPTS_MAX {
@@ -502,6 +631,9 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
     // neighbours merge (`sync n0 n1`, `deliver ... n=2`), while the script still reproduces.
     verbs = coarsened(verbs, &mut still);
     let budget_spent = tries >= SCRIPTS_MAX;
+    // The ticks the minimization left side by side, merged even past its budget (the same
+    // steps; checked once all the same).
+    verbs = with_ticks_merged(verbs, &mut tries, &check);
     let verbs = renamed(&verbs);
     let draft = text(header, &cluster, twin, &verbs);
     let filled = script::run_text("shrunk.txt", &draft)

@@ -11,4 +11,5 @@ mod quiesce;
 mod read_index;
 mod scenarios;
 mod shrink;
+mod shrink_unbiased;
 mod step_numbers;
