@@ -96,17 +96,19 @@ impl Bounds {
             + batches * self.round_trip_micros
     }
 
-    /// How long a node `lag` records behind may take while one leader holds: `stalled_sync + 2 *
-    /// (2 * heartbeat * tick + (2 + ceil(lag / batch)) * round_trip)`: the leader's next heartbeat, a round trip
-    /// to find where the node's log matches, one per batch, and the heartbeat that carries the
-    /// commit index; twice that, because the node's own backlog (persists queued behind a slow
-    /// sync after a restart or a run of term changes) can hold its answers about as long again
-    /// (seen in the sweep: up to 1.34 times the single bound).
-    pub fn led_catch_up_micros(&self, lag: u64) -> u64 {
+    /// How long a node may take while one leader holds, when the cluster's committed index was
+    /// `lag` records ahead of it and the run's committed log holds `terms` terms above it:
+    /// `stalled_sync + 2 * heartbeat * tick + (2 + ceil(lag / batch) + terms) * round_trip`: the
+    /// leader's next heartbeat, a round trip to find where the node's log matches, one per batch
+    /// of the lag, one per term the leader may have to walk back over (a divergent suffix is
+    /// repaired one term per rejection, and after a storm of elections every term holds one
+    /// noop: seen, 91 noops of 91 terms walked back in 326 ms), and the heartbeat that carries
+    /// the commit index.
+    pub fn led_catch_up_micros(&self, lag: u64, terms: u64) -> u64 {
         let batches = lag.div_ceil(self.batch_records.max(1));
         self.stalled_sync_micros
             + 2 * self.heartbeat_ticks * self.tick_micros
-            + (2 + batches) * self.round_trip_micros
+            + (2 + batches + terms) * self.round_trip_micros
     }
 
     /// How long a client may wait for a useful answer when the cluster's committed index is
@@ -188,6 +190,9 @@ struct Judge<'a> {
     cluster_committed: Offset,
     /// The Liveness marker was seen.
     healed: bool,
+    /// The offsets where a new term starts in the run's committed log (first commit per offset),
+    /// ascending.
+    term_starts: Vec<Offset>,
     /// The highest term any node has shown.
     term: u64,
     /// The leader that holds, with its term and the time it became leader: none once a node
@@ -300,9 +305,10 @@ impl Judge<'_> {
             // Under one leader the whole time since `led_from`, the tighter bound holds.
             let led = self.leader.map(|(_, _, from)| {
                 let led_from = from.max(since);
+                let terms = terms_above(&self.term_starts, target.offset - target.lag);
                 (
                     led_from,
-                    led_from + self.bounds.led_catch_up_micros(target.lag),
+                    led_from + self.bounds.led_catch_up_micros(target.lag, terms),
                 )
             });
             let led_late = led.is_some_and(|(_, deadline)| now > deadline);
@@ -372,6 +378,31 @@ impl Judge<'_> {
     }
 }
 
+/// The offsets where a term starts in the committed log `history` builds (the first commit of
+/// each offset counts), ascending.
+fn term_starts(history: &[Event]) -> Vec<Offset> {
+    let mut terms: BTreeMap<Offset, u64> = BTreeMap::new();
+    for event in history {
+        if let Event::Committed { entry, .. } = event {
+            terms.entry(entry.offset).or_insert(entry.term);
+        }
+    }
+    let mut starts = Vec::new();
+    let mut last = None;
+    for (offset, term) in terms {
+        if last != Some(term) {
+            starts.push(offset);
+            last = Some(term);
+        }
+    }
+    starts
+}
+
+/// How many terms of the committed log start above `offset`.
+fn terms_above(starts: &[Offset], offset: Offset) -> u64 {
+    (starts.len() - starts.partition_point(|start| *start <= offset)) as u64
+}
+
 /// A duration in words: `1.234 s` or `12.3 ms`.
 fn micros(micros: u64) -> String {
     if micros >= 1_000_000 {
@@ -392,6 +423,7 @@ pub fn check(history: &[Event], times: &[u64], bounds: Bounds) -> Vec<Violation>
         clients: BTreeMap::new(),
         cluster_committed: 0,
         healed: false,
+        term_starts: term_starts(history),
         term: 0,
         leader: None,
         violations: Vec::new(),
@@ -468,6 +500,22 @@ mod tests {
             ..bounds
         };
         assert_eq!(narrow.elections(), 3 * ELECTIONS_MAX);
+        assert_eq!(
+            bounds.led_catch_up_micros(9, 2),
+            2 * 2 * 10_000 + (2 + 3 + 2) * 1_000
+        );
+        // Terms start at offsets 1 and 3 of this committed log: one above offset 2, two above 0.
+        let log = [
+            committed(0, noop(1, 1)),
+            committed(0, write(2, 1, 1)),
+            committed(1, noop(1, 1)),
+            committed(0, noop(3, 2)),
+        ];
+        let starts = term_starts(&log);
+        assert_eq!(starts, vec![1, 3]);
+        assert_eq!(terms_above(&starts, 2), 1);
+        assert_eq!(terms_above(&starts, 0), 2);
+        assert_eq!(terms_above(&starts, 3), 0);
         assert_eq!(
             bounds.catch_up_micros(9),
             ELECTIONS_MAX * 102_000 + 2 * 10_000 + 3 * 1_000
