@@ -61,6 +61,7 @@ pub mod linearizable;
 pub mod log;
 pub mod no_read_below_floor;
 pub mod probes;
+pub mod progress;
 pub mod promise_durable;
 pub mod stale_trim_refused;
 pub mod synthetic;
@@ -88,9 +89,10 @@ pub const CONVERGENCE: Invariant = Invariant::Convergence;
 pub const ELECTION_SAFETY: Invariant = Invariant::ElectionSafety;
 pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
 pub const PROMISE_DURABLE: Invariant = Invariant::PromiseDurable;
+pub const PROGRESS: Invariant = Invariant::Progress;
 
 /// Every invariant the audits judge, in `Invariant::ALL` order.
-pub const INVARIANTS: [Invariant; 11] = [
+pub const INVARIANTS: [Invariant; 12] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -102,6 +104,7 @@ pub const INVARIANTS: [Invariant; 11] = [
     ELECTION_SAFETY,
     LINEARIZABLE,
     PROMISE_DURABLE,
+    PROGRESS,
 ];
 
 /// One broken invariant, found at one event.
@@ -248,6 +251,9 @@ pub fn audit_one(history: &[Event], invariant: Invariant) -> Report {
         Invariant::ElectionSafety => election_safety::check(history),
         Invariant::Linearizable => linearizable::check_with_verdict(history).0,
         Invariant::PromiseDurable => promise_durable::check(history),
+        // Judged from the history and its times under the run's bounds (`progress::check`, run
+        // by the simulator's judge): a history alone holds no time.
+        Invariant::Progress => Vec::new(),
         // Not an audit's: nothing in a history to judge.
         Invariant::StaleHolderRetires
         | Invariant::TypeOk

@@ -56,6 +56,11 @@ pub struct Rules {
     /// to it in an earlier term's campaign counts for the current one, and a voter that has since
     /// voted for another candidate of this term elects two leaders).
     pub votes_of_current_term: bool,
+    /// A leader whose follower accepted a batch and is still behind sends the next batch at once
+    /// (off: LazyCatchUp, the next batch waits for the next heartbeat or the next client write:
+    /// a lagging follower catches up one batch per heartbeat, slowly but surely, so only the
+    /// Progress judge's bound sees it).
+    pub catch_up_at_once: bool,
     /// The walk applies a trim's floor when it reaches that trim, not one step before (off:
     /// EarlyFloor, a twin of the validation layer: the floor of an unfenced trim held right after
     /// the commit index applies a walk step early, only when no write lies in between, so no read,
@@ -89,6 +94,7 @@ impl Default for Rules {
             vote_after_persist: true,
             read_index_confirmed: true,
             votes_of_current_term: true,
+            catch_up_at_once: true,
             floor_at_its_trim: true,
             writer_at_its_fence: true,
         }
@@ -131,6 +137,7 @@ impl Rules {
             TwinName::VoteBeforePersist => rules.vote_after_persist = false,
             TwinName::UnconfirmedReads => rules.read_index_confirmed = false,
             TwinName::StaleVotes => rules.votes_of_current_term = false,
+            TwinName::LazyCatchUp => rules.catch_up_at_once = false,
             TwinName::EarlyFloor => rules.floor_at_its_trim = false,
             TwinName::EarlyFence => rules.writer_at_its_fence = false,
             TwinName::TagAtFloor => {
@@ -165,7 +172,7 @@ mod tests {
         for (index, rules) in twins.iter().enumerate() {
             assert!(!twins[..index].contains(rules), "{rules:?}");
         }
-        assert_eq!(twins.len(), 18);
+        assert_eq!(twins.len(), 19);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
@@ -186,6 +193,7 @@ mod tests {
             vote_after_persist,
             read_index_confirmed,
             votes_of_current_term,
+            catch_up_at_once,
             floor_at_its_trim,
             writer_at_its_fence,
         } = rules;
@@ -206,6 +214,7 @@ mod tests {
             vote_after_persist,
             read_index_confirmed,
             votes_of_current_term,
+            catch_up_at_once,
             floor_at_its_trim,
             writer_at_its_fence,
         ]

@@ -38,6 +38,9 @@ pub enum Invariant {
     Linearizable,
     /// A message that carries a term or a vote leaves a node only once that promise is durable.
     PromiseDurable,
+    /// Liveness, in time: after faults heal, every lagging node catches up and every client with
+    /// work gets an answer within a bound derived from the run's own knobs.
+    Progress,
     /// Liveness, in the model: a holder whose lease moved eventually retires or never again
     /// lands a record.
     StaleHolderRetires,
@@ -57,7 +60,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every name, the journal's invariants first (in the order of the README's tables).
-    pub const ALL: [Invariant; 17] = [
+    pub const ALL: [Invariant; 18] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -70,6 +73,7 @@ impl Invariant {
         Invariant::ElectionSafety,
         Invariant::Linearizable,
         Invariant::PromiseDurable,
+        Invariant::Progress,
         Invariant::TypeOk,
         Invariant::EventBudget,
         Invariant::Panic,
@@ -91,6 +95,7 @@ impl Invariant {
             Invariant::ElectionSafety => "ElectionSafety",
             Invariant::Linearizable => "Linearizable",
             Invariant::PromiseDurable => "PromiseDurable",
+            Invariant::Progress => "Progress",
             Invariant::StaleHolderRetires => "StaleHolderRetires",
             Invariant::TypeOk => "TypeOK",
             Invariant::EventBudget => "EventBudget",
@@ -210,13 +215,14 @@ pub enum TwinName {
     VoteBeforePersist,
     UnconfirmedReads,
     StaleVotes,
+    LazyCatchUp,
     EarlyFloor,
     EarlyFence,
 }
 
 impl TwinName {
     /// Every twin of every layer, in the order of the README's table.
-    pub const ALL: [TwinName; 19] = [
+    pub const ALL: [TwinName; 20] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,
         TwinName::NoopSkip,
@@ -234,6 +240,7 @@ impl TwinName {
         TwinName::VoteBeforePersist,
         TwinName::UnconfirmedReads,
         TwinName::StaleVotes,
+        TwinName::LazyCatchUp,
         TwinName::EarlyFloor,
         TwinName::EarlyFence,
     ];
@@ -258,6 +265,7 @@ impl TwinName {
             TwinName::VoteBeforePersist => "VoteBeforePersist",
             TwinName::UnconfirmedReads => "UnconfirmedReads",
             TwinName::StaleVotes => "StaleVotes",
+            TwinName::LazyCatchUp => "LazyCatchUp",
             TwinName::EarlyFloor => "EarlyFloor",
             TwinName::EarlyFence => "EarlyFence",
         }
@@ -298,6 +306,7 @@ impl TwinName {
             (TwinName::VoteBeforePersist, Sim) => Some(PromiseDurable),
             (TwinName::UnconfirmedReads, Sim) => Some(Linearizable),
             (TwinName::StaleVotes, Sim) => Some(ElectionSafety),
+            (TwinName::LazyCatchUp, Sim) => Some(Progress),
             (TwinName::EarlyFloor | TwinName::EarlyFence, Validation) => Some(TraceValidation),
             _ => None,
         }

@@ -5,8 +5,11 @@
 //! panic first (the audits judged a history cut short by it, which is the news), a step trace
 //! validation could not match in step order among them, and a run cut by its event budget last.
 
+use crate::buggify::Site;
+use crate::knobs::Knobs;
 use crate::world::Ran;
 use crate::{stopwatch, Finding};
+use felix_audits::progress::Bounds;
 use felix_audits::Coverage;
 use felix_core::rules::Invariant;
 use std::collections::BTreeMap;
@@ -22,6 +25,47 @@ pub struct Judged {
     pub coverage: Coverage,
 }
 
+/// The most a SlowSync firing stretches one sync (`world/buggify.rs` draws the factor in 10..50).
+const SLOW_SYNC_FACTOR_MAX: u64 = 50;
+
+/// The Progress judge's bounds for a run with `knobs` (`felix_audits::progress::Bounds`, whose
+/// docs give the formulas): one durable round trip is `2 * delay_max + sync_max`, a tick is
+/// stretched by the slowest clock's drift, a client's retry is its timeout plus its gap.
+pub fn progress_bounds(knobs: &Knobs) -> Bounds {
+    let drift = knobs.clock_drift_max_ppm.clamp(0, 500_000) as u64;
+    let stretch = |micros: u64| micros * 1_000_000 / (1_000_000 - drift);
+    Bounds {
+        round_trip_micros: 2 * knobs.network.delay_max_micros + knobs.sync_max_micros,
+        tick_micros: stretch(knobs.tick_micros),
+        election_ticks: knobs.election_ticks_max,
+        election_spread_ticks: knobs.election_ticks_max - knobs.election_ticks_min,
+        heartbeat_ticks: knobs.heartbeat_ticks,
+        batch_records: knobs.append_entries_max,
+        client_retry_micros: stretch(knobs.client_timeout_micros + knobs.client_gap_micros),
+        nodes: u64::from(knobs.brokers + knobs.replicas),
+        stalled_sync_micros: match knobs.buggify.contains(&Site::SlowSync) {
+            true => SLOW_SYNC_FACTOR_MAX * knobs.sync_max_micros,
+            false => knobs.sync_max_micros,
+        },
+        read_wait_ticks: crate::node::config(0, knobs, felix_core::Rules::default())
+            .read_wait_ticks_max,
+    }
+}
+
+/// Adds Progress's violations (the history, its times and the run's bounds) in step order.
+fn judge_progress(ran: &Ran, violations: &mut Vec<felix_audits::Violation>) {
+    let Some(bounds) = ran.progress else {
+        return;
+    };
+    let recorder = &ran.recorder;
+    let found = felix_audits::progress::check(&recorder.history, &recorder.history_times, bounds);
+    if found.is_empty() {
+        return;
+    }
+    violations.extend(found);
+    violations.sort_by_key(|violation| violation.step);
+}
+
 /// Judges `ran` with every audit, its panic, its budget and its observer's finding.
 pub fn judge(ran: &Ran) -> Judged {
     judge_by(ran, None)
@@ -31,10 +75,13 @@ pub fn judge(ran: &Ran) -> Judged {
 /// still breaks its invariant; the other audits, the history checker above all, would cost every
 /// try without changing the answer). Panics, budgets and the observer are judged either way.
 pub fn judge_by(ran: &Ran, only: Option<Invariant>) -> Judged {
-    let report = stopwatch::time(stopwatch::Section::Audits, || match only {
+    let mut report = stopwatch::time(stopwatch::Section::Audits, || match only {
         None => felix_audits::audit(&ran.recorder.history),
         Some(invariant) => felix_audits::audit_one(&ran.recorder.history, invariant),
     });
+    if only.is_none() || only == Some(Invariant::Progress) {
+        judge_progress(ran, &mut report.violations);
+    }
     let mut broken: BTreeMap<Invariant, usize> = BTreeMap::new();
     for violation in &report.violations {
         let first = broken.entry(violation.invariant).or_insert(violation.step);

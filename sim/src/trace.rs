@@ -150,6 +150,8 @@ pub struct Recorder {
     pub history: Vec<Event>,
     /// The trace step of each history event, for naming the step of a violation.
     pub history_steps: Vec<u64>,
+    /// The simulated time of each history event (the Progress judge's clock).
+    pub history_times: Vec<Time>,
     /// The lines, kept only when asked for (replay, determinism checks, failures); serialized
     /// only when written (`TraceLine::to_json`).
     lines: Option<Vec<TraceLine>>,
@@ -165,6 +167,7 @@ impl Recorder {
             steps: 0,
             history: Vec::new(),
             history_steps: Vec::new(),
+            history_times: Vec::new(),
             lines: keep_lines.then(Vec::new),
             schedule,
         }
@@ -172,6 +175,7 @@ impl Recorder {
 
     pub fn history(&mut self, time: Time, event: Event) {
         self.history_steps.push(self.steps);
+        self.history_times.push(time);
         self.hash_line(time, TRACE_HISTORY, &event);
         if self.lines.is_some() {
             self.keep_line(time, TraceEvent::History(event.clone()));

@@ -698,7 +698,8 @@ impl Broker {
                 progress.next = progress.next.max(progress.matched + 1);
                 let behind = progress.next < tail;
                 self.advance_commit(out);
-                if behind {
+                // LazyCatchUp twin: the next batch waits for a heartbeat or a client write.
+                if behind && self.config.journal.rules.catch_up_at_once {
                     self.send_append(from, out);
                 }
             }

@@ -229,6 +229,9 @@ pub struct Ran {
     pub observer: Option<Box<dyn Observer>>,
     /// What each node's disk durably held at the end, in node order, if asked (`keep_disks`).
     pub disks: Vec<NodeDisk>,
+    /// The Progress judge's bounds, worked out from the run's knobs (`None`: the world was never
+    /// built).
+    pub progress: Option<felix_audits::progress::Bounds>,
 }
 
 pub struct World {
@@ -562,6 +565,7 @@ impl World {
             panicked: self.panicked,
             observer: self.observer,
             disks,
+            progress: Some(crate::judge::progress_bounds(&self.knobs)),
         }
     }
 }
@@ -628,6 +632,7 @@ pub fn run(setup: Setup, prepare: impl FnOnce(&mut World)) -> Ran {
             panicked: Some(panicked.unwrap_or_default()),
             observer: None,
             disks: Vec::new(),
+            progress: None,
         },
     }
 }

@@ -7,6 +7,7 @@ mod determinism;
 mod elections;
 mod judges_alone;
 mod owner_fence;
+mod progress;
 mod quiesce;
 mod read_index;
 mod scenarios;
