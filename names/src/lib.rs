@@ -404,7 +404,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 16);
+        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 17);
         assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
         assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
         assert_eq!(TwinName::in_layer(Layer::Validation).count(), 2);

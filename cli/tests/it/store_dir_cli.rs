@@ -55,40 +55,35 @@ fn replay_with_stores(args: &[&str], dir: &Path, expected_code: i32, nodes: usiz
 
 #[test]
 fn a_failing_runs_disks_open_as_stores() {
-    // AckBeforeSync seed 5 breaks CommittedPrefixAgreement at offset 26; its three disks end
-    // agreeing (the run healed) and each holds offset 26 as the noop of term 18 that replaced the
-    // lost write.
+    // AckBeforeSync seed 23 breaks CommittedPrefixAgreement at offset 2; its four disks (three
+    // brokers and a replica) end agreeing (the run healed) and each holds offset 2 as the noop of
+    // term 6 that replaced the lost fence.
     let dir = tempfile::tempdir().expect("tempdir");
     let stores = dir.path().join("stores");
-    let args = ["replay", "--seed", "5", "--twin", "AckBeforeSync"];
-    let stdout = replay_with_stores(&args, &stores, 1, 3);
+    let args = ["replay", "--seed", "23", "--twin", "AckBeforeSync"];
+    let stdout = replay_with_stores(&args, &stores, 1, 4);
     assert!(stdout.contains("CommittedPrefixAgreement"), "{stdout}");
-    for node in ["n0", "n1", "n2"] {
+    for node in ["n0", "n1", "n2", "n3"] {
         let line = format!("  {}  node", stores.join(node).display());
         assert!(stdout.contains(&line), "missing {line:?} in {stdout}");
-        let (code, dump, stderr) = felix(&[
-            "store",
-            "dump",
-            path_arg(&stores.join(node)),
-            "--from",
-            "26",
-        ]);
+        let (code, dump, stderr) =
+            felix(&["store", "dump", path_arg(&stores.join(node)), "--from", "2"]);
         assert_eq!(code, 0, "{stderr}");
-        assert!(dump.contains("26@18 noop"), "{node}: {dump}");
+        assert!(dump.contains("2@6 noop"), "{node}: {dump}");
     }
 }
 
 #[test]
 fn a_compacted_disk_keeps_its_sealed_state() {
-    // NoopSkip seed 3 passes; its five nodes trimmed and deleted segments below floor 58, so each
+    // NoopSkip seed 3 passes; its five nodes trimmed and deleted segments below floor 25, so each
     // store starts mid-log with the sealed state the deleted records folded to.
     let dir = tempfile::tempdir().expect("tempdir");
     let args = ["replay", "--seed", "3", "--twin", "NoopSkip"];
     replay_with_stores(&args, dir.path(), 0, 5);
     let (code, check, _) = felix(&["store", "check", path_arg(&dir.path().join("n4"))]);
     assert_eq!(code, 0);
-    assert!(check.contains("floor (sealed): 58"), "{check}");
-    assert!(check.contains("log: offsets 58..="), "{check}");
+    assert!(check.contains("floor (sealed): 25"), "{check}");
+    assert!(check.contains("log: offsets 25..="), "{check}");
 }
 
 #[test]

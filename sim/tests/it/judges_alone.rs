@@ -27,11 +27,11 @@ fn findings(twin: TwinName, seed: u64, control: bool) -> (BTreeSet<Invariant>, O
 }
 
 /// What a hunt for one twin found: the seeds its judge alone caught, and the seeds where another
-/// judge saw the damage too (with every invariant broken there).
+/// judge saw the damage too (with the first judge to see it and every invariant broken there).
 #[derive(Debug, Default)]
 struct Hunt {
     alone: Vec<u64>,
-    shared: Vec<(u64, BTreeSet<Invariant>)>,
+    shared: Vec<(u64, Option<Invariant>, BTreeSet<Invariant>)>,
 }
 
 /// Hunts `twin` over `seeds` until its judge caught it alone on `wanted` seeds. On every seed
@@ -47,11 +47,6 @@ fn hunt(twin: TwinName, seeds: std::ops::Range<u64>, wanted: usize) -> Hunt {
         if !broken.contains(&judge) {
             continue;
         }
-        assert_eq!(
-            first,
-            Some(judge),
-            "seed {seed}: {twin} is seen first by another judge"
-        );
         let (control, _) = findings(twin, seed, true);
         assert!(
             control.is_empty(),
@@ -60,7 +55,7 @@ fn hunt(twin: TwinName, seeds: std::ops::Range<u64>, wanted: usize) -> Hunt {
         if broken.len() == 1 {
             hunt.alone.push(seed);
         } else {
-            hunt.shared.push((seed, broken));
+            hunt.shared.push((seed, first, broken));
         }
     }
     hunt
@@ -96,7 +91,11 @@ fn stale_votes_are_caught_by_election_safety_first_and_mostly_alone() {
     // Two leaders of one term: when written, 18 of seeds 0..400 broke ElectionSafety (the first
     // at seed 16), 13 of them alone; on the other 5 the two leaders went on to overwrite each
     // other's records (CommittedPrefixAgreement, and on one FloorRecordKept or Linearizable too),
-    // always after ElectionSafety saw the second leader.
+    // always after ElectionSafety saw the second leader. Since old messages can be captured and
+    // delivered seconds late, a stale vote can also elect a leader that is alone in its term but
+    // lacks a committed record: seed 48 breaks AckedWritesKept and CommittedPrefixAgreement at
+    // step 2551, before ElectionSafety sees two leaders of term 145 at step 3650. Seeds 21, 68 and
+    // 108 break ElectionSafety alone.
     assert_eq!(
         TwinName::StaleVotes.must_break(Layer::Sim),
         Invariant::ElectionSafety

@@ -13,10 +13,11 @@ use felix_core::rules::{Layer, TwinName};
 use felix_sim::knobs::Knobs;
 use felix_sim::shrink::Target;
 
-/// The twins held here: JumpResetsTerm's run needs a node cut off while the others trim past it
-/// and a new leader (the faithful translation: clogs and every change of leader), VisibleTrims'
-/// needed the prober left out of the translation.
-const UNBIASED: [TwinName; 2] = [TwinName::JumpResetsTerm, TwinName::VisibleTrims];
+/// The twins held here: VisibleTrims' run needed the prober left out of the translation.
+/// JumpResetsTerm is not held: its seed 0 reproduced with the faithful translation (clogs and
+/// every change of leader) until the prober drew among nine kinds of probe; the run that seed
+/// draws now (417,534 events) translates to 239 verbs that do not break TermNeverDecreases.
+const UNBIASED: [TwinName; 1] = [TwinName::VisibleTrims];
 /// Seeds scanned for the first unbiased failing one.
 const SCAN: u64 = 300;
 /// Tries per shrink: fewer than `felix shrink`'s default, to keep the test short (these seeds'

@@ -199,6 +199,23 @@ fn problems(lines: &[TraceLine], finding: &Finding) -> Vec<String> {
         }
         return found;
     }
+    if matches!(
+        finding.invariant,
+        Invariant::Progress | Invariant::Convergence
+    ) {
+        // Judged at a moment (the deadline, the first event past a bound), not at an event of the
+        // node it names: its step is a time, and the step its words name is when the stall
+        // began, at or before it.
+        if step >= lines.len() as u64 {
+            found.push(format!("step {step} is past the {} lines", lines.len()));
+        }
+        for (_, named) in numbers_after(detail, "step") {
+            if named > step {
+                found.push(format!("the stall's start {named} is after step {step}"));
+            }
+        }
+        return found;
+    }
     // Each "step N" inside the sentence: the words since the last comma before it (or since the
     // previous step) describe it; an answer's client is the one the request before it named
     // ("client 5's Read (requested at step 10, answered ... at step 12)").
