@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, VecDeque};
 const VOTERS: [NodeId; 3] = [0, 1, 2];
 const REPLICA: NodeId = 3;
 
-fn config(id: NodeId, rules: Rules) -> BrokerConfig {
+pub(super) fn config(id: NodeId, rules: Rules) -> BrokerConfig {
     let mut config = BrokerConfig::new(id, VOTERS.to_vec(), vec![REPLICA]);
     config.election_timeout_ticks = 10 + id as u64 * 5;
     config.heartbeat_ticks = 2;
@@ -38,15 +38,15 @@ fn ask(number: u64) -> Ask {
 
 /// A synchronous driver: persists are durable at once, messages delivered in order, unless the
 /// destination is cut off. Outputs go through each node's `Outbox`, the one every driver uses.
-struct Net {
-    nodes: BTreeMap<NodeId, Broker>,
+pub(super) struct Net {
+    pub(super) nodes: BTreeMap<NodeId, Broker>,
     outboxes: BTreeMap<NodeId, Outbox>,
-    cut: Vec<NodeId>,
+    pub(super) cut: Vec<NodeId>,
     replies: Vec<(ClientId, RequestId, Reply)>,
 }
 
 impl Net {
-    fn new(rules: Rules) -> Net {
+    pub(super) fn new(rules: Rules) -> Net {
         let nodes = (0..4)
             .map(|id| (id, Broker::new(config(id, rules))))
             .collect();
@@ -58,7 +58,7 @@ impl Net {
         }
     }
 
-    fn node(&mut self, id: NodeId) -> &mut Broker {
+    pub(super) fn node(&mut self, id: NodeId) -> &mut Broker {
         self.nodes.get_mut(&id).expect("a node of the test cluster")
     }
 
@@ -113,7 +113,7 @@ impl Net {
     }
 
     /// Node 0 campaigns and wins term 1; the noop commits everywhere.
-    fn elect_zero(&mut self) {
+    pub(super) fn elect_zero(&mut self) {
         for _ in 0..10 {
             self.input(0, Input::Tick);
         }
@@ -121,13 +121,13 @@ impl Net {
         self.heartbeat(0);
     }
 
-    fn heartbeat(&mut self, leader: NodeId) {
+    pub(super) fn heartbeat(&mut self, leader: NodeId) {
         for _ in 0..2 {
             self.input(leader, Input::Tick);
         }
     }
 
-    fn client(&mut self, node: NodeId, request: Request) {
+    pub(super) fn client(&mut self, node: NodeId, request: Request) {
         self.input(
             node,
             Input::Client {
@@ -139,7 +139,7 @@ impl Net {
     }
 }
 
-fn write(body: &str) -> Request {
+pub(super) fn write(body: &str) -> Request {
     Request::Append {
         expected_tail: None,
         fence: None,
@@ -1623,39 +1623,4 @@ fn a_node_allowed_no_waiting_reads_refuses_every_read_that_needs_an_index() {
             }
         }]
     );
-}
-
-/// A leader sends a lagging follower its next batch as soon as the follower acknowledges one, so a
-/// follower that was cut off catches up within one heartbeat's exchange (batches of one record
-/// here). With LazyCatchUp the next batch waits for the next heartbeat or write: after one
-/// heartbeat the follower is still behind.
-#[test]
-fn leader_sends_a_lagging_follower_its_next_batch_at_once_unless_lazy_catch_up() {
-    for (rules, at_once) in [
-        (Rules::default(), true),
-        (Rules::twin(TwinName::LazyCatchUp), false),
-    ] {
-        let mut net = Net::new(rules);
-        for id in 0..4 {
-            let mut one_by_one = config(id, rules);
-            one_by_one.append_entries_max = 1;
-            net.nodes.insert(id, Broker::new(one_by_one));
-        }
-        net.elect_zero();
-        net.cut.push(2);
-        for index in 0..4 {
-            net.client(0, write(&format!("w{index}")));
-        }
-        let tail = net.node(0).tail();
-        assert!(net.node(2).tail() + 4 <= tail, "node 2 missed the writes");
-        net.cut.clear();
-        net.heartbeat(0);
-        let caught_up = net.node(2).tail() == tail;
-        assert_eq!(
-            caught_up,
-            at_once,
-            "{rules:?}: node 2 at {} of {tail}",
-            net.node(2).tail()
-        );
-    }
 }

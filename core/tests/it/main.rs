@@ -2,6 +2,7 @@
 //! (one build and one link for the crate instead of one per file).
 
 mod broker_accessors;
+mod broker_catch_up;
 mod broker_durable;
 mod broker_engine;
 mod broker_read_index;
