@@ -206,6 +206,10 @@ pub const CATALOG: &[Entry] = &[
         "invalid_write_refused",
         "a write with malformed headers, or a body or headers over the limits, was refused Invalid",
     ),
+    probe(
+        "floor_past_itself_refused",
+        "a trim asking for a floor above its own offset was refused Invalid",
+    ),
     probe("leader_changed", "a node became leader"),
     probe(
         "deposed_leader_write",

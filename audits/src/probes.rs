@@ -29,13 +29,16 @@ fn answer_probe(reply: &Reply) -> Option<&'static str> {
         Reply::Invalid(
             InvalidRequest::TooLarge { .. } | InvalidRequest::MalformedHeaders { .. },
         ) => Some("invalid_write_refused"),
+        Reply::Invalid(InvalidRequest::FloorAboveOffset { .. }) => {
+            Some("floor_past_itself_refused")
+        }
         Reply::NotHeld { .. } => Some("not_held"),
         _ => None,
     }
 }
 
 /// The probes, in a fixed order (the names of `probes`'s result).
-pub const PROBES: [&str; 22] = [
+pub const PROBES: [&str; 23] = [
     "stale_holder_refused",
     "stale_holder_acts",
     "untagged_refusal",
@@ -58,6 +61,7 @@ pub const PROBES: [&str; 22] = [
     "stale_holder_resumed",
     "stale_holder_blind",
     "invalid_write_refused",
+    "floor_past_itself_refused",
 ];
 
 /// Counts each probe of `history`, in `PROBES` order.

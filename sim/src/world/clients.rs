@@ -204,7 +204,12 @@ impl World {
             * if probing { PROBER_GAPS } else { 1 };
         self.queue.push_after(gap, Ev::ClientWake { client });
         if probing && self.phase == Phase::Safety {
-            let kind = self.workload.index(prober::Probe::KINDS);
+            let kinds = if self.knobs.prober_at_edges {
+                prober::Probe::KINDS_AT_EDGES
+            } else {
+                prober::Probe::KINDS
+            };
+            let kind = self.workload.index(kinds);
             let floor = prober::TRIM_FLOORS[self.workload.index(prober::TRIM_FLOORS.len())];
             if let Role::Prober(prober) = &mut self.clients[client].role {
                 prober.plan(prober::Probe::of(kind, floor));

@@ -31,8 +31,9 @@
 //!   that sends arbitrary truncates: refused in place, unless `UnfencedTruncate`.
 //! - readers and folders read on their own schedule; some folders join late and must restore.
 //! - the prober (knob `prober`) now and then asks what the others never ask: reads from
-//!   `Earliest`, from 0 or past the tail, and writes, fences and truncates with made-up tokens,
-//!   which must be refused with their typed answers (`prober.rs`).
+//!   `Earliest`, from 0 or past the tail, writes, fences and truncates with made-up tokens, and a
+//!   trim for the floor one past its own offset, which must be refused with their typed answers
+//!   (`prober.rs`).
 //!
 //! Faults (safety phase): message drop, duplication, long delays (reordering), partitions
 //! (isolate a node, split, one-way cut, cut a client off), clogging, node crash and restart with

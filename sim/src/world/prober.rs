@@ -44,15 +44,23 @@ pub enum Probe {
     BodyTooLarge,
     /// A write whose headers are over the limit: `Invalid(MalformedHeaders)`.
     HeadersTooLarge,
+    /// A trim with no fence, conditional on the tail `t` the prober last heard of, asking for the
+    /// floor `t + 1`: one past the offset the trim itself would take, the smallest floor out of
+    /// contract. `Invalid(FloorAboveOffset)` when `t` is the tail; when the tail moved,
+    /// `OffsetMismatch` names it and the prober asks again there (a bounded number of times).
+    /// The condition keeps it from ever trimming: at any other tail it is refused.
+    TrimPastItself,
 }
 
 impl Probe {
-    /// Every kind, for the driver's draw (`TrimMadeUp`'s floor is drawn apart).
+    /// The kinds the driver draws among (`TrimMadeUp`'s floor is drawn apart); with the knob
+    /// `prober_at_edges`, `KINDS_AT_EDGES` (the same kinds and the trim past itself).
     pub const KINDS: usize = 9;
+    pub const KINDS_AT_EDGES: usize = 10;
 
     /// The probe of kind `index` (mod `KINDS`); `floor` is a trim's.
     pub fn of(index: usize, floor: Offset) -> Probe {
-        match index % Probe::KINDS {
+        match index % Probe::KINDS_AT_EDGES {
             0 => Probe::ReadEarliest,
             1 => Probe::ReadFromZero,
             2 => Probe::ReadPastTail,
@@ -61,11 +69,13 @@ impl Probe {
             5 => Probe::AppendMadeUp,
             6 => Probe::HeadersMalformed,
             7 => Probe::BodyTooLarge,
-            _ => Probe::HeadersTooLarge,
+            8 => Probe::HeadersTooLarge,
+            _ => Probe::TrimPastItself,
         }
     }
 
-    fn request(self) -> Request {
+    /// The request of this probe; `tail` is the last tail the prober heard of.
+    fn request(self, tail: Offset) -> Request {
         let token = Some(Token(MADE_UP));
         match self {
             Probe::ReadEarliest => Request::Read {
@@ -115,6 +125,12 @@ impl Probe {
                 body: vec![b'x'; crate::node::BODY_BYTES_MAX as usize + 1],
                 headers: Headers::default(),
             },
+            Probe::TrimPastItself => Request::Trim {
+                expected_tail: Some(tail),
+                fence: None,
+                floor: tail + 1,
+                headers: Headers::default(),
+            },
         }
     }
 }
@@ -130,6 +146,8 @@ pub struct Prober {
     planned: Option<Probe>,
     in_flight: Option<(RequestId, Probe)>,
     retries: u32,
+    /// The last tail a reply named (0 until one does).
+    tail: Offset,
 }
 
 impl Prober {
@@ -140,6 +158,7 @@ impl Prober {
             planned: None,
             in_flight: None,
             retries: 0,
+            tail: 0,
         }
     }
 
@@ -165,7 +184,7 @@ impl Client for Prober {
         let id = self.next_id;
         self.next_id += 1;
         self.in_flight = Some((id, probe));
-        Some((id, probe.request()))
+        Some((id, probe.request(self.tail)))
     }
 
     fn on_reply(&mut self, id: RequestId, reply: Reply) -> Step {
@@ -176,13 +195,25 @@ impl Client for Prober {
             return Step::ignored();
         }
         self.in_flight = None;
+        let mut moved = false;
+        if let Reply::Appended { tail, .. }
+        | Reply::TrimNoop { tail }
+        | Reply::OffsetMismatch { tail } = reply
+        {
+            moved = tail != self.tail;
+            self.tail = tail;
+        }
         let route = match reply {
             Reply::NotLeader { hint } | Reply::NoReadIndex { hint } => Route::Leader(hint),
             Reply::NotHeld { .. } => Route::AnotherNode,
             _ => Route::Any,
         };
-        if route != Route::Any && self.retries < RETRIES_MAX {
-            // Asked the wrong node: ask the same thing where the reply points.
+        let ask_again = route != Route::Any
+            || (probe == Probe::TrimPastItself
+                && moved
+                && matches!(reply, Reply::OffsetMismatch { .. }));
+        if ask_again && self.retries < RETRIES_MAX {
+            // Asked the wrong node, or at a tail that moved: ask again where the reply points.
             self.retries += 1;
             self.planned = Some(probe);
         }
@@ -220,7 +251,7 @@ mod tests {
         prober.plan(Probe::ReadEarliest);
         let (id, request) = prober
             .next_request()
-            .unwrap_or((0, Probe::ReadFromZero.request()));
+            .unwrap_or((0, Probe::ReadFromZero.request(0)));
         assert!(matches!(
             request,
             Request::Read {
@@ -233,7 +264,7 @@ mod tests {
         assert_eq!(step.route, Route::Leader(Some(2)));
         let (again, _) = prober
             .next_request()
-            .unwrap_or((0, Probe::ReadFromZero.request()));
+            .unwrap_or((0, Probe::ReadFromZero.request(0)));
         assert!(again > id);
         assert!(prober.on_reply(id, Reply::NotHeld { from: 1 }).ignored);
         let step = prober.on_reply(
@@ -245,8 +276,48 @@ mod tests {
         );
         assert_eq!(step.route, Route::Any);
         assert_eq!(prober.next_request(), None);
-        for index in 0..Probe::KINDS {
+        for index in 0..Probe::KINDS_AT_EDGES {
             assert_ne!(Probe::of(index, 0), Probe::of(index + 1, 0));
         }
+    }
+
+    /// The trim past itself asks at the last tail a reply named, for the floor one past it; a
+    /// mismatch naming a new tail makes it ask again there, an `Invalid` ends it.
+    #[test]
+    fn the_trim_past_itself_follows_the_tail() {
+        let trim_at = |tail: Offset| Request::Trim {
+            expected_tail: Some(tail),
+            fence: None,
+            floor: tail + 1,
+            headers: Headers::default(),
+        };
+        let mut prober = Prober::new(7);
+        prober.plan(Probe::TrimPastItself);
+        let (id, request) = prober
+            .next_request()
+            .unwrap_or((0, Probe::ReadEarliest.request(0)));
+        assert_eq!(request, trim_at(0));
+        prober.on_reply(id, Reply::OffsetMismatch { tail: 12 });
+        let (again, request) = prober
+            .next_request()
+            .unwrap_or((0, Probe::ReadEarliest.request(0)));
+        assert_eq!(request, trim_at(12));
+        // The same tail again: the tail did not move, so asking again would only repeat it.
+        prober.on_reply(again, Reply::OffsetMismatch { tail: 12 });
+        assert_eq!(prober.next_request(), None);
+        prober.plan(Probe::TrimPastItself);
+        let (third, request) = prober
+            .next_request()
+            .unwrap_or((0, Probe::ReadEarliest.request(0)));
+        assert_eq!(request, trim_at(12));
+        let step = prober.on_reply(
+            third,
+            Reply::Invalid(felix_core::api::InvalidRequest::FloorAboveOffset {
+                floor: 13,
+                offset: 12,
+            }),
+        );
+        assert_eq!(step.route, Route::Any);
+        assert_eq!(prober.next_request(), None);
     }
 }
