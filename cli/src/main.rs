@@ -16,10 +16,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[macro_use]
 mod output;
 
+mod args;
 mod bench;
 mod bench_sim;
 mod check;
-mod check_paros;
 mod conform;
 mod exit;
 mod explore;

@@ -7,10 +7,11 @@
 //! differing line when they differ. `--html FILE.html` draws the run as a sequence diagram
 //! (`crate::html`).
 
+use crate::args::parse_twin_option;
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_twin_option, replay_command_spec};
 use clap::Args;
+use felix_core::rules::{Layer, TwinName};
 use felix_sim::trace::TraceLine;
 use felix_sim::{RunReport, RunSpec, Window};
 use std::io::Write;
@@ -66,6 +67,35 @@ pub struct ReplayArgs {
     /// empty), for `felix store check` and `felix store dump`.
     #[arg(long, value_name = "DIR")]
     pub store_dir: Option<PathBuf>,
+}
+
+/// The exact command that replays `seed`, as a control run when `control`.
+pub fn replay_command_for(seed: u64, twin: Option<TwinName>, control: bool) -> String {
+    match (twin, control) {
+        (Some(twin), true) => format!("felix replay --seed {seed} --twin {twin} --control"),
+        (Some(twin), false) => format!("felix replay --seed {seed} --twin {twin}"),
+        (None, _) => format!("felix replay --seed {seed}"),
+    }
+}
+
+/// The exact command that reruns `spec` (its knobs printed in full when they are not the seed's
+/// own draw).
+pub fn replay_command_spec(spec: &RunSpec) -> String {
+    let mut command = replay_command_for(spec.seed, spec.twin, spec.control);
+    if spec
+        .twin
+        .is_some_and(|twin| twin.expected(Layer::Validation).is_some())
+    {
+        command.push_str(" --validate");
+    }
+    if spec.unbiased && spec.twin.is_some() && spec.knobs.is_none() {
+        command.push_str(" --unbiased");
+    }
+    if let Some(knobs) = &spec.knobs {
+        let json = serde_json::to_string(knobs).unwrap_or_default();
+        command.push_str(&format!(" --knobs '{json}'"));
+    }
+    command
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -291,5 +321,24 @@ fn note_end(report: &RunReport) -> String {
         0 => String::new(),
         1 => " (the last one is the violation)".to_string(),
         n => format!(" (the last {n} are the violations)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The replay commands that sweeps and twins print for a seed, plain and as a control run.
+    #[test]
+    fn replay_commands_name_the_run() {
+        assert_eq!(
+            replay_command_for(7, Some(TwinName::NoopSkip), false),
+            "felix replay --seed 7 --twin NoopSkip"
+        );
+        // The hint `felix replay --control` prints for a failing control run.
+        assert_eq!(
+            replay_command_for(7, Some(TwinName::NoopSkip), true),
+            "felix replay --seed 7 --twin NoopSkip --control"
+        );
     }
 }

@@ -9,9 +9,10 @@
 //! in seed order, then the summary. Its `seconds`, rates and `jobs` are the shards' sums (wall
 //! time is no property of the sweep).
 
+use crate::args::{parse_seed_range, Seeds};
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_seed_range, summary_json, Ending, Seeds, Totals};
+use crate::sweep_summary::{summary_json, Ending, Totals};
 use clap::Args;
 use felix_core::rules::{Invariant, TwinName};
 use serde_json::Value;

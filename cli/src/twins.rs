@@ -13,9 +13,10 @@
 //! validation layer's twins (cli/src/twins_validation.rs). With none of the three flags every
 //! layer runs; the exit code is 0 only if every twin failed as expected.
 
+use crate::args::parse_jobs;
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_jobs, replay_command_spec, run_specs_in_order};
+use crate::replay::replay_command_spec;
 use clap::Args;
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
@@ -189,7 +190,7 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
         spec.unbiased = unbiased;
         spec
     };
-    run_specs_in_order(
+    felix_sim::parallel::run_in_order(
         budget,
         |index| (index < budget).then(|| spec(start.wrapping_add(index))),
         jobs,
@@ -418,7 +419,12 @@ pub fn run(args: TwinsArgs) -> u8 {
         codes.push(run_sim(&args));
     }
     if args.validation || every {
-        codes.push(crate::twins_validation::run(&args));
+        codes.push(crate::twins_validation::run(
+            args.start,
+            args.budget,
+            args.jobs,
+            args.json,
+        ));
     }
     codes.into_iter().max().unwrap_or(exit::OK)
 }
