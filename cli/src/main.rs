@@ -17,29 +17,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod output;
 
 mod args;
-mod bench;
-mod bench_sim;
-mod check;
-mod conform;
+mod commands;
 mod exit;
-mod explore;
-mod guided;
-mod history;
 mod html;
-mod replay;
-mod scenario;
-mod shrink;
-mod store;
-mod store_dir;
-mod sweep;
-mod sweep_coverage;
-mod sweep_merge;
-mod sweep_summary;
-mod trace;
-mod twins;
-mod twins_model;
-mod twins_validation;
 mod validation;
+
+use commands::{
+    bench, check, conform, explore, history, replay, scenario, shrink, store, sweep, trace, twins,
+};
 
 /// Felix: deterministic simulation and model checking of a replicated journal.
 #[derive(Parser, Debug)]
@@ -100,7 +85,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Sweep(args) => match args.action {
-            Some(sweep::SweepAction::Merge(merge)) => sweep_merge::run(merge),
+            Some(sweep::SweepAction::Merge(merge)) => sweep::merge::run(merge),
             None => sweep::run(args),
         },
         Command::Replay(args) => replay::run(args),

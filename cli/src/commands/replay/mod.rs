@@ -7,6 +7,8 @@
 //! differing line when they differ. `--html FILE.html` draws the run as a sequence diagram
 //! (`crate::html`).
 
+mod store_dir;
+
 use crate::args::parse_twin_option;
 use crate::exit;
 use crate::output;
@@ -136,11 +138,7 @@ pub fn run(args: ReplayArgs) -> u8 {
     if let Some(Err(message)) = args.html.as_deref().map(crate::html::check_writable) {
         return exit::bad_input(message);
     }
-    if let Some(Err(message)) = args
-        .store_dir
-        .as_deref()
-        .map(crate::store_dir::check_usable)
-    {
+    if let Some(Err(message)) = args.store_dir.as_deref().map(store_dir::check_usable) {
         return exit::bad_input(message);
     }
     let knobs = match args
@@ -184,7 +182,7 @@ pub fn run(args: ReplayArgs) -> u8 {
         }
     }
     let store_lines = match args.store_dir.as_deref() {
-        Some(dir) => match crate::store_dir::write(dir, &report.disks) {
+        Some(dir) => match store_dir::write(dir, &report.disks) {
             Ok(lines) => lines,
             Err(message) => return exit::bad_input(format!("--store-dir: {message}")),
         },

@@ -83,10 +83,10 @@ pub fn summary_json(totals: &Totals, ending: &Ending<'_>) -> serde_json::Value {
         "simulated_to_wall": (simulated_ratio * 10.0).round() / 10.0,
         "jobs": ending.jobs,
         "twin": ending.twin.map(|twin| twin.name()),
-        "coverage": crate::sweep_coverage::totals(&totals.coverage),
-        "never_hit": crate::sweep_coverage::Verdict::of(
+        "coverage": crate::commands::sweep::coverage::totals(&totals.coverage),
+        "never_hit": crate::commands::sweep::coverage::Verdict::of(
             &totals.coverage,
-            &crate::sweep_coverage::rules_of(ending.twin, ending.control),
+            &crate::commands::sweep::coverage::rules_of(ending.twin, ending.control),
         )
         .never,
         "violations": by_name(&totals.violations),
@@ -153,12 +153,12 @@ pub fn summary_text(
         ),
     ];
     if coverage == CoverageShown::Full {
-        let all = crate::sweep_coverage::totals(&totals.coverage);
+        let all = crate::commands::sweep::coverage::totals(&totals.coverage);
         lines.push(format!("  coverage: {}", pairs(&all)));
     }
     if coverage != CoverageShown::None || require_coverage {
-        let rules = crate::sweep_coverage::rules_of(ending.twin, ending.control);
-        let verdict = crate::sweep_coverage::Verdict::of(&totals.coverage, &rules);
+        let rules = crate::commands::sweep::coverage::rules_of(ending.twin, ending.control);
+        let verdict = crate::commands::sweep::coverage::Verdict::of(&totals.coverage, &rules);
         lines.extend(verdict.lines());
         if require_coverage {
             let met = if verdict.complete() { "met" } else { "NOT met" };

@@ -8,9 +8,9 @@
 //! is clean.
 
 use crate::args::parse_jobs;
+use crate::commands::replay::replay_command_spec;
 use crate::exit;
 use crate::output;
-use crate::replay::replay_command_spec;
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
 use serde_json::json;

@@ -6,10 +6,10 @@
 //! run is printed with the one command that replays it: `felix replay --seed S` plus the knobs in
 //! full when a mutation chose them (`--knobs JSON`).
 
+use crate::commands::replay::replay_command_spec;
+use crate::commands::sweep::summary::by_name;
 use crate::exit;
 use crate::output;
-use crate::replay::replay_command_spec;
-use crate::sweep_summary::by_name;
 use felix_core::rules::{Invariant, TwinName};
 use felix_sim::guided::Campaign;
 use felix_sim::{RunReport, RunSpec};

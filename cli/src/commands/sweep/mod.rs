@@ -5,14 +5,18 @@
 //! any `--jobs` value. A failing seed is printed with the exact `felix replay` command that
 //! reruns it. Progress goes to stderr, and only when stderr is a terminal.
 
+mod coverage;
+pub mod guided;
+pub mod merge;
+mod summary;
+
 use crate::args::{
     parse_duration, parse_invariant, parse_jobs, parse_seed_range, parse_shard, parse_twin_option,
     Seeds,
 };
+use crate::commands::replay::replay_command_for;
 use crate::exit;
 use crate::output;
-use crate::replay::replay_command_for;
-use crate::sweep_summary::{summary_json, summary_text, CoverageShown, Ending, Totals};
 use clap::Args;
 use felix_core::rules::{Invariant, TwinName};
 use felix_sim::{RunReport, RunSpec};
@@ -20,6 +24,7 @@ use serde_json::json;
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
+use summary::{summary_json, summary_text, CoverageShown, Ending, Totals};
 
 /// Arguments of `felix sweep`.
 #[derive(Args, Debug)]
@@ -84,7 +89,7 @@ pub struct SweepArgs {
 pub enum SweepAction {
     /// Combine the `--json` outputs of a sweep's shards (`--shard K/N`, every K of one N) into the
     /// failing seeds, summary and sweep hash the unsharded sweep prints with `--json`.
-    Merge(crate::sweep_merge::MergeArgs),
+    Merge(merge::MergeArgs),
 }
 
 /// The exit code of a sweep cut short by SIGINT (128 + the signal's number, as shells report it).
@@ -134,7 +139,7 @@ pub fn run(args: SweepArgs) -> u8 {
                 "--guided runs one campaign of a fixed budget: it takes none of --fail-fast, --time-budget, --invariant",
             );
         }
-        return crate::guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
+        return guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
     }
     let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
         Ok(shard) => shard.unwrap_or((1, 1)),
@@ -289,8 +294,8 @@ fn resume_command(next: u64, end: u64, shards: u64, twin: Option<TwinName>) -> S
 
 /// The sweep's exit code: interrupted, a failing seed, coverage short of `--require-coverage`.
 fn exit_code(args: &SweepArgs, totals: &Totals, interrupted: bool) -> u8 {
-    let rules = crate::sweep_coverage::rules_of(None, false);
-    let covered = || crate::sweep_coverage::Verdict::of(&totals.coverage, &rules).complete();
+    let rules = coverage::rules_of(None, false);
+    let covered = || coverage::Verdict::of(&totals.coverage, &rules).complete();
     if interrupted {
         INTERRUPTED
     } else if totals.failed > 0 || (args.require_coverage && !covered()) {
