@@ -2,7 +2,8 @@
 //!
 //! Exit codes (README.md, "The `felix` command"): 0 everything held (for `twins`: every twin failed as expected),
 //! 1 a violation or an unmet expectation, 2 bad usage or bad input (a clear message, never a panic).
-//! Each subcommand lives in its own module and returns an `ExitCode`-like `u8`.
+//! Each subcommand lives in its own module under `commands/` and returns an `ExitCode`-like `u8`;
+//! what several share is beside this file (`args.rs`, `output.rs`, `exit.rs`, `validation.rs`, `html/`).
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -16,30 +17,15 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[macro_use]
 mod output;
 
-mod bench;
-mod bench_sim;
-mod check;
-mod check_paros;
-mod conform;
+mod args;
+mod commands;
 mod exit;
-mod explore;
-mod guided;
-mod history;
 mod html;
-mod replay;
-mod scenario;
-mod shrink;
-mod store;
-mod store_dir;
-mod sweep;
-mod sweep_coverage;
-mod sweep_merge;
-mod sweep_summary;
-mod trace;
-mod twins;
-mod twins_model;
-mod twins_validation;
 mod validation;
+
+use commands::{
+    bench, check, conform, explore, history, replay, scenario, shrink, store, sweep, trace, twins,
+};
 
 /// Felix: deterministic simulation and model checking of a replicated journal.
 #[derive(Parser, Debug)]
@@ -100,7 +86,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Sweep(args) => match args.action {
-            Some(sweep::SweepAction::Merge(merge)) => sweep_merge::run(merge),
+            Some(sweep::SweepAction::Merge(merge)) => sweep::merge::run(merge),
             None => sweep::run(args),
         },
         Command::Replay(args) => replay::run(args),

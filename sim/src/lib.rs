@@ -21,6 +21,7 @@ pub mod knobs;
 pub mod lease;
 pub mod network;
 pub mod node;
+pub mod parallel;
 pub mod promises;
 pub mod queue;
 pub mod rng;

@@ -7,10 +7,13 @@
 //! differing line when they differ. `--html FILE.html` draws the run as a sequence diagram
 //! (`crate::html`).
 
+mod store_dir;
+
+use crate::args::parse_twin_option;
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_twin_option, replay_command_spec};
 use clap::Args;
+use felix_core::rules::{Layer, TwinName};
 use felix_sim::trace::TraceLine;
 use felix_sim::{RunReport, RunSpec, Window};
 use std::io::Write;
@@ -68,6 +71,35 @@ pub struct ReplayArgs {
     pub store_dir: Option<PathBuf>,
 }
 
+/// The exact command that replays `seed`, as a control run when `control`.
+pub fn replay_command_for(seed: u64, twin: Option<TwinName>, control: bool) -> String {
+    match (twin, control) {
+        (Some(twin), true) => format!("felix replay --seed {seed} --twin {twin} --control"),
+        (Some(twin), false) => format!("felix replay --seed {seed} --twin {twin}"),
+        (None, _) => format!("felix replay --seed {seed}"),
+    }
+}
+
+/// The exact command that reruns `spec` (its knobs printed in full when they are not the seed's
+/// own draw).
+pub fn replay_command_spec(spec: &RunSpec) -> String {
+    let mut command = replay_command_for(spec.seed, spec.twin, spec.control);
+    if spec
+        .twin
+        .is_some_and(|twin| twin.expected(Layer::Validation).is_some())
+    {
+        command.push_str(" --validate");
+    }
+    if spec.unbiased && spec.twin.is_some() && spec.knobs.is_none() {
+        command.push_str(" --unbiased");
+    }
+    if let Some(knobs) = &spec.knobs {
+        let json = serde_json::to_string(knobs).unwrap_or_default();
+        command.push_str(&format!(" --knobs '{json}'"));
+    }
+    command
+}
+
 pub fn run(args: ReplayArgs) -> u8 {
     let Ok(seed) = args.seed.trim().parse::<u64>() else {
         return exit::bad_input(format!(
@@ -106,11 +138,7 @@ pub fn run(args: ReplayArgs) -> u8 {
     if let Some(Err(message)) = args.html.as_deref().map(crate::html::check_writable) {
         return exit::bad_input(message);
     }
-    if let Some(Err(message)) = args
-        .store_dir
-        .as_deref()
-        .map(crate::store_dir::check_usable)
-    {
+    if let Some(Err(message)) = args.store_dir.as_deref().map(store_dir::check_usable) {
         return exit::bad_input(message);
     }
     let knobs = match args
@@ -154,7 +182,7 @@ pub fn run(args: ReplayArgs) -> u8 {
         }
     }
     let store_lines = match args.store_dir.as_deref() {
-        Some(dir) => match crate::store_dir::write(dir, &report.disks) {
+        Some(dir) => match store_dir::write(dir, &report.disks) {
             Ok(lines) => lines,
             Err(message) => return exit::bad_input(format!("--store-dir: {message}")),
         },
@@ -291,5 +319,24 @@ fn note_end(report: &RunReport) -> String {
         0 => String::new(),
         1 => " (the last one is the violation)".to_string(),
         n => format!(" (the last {n} are the violations)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The replay commands that sweeps and twins print for a seed, plain and as a control run.
+    #[test]
+    fn replay_commands_name_the_run() {
+        assert_eq!(
+            replay_command_for(7, Some(TwinName::NoopSkip), false),
+            "felix replay --seed 7 --twin NoopSkip"
+        );
+        // The hint `felix replay --control` prints for a failing control run.
+        assert_eq!(
+            replay_command_for(7, Some(TwinName::NoopSkip), true),
+            "felix replay --seed 7 --twin NoopSkip --control"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! `felix twins --model`: every model twin must break exactly its named invariant.
 //!
-//! Called by `felix twins` (cli/src/twins.rs), for FelixHeadTrim's twins and then ParosTrimJump's.
+//! Called by `felix twins` (`twins/mod.rs`), for FelixHeadTrim's twins and then ParosTrimJump's.
 //! Each twin is searched as CI does it: breadth-first,
 //! one thread, stopping at the first discovery of the twin's invariant. A twin is ok only if that
 //! invariant broke and no other one did.

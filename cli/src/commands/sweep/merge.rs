@@ -9,9 +9,10 @@
 //! in seed order, then the summary. Its `seconds`, rates and `jobs` are the shards' sums (wall
 //! time is no property of the sweep).
 
+use crate::args::{parse_seed_range, Seeds};
+use crate::commands::sweep::summary::{summary_json, Ending, Totals};
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_seed_range, summary_json, Ending, Seeds, Totals};
 use clap::Args;
 use felix_core::rules::{Invariant, TwinName};
 use serde_json::Value;
@@ -274,9 +275,9 @@ pub fn run(args: MergeArgs) -> u8 {
     }
     output::line(&summary_json(&totals, &ending).to_string());
     let covered = || {
-        crate::sweep_coverage::Verdict::of(
+        crate::commands::sweep::coverage::Verdict::of(
             &totals.coverage,
-            &crate::sweep_coverage::rules_of(twin, control),
+            &crate::commands::sweep::coverage::rules_of(twin, control),
         )
         .complete()
     };

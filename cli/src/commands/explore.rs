@@ -17,7 +17,7 @@ pub struct ExploreArgs {
 
 /// Runs `felix explore`: serves until interrupted.
 pub fn run(args: ExploreArgs) -> u8 {
-    let config = match crate::check::resolve(std::slice::from_ref(&args.config)) {
+    let config = match crate::commands::check::resolve(std::slice::from_ref(&args.config)) {
         Ok(configs) => configs[0],
         Err(code) => return code,
     };

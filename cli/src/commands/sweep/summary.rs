@@ -1,10 +1,17 @@
 //! A sweep's totals and its summary, as text and as the `--json` summary object (which
 //! `felix sweep merge` also prints for merged shards).
 
-use crate::sweep::{by_name, CoverageShown, SweepArgs};
 use felix_core::rules::{Invariant, Layer, TwinName};
 use serde_json::json;
 use std::collections::BTreeMap;
+
+/// How much of the coverage counters a sweep's summary shows (`--coverage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CoverageShown {
+    Full,
+    Never,
+    None,
+}
 
 /// Totals over a sweep.
 #[derive(Default)]
@@ -76,10 +83,10 @@ pub fn summary_json(totals: &Totals, ending: &Ending<'_>) -> serde_json::Value {
         "simulated_to_wall": (simulated_ratio * 10.0).round() / 10.0,
         "jobs": ending.jobs,
         "twin": ending.twin.map(|twin| twin.name()),
-        "coverage": crate::sweep_coverage::totals(&totals.coverage),
-        "never_hit": crate::sweep_coverage::Verdict::of(
+        "coverage": crate::commands::sweep::coverage::totals(&totals.coverage),
+        "never_hit": crate::commands::sweep::coverage::Verdict::of(
             &totals.coverage,
-            &crate::sweep_coverage::rules_of(ending.twin, ending.control),
+            &crate::commands::sweep::coverage::rules_of(ending.twin, ending.control),
         )
         .never,
         "violations": by_name(&totals.violations),
@@ -100,6 +107,14 @@ pub fn summary_json(totals: &Totals, ending: &Ending<'_>) -> serde_json::Value {
     })
 }
 
+/// Counts per invariant, keyed by name (for JSON).
+pub fn by_name(counts: &BTreeMap<Invariant, u64>) -> BTreeMap<&'static str, u64> {
+    counts
+        .iter()
+        .map(|(invariant, count)| (invariant.name(), *count))
+        .collect()
+}
+
 /// `name=count` pairs, space-separated.
 fn pairs<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
     let pairs: Vec<String> = counts
@@ -109,8 +124,14 @@ fn pairs<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
     pairs.join(" ")
 }
 
-/// The text summary's lines.
-pub fn summary_text(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) -> Vec<String> {
+/// The text summary's lines: the coverage counters as `coverage` shows them, and with
+/// `require_coverage` whether the catalog was met.
+pub fn summary_text(
+    totals: &Totals,
+    ending: &Ending<'_>,
+    coverage: CoverageShown,
+    require_coverage: bool,
+) -> Vec<String> {
     let (seeds_per_second, events_per_second, simulated_ratio) = ending.rates(totals);
     let (shard, shards) = ending.shard;
     let twin_text = ending
@@ -120,7 +141,7 @@ pub fn summary_text(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) -> V
     let mut lines = vec![
         format!(
             "sweep {}{twin_text} shard {shard}/{shards}: {} seeds, {} failed, {} events, {} trace lines, {:.2} s",
-            args.seeds, totals.seeds, totals.failed, totals.events, totals.steps, ending.seconds
+            ending.range, totals.seeds, totals.failed, totals.events, totals.steps, ending.seconds
         ),
         format!(
             "  {seeds_per_second:.1} seeds/s, {events_per_second:.0} events/s, simulated/wall {simulated_ratio:.1}x, {} jobs",
@@ -131,20 +152,20 @@ pub fn summary_text(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) -> V
             totals.sweep_hash
         ),
     ];
-    if args.coverage == CoverageShown::Full {
-        let all = crate::sweep_coverage::totals(&totals.coverage);
+    if coverage == CoverageShown::Full {
+        let all = crate::commands::sweep::coverage::totals(&totals.coverage);
         lines.push(format!("  coverage: {}", pairs(&all)));
     }
-    if args.coverage != CoverageShown::None || args.require_coverage {
-        let rules = crate::sweep_coverage::rules_of(ending.twin, ending.control);
-        let verdict = crate::sweep_coverage::Verdict::of(&totals.coverage, &rules);
+    if coverage != CoverageShown::None || require_coverage {
+        let rules = crate::commands::sweep::coverage::rules_of(ending.twin, ending.control);
+        let verdict = crate::commands::sweep::coverage::Verdict::of(&totals.coverage, &rules);
         lines.extend(verdict.lines());
-        if args.require_coverage {
+        if require_coverage {
             let met = if verdict.complete() { "met" } else { "NOT met" };
             lines.push(format!("  coverage required (--require-coverage): {met}"));
         }
     }
-    if args.validate {
+    if ending.validate {
         lines.push(crate::validation::summary_line(&totals.coverage));
     }
     if !totals.violations.is_empty() {

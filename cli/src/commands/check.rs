@@ -4,21 +4,25 @@
 //! A violation prints the shortest counterexample, one line per step: the action, then the
 //! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
 //! `--html FILE.html` draws the counterexample as a sequence diagram (`crate::html`).
+//! ParosTrimJump's configurations (a name that only its registry knows) are checked first, by
+//! `run_paros`, and reported in the same shapes as FelixHeadTrim's.
 
 use std::io::IsTerminal;
 
 use clap::Args;
 use felix_model::check::{self, Outcome, Report};
 use felix_model::config::{self, Config};
+use felix_model::paros::check as paros_check;
+use felix_model::paros::config::{self as paros_config, ParosConfig};
 use serde_json::json;
 
 use crate::exit;
 
-/// Arguments of `felix check`.
 /// The most checker threads `--threads` takes: each is an OS thread with a stack of its own,
 /// and far more than the cores only adds contention.
 const THREADS_MAX: usize = 256;
 
+/// Arguments of `felix check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// Configurations to check, as their `.cfg` names; the `FelixHeadTrim` prefix may be dropped,
@@ -52,8 +56,8 @@ pub struct CheckArgs {
 
 /// Runs `felix check`.
 pub fn run(args: CheckArgs) -> u8 {
-    // ParosTrimJump's configurations are checked first (cli/src/check_paros.rs).
-    let (paros, rest) = crate::check_paros::split(&args.configs);
+    // ParosTrimJump's configurations are checked first (`run_paros`).
+    let (paros, rest) = split_paros(&args.configs);
     let configs = if rest.is_empty() && !paros.is_empty() {
         Vec::new()
     } else {
@@ -88,7 +92,7 @@ pub fn run(args: CheckArgs) -> u8 {
     let paros_code = if paros.is_empty() {
         exit::OK
     } else {
-        crate::check_paros::run(&paros, &args, threads)
+        run_paros(&paros, &args, threads)
     };
     if paros_code == exit::BAD_INPUT {
         return paros_code;
@@ -131,6 +135,53 @@ pub fn run(args: CheckArgs) -> u8 {
         }
     }
     code.max(paros_code)
+}
+
+/// Splits `names` into ParosTrimJump configurations and the other names (left to FelixHeadTrim's
+/// resolver, which reports unknown ones).
+fn split_paros(names: &[String]) -> (Vec<&'static ParosConfig>, Vec<String>) {
+    let mut paros = Vec::new();
+    let mut rest = Vec::new();
+    for name in names {
+        match paros_config::lookup(name) {
+            Some(found) if config::lookup(name).is_none() => paros.push(found),
+            _ => rest.push(name.clone()),
+        }
+    }
+    (paros, rest)
+}
+
+/// Checks each ParosTrimJump configuration, in the same report shapes as FelixHeadTrim's;
+/// returns 1 if any broke an invariant, else 0.
+fn run_paros(configs: &[&'static ParosConfig], args: &CheckArgs, threads: usize) -> u8 {
+    if args.symmetry || args.compact {
+        return exit::bad_input(
+            "--symmetry and --compact apply to FelixHeadTrim only; ParosTrimJump's configurations \
+             are checked in full",
+        );
+    }
+    let show_progress = args.progress || std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut code = exit::OK;
+    for &config in configs {
+        let mut progress = |snapshot: check::Progress| {
+            if show_progress {
+                eprintln!(
+                    "felix check {}: {} unique states, depth {}, {:.0} s",
+                    config.name, snapshot.unique_states, snapshot.max_depth, snapshot.seconds,
+                );
+            }
+        };
+        let report = paros_check::check_with_progress(config, threads, &mut progress);
+        if args.json {
+            crate::output::text(&format!("{}\n", report_json(&report)));
+        } else {
+            crate::output::text(&report_text(&report, threads));
+        }
+        if report.outcome == Outcome::Violated {
+            code = exit::VIOLATION;
+        }
+    }
+    code
 }
 
 /// Resolves names to configurations; an unknown name is bad input and lists the valid names.

@@ -1,10 +1,12 @@
 //! `felix bench store`: append and read-back throughput of the two log stores (`felix bench sim`,
-//! the simulator's speed, is in `bench_sim.rs`).
+//! the simulator's speed, is in `sim.rs`).
 //!
 //! Appends N write records in batches (one sync per batch), then reads every record back, first on
 //! the in-memory store (the simulator's disk, its hot path) and then on the file-backed store in a
 //! fresh temporary directory (fewer records: every batch is an fsync). Wall-clock timings live here
 //! and nowhere else: a benchmark is the only place they belong, never an assert in a test.
+
+pub mod sim;
 
 use crate::exit;
 use clap::{Args, Subcommand};
@@ -26,7 +28,7 @@ enum Target {
     Store(StoreArgs),
     /// Simulator speed: seeds/s, events/s, and the share of wall time inside the core's
     /// Broker::step and the audits (one thread).
-    Sim(crate::bench_sim::SimArgs),
+    Sim(sim::SimArgs),
     /// A real 3-node cluster on loopback with fsync: appends/s and p50/p99 latency for 1, 8
     /// and 64 writers, beside the disk's one-fsync-per-append rate.
     Cluster(felix_node::bench::ClusterBenchArgs),
@@ -63,7 +65,7 @@ const BODY_BYTES_MAX: usize = 1 << 20;
 pub fn run(args: BenchArgs) -> u8 {
     match args.target {
         Target::Store(args) => store(args),
-        Target::Sim(args) => crate::bench_sim::run(args),
+        Target::Sim(args) => sim::run(args),
         Target::Cluster(args) => felix_node::bench::run_bench_cluster(args),
     }
 }

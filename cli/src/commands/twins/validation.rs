@@ -7,10 +7,10 @@
 //! not a validation twin any more) and its control run (the same seed, every rule on, validated)
 //! is clean.
 
+use crate::args::parse_jobs;
+use crate::commands::replay::replay_command_spec;
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_jobs, replay_command_spec, run_specs_in_order_with};
-use crate::twins::TwinsArgs;
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
 use serde_json::json;
@@ -59,7 +59,7 @@ fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Hunt {
         runs: 0,
         control: Vec::new(),
     };
-    run_specs_in_order_with(
+    felix_sim::parallel::run_in_order_with(
         budget,
         |index| (index < budget).then(|| RunSpec::new(start.wrapping_add(index), Some(twin))),
         jobs,
@@ -95,15 +95,17 @@ fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Hunt {
     hunt
 }
 
-pub fn run(args: &TwinsArgs) -> u8 {
-    let jobs = match parse_jobs(args.jobs) {
+/// `felix twins --validation`: hunts each validation twin from seed `start` for at most `budget`
+/// runs (`--start`, `--budget`, `--jobs`, `--json` of `felix twins`).
+pub fn run(start: u64, budget: u64, jobs: Option<usize>, json: bool) -> u8 {
+    let jobs = match parse_jobs(jobs) {
         Ok(jobs) => jobs,
         Err(message) => return exit::bad_input(message),
     };
     let mut code = exit::OK;
     for twin in TwinName::in_layer(Layer::Validation) {
         let expected = twin.must_break(Layer::Validation);
-        let hunt = hunt(twin, args.start, args.budget, jobs);
+        let hunt = hunt(twin, start, budget, jobs);
         if !hunt.ok() {
             code = exit::VIOLATION;
         }
@@ -112,7 +114,7 @@ pub fn run(args: &TwinsArgs) -> u8 {
             .as_ref()
             .map(|(_, seed, _)| replay_command_spec(&RunSpec::new(*seed, Some(twin))));
         let found = hunt.caught.as_ref().map(|_| expected);
-        if args.json {
+        if json {
             output::line(&format!(
                 "{}",
                 json!({

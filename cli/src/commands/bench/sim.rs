@@ -7,9 +7,9 @@
 //! the same sweep hash, which the benchmark checks (a difference is a bug: exit 1). Wall-clock
 //! timings live here and in `bench store`, nowhere else (never an assert in a test).
 
+use crate::args::{parse_seed_range, parse_twin};
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_seed_range, parse_twin};
 use clap::Args;
 use felix_core::TwinName;
 use felix_sim::{stopwatch, RunSpec};

@@ -9,13 +9,17 @@
 //! per search and for either (the fewer runs of the two). Each search that runs must catch every
 //! twin within the budget on its own, and with `--median-max N` its median must be at most N.
 //! Every catching run's control run (the same knobs, every rule on) must be clean.
-//! `--model` runs the Stateright twins (cli/src/twins_model.rs). `--validation` runs the
-//! validation layer's twins (cli/src/twins_validation.rs). With none of the three flags every
+//! `--model` runs the Stateright twins (`model.rs`). `--validation` runs the
+//! validation layer's twins (`validation.rs`). With none of the three flags every
 //! layer runs; the exit code is 0 only if every twin failed as expected.
 
+mod model;
+mod validation;
+
+use crate::args::parse_jobs;
+use crate::commands::replay::replay_command_spec;
 use crate::exit;
 use crate::output;
-use crate::sweep::{parse_jobs, replay_command_spec, run_specs_in_order};
 use clap::Args;
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
@@ -189,7 +193,7 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
         spec.unbiased = unbiased;
         spec
     };
-    run_specs_in_order(
+    felix_sim::parallel::run_in_order(
         budget,
         |index| (index < budget).then(|| spec(start.wrapping_add(index))),
         jobs,
@@ -225,24 +229,30 @@ pub fn hunt_guided(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Twin
         runs: 0,
         control_violation: None,
     };
-    crate::guided::run_campaign(start, budget, Some(twin), jobs, |_, spec, report| {
-        outcome.runs += 1;
-        if report
-            .violations
-            .iter()
-            .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
-        {
-            outcome.caught = Some((outcome.runs, spec.clone()));
-            outcome.collateral = collateral(twin, report);
-            return false;
-        }
-        if outcome.other_first.is_none() {
-            if let Some(finding) = report.violations.first() {
-                outcome.other_first = Some((report.seed, finding.invariant));
+    crate::commands::sweep::guided::run_campaign(
+        start,
+        budget,
+        Some(twin),
+        jobs,
+        |_, spec, report| {
+            outcome.runs += 1;
+            if report
+                .violations
+                .iter()
+                .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
+            {
+                outcome.caught = Some((outcome.runs, spec.clone()));
+                outcome.collateral = collateral(twin, report);
+                return false;
             }
-        }
-        true
-    });
+            if outcome.other_first.is_none() {
+                if let Some(finding) = report.violations.first() {
+                    outcome.other_first = Some((report.seed, finding.invariant));
+                }
+            }
+            true
+        },
+    );
     control(&mut outcome);
     outcome
 }
@@ -374,7 +384,7 @@ pub fn run(args: TwinsArgs) -> u8 {
                 "--conform runs alone: not with --model, --sim or --validation",
             );
         }
-        return crate::conform::run_twins(args.json);
+        return crate::commands::conform::run_twins(args.json);
     }
     let every = !args.model && !args.sim && !args.validation;
     // A flag of the simulator's searches with only the model checked would do nothing: refused
@@ -412,13 +422,18 @@ pub fn run(args: TwinsArgs) -> u8 {
     }
     let mut codes = Vec::new();
     if args.model || every {
-        codes.push(crate::twins_model::run(args.json));
+        codes.push(model::run(args.json));
     }
     if args.sim || every {
         codes.push(run_sim(&args));
     }
     if args.validation || every {
-        codes.push(crate::twins_validation::run(&args));
+        codes.push(validation::run(
+            args.start,
+            args.budget,
+            args.jobs,
+            args.json,
+        ));
     }
     codes.into_iter().max().unwrap_or(exit::OK)
 }

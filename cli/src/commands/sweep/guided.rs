@@ -6,9 +6,10 @@
 //! run is printed with the one command that replays it: `felix replay --seed S` plus the knobs in
 //! full when a mutation chose them (`--knobs JSON`).
 
+use crate::commands::replay::replay_command_spec;
+use crate::commands::sweep::summary::by_name;
 use crate::exit;
 use crate::output;
-use crate::sweep::{by_name, replay_command_spec, run_specs_in_order};
 use felix_core::rules::{Invariant, TwinName};
 use felix_sim::guided::Campaign;
 use felix_sim::{RunReport, RunSpec};
@@ -34,7 +35,7 @@ pub fn run_campaign(
             break;
         }
         let mut going = true;
-        run_specs_in_order(
+        felix_sim::parallel::run_in_order(
             batch.len() as u64,
             |position| batch.get(position as usize).cloned(),
             jobs,

@@ -5,20 +5,26 @@
 //! any `--jobs` value. A failing seed is printed with the exact `felix replay` command that
 //! reruns it. Progress goes to stderr, and only when stderr is a terminal.
 
+mod coverage;
+pub mod guided;
+pub mod merge;
+mod summary;
+
+use crate::args::{
+    parse_duration, parse_invariant, parse_jobs, parse_seed_range, parse_shard, parse_twin_option,
+    Seeds,
+};
+use crate::commands::replay::replay_command_for;
 use crate::exit;
 use crate::output;
-use crate::sweep_summary::summary_text;
-pub use crate::sweep_summary::{summary_json, Ending, Totals};
 use clap::Args;
-use felix_core::rules::{Invariant, Layer, TwinName};
+use felix_core::rules::{Invariant, TwinName};
 use felix_sim::{RunReport, RunSpec};
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
+use summary::{summary_json, summary_text, CoverageShown, Ending, Totals};
 
 /// Arguments of `felix sweep`.
 #[derive(Args, Debug)]
@@ -83,51 +89,11 @@ pub struct SweepArgs {
 pub enum SweepAction {
     /// Combine the `--json` outputs of a sweep's shards (`--shard K/N`, every K of one N) into the
     /// failing seeds, summary and sweep hash the unsharded sweep prints with `--json`.
-    Merge(crate::sweep_merge::MergeArgs),
-}
-
-/// How much of the coverage counters a sweep's summary shows (`--coverage`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum CoverageShown {
-    Full,
-    Never,
-    None,
+    Merge(merge::MergeArgs),
 }
 
 /// The exit code of a sweep cut short by SIGINT (128 + the signal's number, as shells report it).
 pub const INTERRUPTED: u8 = 130;
-
-/// Parses an invariant's name (`--invariant`).
-pub fn parse_invariant(name: &str) -> Result<Invariant, String> {
-    Invariant::parse(name).ok_or_else(|| {
-        let names: Vec<&str> = Invariant::ALL.iter().map(|i| i.name()).collect();
-        format!(
-            "--invariant {name:?}: no such invariant; known: {}",
-            names.join(", ")
-        )
-    })
-}
-
-/// Parses a duration such as `90s`, `10m` or `2h` (a whole number and a unit), at most a week.
-pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    let problem = || format!("{text:?}: expected a whole number and a unit (s, m or h), e.g. 90s");
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .ok_or_else(problem)?;
-    let (number, unit) = text.split_at(split);
-    let number: u64 = number.parse().map_err(|_| problem())?;
-    let seconds = match unit {
-        "s" => Some(number),
-        "m" => number.checked_mul(60),
-        "h" => number.checked_mul(3_600),
-        _ => return Err(problem()),
-    };
-    match seconds {
-        Some(seconds @ 1..=604_800) => Ok(std::time::Duration::from_secs(seconds)),
-        _ => Err(format!("{text:?}: from 1s to a week (168h)")),
-    }
-}
 
 /// Set by SIGINT while a sweep runs: the sweep stops handing out seeds and prints what it has.
 fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
@@ -136,228 +102,6 @@ fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
     // case), the summary of the seeds finished so far is printed and the exit code is 130.
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, std::sync::Arc::clone(&flag));
     flag
-}
-
-/// Parses `A..B` into a non-empty seed range.
-pub fn parse_seed_range(text: &str) -> Result<Range<u64>, String> {
-    let Some((low, high)) = text.split_once("..") else {
-        return Err(format!("--seeds {text:?}: expected A..B, e.g. 0..1000"));
-    };
-    let low: u64 = low
-        .trim()
-        .parse()
-        .map_err(|_| format!("--seeds {text:?}: {low:?} is not a seed (a whole number)"))?;
-    let high: u64 = high
-        .trim()
-        .parse()
-        .map_err(|_| format!("--seeds {text:?}: {high:?} is not a seed (a whole number)"))?;
-    if low >= high {
-        return Err(format!(
-            "--seeds {text:?}: the range is empty (need A < B; B is excluded)"
-        ));
-    }
-    Ok(low..high)
-}
-
-/// Parses `K/N` (1 <= K <= N).
-pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
-    let parsed = text
-        .split_once('/')
-        .and_then(|(k, n)| Some((k.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
-    match parsed {
-        Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Ok((k, n)),
-        _ => Err(format!(
-            "--shard {text:?}: expected K/N with 1 <= K <= N, e.g. 1/4"
-        )),
-    }
-}
-
-/// Parses a twin name, with or without the FelixHeadTrim prefix.
-/// Counts per invariant, keyed by name (for JSON).
-pub fn by_name(counts: &BTreeMap<Invariant, u64>) -> BTreeMap<&'static str, u64> {
-    counts
-        .iter()
-        .map(|(invariant, count)| (invariant.name(), *count))
-        .collect()
-}
-
-/// A simulator twin, or with `validate` a twin of the validation layer too (which only trace
-/// validation sees: without `--validate` it would run unjudged).
-pub fn parse_twin_validated(text: &str, validate: bool) -> Result<TwinName, String> {
-    match TwinName::parse_in(Layer::Validation, text) {
-        Some(twin) if validate => Ok(twin),
-        Some(twin) => Err(format!(
-            "{twin} is a twin of the validation layer: no audit sees it, only trace validation \
-             does; add --validate"
-        )),
-        None => parse_twin(text),
-    }
-}
-
-/// `--twin`, when given: `parse_twin_validated`.
-pub fn parse_twin_option(text: Option<&str>, validate: bool) -> Result<Option<TwinName>, String> {
-    text.map(|text| parse_twin_validated(text, validate))
-        .transpose()
-}
-
-pub fn parse_twin(text: &str) -> Result<TwinName, String> {
-    TwinName::parse_in(Layer::Sim, text).ok_or_else(|| {
-        let names: Vec<&str> = TwinName::in_layer(Layer::Sim)
-            .map(|twin| twin.name())
-            .collect();
-        format!("unknown twin {text:?}; known twins: {}", names.join(", "))
-    })
-}
-
-/// The `--jobs` value, or one job per core.
-pub fn parse_jobs(jobs: Option<usize>) -> Result<usize, String> {
-    match jobs {
-        Some(0) => Err("--jobs 0: need at least one job".to_string()),
-        Some(jobs) if jobs > 1024 => Err(format!("--jobs {jobs}: at most 1024")),
-        Some(jobs) => Ok(jobs),
-        None => Ok(std::thread::available_parallelism().map_or(1, |cores| cores.get())),
-    }
-}
-
-/// The exact command that replays `seed`, as a control run when `control`.
-pub fn replay_command_for(seed: u64, twin: Option<TwinName>, control: bool) -> String {
-    match (twin, control) {
-        (Some(twin), true) => format!("felix replay --seed {seed} --twin {twin} --control"),
-        (Some(twin), false) => format!("felix replay --seed {seed} --twin {twin}"),
-        (None, _) => format!("felix replay --seed {seed}"),
-    }
-}
-
-/// The exact command that reruns `spec` (its knobs printed in full when they are not the seed's
-/// own draw).
-pub fn replay_command_spec(spec: &RunSpec) -> String {
-    let mut command = replay_command_for(spec.seed, spec.twin, spec.control);
-    if spec
-        .twin
-        .is_some_and(|twin| twin.expected(Layer::Validation).is_some())
-    {
-        command.push_str(" --validate");
-    }
-    if spec.unbiased && spec.twin.is_some() && spec.knobs.is_none() {
-        command.push_str(" --unbiased");
-    }
-    if let Some(knobs) = &spec.knobs {
-        let json = serde_json::to_string(knobs).unwrap_or_default();
-        command.push_str(&format!(" --knobs '{json}'"));
-    }
-    command
-}
-
-/// The seeds of a sweep, computed on demand (a sweep of a hundred million seeds needs no list):
-/// `count` seeds from `start`, `step` apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Seeds {
-    pub start: u64,
-    pub step: u64,
-    pub count: u64,
-}
-
-impl Seeds {
-    /// Every seed of `range` at positions `shard - 1`, `shard - 1 + shards`, ... (1 <= shard <= shards).
-    pub fn sharded(range: &Range<u64>, shard: u64, shards: u64) -> Seeds {
-        assert!(shards >= 1 && (1..=shards).contains(&shard));
-        let start = range.start.saturating_add(shard - 1);
-        let count = if start >= range.end {
-            0
-        } else {
-            (range.end - start).div_ceil(shards)
-        };
-        Seeds {
-            start,
-            step: shards,
-            count,
-        }
-    }
-
-    pub fn get(&self, index: u64) -> Option<u64> {
-        (index < self.count).then(|| self.start + index * self.step)
-    }
-}
-
-/// Runs `seeds` over `jobs` threads and hands each report to `visit` in seed order. `visit`
-/// returns false to stop early: no seed after that one is reported (later seeds already running
-/// finish and are discarded), so the visited prefix is the same for any `jobs`.
-pub fn run_in_order(
-    seeds: Seeds,
-    twin: Option<TwinName>,
-    control: bool,
-    jobs: usize,
-    visit: impl FnMut(RunReport) -> bool,
-) {
-    let spec = |seed| {
-        let mut spec = RunSpec::new(seed, twin);
-        spec.control = control;
-        spec
-    };
-    run_specs_in_order(seeds.count, |index| seeds.get(index).map(spec), jobs, visit);
-}
-
-/// Runs the specs `spec(0..count)` over `jobs` threads and hands each report to `visit` in index
-/// order (see `run_in_order`); `spec` returns None past the end.
-pub fn run_specs_in_order(
-    count: u64,
-    spec: impl Fn(u64) -> Option<RunSpec> + Sync,
-    jobs: usize,
-    visit: impl FnMut(RunReport) -> bool,
-) {
-    run_specs_in_order_with(count, spec, jobs, felix_sim::run, visit);
-}
-
-/// `run_specs_in_order` with the function that runs one spec (`felix_validate::run` for
-/// `--validate`).
-pub fn run_specs_in_order_with(
-    count: u64,
-    spec: impl Fn(u64) -> Option<RunSpec> + Sync,
-    jobs: usize,
-    runner: fn(&RunSpec) -> RunReport,
-    mut visit: impl FnMut(RunReport) -> bool,
-) {
-    assert!(jobs >= 1);
-    let next = AtomicUsize::new(0);
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let (sender, receiver) = mpsc::channel::<(usize, RunReport)>();
-    std::thread::scope(|scope| {
-        for _ in 0..(jobs as u64).min(count.max(1)) {
-            let sender = sender.clone();
-            let (next, stop, spec) = (&next, &stop, &spec);
-            scope.spawn(move || loop {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(spec) = spec(index as u64) else {
-                    break;
-                };
-                let report = runner(&spec);
-                if sender.send((index, report)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(sender);
-        let mut pending: BTreeMap<usize, RunReport> = BTreeMap::new();
-        let mut expected = 0usize;
-        let mut going = true;
-        for (index, report) in receiver.iter() {
-            if !going {
-                continue;
-            }
-            pending.insert(index, report);
-            while let Some(report) = pending.remove(&expected) {
-                expected += 1;
-                if !visit(report) {
-                    going = false;
-                    stop.store(true, Ordering::Relaxed);
-                    break;
-                }
-            }
-        }
-    });
 }
 
 pub fn run(args: SweepArgs) -> u8 {
@@ -395,7 +139,7 @@ pub fn run(args: SweepArgs) -> u8 {
                 "--guided runs one campaign of a fixed budget: it takes none of --fail-fast, --time-budget, --invariant",
             );
         }
-        return crate::guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
+        return guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
     }
     let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
         Ok(shard) => shard.unwrap_or((1, 1)),
@@ -488,22 +232,23 @@ pub fn run(args: SweepArgs) -> u8 {
         }
         stopped.is_none()
     };
-    if args.validate {
-        let spec = |seed| {
-            let mut spec = RunSpec::new(seed, twin);
-            spec.control = args.control;
-            spec
-        };
-        run_specs_in_order_with(
-            seeds.count,
-            |index| seeds.get(index).map(spec),
-            jobs,
-            felix_validate::run,
-            &mut visit,
-        );
+    let spec = |seed| {
+        let mut spec = RunSpec::new(seed, twin);
+        spec.control = args.control;
+        spec
+    };
+    let runner: fn(&RunSpec) -> RunReport = if args.validate {
+        felix_validate::run
     } else {
-        run_in_order(seeds, twin, args.control, jobs, &mut visit);
-    }
+        felix_sim::run
+    };
+    felix_sim::parallel::run_in_order_with(
+        seeds.count,
+        |index| seeds.get(index).map(spec),
+        jobs,
+        runner,
+        &mut visit,
+    );
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
@@ -526,7 +271,7 @@ pub fn run(args: SweepArgs) -> u8 {
     if args.json {
         output::line(&summary_json(&totals, &ending).to_string());
     } else {
-        for line in summary_text(&args, &totals, &ending) {
+        for line in summary_text(&totals, &ending, args.coverage, args.require_coverage) {
             output::line(&line);
         }
     }
@@ -549,8 +294,8 @@ fn resume_command(next: u64, end: u64, shards: u64, twin: Option<TwinName>) -> S
 
 /// The sweep's exit code: interrupted, a failing seed, coverage short of `--require-coverage`.
 fn exit_code(args: &SweepArgs, totals: &Totals, interrupted: bool) -> u8 {
-    let rules = crate::sweep_coverage::rules_of(None, false);
-    let covered = || crate::sweep_coverage::Verdict::of(&totals.coverage, &rules).complete();
+    let rules = coverage::rules_of(None, false);
+    let covered = || coverage::Verdict::of(&totals.coverage, &rules).complete();
     if interrupted {
         INTERRUPTED
     } else if totals.failed > 0 || (args.require_coverage && !covered()) {
@@ -584,45 +329,5 @@ fn failure_line(
             "FAIL seed {}: {} ({})\n  replay: {replay}",
             report.seed, finding.invariant, finding.detail
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Seed ranges, shards, twins and jobs parse, and every malformed value is a message.
-    #[test]
-    fn arguments_parse_or_explain() {
-        assert_eq!(parse_seed_range("0..1000"), Ok(0..1000));
-        assert_eq!(parse_seed_range(" 5 .. 9"), Ok(5..9));
-        assert!(parse_seed_range("9..5").is_err());
-        assert!(parse_seed_range("5..5").is_err());
-        assert!(parse_seed_range("a..5").is_err());
-        assert!(parse_seed_range("5").is_err());
-        assert!(parse_seed_range("-1..5").is_err());
-        assert_eq!(parse_shard("1/4"), Ok((1, 4)));
-        assert!(parse_shard("0/4").is_err());
-        assert!(parse_shard("5/4").is_err());
-        assert!(parse_shard("1/0").is_err());
-        assert!(parse_shard("x").is_err());
-        assert_eq!(parse_twin("FelixHeadTrimUntagged"), Ok(TwinName::Untagged));
-        assert!(parse_twin("Nope").is_err());
-        assert!(parse_jobs(Some(0)).is_err());
-        assert_eq!(parse_jobs(Some(3)), Ok(3));
-        let seeds = Seeds::sharded(&(10..20), 2, 3);
-        let listed: Vec<u64> = (0..5).filter_map(|index| seeds.get(index)).collect();
-        assert_eq!(listed, vec![11, 14, 17]);
-        assert_eq!(Seeds::sharded(&(10..11), 2, 3).count, 0);
-        assert_eq!(Seeds::sharded(&(0..1000), 1, 1).count, 1000);
-        assert_eq!(
-            replay_command_for(7, Some(TwinName::NoopSkip), false),
-            "felix replay --seed 7 --twin NoopSkip"
-        );
-        // The hint `felix replay --control` prints for a failing control run.
-        assert_eq!(
-            replay_command_for(7, Some(TwinName::NoopSkip), true),
-            "felix replay --seed 7 --twin NoopSkip --control"
-        );
     }
 }

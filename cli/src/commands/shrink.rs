@@ -8,8 +8,8 @@
 //! seconds) to stdout. Exit 0: written; 1: shrunk, but no script reproduced it in the driver;
 //! 2: bad usage, or a seed that does not fail.
 
+use crate::args::parse_twin;
 use crate::exit;
-use crate::sweep::parse_twin;
 use clap::Args;
 use felix_core::TwinName;
 use felix_sim::knobs::Knobs;
@@ -165,7 +165,7 @@ fn target(args: &ShrinkArgs, seed: u64, twin: TwinName) -> Result<Target, String
     target.invariant = args
         .invariant
         .as_deref()
-        .map(crate::sweep::parse_invariant)
+        .map(crate::args::parse_invariant)
         .transpose()?;
     Ok(target)
 }
