@@ -111,6 +111,21 @@ pub struct Knobs {
     /// truncates: `world/breaker.rs`. Left out of the knobs when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub broken_runs: bool,
+    /// Storage faults at a restart (`disk.rs`, `world/nodes.rs`): what the disk kept read back
+    /// damaged (a flipped bit, a zeroed sector, a record written at another's place) or not read
+    /// at all (a failed read, retried). Left out of the knobs when off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_faults: Option<StorageFaults>,
+}
+
+/// The chances, per restart, of the storage faults (knob `storage_faults`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StorageFaults {
+    /// The disk's bytes come back damaged, which the store must report as corruption; the node
+    /// then stays down for good (at most a minority of the voters in a run: `disk.rs`).
+    pub damage_per_million: u32,
+    /// Reading the disk fails; the node tries again after a while.
+    pub read_error_per_million: u32,
 }
 
 /// The replication shape before it was drawn (the defaults of knobs printed without it).
@@ -234,6 +249,7 @@ impl Knobs {
             election_ticks_max: Replication::election_ticks_max(),
             prober: false,
             broken_runs: false,
+            storage_faults: None,
         };
         if let Some(twin) = twin {
             knobs.bias(twin, s);
@@ -280,8 +296,9 @@ impl Knobs {
     }
 
     /// The knobs drawn after `draw_late`, for the same reason: whether old messages are captured
-    /// rather than copied (only where old messages are on), the BUGGIFY sites added last, and the
-    /// broken writer (only where the workload has checkpoint owners).
+    /// rather than copied (only where old messages are on), the BUGGIFY sites added last, the
+    /// broken writer (only where the workload has checkpoint owners), and the storage faults (in
+    /// half the seeds).
     fn draw_last(&mut self, s: &mut Stream) {
         if self.network.ancient_per_million > 0 {
             self.network.ancient_captures = Swarm::new(s).pick(&[false, true]);
@@ -290,6 +307,13 @@ impl Knobs {
         // Only where there are checkpoint owners to break: a knob with no effect is not drawn.
         if matches!(self.workload, Workload::Paros { .. }) {
             self.broken_runs = Swarm::new(s).pick(&[false, true]);
+        }
+        let mut w = Swarm::new(s);
+        if w.pick(&[false, true]) {
+            self.storage_faults = Some(StorageFaults {
+                damage_per_million: w.pick(&[20_000, 100_000, 300_000, 1_000_000]),
+                read_error_per_million: w.pick(&[0, 50_000, 200_000, 500_000]),
+            });
         }
     }
 
@@ -446,6 +470,7 @@ impl Knobs {
 
     /// Why these knobs cannot drive a run, if they cannot (for knobs given by a user).
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_storage_faults()?;
         let per_million = [
             ("drop_per_million", self.network.drop_per_million),
             ("duplicate_per_million", self.network.duplicate_per_million),
@@ -544,12 +569,35 @@ impl Knobs {
         Ok(())
     }
 
+    /// The storage faults' chances are chances (at most one million per million).
+    fn validate_storage_faults(&self) -> Result<(), String> {
+        let Some(faults) = self.storage_faults else {
+            return Ok(());
+        };
+        for (name, value) in [
+            ("damage_per_million", faults.damage_per_million),
+            ("read_error_per_million", faults.read_error_per_million),
+        ] {
+            if value > 1_000_000 {
+                return Err(format!("storage_faults.{name}: at most 1000000"));
+            }
+        }
+        Ok(())
+    }
+
     /// Knobs printed as JSON (`felix replay --knobs`), checked.
     pub fn parse(json: &str) -> Result<Knobs, String> {
         let knobs: Knobs =
             serde_json::from_str(json).map_err(|error| format!("not knobs JSON: {error}"))?;
         knobs.validate()?;
         Ok(knobs)
+    }
+
+    /// The nodes' segment layout.
+    pub fn layout(&self) -> felix_core::storage::SegmentLayout {
+        felix_core::storage::SegmentLayout {
+            records_per_segment: self.records_per_segment,
+        }
     }
 
     /// Total weight of the fault kinds (0: a fault-free safety phase).
@@ -585,7 +633,7 @@ impl Knobs {
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}] \
              raft: append<={} heartbeat={} election={}..{} ticks prober={} \
-             old messages={}<={}us{}{}",
+             old messages={}<={}us{}{}{}",
             self.brokers,
             self.replicas,
             self.readers,
@@ -642,154 +690,15 @@ impl Knobs {
             } else {
                 ""
             },
+            self.storage_faults
+                .map(|faults| format!(
+                    " storage: damage={} read_error={}",
+                    faults.damage_per_million, faults.read_error_per_million
+                ))
+                .unwrap_or_default(),
         )
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use felix_core::rules::Layer;
-
-    /// Every draw, biased or not, leaves the shortest election timeout four durable round trips
-    /// long, so elections can finish once the faults heal.
-    #[test]
-    fn election_timeouts_outlast_durable_round_trips() {
-        let twins = std::iter::once(None).chain(TwinName::in_layer(Layer::Sim).map(Some));
-        for twin in twins {
-            for seed in 0..200 {
-                let knobs = Knobs::draw(seed, twin);
-                let round_trip = knobs.sync_max_micros + knobs.network.delay_max_micros;
-                let timeout = knobs.tick_micros * knobs.election_ticks_min;
-                assert!(
-                    timeout >= 4 * round_trip,
-                    "{twin:?} seed {seed}: {}",
-                    knobs.describe()
-                );
-            }
-        }
-    }
-
-    /// A seed always draws the same knobs, different seeds draw different worlds, and a twin's
-    /// bias gives it the workload it needs.
-    #[test]
-    fn knobs_are_drawn_by_the_seed() {
-        assert_eq!(Knobs::draw(11, None), Knobs::draw(11, None));
-        let shapes: std::collections::BTreeSet<String> = (0..50)
-            .map(|seed| Knobs::draw(seed, None).describe())
-            .collect();
-        assert!(shapes.len() > 40);
-        for seed in 0..50 {
-            let knobs = Knobs::draw(seed, Some(TwinName::Untagged));
-            assert!(matches!(knobs.workload, Workload::Felixd { .. }));
-            assert_eq!(knobs.lease_move_told_per_million, 0);
-            let knobs = Knobs::draw(seed, Some(TwinName::UnfencedTruncate));
-            assert!(matches!(knobs.workload, Workload::Paros { owners: 2, .. }));
-        }
-    }
-
-    /// The default swarm reaches the extremes and the omitted features the module doc promises:
-    /// one-record segments, one holder, trims on every operation and no trims at all, silent lease
-    /// moves only, lost renewals, whole fault kinds weighted 0, every BUGGIFY site active
-    /// somewhere; every draw is valid, survives `normalize` unchanged and reads back from JSON.
-    #[test]
-    fn the_default_swarm_reaches_extremes_and_omissions() {
-        let draws: Vec<Knobs> = (0..400).map(|seed| Knobs::draw(seed, None)).collect();
-        let some = |test: &dyn Fn(&Knobs) -> bool| draws.iter().any(test);
-        assert!(some(&|k| k.records_per_segment == 1));
-        assert!(some(&|k| k.records_per_segment == 64));
-        assert!(some(&|k| matches!(
-            k.workload,
-            Workload::Felixd { holders: 1 }
-        )));
-        assert!(some(&|k| k.trim_per_million == 1_000_000));
-        assert!(some(&|k| k.trim_per_million == 0));
-        assert!(some(&|k| k.lease_move_told_per_million == 0));
-        assert!(some(&|k| k.renew_lost_per_million == 1_000_000));
-        assert!(some(&|k| k.trim_lag_max == 0));
-        assert!(some(&|k| k.weight_pause == 0 && k.weight_crash > 0));
-        assert!(some(&|k| k.weight_crash == 0 && k.weight_pause > 0));
-        assert!(draws.iter().all(|k| k.fault_weight() > 0));
-        for site in Site::ALL {
-            assert!(some(&|k| k.buggify.contains(&site)), "{site:?}");
-        }
-        assert!(some(&|k| k.buggify.is_empty()));
-        for knobs in &draws {
-            assert_eq!(knobs.validate(), Ok(()));
-            let mut again = knobs.clone();
-            again.normalize();
-            assert_eq!(&again, knobs);
-            let json = serde_json::to_string(knobs).unwrap_or_default();
-            assert_eq!(Knobs::parse(&json).as_ref(), Ok(knobs));
-        }
-        // The replication shape's extremes and the prober's omission are drawn too.
-        assert!(some(&|k| k.append_entries_max == 1));
-        assert!(some(&|k| k.append_entries_max == 64));
-        assert!(some(&|k| k.heartbeat_ticks == 1));
-        assert!(some(&|k| k.election_ticks_min == 3));
-        assert!(some(&|k| k.prober) && some(&|k| !k.prober));
-        assert!(some(&|k| k.network.ancient_per_million == 0));
-        assert!(some(&|k| k.network.ancient_per_million == 50_000));
-        // Old messages are captured in some seeds and copied in others; never captured when off.
-        assert!(some(&|k| k.network.ancient_captures));
-        assert!(some(
-            &|k| k.network.ancient_per_million > 0 && !k.network.ancient_captures
-        ));
-        assert!(draws
-            .iter()
-            .all(|k| k.network.ancient_per_million > 0 || !k.network.ancient_captures));
-        assert!(some(&|k| k.broken_runs) && some(&|k| !k.broken_runs));
-        assert!(draws
-            .iter()
-            .all(|k| !k.broken_runs || matches!(k.workload, Workload::Paros { .. })));
-        // Knobs that do not capture print no `ancient_captures`: their JSON is what it was.
-        let copying = draws
-            .iter()
-            .find(|k| !k.network.ancient_captures)
-            .map(|k| serde_json::to_string(k).unwrap_or_default());
-        assert!(copying.is_some_and(|json| !json.contains("ancient_captures")));
-        // Knobs printed before the replication shape and the prober existed run as they did.
-        let mut old = serde_json::to_value(&draws[0]).unwrap_or_default();
-        for field in [
-            "append_entries_max",
-            "heartbeat_ticks",
-            "election_ticks_min",
-            "election_ticks_max",
-            "prober",
-        ] {
-            old.as_object_mut().map(|object| object.remove(field));
-        }
-        for field in ["ancient_per_million", "ancient_max_micros"] {
-            old.get_mut("network")
-                .and_then(|network| network.as_object_mut())
-                .map(|network| network.remove(field));
-        }
-        let parsed = Knobs::parse(&old.to_string());
-        assert_eq!(
-            parsed.as_ref().map(|k| k.network.ancient_per_million),
-            Ok(0)
-        );
-        let parsed = Knobs::parse(&old.to_string());
-        let parsed = parsed.as_ref().map(|k| {
-            (
-                k.append_entries_max,
-                k.heartbeat_ticks,
-                k.election_ticks_min,
-                k.election_ticks_max,
-                k.prober,
-            )
-        });
-        assert_eq!(parsed, Ok((64, 3, 10, 20, false)));
-        let mut bad = draws[0].clone();
-        bad.append_entries_max = 0;
-        assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
-        bad.append_entries_max = 1;
-        bad.heartbeat_ticks = bad.election_ticks_min;
-        assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
-        assert!(Knobs::parse("{").is_err());
-        let mut bad = draws[0].clone();
-        bad.brokers = 4;
-        let json = serde_json::to_string(&bad).unwrap_or_default();
-        assert!(Knobs::parse(&json).is_err());
-    }
-}
+mod tests;

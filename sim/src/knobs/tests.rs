@@ -1,0 +1,174 @@
+//! The knobs' draws, their checks and their JSON.
+
+use super::*;
+use felix_core::rules::Layer;
+
+/// Every draw, biased or not, leaves the shortest election timeout four durable round trips
+/// long, so elections can finish once the faults heal.
+#[test]
+fn election_timeouts_outlast_durable_round_trips() {
+    let twins = std::iter::once(None).chain(TwinName::in_layer(Layer::Sim).map(Some));
+    for twin in twins {
+        for seed in 0..200 {
+            let knobs = Knobs::draw(seed, twin);
+            let round_trip = knobs.sync_max_micros + knobs.network.delay_max_micros;
+            let timeout = knobs.tick_micros * knobs.election_ticks_min;
+            assert!(
+                timeout >= 4 * round_trip,
+                "{twin:?} seed {seed}: {}",
+                knobs.describe()
+            );
+        }
+    }
+}
+
+/// A seed always draws the same knobs, different seeds draw different worlds, and a twin's
+/// bias gives it the workload it needs.
+#[test]
+fn knobs_are_drawn_by_the_seed() {
+    assert_eq!(Knobs::draw(11, None), Knobs::draw(11, None));
+    let shapes: std::collections::BTreeSet<String> = (0..50)
+        .map(|seed| Knobs::draw(seed, None).describe())
+        .collect();
+    assert!(shapes.len() > 40);
+    for seed in 0..50 {
+        let knobs = Knobs::draw(seed, Some(TwinName::Untagged));
+        assert!(matches!(knobs.workload, Workload::Felixd { .. }));
+        assert_eq!(knobs.lease_move_told_per_million, 0);
+        let knobs = Knobs::draw(seed, Some(TwinName::UnfencedTruncate));
+        assert!(matches!(knobs.workload, Workload::Paros { owners: 2, .. }));
+    }
+}
+
+/// The default swarm reaches the extremes and the omitted features the module doc promises:
+/// one-record segments, one holder, trims on every operation and no trims at all, silent lease
+/// moves only, lost renewals, whole fault kinds weighted 0, every BUGGIFY site active
+/// somewhere; every draw is valid, survives `normalize` unchanged and reads back from JSON.
+#[test]
+fn the_default_swarm_reaches_extremes_and_omissions() {
+    let draws: Vec<Knobs> = (0..400).map(|seed| Knobs::draw(seed, None)).collect();
+    let some = |test: &dyn Fn(&Knobs) -> bool| draws.iter().any(test);
+    assert!(some(&|k| k.records_per_segment == 1));
+    assert!(some(&|k| k.records_per_segment == 64));
+    assert!(some(&|k| matches!(
+        k.workload,
+        Workload::Felixd { holders: 1 }
+    )));
+    assert!(some(&|k| k.trim_per_million == 1_000_000));
+    assert!(some(&|k| k.trim_per_million == 0));
+    assert!(some(&|k| k.lease_move_told_per_million == 0));
+    assert!(some(&|k| k.renew_lost_per_million == 1_000_000));
+    assert!(some(&|k| k.trim_lag_max == 0));
+    assert!(some(&|k| k.weight_pause == 0 && k.weight_crash > 0));
+    assert!(some(&|k| k.weight_crash == 0 && k.weight_pause > 0));
+    assert!(draws.iter().all(|k| k.fault_weight() > 0));
+    for site in Site::ALL {
+        assert!(some(&|k| k.buggify.contains(&site)), "{site:?}");
+    }
+    assert!(some(&|k| k.buggify.is_empty()));
+    for knobs in &draws {
+        assert_eq!(knobs.validate(), Ok(()));
+        let mut again = knobs.clone();
+        again.normalize();
+        assert_eq!(&again, knobs);
+        let json = serde_json::to_string(knobs).unwrap_or_default();
+        assert_eq!(Knobs::parse(&json).as_ref(), Ok(knobs));
+    }
+    // The replication shape's extremes and the prober's omission are drawn too.
+    assert!(some(&|k| k.append_entries_max == 1));
+    assert!(some(&|k| k.append_entries_max == 64));
+    assert!(some(&|k| k.heartbeat_ticks == 1));
+    assert!(some(&|k| k.election_ticks_min == 3));
+    assert!(some(&|k| k.prober) && some(&|k| !k.prober));
+    assert!(some(&|k| k.network.ancient_per_million == 0));
+    assert!(some(&|k| k.network.ancient_per_million == 50_000));
+    // Old messages are captured in some seeds and copied in others; never captured when off.
+    assert!(some(&|k| k.network.ancient_captures));
+    assert!(some(
+        &|k| k.network.ancient_per_million > 0 && !k.network.ancient_captures
+    ));
+    assert!(draws
+        .iter()
+        .all(|k| k.network.ancient_per_million > 0 || !k.network.ancient_captures));
+    assert!(some(&|k| k.broken_runs) && some(&|k| !k.broken_runs));
+    assert!(draws
+        .iter()
+        .all(|k| !k.broken_runs || matches!(k.workload, Workload::Paros { .. })));
+    // Knobs that do not capture print no `ancient_captures`: their JSON is what it was.
+    let copying = draws
+        .iter()
+        .find(|k| !k.network.ancient_captures)
+        .map(|k| serde_json::to_string(k).unwrap_or_default());
+    assert!(copying.is_some_and(|json| !json.contains("ancient_captures")));
+    // Knobs printed before the replication shape and the prober existed run as they did.
+    let mut old = serde_json::to_value(&draws[0]).unwrap_or_default();
+    for field in [
+        "append_entries_max",
+        "heartbeat_ticks",
+        "election_ticks_min",
+        "election_ticks_max",
+        "prober",
+    ] {
+        old.as_object_mut().map(|object| object.remove(field));
+    }
+    for field in ["ancient_per_million", "ancient_max_micros"] {
+        old.get_mut("network")
+            .and_then(|network| network.as_object_mut())
+            .map(|network| network.remove(field));
+    }
+    let parsed = Knobs::parse(&old.to_string());
+    assert_eq!(
+        parsed.as_ref().map(|k| k.network.ancient_per_million),
+        Ok(0)
+    );
+    let parsed = Knobs::parse(&old.to_string());
+    let parsed = parsed.as_ref().map(|k| {
+        (
+            k.append_entries_max,
+            k.heartbeat_ticks,
+            k.election_ticks_min,
+            k.election_ticks_max,
+            k.prober,
+        )
+    });
+    assert_eq!(parsed, Ok((64, 3, 10, 20, false)));
+    let mut bad = draws[0].clone();
+    bad.append_entries_max = 0;
+    assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
+    bad.append_entries_max = 1;
+    bad.heartbeat_ticks = bad.election_ticks_min;
+    assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
+    assert!(Knobs::parse("{").is_err());
+    let mut bad = draws[0].clone();
+    bad.brokers = 4;
+    let json = serde_json::to_string(&bad).unwrap_or_default();
+    assert!(Knobs::parse(&json).is_err());
+}
+
+/// The storage faults are on in some seeds and off in others; knobs without them print no
+/// `storage_faults` (their JSON is what it was before the knob existed, and still parses), knobs
+/// with them round-trip through JSON, and a chance over one million is refused.
+#[test]
+fn storage_faults_are_drawn_in_some_seeds_and_round_trip() {
+    let draws: Vec<Knobs> = (0..200).map(|seed| Knobs::draw(seed, None)).collect();
+    let on = draws.iter().find(|k| k.storage_faults.is_some());
+    let off = draws.iter().find(|k| k.storage_faults.is_none());
+    let (Some(on), Some(off)) = (on, off) else {
+        panic!("the storage faults are on in every seed of 0..200, or in none");
+    };
+    let json = serde_json::to_string(off).unwrap_or_default();
+    assert!(!json.contains("storage_faults"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(off));
+    let json = serde_json::to_string(on).unwrap_or_default();
+    assert!(json.contains("storage_faults"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(on));
+    assert!(on.describe().contains(" storage: damage="));
+    assert!(!off.describe().contains("storage"));
+    let mut bad = on.clone();
+    bad.storage_faults = Some(StorageFaults {
+        damage_per_million: 1_000_001,
+        read_error_per_million: 0,
+    });
+    let json = serde_json::to_string(&bad).unwrap_or_default();
+    assert!(Knobs::parse(&json).is_err());
+}
