@@ -312,7 +312,7 @@ impl Knobs {
         if w.pick(&[false, true]) {
             self.storage_faults = Some(StorageFaults {
                 damage_per_million: w.pick(&[20_000, 100_000, 300_000, 1_000_000]),
-                read_error_per_million: w.pick(&[0, 50_000, 200_000, 500_000]),
+                read_error_per_million: w.pick(&[0, 0, 0, 20_000, 100_000]),
             });
         }
     }
