@@ -272,6 +272,22 @@ pub const CATALOG: &[Entry] = &[
         "a broken writer sent a checkpoint run no folder may restore",
     ),
     sim(
+        "disk_bit_flipped",
+        "a restart read its disk back with a bit flipped: found corrupt, down for good",
+    ),
+    sim(
+        "disk_sector_zeroed",
+        "a restart read its disk back with a sector zeroed: found corrupt, down for good",
+    ),
+    sim(
+        "disk_write_misdirected",
+        "a restart read a record at another record's place: found corrupt, down for good",
+    ),
+    sim(
+        "disk_read_failed",
+        "a restart could not read its disk and tried again later",
+    ),
+    sim(
         "owner_crashes_inside_run",
         "a paros owner died inside its checkpoint run",
     ),

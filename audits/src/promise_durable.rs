@@ -13,6 +13,11 @@
 //!
 //! A node with no durable promise recorded yet holds term 0 and no vote. Each broken promise is
 //! reported at its `PromiseSent`.
+//!
+//! A node whose store reported corruption at a restart (`StoreCorrupt`) may have lost the promise
+//! it made and the records it acknowledged, so it never rejoins: any later event of that node (a
+//! restart, a sample, a vote, a promise sent, a commit) breaks the invariant, reported once per
+//! node at the first such event.
 
 use crate::{Violation, PROMISE_DURABLE};
 use felix_core::history::Event;
@@ -23,9 +28,27 @@ use std::collections::BTreeMap;
 /// The violations of PromiseDurable in `history`.
 pub fn check(history: &[Event]) -> Vec<Violation> {
     let mut durable: BTreeMap<NodeId, (Term, Option<NodeId>)> = BTreeMap::new();
+    // The step at which each node's store reported corruption (None once it was reported).
+    let mut lost: BTreeMap<NodeId, Option<usize>> = BTreeMap::new();
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
+        if let Some(node) = node_of(event) {
+            if let Some(corrupt) = lost.get_mut(&node).and_then(Option::take) {
+                violations.push(Violation::new(
+                    PROMISE_DURABLE,
+                    step,
+                    format!(
+                        "node {node} acts again after its store reported corruption at {}: a \
+                         node that may have lost what it promised never rejoins",
+                        crate::step_ref(corrupt)
+                    ),
+                ));
+            }
+        }
         match *event {
+            Event::StoreCorrupt { node, .. } => {
+                lost.entry(node).or_insert(Some(step));
+            }
             Event::DurablePromise { node, term, vote } => {
                 durable.insert(node, (term, vote));
             }
@@ -65,6 +88,26 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
     violations
 }
 
+/// The node a node event (what a node did or a driver did to it) is about.
+fn node_of(event: &Event) -> Option<NodeId> {
+    match event {
+        Event::PromiseChanged { node, .. }
+        | Event::BecameLeader { node, .. }
+        | Event::Committed { node, .. }
+        | Event::FloorApplied { node, .. }
+        | Event::TruncateRefused { node, .. }
+        | Event::SegmentsDeleted { node, .. }
+        | Event::TrimmedToSent { node, .. }
+        | Event::Jumped { node, .. }
+        | Event::NodeState { node, .. }
+        | Event::DurablePromise { node, .. }
+        | Event::PromiseSent { node, .. }
+        | Event::Crashed { node }
+        | Event::Restarted { node } => Some(*node),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +139,29 @@ mod tests {
             sent(1, 0, 3, None),
         ];
         assert!(check(&history).is_empty());
+    }
+
+    /// A node whose store reported corruption breaks it with its next event of any kind (here a
+    /// restart), once; other nodes go on.
+    #[test]
+    fn a_node_lost_for_good_never_acts_again() {
+        let history = vec![
+            Event::Crashed { node: 1 },
+            Event::StoreCorrupt {
+                node: 1,
+                reason: "payload checksum mismatch".to_string(),
+            },
+            durable(0, 2, None),
+            Event::Restarted { node: 1 },
+            sent(1, 0, 0, None),
+        ];
+        let violations = check(&history);
+        let steps: Vec<usize> = violations.iter().map(|violation| violation.step).collect();
+        assert_eq!(steps, vec![3]);
+        assert!(violations[0]
+            .message
+            .contains("after its store reported corruption"));
+        assert!(check(&history[..3]).is_empty());
     }
 
     /// A term above the durable one, a grant before the vote is durable, and a grant for another

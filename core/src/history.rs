@@ -98,6 +98,13 @@ pub enum Event {
     Restarted {
         node: NodeId,
     },
+    /// A restart found the node's store corrupt (in the store's words: the file, the byte, what
+    /// is wrong): the node may have acknowledged or voted on what it lost, so it stays down for
+    /// good. Recorded by the driver instead of `Restarted`; no event of the node follows it.
+    StoreCorrupt {
+        node: NodeId,
+        reason: String,
+    },
 
     // ---- client events (recorded by the driver) ----
     /// A client sent a request.

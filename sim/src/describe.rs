@@ -197,6 +197,21 @@ fn sent_or_durable(event: &Event) -> String {
     }
 }
 
+/// A crash, a restart, or a restart that found the store corrupt, as one sentence.
+fn life(event: &Event) -> String {
+    match event {
+        Event::Crashed { node: id } => format!("{}: crashed", node(*id)),
+        Event::Restarted { node: id } => format!("{}: restarted", node(*id)),
+        Event::StoreCorrupt { node: id, reason } => {
+            format!(
+                "{}: restart found its store corrupt, down for good: {reason}",
+                node(*id)
+            )
+        }
+        _ => unreachable!("only a crash, a restart or a corrupt store"),
+    }
+}
+
 /// One history event as one sentence.
 pub fn event(event: &Event, names: &dyn Names) -> String {
     match event {
@@ -275,8 +290,7 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
                 role(*leader)
             )
         }
-        Event::Crashed { node: id } => format!("{}: crashed", node(*id)),
-        Event::Restarted { node: id } => format!("{}: restarted", node(*id)),
+        Event::Crashed { .. } | Event::Restarted { .. } | Event::StoreCorrupt { .. } => life(event),
         Event::Requested {
             client,
             node: id,

@@ -7,13 +7,37 @@
 //! reach the store (and the next sync) when it completes, as writes issued after an fsync are not
 //! covered by it. A crash keeps what was synced and, by the draw, maybe a prefix of the unsynced
 //! ops in the store and a torn last append; ops still waiting here are lost. `recover` reads back
-//! what survived.
+//! what survived; `recover_bytes` reads it back as a file store would, through the core's own
+//! recovery of the bytes the file store would hold, damaged or unreadable as the storage faults
+//! draw (`damage.rs`).
 
+use crate::damage::Damage;
 use crate::queue::Time;
 use crate::rng::Stream;
+use felix_core::storage::image::{image, MemoryFiles};
+use felix_core::storage::inspect::inspect;
 use felix_core::storage::{LogStore, MemoryStore, Recovered, SegmentLayout, StorageOp, StoreError};
 use felix_core::NodeId;
 use std::collections::VecDeque;
+use std::path::Path;
+
+/// A storage fault drawn for one read-back (`Disk::recover_bytes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageFault {
+    /// The bytes come back damaged.
+    Damage(Damage),
+    /// Reading one file fails.
+    ReadError,
+}
+
+/// What a read-back of the disk's bytes found.
+#[derive(Debug)]
+pub struct ReadBack {
+    /// What the fault did to the bytes, in words (`None`: nothing was changed).
+    pub damage: Option<String>,
+    /// What the core's recovery read back, or why it could not.
+    pub recovered: Result<Recovered, StoreError>,
+}
 
 /// What a crash did to the unsynced ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +71,7 @@ impl NodeDisk {
 }
 
 pub struct Disk {
+    layout: SegmentLayout,
     store: MemoryStore,
     /// Ops applied since the store was opened or recovered, numbered from 1.
     applied: u64,
@@ -61,6 +86,7 @@ pub struct Disk {
 impl Disk {
     pub fn new(layout: SegmentLayout) -> Disk {
         Disk {
+            layout,
             store: MemoryStore::new(layout),
             applied: 0,
             synced: 0,
@@ -172,6 +198,41 @@ impl Disk {
         self.synced = 0;
         self.syncing = None;
         Ok(recovered)
+    }
+
+    /// Reads back what survived as a file store in directory `dir` would: renders it as the
+    /// bytes that store would hold (`storage::image`), applies `fault` (drawing where from
+    /// `stream`), and reads the bytes back with the core's recovery (`inspect`). On success the
+    /// disk holds what was read back, and the op numbering restarts; otherwise it keeps what it
+    /// held (a failed read may be tried again).
+    pub fn recover_bytes(
+        &mut self,
+        dir: &Path,
+        fault: Option<StorageFault>,
+        stream: &mut Stream,
+    ) -> Result<ReadBack, StoreError> {
+        let held = self.recover()?;
+        let mut image = image(self.layout, &held);
+        let damage = match fault {
+            Some(StorageFault::Damage(kind)) => crate::damage::damage(&mut image, kind, stream),
+            _ => None,
+        };
+        let unreadable = match fault {
+            Some(StorageFault::ReadError) => {
+                let names: Vec<&String> = image.files.keys().collect();
+                Some(names[stream.index(names.len())].clone())
+            }
+            _ => None,
+        };
+        let files = MemoryFiles {
+            files: image.files,
+            unreadable,
+        };
+        let recovered = inspect(&files, dir, Some(self.layout)).map(|found| found.recovered);
+        if let Ok(recovered) = &recovered {
+            self.store = MemoryStore::restored(self.layout, recovered);
+        }
+        Ok(ReadBack { damage, recovered })
     }
 
     /// What this disk holds durably now (what a crash keeping no unsynced op would leave),

@@ -17,7 +17,7 @@ use crate::promises::Promises;
 use crate::tape::Schedule;
 use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
 use felix_core::history::Event;
-use felix_core::storage::SegmentLayout;
+use felix_core::storage::{Recovered, SegmentLayout};
 use felix_core::NodeId;
 use std::fmt;
 
@@ -293,18 +293,27 @@ impl Host {
     /// way.
     pub fn start(&mut self, restart: bool) -> Result<(), HostError> {
         assert!(self.broker.is_none(), "only a node that is down starts");
+        if restart {
+            let recovered = self.disk.recover().map_err(|error| HostError::Store {
+                node: self.id,
+                what: format!("recovery failed: {error}"),
+            })?;
+            return self.start_from(recovered);
+        }
         self.outbox.crash();
         // Every start is a new incarnation, a number this node was never given before.
         self.config.incarnation += 1;
-        if !restart {
-            self.broker = Some(Broker::new(self.config.clone()));
-            self.prime_sample();
-            return Ok(());
-        }
-        let recovered = self.disk.recover().map_err(|error| HostError::Store {
-            node: self.id,
-            what: format!("recovery failed: {error}"),
-        })?;
+        self.broker = Some(Broker::new(self.config.clone()));
+        self.prime_sample();
+        Ok(())
+    }
+
+    /// Starts the broker rebuilt from `recovered` (what the caller read back from the disk), as
+    /// the next incarnation. The outbox starts empty.
+    pub fn start_from(&mut self, recovered: Recovered) -> Result<(), HostError> {
+        assert!(self.broker.is_none(), "only a node that is down starts");
+        self.outbox.crash();
+        self.config.incarnation += 1;
         self.promises.recovered(recovered.hard_state);
         let broker = Broker::from_recovered(self.config.clone(), recovered).map_err(|error| {
             HostError::Store {

@@ -116,6 +116,21 @@ pub struct Knobs {
     /// knobs when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prober_at_edges: bool,
+    /// Storage faults at a restart (`disk.rs`, `world/nodes.rs`): what the disk kept read back
+    /// damaged (a flipped bit, a zeroed sector, a record written at another's place) or not read
+    /// at all (a failed read, retried). Left out of the knobs when off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_faults: Option<StorageFaults>,
+}
+
+/// The chances, per restart, of the storage faults (knob `storage_faults`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StorageFaults {
+    /// The disk's bytes come back damaged, which the store must report as corruption; the node
+    /// then stays down for good (at most a minority of the voters in a run: `disk.rs`).
+    pub damage_per_million: u32,
+    /// Reading the disk fails; the node tries again after a while.
+    pub read_error_per_million: u32,
 }
 
 /// The replication shape before it was drawn (the defaults of knobs printed without it).
@@ -239,6 +254,7 @@ impl Knobs {
             election_ticks_max: Replication::election_ticks_max(),
             prober: false,
             broken_runs: false,
+            storage_faults: None,
             prober_at_edges: false,
         };
         if let Some(twin) = twin {
@@ -286,8 +302,9 @@ impl Knobs {
     }
 
     /// The knobs drawn after `draw_late`, for the same reason: whether old messages are captured
-    /// rather than copied (only where old messages are on), the BUGGIFY sites added last, and the
-    /// broken writer (only where the workload has checkpoint owners).
+    /// rather than copied (only where old messages are on), the BUGGIFY sites added last, the
+    /// broken writer (only where the workload has checkpoint owners), and the storage faults (in
+    /// half the seeds).
     fn draw_last(&mut self, s: &mut Stream) {
         if self.network.ancient_per_million > 0 {
             self.network.ancient_captures = Swarm::new(s).pick(&[false, true]);
@@ -296,6 +313,13 @@ impl Knobs {
         // Only where there are checkpoint owners to break: a knob with no effect is not drawn.
         if matches!(self.workload, Workload::Paros { .. }) {
             self.broken_runs = Swarm::new(s).pick(&[false, true]);
+        }
+        let mut w = Swarm::new(s);
+        if w.pick(&[false, true]) {
+            self.storage_faults = Some(StorageFaults {
+                damage_per_million: w.pick(&[20_000, 100_000, 300_000, 1_000_000]),
+                read_error_per_million: w.pick(&[0, 0, 0, 20_000, 100_000]),
+            });
         }
         // Only where there is a prober to ask.
         if self.prober {
@@ -458,6 +482,7 @@ impl Knobs {
 
     /// Why these knobs cannot drive a run, if they cannot (for knobs given by a user).
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_storage_faults()?;
         let per_million = [
             ("drop_per_million", self.network.drop_per_million),
             ("duplicate_per_million", self.network.duplicate_per_million),
@@ -556,12 +581,35 @@ impl Knobs {
         Ok(())
     }
 
+    /// The storage faults' chances are chances (at most one million per million).
+    fn validate_storage_faults(&self) -> Result<(), String> {
+        let Some(faults) = self.storage_faults else {
+            return Ok(());
+        };
+        for (name, value) in [
+            ("damage_per_million", faults.damage_per_million),
+            ("read_error_per_million", faults.read_error_per_million),
+        ] {
+            if value > 1_000_000 {
+                return Err(format!("storage_faults.{name}: at most 1000000"));
+            }
+        }
+        Ok(())
+    }
+
     /// Knobs printed as JSON (`felix replay --knobs`), checked.
     pub fn parse(json: &str) -> Result<Knobs, String> {
         let knobs: Knobs =
             serde_json::from_str(json).map_err(|error| format!("not knobs JSON: {error}"))?;
         knobs.validate()?;
         Ok(knobs)
+    }
+
+    /// The nodes' segment layout.
+    pub fn layout(&self) -> felix_core::storage::SegmentLayout {
+        felix_core::storage::SegmentLayout {
+            records_per_segment: self.records_per_segment,
+        }
     }
 
     /// Total weight of the fault kinds (0: a fault-free safety phase).
@@ -597,7 +645,7 @@ impl Knobs {
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}] \
              raft: append<={} heartbeat={} election={}..{} ticks prober={} \
-             old messages={}<={}us{}{}{}",
+             old messages={}<={}us{}{}{}{}",
             self.brokers,
             self.replicas,
             self.readers,
@@ -654,6 +702,12 @@ impl Knobs {
             } else {
                 ""
             },
+            self.storage_faults
+                .map(|faults| format!(
+                    " storage: damage={} read_error={}",
+                    faults.damage_per_million, faults.read_error_per_million
+                ))
+                .unwrap_or_default(),
             if self.prober_at_edges {
                 " prober_at_edges=true"
             } else {

@@ -11,6 +11,7 @@
 
 pub mod buggify;
 pub mod clock;
+pub mod damage;
 pub mod describe;
 pub mod disk;
 pub mod guided;

@@ -31,6 +31,8 @@ pub enum Component {
     Buggify,
     /// A guided campaign's own choices (`guided`), drawn from its start seed.
     Campaign,
+    /// The storage faults at restarts: which, and where in the bytes (`damage`).
+    Storage,
 }
 
 impl Component {
@@ -45,6 +47,7 @@ impl Component {
             Component::Workload => 6,
             Component::Buggify => 7,
             Component::Campaign => 8,
+            Component::Storage => 9,
             Component::Timeouts(node) => 1_000 + u64::from(node),
         }
     }

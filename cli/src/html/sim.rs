@@ -307,6 +307,9 @@ fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
             }
             Event::Crashed { node } => point(lanes.node(*node), "crash".into(), Style::Fault),
             Event::Restarted { node } => point(lanes.node(*node), "restart".into(), Style::Note),
+            Event::StoreCorrupt { node, .. } => {
+                point(lanes.node(*node), "store corrupt".into(), Style::Fault)
+            }
             NodeState { .. } | DurablePromise { .. } | PromiseSent { .. } => Mark::Hidden,
             Event::HolderRetired { client, .. } => {
                 point(lanes.client(*client), "retires".into(), Style::Note)

@@ -46,7 +46,7 @@
 
 use super::bounds::Bounds;
 use super::inspect::{
-    inspect, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
+    inspect, DirFiles, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
 };
 use super::segment;
 use super::{
@@ -523,7 +523,7 @@ impl FileStore {
     fn read_back(&mut self) -> Result<Recovered, StoreError> {
         self.disk = Disk::new();
         self.pending.clear();
-        let inspection = inspect(&self.dir, Some(self.layout))?;
+        let inspection = inspect(&DirFiles, &self.dir, Some(self.layout))?;
         for repair in &inspection.repairs {
             match repair {
                 Repair::RemoveTemp { path }
@@ -601,7 +601,7 @@ impl FileStore {
     /// Looks at `dir` without changing anything: what `recover` would read back and which repairs
     /// it would make. `layout` None takes the layout from the store's meta file.
     pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, StoreError> {
-        inspect(dir, layout)
+        inspect(&DirFiles, dir, layout)
     }
 }
 

@@ -169,6 +169,53 @@ fn file_kind(file_type: &fs::FileType) -> &'static str {
     }
 }
 
+/// Where `inspect` reads a store directory from: the file system (`DirFiles`, what `FileStore`
+/// reads), or bytes held in memory (`image::MemoryFiles`: the simulator's disk, read back through
+/// the very checks a file store's recovery makes).
+pub trait StoreFiles {
+    /// The UTF-8 names of the entries of `dir` (other names are not the store's), in any order.
+    fn names(&self, dir: &Path) -> Result<Vec<String>, StoreError>;
+    /// Refuses anything at `path` that is not a regular file (the store writes nothing else).
+    /// Ok(false) when nothing is there.
+    fn check_regular(&self, path: &Path) -> Result<bool, StoreError>;
+    /// The bytes of the regular file at `path` (None when missing), refusing a file longer than
+    /// `bytes_max`.
+    fn read_regular(&self, path: &Path, bytes_max: u64) -> Result<Option<Vec<u8>>, StoreError>;
+}
+
+/// The file system: what a `FileStore` reads.
+pub struct DirFiles;
+
+impl StoreFiles for DirFiles {
+    fn names(&self, dir: &Path) -> Result<Vec<String>, StoreError> {
+        let metadata = fs::metadata(dir).map_err(|error| io_error(dir, error))?;
+        if !metadata.is_dir() {
+            return Err(StoreError::Io {
+                path: dir.to_path_buf(),
+                reason: "not a directory".to_string(),
+            });
+        }
+        let listing = fs::read_dir(dir).map_err(|error| io_error(dir, error))?;
+        let mut names = Vec::new();
+        for item in listing {
+            let item = item.map_err(|error| io_error(dir, error))?;
+            // Not ours: the store never writes a name that is not UTF-8.
+            if let Ok(name) = item.file_name().into_string() {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+
+    fn check_regular(&self, path: &Path) -> Result<bool, StoreError> {
+        check_regular(path)
+    }
+
+    fn read_regular(&self, path: &Path, bytes_max: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        read_regular(path, bytes_max)
+    }
+}
+
 /// Refuses anything at `path` that is not a regular file (the store writes nothing else), without
 /// following a symbolic link. Ok(false) when nothing is there.
 fn check_regular(path: &Path) -> Result<bool, StoreError> {
@@ -233,27 +280,15 @@ fn offset_in_range(layout: SegmentLayout, offset: Offset) -> bool {
         .is_some()
 }
 
-/// Reads `dir` without changing it: what recovery returns, the segments it keeps and the repairs
-/// it makes. `layout` is the layout the caller opens the store with (None: whatever `meta` says);
-/// a `meta` file written with another layout is `Corrupt`.
-pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, StoreError> {
-    let metadata = fs::metadata(dir).map_err(|error| io_error(dir, error))?;
-    if !metadata.is_dir() {
-        return Err(StoreError::Io {
-            path: dir.to_path_buf(),
-            reason: "not a directory".to_string(),
-        });
-    }
-    let listing = fs::read_dir(dir).map_err(|error| io_error(dir, error))?;
-    let mut names = Vec::new();
-    for item in listing {
-        let item = item.map_err(|error| io_error(dir, error))?;
-        match item.file_name().into_string() {
-            Ok(name) => names.push(name),
-            // Not ours: the store never writes a name that is not UTF-8.
-            Err(_) => continue,
-        }
-    }
+/// Reads `dir` from `files` without changing it: what recovery returns, the segments it keeps and
+/// the repairs it makes. `layout` is the layout the caller opens the store with (None: whatever
+/// `meta` says); a `meta` file written with another layout is `Corrupt`.
+pub fn inspect(
+    files: &dyn StoreFiles,
+    dir: &Path,
+    layout: Option<SegmentLayout>,
+) -> Result<Inspection, StoreError> {
+    let mut names = files.names(dir)?;
     names.sort();
 
     let mut repairs = Vec::new();
@@ -261,16 +296,17 @@ pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, 
     for name in &names {
         let path = dir.join(name);
         if name.ends_with(TEMP_SUFFIX) {
-            check_regular(&path)?;
+            files.check_regular(&path)?;
             repairs.push(Repair::RemoveTemp { path });
         } else if segment::looks_like_segment(name) {
-            check_regular(&path)?;
+            files.check_regular(&path)?;
             segment_names.push((name.clone(), path));
         }
     }
 
     let meta_path = dir.join(META_FILE);
-    let meta = read_regular(&meta_path, METADATA_BYTES_MAX)?
+    let meta = files
+        .read_regular(&meta_path, METADATA_BYTES_MAX)?
         .map(|bytes| decode_meta(&bytes).map_err(|error| decode_error(&meta_path, error)))
         .transpose()?;
     let layout = match (meta, layout) {
@@ -331,11 +367,13 @@ pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, 
     }
 
     let promise_path = dir.join(PROMISE_FILE);
-    let promise = read_regular(&promise_path, METADATA_BYTES_MAX)?
+    let promise = files
+        .read_regular(&promise_path, METADATA_BYTES_MAX)?
         .map(|bytes| decode_hard_state(&bytes).map_err(|error| decode_error(&promise_path, error)))
         .transpose()?;
     let sealed_path = dir.join(SEALED_FILE);
-    let sealed: Option<(Offset, SealedState)> = read_regular(&sealed_path, METADATA_BYTES_MAX)?
+    let sealed: Option<(Offset, SealedState)> = files
+        .read_regular(&sealed_path, METADATA_BYTES_MAX)?
         .map(|bytes| decode_sealed(&bytes).map_err(|error| decode_error(&sealed_path, error)))
         .transpose()?;
     if let Some((start, state)) = &sealed {
@@ -412,10 +450,12 @@ pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, 
             repairs.push(Repair::FinishDeletion { path });
             continue;
         }
-        let bytes = read_regular(&path, segment_bytes_max)?.ok_or_else(|| StoreError::Io {
-            path: path.clone(),
-            reason: "the file vanished while the store was read".to_string(),
-        })?;
+        let bytes = files
+            .read_regular(&path, segment_bytes_max)?
+            .ok_or_else(|| StoreError::Io {
+                path: path.clone(),
+                reason: "the file vanished while the store was read".to_string(),
+            })?;
         let scan = segment::scan(&bytes);
         let mut len_bytes = bytes.len() as u64;
         if let ScanEnd::Bad {

@@ -62,6 +62,24 @@ impl MemoryStore {
         }
     }
 
+    /// A store that holds exactly `recovered`, durably (what a disk read back after a restart:
+    /// the simulator's disk after it read its bytes back through `inspect`).
+    pub fn restored(layout: SegmentLayout, recovered: &Recovered) -> MemoryStore {
+        assert!(layout.records_per_segment > 0);
+        MemoryStore {
+            layout,
+            bounds: Bounds {
+                start: recovered.start,
+                next: recovered.next(),
+            },
+            entries: recovered.entries.iter().cloned().collect(),
+            hard_state: recovered.hard_state,
+            sealed: recovered.sealed.clone(),
+            undo: Vec::new(),
+            crashed: false,
+        }
+    }
+
     /// The entry at `offset` in the applied view, if held.
     pub fn entry(&self, offset: Offset) -> Option<&Entry> {
         if offset < self.bounds.start || offset >= self.bounds.next {

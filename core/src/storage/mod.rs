@@ -21,6 +21,7 @@ use std::path::PathBuf;
 
 pub(crate) mod bounds;
 pub mod file;
+pub mod image;
 pub mod inspect;
 pub mod memory;
 pub mod segment;

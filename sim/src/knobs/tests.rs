@@ -1,4 +1,4 @@
-//! The knobs' tests: the default swarm's reach, knob files old and bad.
+//! The knobs' draws, their checks and their JSON.
 
 use super::*;
 use felix_core::rules::Layer;
@@ -149,6 +149,34 @@ fn older_knob_files_still_parse_and_bad_ones_are_refused() {
     assert!(Knobs::parse("{").is_err());
     let mut bad = draws[0].clone();
     bad.brokers = 4;
+    let json = serde_json::to_string(&bad).unwrap_or_default();
+    assert!(Knobs::parse(&json).is_err());
+}
+
+/// The storage faults are on in some seeds and off in others; knobs without them print no
+/// `storage_faults` (their JSON is what it was before the knob existed, and still parses), knobs
+/// with them round-trip through JSON, and a chance over one million is refused.
+#[test]
+fn storage_faults_are_drawn_in_some_seeds_and_round_trip() {
+    let draws: Vec<Knobs> = (0..200).map(|seed| Knobs::draw(seed, None)).collect();
+    let on = draws.iter().find(|k| k.storage_faults.is_some());
+    let off = draws.iter().find(|k| k.storage_faults.is_none());
+    let (Some(on), Some(off)) = (on, off) else {
+        panic!("the storage faults are on in every seed of 0..200, or in none");
+    };
+    let json = serde_json::to_string(off).unwrap_or_default();
+    assert!(!json.contains("storage_faults"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(off));
+    let json = serde_json::to_string(on).unwrap_or_default();
+    assert!(json.contains("storage_faults"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(on));
+    assert!(on.describe().contains(" storage: damage="));
+    assert!(!off.describe().contains("storage"));
+    let mut bad = on.clone();
+    bad.storage_faults = Some(StorageFaults {
+        damage_per_million: 1_000_001,
+        read_error_per_million: 0,
+    });
     let json = serde_json::to_string(&bad).unwrap_or_default();
     assert!(Knobs::parse(&json).is_err());
 }

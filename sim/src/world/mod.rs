@@ -49,6 +49,7 @@ mod clients;
 mod faults;
 mod nodes;
 pub mod prober;
+mod storage;
 
 use crate::clock::Clock;
 use crate::disk::Disk;
@@ -156,6 +157,8 @@ struct NodeSlot {
     incarnation: u64,
     /// The last messages it sent to its peers, kept only while BUGGIFY's ReplayPast is active.
     past: std::collections::VecDeque<(Address, Payload)>,
+    /// Its store was found corrupt at a restart: it stays down for good (`storage.rs`).
+    lost: bool,
 }
 
 enum Role {
@@ -247,6 +250,8 @@ pub struct World {
     queue: EventQueue<Ev>,
     network: Network,
     disk_stream: Stream,
+    /// The storage faults' draws (knob `storage_faults`), apart so that no other draw moves.
+    storage_stream: Stream,
     fault_stream: Stream,
     workload: Stream,
     nodes: Vec<NodeSlot>,
@@ -361,9 +366,7 @@ impl World {
             drift_ppm: clocks.range(0, 2 * knobs.clock_drift_max_ppm as u64) as i64
                 - knobs.clock_drift_max_ppm,
         };
-        let layout = SegmentLayout {
-            records_per_segment: knobs.records_per_segment,
-        };
+        let layout = knobs.layout();
         let node_count = knobs.brokers + knobs.replicas;
         let nodes: Vec<NodeSlot> = (0..node_count)
             .map(|id| NodeSlot {
@@ -379,6 +382,7 @@ impl World {
                 timeouts: Stream::taped(seed, Component::Timeouts(id), tape),
                 past: std::collections::VecDeque::new(),
                 incarnation: 0,
+                lost: false,
             })
             .collect();
         let roles = clients::client_roles(&knobs);
@@ -410,6 +414,7 @@ impl World {
                 knobs.network.clone(),
             ),
             disk_stream: Stream::taped(seed, Component::Disk, tape),
+            storage_stream: Stream::taped(seed, Component::Storage, tape),
             fault_stream: Stream::taped(seed, Component::Faults, tape),
             workload: Stream::taped(seed, Component::Workload, tape),
             nodes,
@@ -506,7 +511,7 @@ impl World {
             phase: Phase::Safety,
         });
         for index in 0..self.nodes.len() {
-            self.start_node(index, false);
+            self.start_node(index, |host| host.start(false));
         }
         for index in 0..self.clients.len() {
             if self.clients[index].joined {
@@ -715,13 +720,13 @@ impl World {
         if self.finished {
             return;
         }
-        let committed: Vec<Option<u64>> = self
-            .nodes
-            .iter()
+        let committed: Vec<Option<u64>> = (self.nodes.iter())
+            .filter(|slot| !slot.lost)
             .map(|slot| slot.host.broker.as_ref().map(Broker::committed))
             .collect();
-        // Every node up, all at one committed index, and that index is the cluster's: a node that
-        // just restarted has relearned nothing yet (committed 0), which is not convergence.
+        // Every node up (but those down for good), all at one committed index, and that index is
+        // the cluster's: a node that just restarted has relearned nothing yet (committed 0),
+        // which is not convergence.
         let agreed = committed.iter().all(|value| {
             value.is_some() && *value == committed[0] && *value >= Some(self.cluster_committed)
         });

@@ -4,10 +4,16 @@
 use super::*;
 
 impl World {
-    pub(super) fn start_node(&mut self, index: usize, restart: bool) {
+    /// Starts node `index` with `start` (fresh, restarted from its disk, or from what was read
+    /// back), then its ticks and its first election timeout.
+    pub(super) fn start_node(
+        &mut self,
+        index: usize,
+        start: impl FnOnce(&mut Host) -> Result<(), HostError>,
+    ) {
         let slot = &mut self.nodes[index];
         slot.incarnation += 1;
-        if let Err(error) = slot.host.start(restart) {
+        if let Err(error) = start(&mut slot.host) {
             panic!("{error}");
         }
         let incarnation = slot.incarnation;
@@ -227,12 +233,19 @@ impl World {
         });
     }
 
+    /// Restarts a node that is down, unless its store was found corrupt (it stays down for
+    /// good). Under the storage faults, what the disk kept is read back as bytes (`storage.rs`).
     pub(super) fn restart(&mut self, index: usize) {
-        if self.nodes[index].host.is_up() {
+        let slot = &self.nodes[index];
+        if slot.host.is_up() || slot.lost {
             return;
         }
-        let id = self.nodes[index].id;
+        if let Some(faults) = self.knobs.storage_faults {
+            self.restart_from_bytes(index, faults);
+            return;
+        }
+        let id = slot.id;
         self.history(Event::Restarted { node: id });
-        self.start_node(index, true);
+        self.start_node(index, |host| host.start(true));
     }
 }

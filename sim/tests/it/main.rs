@@ -14,3 +14,4 @@ mod scenarios;
 mod shrink;
 mod shrink_unbiased;
 mod step_numbers;
+mod storage;
