@@ -260,7 +260,6 @@ impl Knobs {
         if let Some(twin) = twin {
             knobs.bias(twin, s);
         }
-        knobs.buggify.extend(Site::draw_active_late(s));
         knobs.draw_late(s);
         knobs.draw_last(s);
         knobs.normalize();
@@ -285,10 +284,11 @@ impl Knobs {
         }
     }
 
-    /// The knobs drawn after every other (a twin's bias and the late BUGGIFY sites included), so
-    /// that adding them moved no earlier draw of any seed: the replication shape, the prober, old
-    /// messages.
+    /// The knobs drawn after every other (a twin's bias included), so that adding them moved no
+    /// earlier draw of any seed: the late BUGGIFY sites first, then the replication shape, the
+    /// prober, old messages.
     fn draw_late(&mut self, s: &mut Stream) {
+        self.buggify.extend(Site::draw_active_late(s));
         let mut w = Swarm::new(s);
         self.append_entries_max = w.pick(&[1, 2, 3, 4, 8, 16, 32, 64]);
         self.heartbeat_ticks = w.pick(&[1, 2, 3, 4, 6]);
