@@ -408,9 +408,16 @@ fn every_step_a_finding_names_is_the_event_its_words_describe() {
 #[test]
 fn the_check_refuses_a_step_that_is_not_the_event_described() {
     let twin = TwinName::StaleVotes;
+    // The first seed where the twin breaks ElectionSafety (on some seeds it breaks another
+    // judge alone: judges_alone).
     let seed = (0..SEEDS)
-        .find(|&seed| !run(&RunSpec::new(seed, Some(twin))).violations.is_empty())
-        .expect("a failing seed");
+        .find(|&seed| {
+            run(&RunSpec::new(seed, Some(twin)))
+                .violations
+                .iter()
+                .any(|finding| finding.invariant == Invariant::ElectionSafety)
+        })
+        .expect("a seed breaking ElectionSafety");
     let mut spec = RunSpec::new(seed, Some(twin));
     spec.keep_trace = true;
     let report = run(&spec);
