@@ -95,15 +95,6 @@ done
 
 step() { printf '\n==== %s\n' "$*"; }
 
-# --- cargo-mutants ----------------------------------------------------------------------------
-if ! command -v cargo-mutants >/dev/null 2>&1; then
-    step "installing cargo-mutants $mutants_version (cargo install --locked; a few minutes on 2 cores)"
-    started=$SECONDS
-    nice -n 19 cargo install cargo-mutants --version "$mutants_version" --locked
-    echo "installed in $((SECONDS - started)) s"
-fi
-echo "cargo-mutants: $(cargo mutants --version)"
-
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 # The mutants' builds carry no debuginfo: the test profile's full debuginfo made linking the
 # core's test binary most of each mutant's build (a panic's message and line still print).
@@ -146,6 +137,15 @@ if [[ $in_diff -eq 1 ]]; then
     fi
     common+=(--in-diff "$diff_file")
 fi
+
+# --- cargo-mutants (installed only once a mutant is to run) -----------------------------------
+if ! command -v cargo-mutants >/dev/null 2>&1; then
+    step "installing cargo-mutants $mutants_version (cargo install --locked; a few minutes on 2 cores)"
+    started=$SECONDS
+    nice -n 19 cargo install cargo-mutants --version "$mutants_version" --locked
+    echo "installed in $((SECONDS - started)) s"
+fi
+echo "cargo-mutants: $(cargo mutants --version)"
 
 # Two groups, each under the tests that can see it: the storage files (and the codec, which only
 # the file store uses) under every core test; everything else under every core test but the two

@@ -30,9 +30,9 @@ fn variant(knobs: &Knobs, change: impl FnOnce(&mut Knobs)) -> Option<Knobs> {
     (candidate != *knobs).then_some(candidate)
 }
 
-/// The world before the swarm drew its shape: no prober, no old messages, and the replication
-/// shape scenarios run with (64 records per AppendEntries, the default heartbeat and election
-/// timeouts); all at once first, then one at a time.
+/// The world before the swarm drew its shape: no prober, no old messages, no broken writer, no
+/// storage faults, and the replication shape scenarios run with (64 records per AppendEntries,
+/// the default heartbeat and election timeouts); all at once first, then one at a time.
 fn shape(knobs: &Knobs) -> Vec<Knobs> {
     let replication = |k: &mut Knobs| {
         k.append_entries_max = Replication::append_entries_max();
@@ -40,14 +40,29 @@ fn shape(knobs: &Knobs) -> Vec<Knobs> {
         k.election_ticks_min = Replication::election_ticks_min();
         k.election_ticks_max = Replication::election_ticks_max();
     };
+    let no_prober = |k: &mut Knobs| {
+        k.prober = false;
+        k.prober_at_edges = false;
+    };
+    let no_old_messages = |k: &mut Knobs| {
+        k.network.ancient_per_million = 0;
+        k.network.ancient_captures = false;
+    };
+    let no_broken_runs = |k: &mut Knobs| k.broken_runs = false;
+    let no_storage_faults = |k: &mut Knobs| k.storage_faults = None;
     [
         variant(knobs, |k| {
-            k.prober = false;
-            k.network.ancient_per_million = 0;
+            no_prober(k);
+            no_old_messages(k);
+            no_broken_runs(k);
+            no_storage_faults(k);
             replication(k);
         }),
-        variant(knobs, |k| k.prober = false),
-        variant(knobs, |k| k.network.ancient_per_million = 0),
+        variant(knobs, no_prober),
+        variant(knobs, |k| k.prober_at_edges = false),
+        variant(knobs, no_old_messages),
+        variant(knobs, no_broken_runs),
+        variant(knobs, no_storage_faults),
         variant(knobs, replication),
     ]
     .into_iter()
