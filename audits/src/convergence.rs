@@ -5,7 +5,7 @@
 //! `NodeState` of every live node. At that marker:
 //! - the cluster's committed index is the highest offset of any `Committed` event so far;
 //! - a node is *live* when it has appeared in a node event and its last `Crashed` (if any) was
-//!   followed by a `Restarted`;
+//!   followed by a `Restarted` (not by a `StoreCorrupt`: a node found corrupt stays down);
 //! - every live node's latest `NodeState` must show `committed` at or above the cluster's
 //!   committed index. A live node with no `NodeState` at all is a violation too: a node the audit
 //!   cannot see has not been shown to converge.
@@ -24,37 +24,23 @@ struct NodeView {
     committed: Option<Offset>,
 }
 
-/// The node a node event is about.
-fn node_of(event: &Event) -> Option<NodeId> {
-    match event {
-        Event::PromiseChanged { node, .. }
-        | Event::BecameLeader { node, .. }
-        | Event::Committed { node, .. }
-        | Event::FloorApplied { node, .. }
-        | Event::TruncateRefused { node, .. }
-        | Event::SegmentsDeleted { node, .. }
-        | Event::TrimmedToSent { node, .. }
-        | Event::Jumped { node, .. }
-        | Event::NodeState { node, .. }
-        | Event::Crashed { node }
-        | Event::Restarted { node } => Some(*node),
-        _ => None,
-    }
-}
-
 /// The violations of Convergence in `history`.
 pub fn check(history: &[Event]) -> Vec<Violation> {
     let mut nodes: BTreeMap<NodeId, NodeView> = BTreeMap::new();
     let mut cluster_committed: Offset = 0;
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
-        if let Some(node) = node_of(event) {
+        // Only node events say which nodes there are: a client's `Requested` and `Replied` name
+        // the node it talked to, which may never have acted.
+        let client_event = matches!(event, Event::Requested { .. } | Event::Replied { .. });
+        if let Some(node) = event.node().filter(|_| !client_event) {
             let view = nodes.entry(node).or_insert(NodeView {
                 live: true,
                 committed: None,
             });
             match event {
-                Event::Crashed { .. } => view.live = false,
+                // A store found corrupt at a restart keeps its node down for good.
+                Event::Crashed { .. } | Event::StoreCorrupt { .. } => view.live = false,
                 Event::Restarted { .. } => view.live = true,
                 Event::NodeState { committed, .. } => view.committed = Some(*committed),
                 Event::Committed { entry, .. } => {
@@ -135,5 +121,37 @@ mod tests {
             .message
             .contains("node 1 reached committed index 1"));
         assert!(violations[1].message.contains("node 2 reported no state"));
+    }
+
+    /// Which nodes are judged: a node found corrupt is down for good, and a node a client only
+    /// talked to never acted, so neither is; a node seen only sending a promise acted, so it is.
+    #[test]
+    fn the_nodes_judged_are_the_ones_that_acted_and_are_up() {
+        let history = vec![
+            committed(0, noop(1, 1)),
+            Event::StoreCorrupt {
+                node: 3,
+                reason: "corrupt store file".into(),
+            },
+            read_sent(0, 4, 0),
+            read_served(0, 5, 0, &[]),
+            state(0, 1, true, 0, 1),
+            end(),
+        ];
+        assert_eq!(check(&history), vec![]);
+        let history = vec![
+            committed(0, noop(1, 1)),
+            Event::PromiseSent {
+                node: 1,
+                to: 0,
+                term: 1,
+                vote: None,
+            },
+            state(0, 1, true, 0, 1),
+            end(),
+        ];
+        let violations = check(&history);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(violations[0].message.contains("node 1 reported no state"));
     }
 }

@@ -32,7 +32,11 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
     let mut lost: BTreeMap<NodeId, Option<usize>> = BTreeMap::new();
     let mut violations = Vec::new();
     for (step, event) in history.iter().enumerate() {
-        if let Some(node) = node_of(event) {
+        // A client's `Requested` and `Replied` are left out: a client may still send to a node
+        // that is down for good, and a reply the node sent before its crash may arrive after;
+        // neither is the node acting again.
+        let client_event = matches!(event, Event::Requested { .. } | Event::Replied { .. });
+        if let Some(node) = event.node().filter(|_| !client_event) {
             if let Some(corrupt) = lost.get_mut(&node).and_then(Option::take) {
                 violations.push(Violation::new(
                     PROMISE_DURABLE,
@@ -86,26 +90,6 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
         }
     }
     violations
-}
-
-/// The node a node event (what a node did or a driver did to it) is about.
-fn node_of(event: &Event) -> Option<NodeId> {
-    match event {
-        Event::PromiseChanged { node, .. }
-        | Event::BecameLeader { node, .. }
-        | Event::Committed { node, .. }
-        | Event::FloorApplied { node, .. }
-        | Event::TruncateRefused { node, .. }
-        | Event::SegmentsDeleted { node, .. }
-        | Event::TrimmedToSent { node, .. }
-        | Event::Jumped { node, .. }
-        | Event::NodeState { node, .. }
-        | Event::DurablePromise { node, .. }
-        | Event::PromiseSent { node, .. }
-        | Event::Crashed { node }
-        | Event::Restarted { node } => Some(*node),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -15,12 +15,13 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[macro_use]
-mod output;
+extern crate felix_node;
 
 mod args;
 mod commands;
 mod exit;
 mod html;
+mod output;
 mod validation;
 
 use commands::{

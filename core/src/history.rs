@@ -184,6 +184,41 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// The node this event is about: the node that did it, that the driver did it to, or, for a
+    /// client's `Requested` and `Replied`, the node the client talked to. Every variant says
+    /// whether it names a node (no catch-all arm), so a new one must say too.
+    pub fn node(&self) -> Option<NodeId> {
+        match self {
+            Event::PromiseChanged { node, .. }
+            | Event::BecameLeader { node, .. }
+            | Event::Committed { node, .. }
+            | Event::FloorApplied { node, .. }
+            | Event::TruncateRefused { node, .. }
+            | Event::SegmentsDeleted { node, .. }
+            | Event::TrimmedToSent { node, .. }
+            | Event::Jumped { node, .. }
+            | Event::NodeState { node, .. }
+            | Event::DurablePromise { node, .. }
+            | Event::PromiseSent { node, .. }
+            | Event::Crashed { node }
+            | Event::Restarted { node }
+            | Event::StoreCorrupt { node, .. }
+            | Event::Requested { node, .. }
+            | Event::Replied { node, .. } => Some(*node),
+            Event::LeaseGranted { .. }
+            | Event::HolderRetired { .. }
+            | Event::Gap { .. }
+            | Event::Folded { .. }
+            | Event::CheckpointRestored { .. }
+            | Event::CheckpointCompared { .. }
+            | Event::CheckpointWritten { .. }
+            | Event::OwnerStopped { .. }
+            | Event::PhaseChanged { .. } => None,
+        }
+    }
+}
+
 /// The phases of a simulated run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Phase {

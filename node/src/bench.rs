@@ -124,19 +124,19 @@ fn bench_in(
     if !crate::nemesis::wait_for_convergence(&addresses, Duration::from_secs(10)) {
         return Err("the cluster elected no leader within 10 s".to_string());
     }
-    println!(
+    out!(
         "felix bench cluster: 3 nodes on 127.0.0.1, file store with fsync, {}-byte bodies, {} s per row ({})",
         args.body_bytes,
         args.seconds,
         dir.display()
     );
-    println!(
+    out!(
         "disk: {fsyncs:.0} one-record appends/s with one fsync each (a file store in the same directory)"
     );
-    println!(
+    out!(
         "| writers | appends/s | p50 latency | p99 latency | appends per disk fsync-bound append |"
     );
-    println!("|---:|---:|---:|---:|---:|");
+    out!("|---:|---:|---:|---:|---:|");
     for &count in counts {
         let figures = run_writers(
             &addresses,
@@ -145,7 +145,7 @@ fn bench_in(
             Duration::from_secs(args.seconds),
         );
         let rate = figures.appends as f64 / figures.seconds.max(1e-9);
-        println!(
+        out!(
             "| {} | {rate:.0} | {:.2} ms | {:.2} ms | {:.2} |",
             figures.writers,
             figures.p50.as_secs_f64() * 1e3,
@@ -162,7 +162,7 @@ fn bench_in(
         args.body_bytes,
         Duration::from_secs(2),
     )?;
-    println!(
+    out!(
         "disk after the rows: {after:.0} one-record appends/s with one fsync each (the last column divides by the rate before)"
     );
     Ok(())

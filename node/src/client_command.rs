@@ -204,25 +204,25 @@ fn write(cluster: &mut ClusterClient, request: Request) -> u8 {
                     std::thread::sleep(wait);
                 }
                 None => {
-                    println!("node {node}: {}", describe::reply(&reply));
+                    out!("node {node}: {}", describe::reply(&reply));
                     return 0;
                 }
             },
             Err(CallError::Unreachable(why)) => {
                 unreachable += 1;
                 if unreachable >= count {
-                    println!("no node of the cluster is reachable (last: {why})");
+                    out!("no node of the cluster is reachable (last: {why})");
                     return 1;
                 }
                 router.next();
             }
             Err(error @ CallError::Unknown(_)) => {
-                println!("node {node}: {error} (the request may still land)");
+                out!("node {node}: {error} (the request may still land)");
                 return 1;
             }
         }
     }
-    println!("no node took the request after {TRIES_MAX} tries (no leader?)");
+    out!("no node took the request after {TRIES_MAX} tries (no leader?)");
     1
 }
 
@@ -265,7 +265,7 @@ fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
                         reader = Reader::new(0, cursor.max(1), batch);
                         let count = records.len();
                         for record in records.iter().take(max - printed) {
-                            println!("{}", describe::read_record(record));
+                            out!("{}", describe::read_record(record));
                             printed += 1;
                         }
                         reader = if count > 0 {
@@ -283,12 +283,12 @@ fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
                 let step = reader.on_reply(id, reply.clone());
                 for event in &step.events {
                     if let felix_core::history::Event::Gap { from, to, .. } = event {
-                        println!("gap: offsets {from}..{to} were trimmed (moved to the floor)");
+                        out!("gap: offsets {from}..{to} were trimmed (moved to the floor)");
                     }
                 }
                 let delivered = step.delivered.len();
                 for record in step.delivered.iter().take(max - printed) {
-                    println!("{}", describe::read_record(record));
+                    out!("{}", describe::read_record(record));
                     printed += 1;
                 }
                 if refused {
@@ -301,7 +301,7 @@ fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
                         break; // reached the tail
                     }
                 } else if step.events.is_empty() {
-                    println!("node {node}: {}", describe::reply(&reply));
+                    out!("node {node}: {}", describe::reply(&reply));
                     return 0;
                 }
             }
@@ -310,7 +310,7 @@ fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
                 tries += 1;
                 unreachable += usize::from(matches!(error, CallError::Unreachable(_)));
                 if unreachable >= router_nodes {
-                    println!("no node of the cluster is reachable (last: {error})");
+                    out!("no node of the cluster is reachable (last: {error})");
                     return 1;
                 }
                 router.next();
@@ -318,9 +318,9 @@ fn read(cluster: &mut ClusterClient, from: ReadFrom, max: usize) -> u8 {
         }
     }
     if tries >= TRIES_MAX {
-        println!("no node served the read after {TRIES_MAX} tries");
+        out!("no node served the read after {TRIES_MAX} tries");
         return 1;
     }
-    println!("({printed} records, next offset {})", reader.cursor());
+    out!("({printed} records, next offset {})", reader.cursor());
     0
 }

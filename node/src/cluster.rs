@@ -189,7 +189,7 @@ fn up(voters: usize, replicas: usize, dir: &Path) -> Result<u8, String> {
         }
     }
     for node in &state.nodes {
-        println!(
+        out!(
             "node {} {} pid {}{} (log {}/node-{}.log)",
             node.id,
             node.address,
@@ -204,7 +204,7 @@ fn up(voters: usize, replicas: usize, dir: &Path) -> Result<u8, String> {
         .iter()
         .map(|node| node.address.as_str())
         .collect();
-    println!("cluster up: --cluster {}", list.join(","));
+    out!("cluster up: --cluster {}", list.join(","));
     Ok(0)
 }
 
@@ -230,13 +230,13 @@ fn down(dir: &Path) -> Result<u8, String> {
     for node in &live {
         if process::is_node_process(node.pid, &node.dir) {
             process::signal(node.pid, "KILL");
-            println!("node {} (pid {}) killed after 5 s", node.id, node.pid);
+            out!("node {} (pid {}) killed after 5 s", node.id, node.pid);
         } else {
-            println!("node {} (pid {}) stopped", node.id, node.pid);
+            out!("node {} (pid {}) stopped", node.id, node.pid);
         }
     }
     if live.is_empty() {
-        println!("no node of {} was running", dir.display());
+        out!("no node of {} was running", dir.display());
     }
     Ok(0)
 }
@@ -257,14 +257,17 @@ fn status(dir: &Path) -> Result<u8, String> {
                 } else {
                     "follower"
                 };
-                println!(
+                out!(
                     "node {} {} pid {}: {role}, term {term}, committed {committed}, tail {}",
-                    node.id, node.address, node.pid, status.tail
+                    node.id,
+                    node.address,
+                    node.pid,
+                    status.tail
                 );
             }
             Err(error) => {
                 unreachable += 1;
-                println!(
+                out!(
                     "node {} {} pid {}: {} ({error})",
                     node.id,
                     node.address,

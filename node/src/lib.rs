@@ -9,10 +9,14 @@
 //! - `process.rs`: child processes that are killed when their guard drops;
 //! - `nemesis/`: real processes behind fault-injecting proxies, real clients, one recorded
 //!   history judged by the same audits (`felix nemesis`);
-//! - `bench.rs`: `felix bench cluster`.
+//! - `bench.rs`: `felix bench cluster`;
+//! - `output.rs`: the one writer of stdout (`felix`'s too): a closed pipe ends the process quietly.
 //!
 //! Nothing in `core`, `sim`, `audits` or `model` depends on this crate. Unlike the simulator,
 //! nothing here is deterministic: real time, real scheduling and real sockets decide the run.
+
+#[macro_use]
+pub mod output;
 
 pub mod addresses;
 pub mod frame;

@@ -6,11 +6,13 @@
 //! needs no `unsafe`.
 
 use felix_core::record::NodeId;
+use std::collections::BTreeSet;
 use std::fs::OpenOptions;
 use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How to start one node.
@@ -123,7 +125,7 @@ impl NodeProcess {
         let child = spawn(exe, &spec, log, false)?;
         Ok(NodeProcess {
             spec,
-            child: Some(child),
+            child: Some(guard(child)),
             exe: exe.to_path_buf(),
             log: log.to_path_buf(),
             paused: false,
@@ -144,7 +146,7 @@ impl NodeProcess {
 
     /// SIGKILL now, and reap.
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
+        if let Some(mut child) = unguard(self.child.take()) {
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -154,7 +156,7 @@ impl NodeProcess {
     /// SIGTERM, then wait up to `grace` for a clean exit; SIGKILL after that. Returns the exit
     /// status code when the node exited on its own.
     pub fn stop(&mut self, grace: Duration) -> Option<i32> {
-        let mut child = self.child.take()?;
+        let mut child = unguard(self.child.take())?;
         if self.paused {
             signal(child.id(), "CONT");
             self.paused = false;
@@ -194,7 +196,7 @@ impl NodeProcess {
         if self.child.is_some() {
             return Ok(());
         }
-        self.child = Some(spawn(&self.exe, &self.spec, &self.log, false)?);
+        self.child = Some(guard(spawn(&self.exe, &self.spec, &self.log, false)?));
         Ok(())
     }
 
@@ -203,7 +205,7 @@ impl NodeProcess {
         let child = self.child.as_mut()?;
         match child.try_wait() {
             Ok(Some(status)) => {
-                self.child = None;
+                unguard(self.child.take());
                 Some(status.code().unwrap_or(-1))
             }
             _ => None,
@@ -213,10 +215,40 @@ impl NodeProcess {
 
 impl Drop for NodeProcess {
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
+        if let Some(mut child) = unguard(self.child.take()) {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+/// The pids of the nodes running under a `NodeProcess` guard, for `kill_guarded`.
+static GUARDED: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn guarded() -> MutexGuard<'static, BTreeSet<u32>> {
+    GUARDED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Notes a child a guard now holds.
+fn guard(child: Child) -> Child {
+    guarded().insert(child.id());
+    child
+}
+
+/// Forgets a child its guard gave up (to kill, stop or reap it).
+fn unguard(child: Option<Child>) -> Option<Child> {
+    if let Some(child) = &child {
+        guarded().remove(&child.id());
+    }
+    child
+}
+
+/// SIGKILLs every node running under a guard. For a process about to `exit`, which runs no
+/// destructors: its nodes go with it, as the guards' drops would have taken them
+/// (`output`'s closed pipe).
+pub fn kill_guarded() {
+    for pid in std::mem::take(&mut *guarded()) {
+        signal(pid, "KILL");
     }
 }
 

@@ -88,27 +88,7 @@ impl Named {
 /// The node and client an event is about, if any.
 fn parties(event: &TraceEvent) -> (Option<NodeId>, Option<ClientId>) {
     match event {
-        TraceEvent::History(history) => {
-            let node = match history {
-                Event::PromiseChanged { node, .. }
-                | Event::BecameLeader { node, .. }
-                | Event::Committed { node, .. }
-                | Event::FloorApplied { node, .. }
-                | Event::TruncateRefused { node, .. }
-                | Event::SegmentsDeleted { node, .. }
-                | Event::TrimmedToSent { node, .. }
-                | Event::Jumped { node, .. }
-                | Event::NodeState { node, .. }
-                | Event::DurablePromise { node, .. }
-                | Event::PromiseSent { node, .. }
-                | Event::Crashed { node }
-                | Event::Restarted { node }
-                | Event::Requested { node, .. }
-                | Event::Replied { node, .. } => Some(*node),
-                _ => None,
-            };
-            (node, client_of(history))
-        }
+        TraceEvent::History(history) => (history.node(), client_of(history)),
         TraceEvent::Sim(SimEvent::DiskLost { node, .. }) => (Some(*node), None),
         TraceEvent::Sim(SimEvent::Paused { client } | SimEvent::Resumed { client }) => {
             (None, Some(*client))

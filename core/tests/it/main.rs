@@ -16,6 +16,7 @@ mod client_holder;
 mod client_reader;
 mod client_robustness;
 mod five_step_trace;
+mod history_node;
 mod journal_jump;
 mod journal_model;
 mod journal_rules;

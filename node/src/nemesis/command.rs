@@ -70,7 +70,7 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
     let seed = config.seed;
     let keep_dir = args.dir.is_some();
     let power_loss = schedule::draw_power_loss(seed, config.nodes + config.replicas);
-    println!(
+    out!(
         "nemesis: {} nodes{}, {:?} of faults, seed {seed}{}; dir {} (real processes: not deterministic, the seed fixes the fault schedule only)",
         config.nodes,
         if config.replicas > 0 {
@@ -85,7 +85,7 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
             .unwrap_or_default(),
         config.dir.display()
     );
-    println!(
+    out!(
         "nemesis: power loss (group commit window per node, 0 = syncs at once): {}",
         power_loss
             .iter()
@@ -99,7 +99,7 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
         Err(message) => return crate::bad_input(message),
     };
     for line in &outcome.summary {
-        println!("{line}");
+        out!("{line}");
     }
     let rerun = format!(
         "felix nemesis --nodes {}{}{} --time {} --seed {seed}{}",
@@ -122,13 +122,13 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
     );
     if outcome.passed() {
         if let Some(twin) = config.twin {
-            println!(
+            out!(
                 "twin {}: NOT caught (expected {}; a real run is not deterministic: try a longer --time or another --seed)",
                 twin.name(),
                 twin.must_break(Layer::Sim)
             );
         }
-        println!(
+        out!(
             "nemesis: every invariant held (trace {})",
             outcome.trace.display()
         );
@@ -138,7 +138,7 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
         return 0;
     }
     print_findings(&config, &outcome);
-    println!(
+    out!(
         "nemesis: FAILED; kept {} (trace {}); re-run the schedule: {rerun}",
         config.dir.display(),
         outcome.trace.display()
@@ -150,10 +150,10 @@ pub fn run_nemesis(args: NemesisArgs) -> u8 {
 /// twin when the invariant it must break was first broken.
 fn print_findings(config: &NemesisConfig, outcome: &super::NemesisOutcome) {
     for violation in &outcome.report.violations {
-        println!("VIOLATION {violation}");
+        out!("VIOLATION {violation}");
     }
     for (node, code) in &outcome.unexpected_exits {
-        println!(
+        out!(
             "node {node} exited on its own with code {code} (see its log in {})",
             config.dir.display()
         );
@@ -164,7 +164,7 @@ fn print_findings(config: &NemesisConfig, outcome: &super::NemesisOutcome) {
             Some(micros) => format!("caught at {:.3} s", *micros as f64 / 1e6),
             None => "NOT caught".to_string(),
         };
-        println!(
+        out!(
             "twin {}: first violation {} at {:.3} s into the run (expected {expected}: {caught})",
             twin.name(),
             first.invariant,

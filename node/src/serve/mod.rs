@@ -240,7 +240,7 @@ pub fn serve(config: ServeConfig) -> Result<(), String> {
         config.peers.keys().copied().collect(),
         inbound,
     );
-    println!(
+    out!(
         "node {id} listening on {} ({}; store {}: {held} records from offset {start})",
         config.listen,
         if config.replicas.contains(&id) {
@@ -265,6 +265,6 @@ pub fn serve(config: ServeConfig) -> Result<(), String> {
         .map_err(|error| format!("node {id}: {}", error.0))?;
     node.run(&inputs, &stop)
         .map_err(|error| format!("node {id}: {}", error.0))?;
-    println!("node {id} stopped");
+    out!("node {id} stopped");
     Ok(())
 }

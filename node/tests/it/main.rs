@@ -3,6 +3,7 @@
 //! it on drop (`support.rs`), whatever the test does.
 
 mod bad_input;
+mod closed_pipe;
 mod cluster_cli;
 mod frame_fuzz;
 mod guards;

@@ -74,24 +74,7 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
             failed += 1;
             *violations.entry(finding.invariant).or_insert(0) += 1;
             let replay = replay_command_spec(spec);
-            let line = if json_out {
-                json!({
-                    "run": index,
-                    "seed": report.seed,
-                    "twin": twin.map(|twin| twin.name()),
-                    "violation": finding.invariant.name(),
-                    "detail": finding.detail,
-                    "step": finding.step,
-                    "trace_hash": format!("{:016x}", report.trace_hash),
-                    "replay": replay,
-                })
-                .to_string()
-            } else {
-                format!(
-                    "FAIL run {index} seed {}: {} ({})\n  replay: {replay}",
-                    report.seed, finding.invariant, finding.detail
-                )
-            };
+            let line = super::failure_line(Some(index), report, finding, twin, &replay, json_out);
             output::line(&line);
         }
         true

@@ -209,7 +209,7 @@ pub fn run(args: SweepArgs) -> u8 {
             if args.validate {
                 replay.push_str(" --validate");
             }
-            let line = failure_line(&report, finding, twin, &replay, args.json);
+            let line = failure_line(None, &report, finding, twin, &replay, args.json);
             match &progress {
                 Some(bar) => bar.suspend(|| output::line(&line)),
                 None => output::line(&line),
@@ -305,8 +305,10 @@ fn exit_code(args: &SweepArgs, totals: &Totals, interrupted: bool) -> u8 {
     }
 }
 
-/// The line a failing seed prints: its finding and the command that replays it.
+/// The line a failing seed prints: its finding and the command that replays it. `run` is the
+/// run's index in a guided campaign (`--guided`), `None` in a plain sweep.
 fn failure_line(
+    run: Option<u64>,
     report: &RunReport,
     finding: &felix_sim::Finding,
     twin: Option<TwinName>,
@@ -314,7 +316,7 @@ fn failure_line(
     json_out: bool,
 ) -> String {
     if json_out {
-        json!({
+        let mut line = json!({
             "seed": report.seed,
             "twin": twin.map(|twin| twin.name()),
             "violation": finding.invariant.name(),
@@ -322,11 +324,15 @@ fn failure_line(
             "step": finding.step,
             "trace_hash": format!("{:016x}", report.trace_hash),
             "replay": replay,
-        })
-        .to_string()
+        });
+        if let Some(run) = run {
+            line["run"] = json!(run);
+        }
+        line.to_string()
     } else {
+        let run = run.map(|run| format!("run {run} ")).unwrap_or_default();
         format!(
-            "FAIL seed {}: {} ({})\n  replay: {replay}",
+            "FAIL {run}seed {}: {} ({})\n  replay: {replay}",
             report.seed, finding.invariant, finding.detail
         )
     }
