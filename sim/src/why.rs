@@ -101,6 +101,8 @@ fn parties(event: &TraceEvent) -> (Option<NodeId>, Option<ClientId>) {
                 | Event::NodeState { node, .. }
                 | Event::DurablePromise { node, .. }
                 | Event::PromiseSent { node, .. }
+                | Event::DurableLog { node, .. }
+                | Event::AckSent { node, .. }
                 | Event::Crashed { node }
                 | Event::Restarted { node }
                 | Event::Requested { node, .. }

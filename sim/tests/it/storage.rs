@@ -33,6 +33,8 @@ fn node_of(event: &Event) -> Option<u32> {
         | Event::NodeState { node, .. }
         | Event::DurablePromise { node, .. }
         | Event::PromiseSent { node, .. }
+        | Event::DurableLog { node, .. }
+        | Event::AckSent { node, .. }
         | Event::Crashed { node }
         | Event::Restarted { node }
         | Event::StoreCorrupt { node, .. } => Some(*node),
