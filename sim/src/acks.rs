@@ -196,3 +196,107 @@ fn apply(terms: &mut LogTerms, change: Change) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use felix_core::record::{Command, Entry};
+    use felix_core::storage::HardState;
+
+    fn entries(offsets: std::ops::RangeInclusive<Offset>, term: Term) -> Vec<Entry> {
+        offsets
+            .map(|offset| Entry {
+                offset,
+                term,
+                command: Command::Noop,
+            })
+            .collect()
+    }
+
+    fn append(offsets: std::ops::RangeInclusive<Offset>, term: Term) -> StorageOp {
+        StorageOp::Append(entries(offsets, term))
+    }
+
+    fn recorded(acks: &mut Acks) -> Vec<(Offset, Term)> {
+        let mut events = Vec::new();
+        acks.durable_changed(1, &mut events);
+        events
+            .into_iter()
+            .map(|event| match event {
+                Event::DurableLog { last, term, .. } => (last, term),
+                other => panic!("only durable logs, not {other:?}"),
+            })
+            .collect()
+    }
+
+    /// The durable log is recorded once a sync covers its ops, once per change: a synced
+    /// truncation and the new leader's records as a cut and a run; a restart records what it
+    /// recovered where it differs.
+    #[test]
+    fn the_durable_log_follows_the_syncs() {
+        let mut acks = Acks::default();
+        acks.applied(1, &append(1..=3, 1));
+        acks.applied(2, &StorageOp::HardState(HardState::default()));
+        acks.applied(3, &StorageOp::TruncateSuffix { from: 2 });
+        acks.applied(4, &append(2..=2, 2));
+        assert!(recorded(&mut acks).is_empty());
+        acks.synced(2);
+        assert_eq!(recorded(&mut acks), vec![(3, 1)]);
+        assert!(recorded(&mut acks).is_empty());
+        acks.synced(3);
+        assert_eq!(recorded(&mut acks), vec![(1, 1)]);
+        acks.synced(4);
+        assert_eq!(recorded(&mut acks), vec![(2, 2)]);
+        acks.applied(5, &append(3..=4, 2));
+        // A crash kept the unsynced 3 and lost 4.
+        let recovered = Recovered {
+            hard_state: HardState::default(),
+            sealed: None,
+            start: 1,
+            entries: [entries(1..=1, 1), entries(2..=3, 2)].concat(),
+            tail_cut: None,
+        };
+        acks.recovered(&recovered);
+        assert_eq!(recorded(&mut acks), vec![(3, 2)]);
+        acks.synced(5);
+        assert!(recorded(&mut acks).is_empty(), "the lost op is forgotten");
+    }
+
+    /// An acknowledgement is recorded with the term it was made with, once per offset and term:
+    /// a lower or equal offset in the recorded term is covered, a higher offset or another term
+    /// is not; offset 0 and other messages are never recorded; a restart records anew.
+    #[test]
+    fn an_acknowledgement_is_recorded_once() {
+        let mut acks = Acks::default();
+        let reply = |term, matched| Message::AppendReply {
+            term,
+            result: AppendResult::Accepted { matched },
+        };
+        let sent = |term, matched, matched_term| {
+            Some(Event::AckSent {
+                node: 1,
+                to: 0,
+                term,
+                matched,
+                matched_term,
+            })
+        };
+        acks.made
+            .extend([Some(0), Some(2), Some(2), Some(2), None, Some(3), Some(3)]);
+        assert_eq!(acks.leaving(1, 0, &reply(2, 0)), None);
+        assert_eq!(acks.leaving(1, 0, &reply(2, 4)), sent(2, 4, Some(2)));
+        assert_eq!(acks.leaving(1, 0, &reply(2, 4)), None);
+        assert_eq!(acks.leaving(1, 0, &reply(2, 3)), None);
+        assert_eq!(acks.leaving(1, 0, &reply(2, 5)), sent(2, 5, None));
+        let rejected = Message::AppendReply {
+            term: 3,
+            result: AppendResult::Rejected { next: 2 },
+        };
+        assert_eq!(acks.leaving(1, 0, &rejected), None);
+        assert_eq!(acks.leaving(1, 0, &reply(3, 2)), sent(3, 2, Some(3)));
+        acks.restarted();
+        assert!(acks.made.is_empty());
+        acks.made.push_back(Some(3));
+        assert_eq!(acks.leaving(1, 0, &reply(3, 2)), sent(3, 2, Some(3)));
+    }
+}
