@@ -167,7 +167,8 @@ fn ack_broken(ack: &Ack, log: &LogTerms, durable_term: Term) -> Option<String> {
         return None;
     }
     let sent = format!(
-        "node {node} acknowledged its log through offset {matched} to node {to} in term {term}"
+        "node {node} sent node {to} an AppendReply accepting its log through offset {matched} in \
+         term {term}"
     );
     if log.last() < matched {
         return Some(format!(
@@ -286,14 +287,14 @@ mod tests {
         assert_eq!(steps, vec![1, 2, 4, 7, 9]);
         assert_eq!(
             violations[0].message,
-            "node 1 acknowledged its log through offset 11 to node 0 in term 2 while its store \
-             held its log through offset 10 durably"
+            "node 1 sent node 0 an AppendReply accepting its log through offset 11 in term 2 \
+             while its store held its log through offset 10 durably"
         );
         assert_eq!(
             violations[1].message,
-            "node 1 acknowledged its log through offset 6 to node 0 in term 2, a record of term 2 \
-             there, while the record its store held durably at offset 6 is of term 1: records it \
-             replaced"
+            "node 1 sent node 0 an AppendReply accepting its log through offset 6 in term 2, a \
+             record of term 2 there, while the record its store held durably at offset 6 is of \
+             term 1: records it replaced"
         );
         assert!(violations[2].message.contains("through offset 4 durably"));
         assert!(violations[3].message.contains("through offset 0 durably"));

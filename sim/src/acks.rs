@@ -27,7 +27,7 @@ enum Change {
     Append(Vec<(Offset, Term)>),
     /// Every record at or above `from` dropped.
     Truncate { from: Offset },
-    /// A trim-point jump: the log reaches at least `last`, a record of `term`.
+    /// A trim-point jump past `last`, the sealed base, a record of `term`.
     Jump { last: Offset, term: Term },
 }
 
@@ -188,10 +188,13 @@ fn apply(terms: &mut LogTerms, change: Change) {
             }
         }
         Change::Truncate { from } => terms.cut(from - 1),
-        // A jump keeps what the log held past the point; it reaches the point's base at least.
+        // A jump replaces the records below the point by the sealed base, a record of `term` at
+        // `last`; a log that already holds that record keeps it and what follows it. (The terms
+        // below `last` stay as they were known: those records are folded now, and an
+        // acknowledgement of one names no term.)
         Change::Jump { last, term } => {
-            if last > terms.last() {
-                terms.extend(last, term);
+            if terms.term_at(last) != Some(term) {
+                terms.end_at(last, term);
             }
         }
     }
@@ -260,6 +263,25 @@ mod tests {
         assert_eq!(recorded(&mut acks), vec![(3, 2)]);
         acks.synced(5);
         assert!(recorded(&mut acks).is_empty(), "the lost op is forgotten");
+        // A jump whose base matches the record held keeps the log; one whose base is of another
+        // term replaces it there; one past the end extends the log to the base.
+        let jump = |point, base_term| StorageOp::TrimmedTo {
+            point,
+            state: felix_core::storage::SealedState {
+                base_offset: point - 1,
+                base_term,
+                ..Default::default()
+            },
+        };
+        acks.applied(1, &jump(3, 2));
+        acks.applied(2, &jump(4, 3));
+        acks.applied(3, &jump(8, 4));
+        acks.synced(1);
+        assert!(recorded(&mut acks).is_empty());
+        acks.synced(2);
+        assert_eq!(recorded(&mut acks), vec![(2, 2), (3, 3)]);
+        acks.synced(3);
+        assert_eq!(recorded(&mut acks), vec![(7, 4)]);
     }
 
     /// An acknowledgement is recorded with the term it was made with, once per offset and term:

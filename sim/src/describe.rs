@@ -210,11 +210,11 @@ fn sent_or_durable(event: &Event) -> String {
             matched_term,
         } => {
             let record = match matched_term {
-                Some(record) => format!(" (term {record})"),
+                Some(record) => format!(" (a record of term {record})"),
                 None => String::new(),
             };
             format!(
-                "{}: acknowledged {} its log through {matched}{record} in term {term}",
+                "{}: sent {} AppendReply term {term} accepted {matched}{record}",
                 node(*id),
                 node(*to)
             )
