@@ -59,6 +59,7 @@ pub mod floor_record_kept;
 pub mod fold_agreement;
 pub mod linearizable;
 pub mod log;
+pub mod log_terms;
 pub mod no_read_below_floor;
 pub mod probes;
 pub mod progress;

@@ -92,6 +92,33 @@ pub enum Event {
         term: Term,
         vote: Option<NodeId>,
     },
+    /// What the node's store holds durably of its log changed: the durable log now ends at offset
+    /// `last`, whose record has term `term` (recorded by the driver from its own store as a sync
+    /// completes, or at the first step after a restart whose recovery kept more). Records below
+    /// `last` are the ones earlier events described, up to the previous end; when `last` is above
+    /// that end, every record after it through `last` has term `term` (the driver records one event
+    /// per run of one term). A log cut back (a synced truncation) ends at the offset it was cut to;
+    /// `last` 0 is an empty log.
+    DurableLog {
+        node: NodeId,
+        last: Offset,
+        term: Term,
+    },
+    /// An acknowledgement of appended records left the node (recorded by the driver as the message
+    /// leaves, whatever held it back): it tells node `to`, in `term`, that the node's log matches
+    /// through offset `matched`; `matched_term` is the term of the record at `matched` in the log
+    /// the node acknowledged (when the acknowledgement was made), `None` when the node held it
+    /// only folded below its first record. The driver records an acknowledgement in a term above the
+    /// last one recorded for the node, or of an offset above the last one recorded in that term;
+    /// a repeat is covered by the first, since within one term the node's durable log never loses
+    /// what it matched of its leader's.
+    AckSent {
+        node: NodeId,
+        to: NodeId,
+        term: Term,
+        matched: Offset,
+        matched_term: Option<Term>,
+    },
     Crashed {
         node: NodeId,
     },
@@ -201,6 +228,8 @@ impl Event {
             | Event::NodeState { node, .. }
             | Event::DurablePromise { node, .. }
             | Event::PromiseSent { node, .. }
+            | Event::DurableLog { node, .. }
+            | Event::AckSent { node, .. }
             | Event::Crashed { node }
             | Event::Restarted { node }
             | Event::StoreCorrupt { node, .. }

@@ -162,7 +162,8 @@ fn role(leader: bool) -> &'static str {
     }
 }
 
-/// A node's sent promise, its durable one, or a TrimmedTo it sent, as one sentence (`event`'s).
+/// A node's sent promise or acknowledgement, its durable promise or log, or a TrimmedTo it sent,
+/// as one sentence (`event`'s).
 fn sent_or_durable(event: &Event) -> String {
     match event {
         Event::TrimmedToSent {
@@ -193,7 +194,32 @@ fn sent_or_durable(event: &Event) -> String {
             ),
             None => format!("{}: sent {} term {term}", node(*id), node(*to)),
         },
-        _ => unreachable!("only a sent promise, a durable one or a TrimmedTo"),
+        Event::DurableLog {
+            node: id,
+            last,
+            term,
+        } => match last {
+            0 => format!("{}: durable log empty", node(*id)),
+            _ => format!("{}: durable log through {last} (term {term})", node(*id)),
+        },
+        Event::AckSent {
+            node: id,
+            to,
+            term,
+            matched,
+            matched_term,
+        } => {
+            let record = match matched_term {
+                Some(record) => format!(" (a record of term {record})"),
+                None => String::new(),
+            };
+            format!(
+                "{}: sent {} AppendReply term {term} accepted {matched}{record}",
+                node(*id),
+                node(*to)
+            )
+        }
+        _ => unreachable!("only a sent promise or acknowledgement, a durable one or a TrimmedTo"),
     }
 }
 
@@ -258,9 +284,11 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
                 node(*id)
             )
         }
-        Event::TrimmedToSent { .. } | Event::DurablePromise { .. } | Event::PromiseSent { .. } => {
-            sent_or_durable(event)
-        }
+        Event::TrimmedToSent { .. }
+        | Event::DurablePromise { .. }
+        | Event::PromiseSent { .. }
+        | Event::DurableLog { .. }
+        | Event::AckSent { .. } => sent_or_durable(event),
         Event::Jumped {
             node: id,
             point,

@@ -11,6 +11,7 @@
 //! What differs between the schedulers (when a sync completes, which message arrives next, what a
 //! crash keeps) stays with them.
 
+use crate::acks::Acks;
 use crate::disk::Disk;
 use crate::network::{Address, Packet, Payload};
 use crate::promises::Promises;
@@ -82,6 +83,10 @@ pub struct Host {
     released: Vec<Delivery>,
     /// The durable promise and the sent ones, for the PromiseDurable judge (`promises.rs`).
     promises: Promises,
+    /// The durable log and the acknowledgements sent, for the same judge (`acks.rs`).
+    acks: Acks,
+    /// A buffer reused for the durable log's events.
+    durable_events: Vec<Event>,
 }
 
 impl Host {
@@ -105,6 +110,8 @@ impl Host {
             duties: Vec::new(),
             released: Vec::new(),
             promises: Promises::default(),
+            acks: Acks::default(),
+            durable_events: Vec::new(),
         }
     }
 
@@ -140,11 +147,15 @@ impl Host {
         if let Some(event) = self.promises.durable_changed(self.id) {
             effects.push(Effect::Observe(event));
         }
+        // (The fields, not `observe_durable_log`: the broker is borrowed.)
+        self.acks.durable_changed(self.id, &mut self.durable_events);
+        effects.extend(self.durable_events.drain(..).map(Effect::Observe));
         self.outputs.clear();
         let outputs = &mut self.outputs;
         crate::stopwatch::time(crate::stopwatch::Section::BrokerStep, || {
             broker.step(input, outputs)
         });
+        self.acks.made(broker, &self.outputs);
         self.duties.clear();
         let carried = self.outbox.carry(self.outputs.drain(..), &mut self.duties);
         let mut duties = std::mem::take(&mut self.duties);
@@ -159,6 +170,7 @@ impl Host {
                     })?;
                     assert_eq!(number, id, "persist ids are contiguous from 1");
                     self.promises.applied(number, &op);
+                    self.acks.applied(number, &op);
                     self.start_sync(effects);
                 }
                 Duty::Deliver(delivery) => self.transmit(delivery, effects),
@@ -186,10 +198,14 @@ impl Host {
         Ok(())
     }
 
-    /// Puts a delivery on the network, recording the promise it carries first (`promises.rs`).
+    /// Puts a delivery on the network, recording the promise and the acknowledgement it carries
+    /// first (`promises.rs`, `acks.rs`).
     fn transmit(&mut self, delivery: Delivery, effects: &mut Vec<Effect>) {
         if let Delivery::Send { to, message } = &delivery {
             if let Some(event) = self.promises.leaving(self.id, *to, message) {
+                effects.push(Effect::Observe(event));
+            }
+            if let Some(event) = self.acks.leaving(self.id, *to, message) {
                 effects.push(Effect::Observe(event));
             }
         }
@@ -239,6 +255,8 @@ impl Host {
         if let Some(event) = self.promises.durable_changed(self.id) {
             effects.push(Effect::Observe(event));
         }
+        self.acks.synced(through);
+        self.observe_durable_log(effects);
         self.released.clear();
         self.outbox.synced(through, &mut self.released);
         let mut released = std::mem::take(&mut self.released);
@@ -249,6 +267,12 @@ impl Host {
         self.step(Input::Persisted { through }, effects)?;
         self.start_sync(effects);
         Ok(through)
+    }
+
+    /// Records the durable log's changes since the last ones recorded (`acks.rs`).
+    fn observe_durable_log(&mut self, effects: &mut Vec<Effect>) {
+        self.acks.durable_changed(self.id, &mut self.durable_events);
+        effects.extend(self.durable_events.drain(..).map(Effect::Observe));
     }
 
     /// Under `SyncStart::Eager`, starts a sync of what is pending unless one is in flight.
@@ -282,6 +306,7 @@ impl Host {
     ) -> Result<T, HostError> {
         self.broker = None;
         self.outbox.crash();
+        self.acks.restarted();
         crash_disk(&mut self.disk).map_err(|error| HostError::Store {
             node: self.id,
             what: format!("the store refused a crash: {error}"),
@@ -301,6 +326,7 @@ impl Host {
             return self.start_from(recovered);
         }
         self.outbox.crash();
+        self.acks.restarted();
         // Every start is a new incarnation, a number this node was never given before.
         self.config.incarnation += 1;
         self.broker = Some(Broker::new(self.config.clone()));
@@ -315,6 +341,7 @@ impl Host {
         self.outbox.crash();
         self.config.incarnation += 1;
         self.promises.recovered(recovered.hard_state);
+        self.acks.recovered(&recovered);
         let broker = Broker::from_recovered(self.config.clone(), recovered).map_err(|error| {
             HostError::Store {
                 node: self.id,

@@ -9,6 +9,7 @@
 //!
 //! Entry point: `run(&RunSpec) -> RunReport`.
 
+pub mod acks;
 pub mod buggify;
 pub mod clock;
 pub mod damage;

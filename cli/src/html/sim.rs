@@ -12,7 +12,7 @@ use super::{Diagram, Finding, Header, Lane, LaneKind, Mark, Row, Style, Violatio
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
 // Drawn as nothing: samples and the PromiseDurable bookkeeping.
-use felix_core::history::Event::{DurablePromise, NodeState, PromiseSent};
+use felix_core::history::Event::{AckSent, DurableLog, DurablePromise, NodeState, PromiseSent};
 use felix_core::{Headers, NodeId, Offset};
 use felix_sim::describe;
 use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
@@ -244,102 +244,108 @@ fn point(lane: usize, label: String, style: Style) -> Mark {
 /// How one trace line is drawn.
 fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
     match event {
-        TraceEvent::History(event) => match event {
-            Event::Requested {
-                client,
-                node,
-                request,
-            } => Mark::Arrow {
-                from: lanes.client(*client),
-                to: lanes.node(*node),
-                label: describe::request(request),
-                style: Style::Request,
-            },
-            Event::Replied {
-                client,
-                node,
-                reply,
-                ..
-            } => Mark::Arrow {
-                from: lanes.node(*node),
-                to: lanes.client(*client),
-                label: describe::reply(reply),
-                style: if refused(reply) {
-                    Style::Refusal
-                } else {
-                    Style::Reply
-                },
-            },
-            Event::LeaseGranted { client, epoch } => Mark::Arrow {
-                from: Lanes::LEASE,
-                to: lanes.client(*client),
-                label: format!("lease epoch {epoch}"),
-                style: Style::Lease,
-            },
-            Event::TrimmedToSent { node, to, point } => Mark::Arrow {
-                from: lanes.node(*node),
-                to: lanes.node(*to),
-                label: format!("TrimmedTo {point}"),
-                style: Style::Peer,
-            },
-            Event::Committed { node, entry } => {
-                point(lanes.node(*node), describe::entry(entry), Style::Commit)
-            }
-            Event::FloorApplied { node, floor, .. } => {
-                point(lanes.node(*node), format!("floor {floor}"), Style::Floor)
-            }
-            Event::SegmentsDeleted { node, below, .. } => {
-                point(lanes.node(*node), format!("deleted <{below}"), Style::Floor)
-            }
-            Event::Jumped {
-                node, point: at, ..
-            } => point(lanes.node(*node), format!("jump {at}"), Style::Floor),
-            Event::TruncateRefused { node, offset, .. } => point(
-                lanes.node(*node),
-                format!("trim {offset} refused"),
-                Style::Refusal,
-            ),
-            Event::PromiseChanged { node, term, .. } => {
-                point(lanes.node(*node), format!("term {term}"), Style::Note)
-            }
-            Event::BecameLeader { node, term } => {
-                point(lanes.node(*node), format!("leader {term}"), Style::Note)
-            }
-            Event::Crashed { node } => point(lanes.node(*node), "crash".into(), Style::Fault),
-            Event::Restarted { node } => point(lanes.node(*node), "restart".into(), Style::Note),
-            Event::StoreCorrupt { node, .. } => {
-                point(lanes.node(*node), "store corrupt".into(), Style::Fault)
-            }
-            NodeState { .. } | DurablePromise { .. } | PromiseSent { .. } => Mark::Hidden,
-            Event::HolderRetired { client, .. } => {
-                point(lanes.client(*client), "retires".into(), Style::Note)
-            }
-            Event::Gap { client, from, to } => point(
-                lanes.client(*client),
-                format!("gap {from}..{to}"),
-                Style::Note,
-            ),
-            Event::Folded { client, offset, .. } => {
-                point(lanes.client(*client), format!("fold {offset}"), Style::Note)
-            }
-            Event::CheckpointRestored { client, end, .. } => {
-                point(lanes.client(*client), format!("restore {end}"), Style::Note)
-            }
-            Event::CheckpointCompared { client, end, .. } => {
-                point(lanes.client(*client), format!("compare {end}"), Style::Note)
-            }
-            Event::CheckpointWritten { client, end, .. } => {
-                point(lanes.client(*client), format!("ckpt {end}"), Style::Note)
-            }
-            Event::OwnerStopped { client, .. } => {
-                point(lanes.client(*client), "stops".into(), Style::Note)
-            }
-            Event::PhaseChanged { phase } => Mark::Band {
-                label: format!("phase {phase:?}"),
-                style: Style::Note,
+        TraceEvent::History(event) => history_mark(lanes, event),
+        TraceEvent::Sim(event) => sim_mark(lanes, event),
+    }
+}
+
+/// How one history event is drawn.
+fn history_mark(lanes: &Lanes, event: &Event) -> Mark {
+    match event {
+        Event::Requested {
+            client,
+            node,
+            request,
+        } => Mark::Arrow {
+            from: lanes.client(*client),
+            to: lanes.node(*node),
+            label: describe::request(request),
+            style: Style::Request,
+        },
+        Event::Replied {
+            client,
+            node,
+            reply,
+            ..
+        } => Mark::Arrow {
+            from: lanes.node(*node),
+            to: lanes.client(*client),
+            label: describe::reply(reply),
+            style: if refused(reply) {
+                Style::Refusal
+            } else {
+                Style::Reply
             },
         },
-        TraceEvent::Sim(event) => sim_mark(lanes, event),
+        Event::LeaseGranted { client, epoch } => Mark::Arrow {
+            from: Lanes::LEASE,
+            to: lanes.client(*client),
+            label: format!("lease epoch {epoch}"),
+            style: Style::Lease,
+        },
+        Event::TrimmedToSent { node, to, point } => Mark::Arrow {
+            from: lanes.node(*node),
+            to: lanes.node(*to),
+            label: format!("TrimmedTo {point}"),
+            style: Style::Peer,
+        },
+        Event::Committed { node, entry } => {
+            point(lanes.node(*node), describe::entry(entry), Style::Commit)
+        }
+        Event::FloorApplied { node, floor, .. } => {
+            point(lanes.node(*node), format!("floor {floor}"), Style::Floor)
+        }
+        Event::SegmentsDeleted { node, below, .. } => {
+            point(lanes.node(*node), format!("deleted <{below}"), Style::Floor)
+        }
+        Event::Jumped {
+            node, point: at, ..
+        } => point(lanes.node(*node), format!("jump {at}"), Style::Floor),
+        Event::TruncateRefused { node, offset, .. } => point(
+            lanes.node(*node),
+            format!("trim {offset} refused"),
+            Style::Refusal,
+        ),
+        Event::PromiseChanged { node, term, .. } => {
+            point(lanes.node(*node), format!("term {term}"), Style::Note)
+        }
+        Event::BecameLeader { node, term } => {
+            point(lanes.node(*node), format!("leader {term}"), Style::Note)
+        }
+        Event::Crashed { node } => point(lanes.node(*node), "crash".into(), Style::Fault),
+        Event::Restarted { node } => point(lanes.node(*node), "restart".into(), Style::Note),
+        Event::StoreCorrupt { node, .. } => {
+            point(lanes.node(*node), "store corrupt".into(), Style::Fault)
+        }
+        NodeState { .. } | DurablePromise { .. } | PromiseSent { .. } => Mark::Hidden,
+        DurableLog { .. } | AckSent { .. } => Mark::Hidden,
+        Event::HolderRetired { client, .. } => {
+            point(lanes.client(*client), "retires".into(), Style::Note)
+        }
+        Event::Gap { client, from, to } => point(
+            lanes.client(*client),
+            format!("gap {from}..{to}"),
+            Style::Note,
+        ),
+        Event::Folded { client, offset, .. } => {
+            point(lanes.client(*client), format!("fold {offset}"), Style::Note)
+        }
+        Event::CheckpointRestored { client, end, .. } => {
+            point(lanes.client(*client), format!("restore {end}"), Style::Note)
+        }
+        Event::CheckpointCompared { client, end, .. } => {
+            point(lanes.client(*client), format!("compare {end}"), Style::Note)
+        }
+        Event::CheckpointWritten { client, end, .. } => {
+            point(lanes.client(*client), format!("ckpt {end}"), Style::Note)
+        }
+        Event::OwnerStopped { client, .. } => {
+            point(lanes.client(*client), "stops".into(), Style::Note)
+        }
+        Event::PhaseChanged { phase } => Mark::Band {
+            label: format!("phase {phase:?}"),
+            style: Style::Note,
+        },
     }
 }
 

@@ -110,9 +110,9 @@ fn knobs_in_words(knobs: &serde_json::Value) -> String {
 fn nodes_named(event: &TraceEvent) -> Vec<NodeId> {
     match event {
         TraceEvent::History(event) => match event {
-            Event::TrimmedToSent { node, to, .. } | Event::PromiseSent { node, to, .. } => {
-                vec![*node, *to]
-            }
+            Event::TrimmedToSent { node, to, .. }
+            | Event::PromiseSent { node, to, .. }
+            | Event::AckSent { node, to, .. } => vec![*node, *to],
             Event::Requested { node, .. }
             | Event::Replied { node, .. }
             | Event::PromiseChanged { node, .. }
@@ -124,6 +124,7 @@ fn nodes_named(event: &TraceEvent) -> Vec<NodeId> {
             | Event::Jumped { node, .. }
             | Event::NodeState { node, .. }
             | Event::DurablePromise { node, .. }
+            | Event::DurableLog { node, .. }
             | Event::Crashed { node }
             | Event::Restarted { node } => vec![*node],
             _ => Vec::new(),

@@ -112,6 +112,24 @@ fn driver_node_events() -> Vec<(u32, Event)> {
                 vote: Some(3),
             },
         ),
+        (
+            26,
+            Event::DurableLog {
+                node: 26,
+                last: 4,
+                term: 2,
+            },
+        ),
+        (
+            27,
+            Event::AckSent {
+                node: 27,
+                to: 3,
+                term: 2,
+                matched: 4,
+                matched_term: Some(2),
+            },
+        ),
         (21, Event::Crashed { node: 21 }),
         (22, Event::Restarted { node: 22 }),
         (
@@ -195,7 +213,7 @@ fn other_events() -> Vec<Event> {
 fn an_event_that_names_a_node_gives_it() {
     let mut events = node_emitted_events();
     events.extend(driver_node_events());
-    assert_eq!(events.len(), 16);
+    assert_eq!(events.len(), 18);
     for (node, event) in events {
         assert_eq!(event.node(), Some(node), "{event:?}");
     }

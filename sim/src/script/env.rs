@@ -317,7 +317,11 @@ impl Env {
     fn observe(&mut self, event: Event, trace: &mut Trace) {
         match &event {
             Event::Committed { node, entry } => trace.committed(*node, entry.offset),
-            Event::NodeState { .. } | Event::DurablePromise { .. } | Event::PromiseSent { .. } => {}
+            Event::NodeState { .. }
+            | Event::DurablePromise { .. }
+            | Event::PromiseSent { .. }
+            | Event::DurableLog { .. }
+            | Event::AckSent { .. } => {}
             other => trace.line(describe::event(other, self)),
         }
         self.history.push(event);
