@@ -154,8 +154,10 @@ pub const PAROS_GAPS: [KnownGap; 1] = [KnownGap {
     why: "the model's AckBeforeSync acknowledges a write when it is sequenced; the core's \
               switch acknowledges a write held by a majority whose copies are not yet durable, \
               which only a crash loses, and ParosTrimJump has no crash: on its paths the core \
-              acknowledges only what a majority holds, and keeps it",
-    breaks_instead: None,
+              acknowledges only what a majority holds, and keeps it; what the path does show is \
+              a follower's AppendReply leaving before the records it accepts are durable \
+              (PromiseDurable)",
+    breaks_instead: Some(Invariant::PromiseDurable),
 }];
 
 /// The ParosTrimJump row type.
