@@ -83,6 +83,14 @@ impl LogTerms {
         through
     }
 
+    /// How many runs hold records above `offset`: the round trips a leader may spend walking a
+    /// follower's log back from its end to `offset`, one rejection per run (a follower that cannot
+    /// take an append names the first offset of the run it conflicts in, never inside its committed
+    /// prefix).
+    pub fn runs_above(&self, offset: Offset) -> u64 {
+        (self.runs.len() - self.runs.partition_point(|&(end, _)| end <= offset)) as u64
+    }
+
     /// The `(last, term)` steps that take a log known as `self` to `target` through `end_at`: a cut
     /// back to what they share, if `self` holds more, then one step per run of `target` past it.
     pub fn steps_to(&self, target: &LogTerms) -> Vec<(Offset, Term)> {
@@ -129,6 +137,15 @@ mod tests {
         assert_eq!(terms.runs, vec![(6, 1)]);
         terms.cut(0);
         assert_eq!(terms.last(), 0);
+    }
+
+    /// A run counts above an offset when any of its records lies above it.
+    #[test]
+    fn runs_above_count_the_runs_past_an_offset() {
+        let terms = log(&[(3, 1), (5, 2), (9, 4)]);
+        let counts: Vec<u64> = (0..=10).map(|o| terms.runs_above(o)).collect();
+        assert_eq!(counts, vec![3, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0]);
+        assert_eq!(LogTerms::default().runs_above(0), 0);
     }
 
     /// `end_at` cuts back, replaces the last record's term, or extends; the steps from one log to

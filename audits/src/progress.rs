@@ -12,20 +12,24 @@
 //! From the `PhaseChanged { phase: Liveness }` marker on (time `t0`):
 //! - **Nodes.** Each time the cluster's committed index (the highest offset of any `Committed`)
 //!   grows to `c` at time `t`, every live node whose own committed index `n` is below `c` owes a
-//!   *target*: reach `c` by `t + Bounds::catch_up_micros(c - n)`; at `t0` every live node behind
-//!   the cluster owes one. A node's committed index is the highest of its `Committed` offsets,
+//!   *target*: reach `c` by `t + Bounds::catch_up_micros(c - n, w)`; at `t0` every live node
+//!   behind the cluster owes one. `w` is the runs a leader may walk back over: the terms of the
+//!   run's committed log above `n`, or the runs of the node's own durable log above `n` (from its
+//!   `DurableLog` events, the most it held since the target was set), whichever is more. A node's committed index is the highest of its `Committed` offsets,
 //!   its `NodeState`'s `committed` and `point - 1` of its `Jumped` (reset by `Restarted`). A node
 //!   whose oldest unmet target is past its deadline at any later event, or at `PhaseChanged {
 //!   phase: End }`, is a violation, reported once per node, naming the step that set the target.
 //! - **Clients.** A client's work starts with its first `Requested` after `t0` that no useful
 //!   `Replied` (any answer but the retriable `NotLeader`, `NoReadIndex`, `NotHeld` and
 //!   `ReadPastTail`) has answered yet; a retirement (`HolderRetired`, `OwnerStopped`) ends it.
-//!   A useful answer later than `Bounds::answer_micros` after that start, or a request sent while
+//!   A useful answer later than `Bounds::answer_micros` (with the longest walk any live node held
+//!   since the heal) after that start, or a request sent while
 //!   still unanswered after that long (the client is still waiting), is a violation, reported once
 //!   per client. A client that stops asking (the quiesce) is not judged on work it gave up.
 //!
 //! A history without the End marker (a run cut short) is judged up to where it stops.
 
+use crate::log_terms::LogTerms;
 use crate::{step_ref, Violation, PROGRESS};
 use felix_core::api::{ClientId, InvalidRequest, Reply};
 use felix_core::history::{Event, Phase};
@@ -84,16 +88,18 @@ impl Bounds {
         ELECTIONS_MAX * (2 * self.round_trip_micros).div_ceil(spread).max(1)
     }
 
-    /// How long a node `lag` records behind may take to reach the target:
-    /// `stalled_sync + elections * election + heartbeat * tick + ceil(lag / batch) * round_trip`:
-    /// a sync left from the faults, a leader elected, its next heartbeat, then one durable round
-    /// trip per batch of the lag.
-    pub fn catch_up_micros(&self, lag: u64) -> u64 {
+    /// How long a node `lag` records behind, with `terms` runs of one term to walk back over, may
+    /// take to reach the target: `stalled_sync + elections * election + heartbeat * tick +
+    /// (ceil(lag / batch) + terms) * round_trip`: a sync left from the faults, a leader elected,
+    /// its next heartbeat, one round trip per run of the node's divergent suffix the leader walks
+    /// back over (the same walk `led_catch_up_micros` counts: seen, 97 runs walked back in 132 ms
+    /// right after the heal), then one durable round trip per batch of the lag.
+    pub fn catch_up_micros(&self, lag: u64, terms: u64) -> u64 {
         let batches = lag.div_ceil(self.batch_records.max(1));
         self.stalled_sync_micros
             + self.elections() * self.election_micros()
             + self.heartbeat_ticks * self.tick_micros
-            + batches * self.round_trip_micros
+            + (batches + terms) * self.round_trip_micros
     }
 
     /// How long a node may take while one leader holds, when the cluster's committed index was
@@ -112,10 +118,11 @@ impl Bounds {
     }
 
     /// How long a client may wait for a useful answer when the cluster's committed index is
-    /// `committed` (a read at a node catching up from nothing waits for it):
-    /// `catch_up(committed) + nodes * (client_retry + read_wait * tick + round_trip)`.
-    pub fn answer_micros(&self, committed: u64) -> u64 {
-        self.catch_up_micros(committed)
+    /// `committed` and a node may have `terms` runs to walk back over (a read at a node catching
+    /// up from nothing waits for it, and a write for a majority that matches the leader):
+    /// `catch_up(committed, terms) + nodes * (client_retry + read_wait * tick + round_trip)`.
+    pub fn answer_micros(&self, committed: u64, terms: u64) -> u64 {
+        self.catch_up_micros(committed, terms)
             + self.nodes
                 * (self.client_retry_micros
                     + self.read_wait_ticks * self.tick_micros
@@ -129,16 +136,27 @@ struct Target {
     offset: Offset,
     /// The history index that set it (the stall's start).
     since: usize,
-    deadline: u64,
     lag: u64,
+    /// The most runs the node's durable log has held above its committed index since the target
+    /// was set (what a leader may walk back over, `LogTerms::runs_above`).
+    walk: u64,
 }
 
 #[derive(Default)]
 struct NodeView {
     live: bool,
     committed: Offset,
+    /// The node's durable log, from its `DurableLog` events.
+    log: LogTerms,
     targets: VecDeque<Target>,
     reported: bool,
+}
+
+impl NodeView {
+    /// The runs of the node's durable log above its committed index.
+    fn walk(&self) -> u64 {
+        self.log.runs_above(self.committed)
+    }
 }
 
 #[derive(Default)]
@@ -174,6 +192,7 @@ fn node_event(event: &Event) -> Option<(NodeId, Option<Offset>)> {
         | Event::SegmentsDeleted { node, .. }
         | Event::TrimmedToSent { node, .. }
         | Event::DurablePromise { node, .. }
+        | Event::DurableLog { node, .. }
         | Event::PromiseSent { node, .. }
         | Event::Crashed { node }
         | Event::Restarted { node } => Some((*node, None)),
@@ -198,6 +217,9 @@ struct Judge<'a> {
     /// The leader that holds, with its term and the time it became leader: none once a node
     /// shows a higher term or the leader steps down.
     leader: Option<(NodeId, u64, u64)>,
+    /// The most runs any live node's durable log has held above its committed index since the
+    /// heal: what a client's answer may wait for a leader to walk back over.
+    walk_max: u64,
     violations: Vec<Violation>,
 }
 
@@ -208,7 +230,6 @@ impl Judge<'_> {
 
     /// Every live node behind the cluster owes the cluster's committed index from `step` on.
     fn set_targets(&mut self, step: usize) {
-        let now = self.time(step);
         let cluster = self.cluster_committed;
         for view in self.nodes.values_mut() {
             if !view.live || view.reported || view.committed >= cluster {
@@ -221,12 +242,11 @@ impl Judge<'_> {
             {
                 continue;
             }
-            let lag = cluster - view.committed;
             view.targets.push_back(Target {
                 offset: cluster,
                 since: step,
-                deadline: now + self.bounds.catch_up_micros(lag),
-                lag,
+                lag: cluster - view.committed,
+                walk: view.walk(),
             });
         }
     }
@@ -247,6 +267,7 @@ impl Judge<'_> {
                 view.committed = 0;
             }
             Event::NodeState { committed, .. } => view.committed = *committed,
+            Event::DurableLog { last, term, .. } => view.log.end_at(*last, *term),
             _ => {
                 if let Some(offset) = shows {
                     view.committed = view.committed.max(offset);
@@ -259,6 +280,13 @@ impl Judge<'_> {
             .is_some_and(|target| view.committed >= target.offset)
         {
             view.targets.pop_front();
+        }
+        let walk = view.walk();
+        for target in view.targets.iter_mut() {
+            target.walk = target.walk.max(walk);
+        }
+        if self.healed && view.live {
+            self.walk_max = self.walk_max.max(walk);
         }
         if let Event::Committed { entry, .. } = event {
             if entry.offset > self.cluster_committed {
@@ -302,17 +330,20 @@ impl Judge<'_> {
                 continue;
             };
             let since = self.times.get(target.since).copied().unwrap_or(0);
+            // The runs to walk back over: the committed log's terms above the node, or its own
+            // divergent suffix's, whichever is more.
+            let terms = terms_above(&self.term_starts, target.offset - target.lag).max(target.walk);
+            let deadline = since + self.bounds.catch_up_micros(target.lag, terms);
             // Under one leader the whole time since `led_from`, the tighter bound holds.
             let led = self.leader.map(|(_, _, from)| {
                 let led_from = from.max(since);
-                let terms = terms_above(&self.term_starts, target.offset - target.lag);
                 (
                     led_from,
                     led_from + self.bounds.led_catch_up_micros(target.lag, terms),
                 )
             });
             let led_late = led.is_some_and(|(_, deadline)| now > deadline);
-            if view.reported || (now <= target.deadline && !led_late) {
+            if view.reported || (now <= deadline && !led_late) {
                 continue;
             }
             let bound = match led {
@@ -321,7 +352,7 @@ impl Judge<'_> {
                     micros(deadline - led_from),
                     micros(led_from)
                 ),
-                _ => format!("past its bound of {}", micros(target.deadline - since)),
+                _ => format!("past its bound of {}", micros(deadline - since)),
             };
             view.reported = true;
             view.targets.clear();
@@ -343,7 +374,9 @@ impl Judge<'_> {
 
     fn client_event(&mut self, step: usize, client: ClientId, answered: Option<bool>) {
         let now = self.time(step);
-        let bound = self.bounds.answer_micros(self.cluster_committed);
+        let bound = self
+            .bounds
+            .answer_micros(self.cluster_committed, self.walk_max);
         let view = self.clients.entry(client).or_default();
         let Some((since, start)) = view.waiting else {
             if answered.is_none() {
@@ -426,6 +459,7 @@ pub fn check(history: &[Event], times: &[u64], bounds: Bounds) -> Vec<Violation>
         term_starts: term_starts(history),
         term: 0,
         leader: None,
+        walk_max: 0,
         violations: Vec::new(),
     };
     for (step, event) in history.iter().enumerate() {
@@ -442,6 +476,13 @@ pub fn check(history: &[Event], times: &[u64], bounds: Bounds) -> Vec<Violation>
                 judge.healed = true;
                 judge.clients.clear();
                 judge.set_targets(step);
+                judge.walk_max = judge
+                    .nodes
+                    .values()
+                    .filter(|view| view.live)
+                    .map(NodeView::walk)
+                    .max()
+                    .unwrap_or(0);
             }
             continue;
         }
@@ -517,12 +558,16 @@ mod tests {
         assert_eq!(terms_above(&starts, 0), 2);
         assert_eq!(terms_above(&starts, 3), 0);
         assert_eq!(
-            bounds.catch_up_micros(9),
+            bounds.catch_up_micros(9, 0),
             ELECTIONS_MAX * 102_000 + 2 * 10_000 + 3 * 1_000
         );
         assert_eq!(
-            bounds.answer_micros(9),
-            bounds.catch_up_micros(9) + 3 * (50_000 + 20 * 10_000 + 1_000)
+            bounds.catch_up_micros(9, 5),
+            bounds.catch_up_micros(9, 0) + 5 * 1_000
+        );
+        assert_eq!(
+            bounds.answer_micros(9, 2),
+            bounds.catch_up_micros(9, 2) + 3 * (50_000 + 20 * 10_000 + 1_000)
         );
     }
 
@@ -530,7 +575,8 @@ mod tests {
     /// Progress at the first event after the deadline, naming the step that set the target.
     #[test]
     fn a_node_stalled_past_its_bound_breaks_it() {
-        let bound = bounds().catch_up_micros(2);
+        // The committed log holds one term above node 1's committed index: one run to walk back.
+        let bound = bounds().catch_up_micros(2, 1);
         let history = vec![
             state(1, 1, false, 0, 0),
             liveness(),
@@ -567,11 +613,65 @@ mod tests {
         assert_eq!(check(&before, &times, bounds()), vec![]);
     }
 
+    /// A node whose durable log holds a divergent suffix of many runs above its committed index
+    /// may take a round trip per run more (a leader walks it back one rejection per run): late
+    /// only past that, and the walk counted is the longest the node held since its target was set.
+    #[test]
+    fn a_divergent_suffix_is_walked_back_one_round_trip_per_run() {
+        let durable = |last, term| Event::DurableLog {
+            node: 1,
+            last,
+            term,
+        };
+        let history = vec![
+            state(1, 9, false, 0, 0),
+            liveness(),
+            // Node 1's log holds six records of six terms, none committed.
+            durable(1, 2),
+            durable(2, 3),
+            durable(3, 4),
+            durable(4, 5),
+            durable(5, 6),
+            durable(6, 7),
+            committed(0, noop(1, 9)),
+            committed(0, noop(2, 9)),
+            // The leader's walk back cut it to nothing before it matched.
+            durable(0, 0),
+            state(0, 9, true, 0, 2),
+            end(),
+        ];
+        // The target (set at step 8, lag 2, committed log one term above) allows six runs.
+        let with_walk = bounds().catch_up_micros(2, 6);
+        let without = bounds().catch_up_micros(2, 1);
+        let at = |end: u64| {
+            let mut times = vec![0, 0, 1, 1, 1, 1, 1, 1, 10, 10, 10, 10];
+            times.push(end);
+            times
+        };
+        let found = check(&history, &at(10 + with_walk + 1), bounds());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].text().contains("live node 1"),
+            "{}",
+            found[0].text()
+        );
+        assert_eq!(check(&history, &at(10 + with_walk), bounds()), vec![]);
+        assert!(without < with_walk);
+        // Without the divergent suffix, the same wait is past the bound.
+        let short: Vec<Event> = history
+            .iter()
+            .filter(|event| !matches!(event, Event::DurableLog { .. }))
+            .cloned()
+            .collect();
+        let times = [0, 0, 10, 10, 10, 10 + without + 1];
+        assert_eq!(check(&short, &times, bounds()).len(), 1);
+    }
+
     /// A client answered late breaks it; one answered in time, or answered late only with
     /// retriable refusals before a useful answer in time, holds.
     #[test]
     fn a_client_answered_past_its_bound_breaks_it() {
-        let bound = bounds().answer_micros(0);
+        let bound = bounds().answer_micros(0, 0);
         let request = read_request(0);
         let history = vec![
             liveness(),
