@@ -119,6 +119,10 @@ pub const CATALOG: &[Entry] = &[
         "a node sent a vote grant (PromiseSent with a vote)",
     ),
     counter(
+        "ack_sent",
+        "a node acknowledged appended records (AckSent: an accepting AppendReply left it)",
+    ),
+    counter(
         "broker_jumped",
         "a below-floor broker jumped to a peer's trim point",
     ),
@@ -355,6 +359,9 @@ pub struct Coverage {
     pub promise_sent: u64,
     /// A vote grant left its node (PromiseDurable judged it against the durable vote).
     pub vote_grant_sent: u64,
+    /// An acknowledgement of appended records left its node (PromiseDurable judged it against the
+    /// durable log).
+    pub ack_sent: u64,
 }
 
 impl Coverage {
@@ -370,6 +377,7 @@ impl Coverage {
         self.history_unchecked += other.history_unchecked;
         self.promise_sent += other.promise_sent;
         self.vote_grant_sent += other.vote_grant_sent;
+        self.ack_sent += other.ack_sent;
     }
 
     /// Counts one Linearizable verdict as checked or unchecked.
@@ -381,7 +389,7 @@ impl Coverage {
     }
 
     /// The counters by name, in a fixed order (for summaries).
-    pub fn named(&self) -> [(&'static str, u64); 10] {
+    pub fn named(&self) -> [(&'static str, u64); 11] {
         [
             (
                 "stale_holder_retired_by_tag",
@@ -396,6 +404,7 @@ impl Coverage {
             ("history_unchecked", self.history_unchecked),
             ("promise_sent", self.promise_sent),
             ("vote_grant_sent", self.vote_grant_sent),
+            ("ack_sent", self.ack_sent),
         ]
     }
 }
@@ -419,6 +428,7 @@ pub fn coverage(history: &[Event]) -> Coverage {
             } => counts.read_not_held += 1,
             Event::PromiseSent { vote: None, .. } => counts.promise_sent += 1,
             Event::PromiseSent { vote: Some(_), .. } => counts.vote_grant_sent += 1,
+            Event::AckSent { .. } => counts.ack_sent += 1,
             _ => {}
         }
     }
@@ -544,6 +554,18 @@ mod tests {
                 term: 3,
                 vote: Some(2),
             },
+            Event::DurableLog {
+                node: 2,
+                last: 4,
+                term: 3,
+            },
+            Event::AckSent {
+                node: 2,
+                to: 1,
+                term: 3,
+                matched: 4,
+                matched_term: Some(3),
+            },
         ];
         let counts = coverage(&history);
         assert_eq!(
@@ -560,6 +582,7 @@ mod tests {
                 ("history_unchecked", 0),
                 ("promise_sent", 1),
                 ("vote_grant_sent", 2),
+                ("ack_sent", 1),
             ]
         );
         let mut total = counts;
