@@ -483,7 +483,33 @@ mod tests {
     /// Each counter counts its own event and nothing else.
     #[test]
     fn counts_each_path() {
-        let history = vec![
+        let history = each_path();
+        let counts = coverage(&history);
+        assert_eq!(
+            counts.named(),
+            [
+                ("stale_holder_retired_by_tag", 1),
+                ("broker_jumped", 1),
+                ("replica_jumped", 2),
+                ("read_below_trim_refused", 1),
+                ("checkpoint_restored", 1),
+                ("read_not_held", 1),
+                // Counted by `audit`, which runs the checker; `coverage` alone does not.
+                ("history_checked", 0),
+                ("history_unchecked", 0),
+                ("promise_sent", 1),
+                ("vote_grant_sent", 2),
+                ("ack_sent", 1),
+            ]
+        );
+        let mut total = counts;
+        total.add(&counts);
+        assert_eq!(total.replica_jumped, 4);
+    }
+
+    /// One event of each path `coverage` counts (and a few it does not).
+    fn each_path() -> Vec<Event> {
+        vec![
             Event::HolderRetired {
                 client: 1,
                 epoch: 1,
@@ -566,27 +592,6 @@ mod tests {
                 matched: 4,
                 matched_term: Some(3),
             },
-        ];
-        let counts = coverage(&history);
-        assert_eq!(
-            counts.named(),
-            [
-                ("stale_holder_retired_by_tag", 1),
-                ("broker_jumped", 1),
-                ("replica_jumped", 2),
-                ("read_below_trim_refused", 1),
-                ("checkpoint_restored", 1),
-                ("read_not_held", 1),
-                // Counted by `audit`, which runs the checker; `coverage` alone does not.
-                ("history_checked", 0),
-                ("history_unchecked", 0),
-                ("promise_sent", 1),
-                ("vote_grant_sent", 2),
-                ("ack_sent", 1),
-            ]
-        );
-        let mut total = counts;
-        total.add(&counts);
-        assert_eq!(total.replica_jumped, 4);
+        ]
     }
 }
