@@ -67,6 +67,7 @@ pub mod promise_durable;
 pub mod stale_trim_refused;
 pub mod synthetic;
 pub mod term_never_decreases;
+pub mod witness;
 
 pub use coverage::{coverage, Coverage};
 

@@ -11,11 +11,10 @@
 //! What differs between the schedulers (when a sync completes, which message arrives next, what a
 //! crash keeps) stays with them.
 
-use crate::acks::Acks;
 use crate::disk::Disk;
 use crate::network::{Address, Packet, Payload};
-use crate::promises::Promises;
 use crate::tape::Schedule;
+use felix_audits::witness::Witness;
 use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
 use felix_core::history::Event;
 use felix_core::storage::{Recovered, SegmentLayout};
@@ -81,11 +80,10 @@ pub struct Host {
     outputs: Vec<Output>,
     duties: Vec<Duty>,
     released: Vec<Delivery>,
-    /// The durable promise and the sent ones, for the PromiseDurable judge (`promises.rs`).
-    promises: Promises,
-    /// The durable log and the acknowledgements sent, for the same judge (`acks.rs`).
-    acks: Acks,
-    /// A buffer reused for the durable log's events.
+    /// The durable promise and log and what the node's messages promised, for the PromiseDurable
+    /// judge (`felix_audits::witness`, which the real node's event loop keeps as well).
+    witness: Witness,
+    /// A buffer reused for the witness's events.
     durable_events: Vec<Event>,
 }
 
@@ -109,8 +107,7 @@ impl Host {
             outputs: Vec::new(),
             duties: Vec::new(),
             released: Vec::new(),
-            promises: Promises::default(),
-            acks: Acks::default(),
+            witness: Witness::default(),
             durable_events: Vec::new(),
         }
     }
@@ -144,18 +141,16 @@ impl Host {
             )
         });
         // What a restart recovered is durable: recorded before anything the node sends.
-        if let Some(event) = self.promises.durable_changed(self.id) {
-            effects.push(Effect::Observe(event));
-        }
-        // (The fields, not `observe_durable_log`: the broker is borrowed.)
-        self.acks.durable_changed(self.id, &mut self.durable_events);
+        // (The fields, not `observe_durable`: the broker is borrowed.)
+        self.witness
+            .durable_changed(self.id, &mut self.durable_events);
         effects.extend(self.durable_events.drain(..).map(Effect::Observe));
         self.outputs.clear();
         let outputs = &mut self.outputs;
         crate::stopwatch::time(crate::stopwatch::Section::BrokerStep, || {
             broker.step(input, outputs)
         });
-        self.acks.made(broker, &self.outputs);
+        self.witness.made(broker, &self.outputs);
         self.duties.clear();
         let carried = self.outbox.carry(self.outputs.drain(..), &mut self.duties);
         let mut duties = std::mem::take(&mut self.duties);
@@ -169,8 +164,7 @@ impl Host {
                         what: format!("the store refused op {id}: {error}"),
                     })?;
                     assert_eq!(number, id, "persist ids are contiguous from 1");
-                    self.promises.applied(number, &op);
-                    self.acks.applied(number, &op);
+                    self.witness.applied(number, &op);
                     self.start_sync(effects);
                 }
                 Duty::Deliver(delivery) => self.transmit(delivery, effects),
@@ -199,15 +193,12 @@ impl Host {
     }
 
     /// Puts a delivery on the network, recording the promise and the acknowledgement it carries
-    /// first (`promises.rs`, `acks.rs`).
+    /// first (`felix_audits::witness`).
     fn transmit(&mut self, delivery: Delivery, effects: &mut Vec<Effect>) {
         if let Delivery::Send { to, message } = &delivery {
-            if let Some(event) = self.promises.leaving(self.id, *to, message) {
-                effects.push(Effect::Observe(event));
-            }
-            if let Some(event) = self.acks.leaving(self.id, *to, message) {
-                effects.push(Effect::Observe(event));
-            }
+            self.witness
+                .leaving(self.id, *to, message, &mut self.durable_events);
+            effects.extend(self.durable_events.drain(..).map(Effect::Observe));
         }
         effects.push(Effect::Transmit(packet(Address::Node(self.id), delivery)));
     }
@@ -251,12 +242,8 @@ impl Host {
             what: format!("sync failed: {error}"),
         })?;
         let through = self.disk.synced();
-        self.promises.synced(through);
-        if let Some(event) = self.promises.durable_changed(self.id) {
-            effects.push(Effect::Observe(event));
-        }
-        self.acks.synced(through);
-        self.observe_durable_log(effects);
+        self.witness.synced(through);
+        self.observe_durable(effects);
         self.released.clear();
         self.outbox.synced(through, &mut self.released);
         let mut released = std::mem::take(&mut self.released);
@@ -269,9 +256,10 @@ impl Host {
         Ok(through)
     }
 
-    /// Records the durable log's changes since the last ones recorded (`acks.rs`).
-    fn observe_durable_log(&mut self, effects: &mut Vec<Effect>) {
-        self.acks.durable_changed(self.id, &mut self.durable_events);
+    /// Records the durable promise and log's changes since the last ones recorded.
+    fn observe_durable(&mut self, effects: &mut Vec<Effect>) {
+        self.witness
+            .durable_changed(self.id, &mut self.durable_events);
         effects.extend(self.durable_events.drain(..).map(Effect::Observe));
     }
 
@@ -306,7 +294,7 @@ impl Host {
     ) -> Result<T, HostError> {
         self.broker = None;
         self.outbox.crash();
-        self.acks.restarted();
+        self.witness.restarted();
         crash_disk(&mut self.disk).map_err(|error| HostError::Store {
             node: self.id,
             what: format!("the store refused a crash: {error}"),
@@ -326,7 +314,7 @@ impl Host {
             return self.start_from(recovered);
         }
         self.outbox.crash();
-        self.acks.restarted();
+        self.witness.restarted();
         // Every start is a new incarnation, a number this node was never given before.
         self.config.incarnation += 1;
         self.broker = Some(Broker::new(self.config.clone()));
@@ -340,8 +328,7 @@ impl Host {
         assert!(self.broker.is_none(), "only a node that is down starts");
         self.outbox.crash();
         self.config.incarnation += 1;
-        self.promises.recovered(recovered.hard_state);
-        self.acks.recovered(&recovered);
+        self.witness.recovered(&recovered);
         let broker = Broker::from_recovered(self.config.clone(), recovered).map_err(|error| {
             HostError::Store {
                 node: self.id,

@@ -9,7 +9,6 @@
 //!
 //! Entry point: `run(&RunSpec) -> RunReport`.
 
-pub mod acks;
 pub mod buggify;
 pub mod clock;
 pub mod damage;
@@ -24,7 +23,6 @@ pub mod lease;
 pub mod network;
 pub mod node;
 pub mod parallel;
-pub mod promises;
 pub mod queue;
 pub mod rng;
 pub mod script;

@@ -36,6 +36,7 @@
 use super::event_log::EventLog;
 use super::net::{offer, ConnId, Inbound};
 use crate::frame::{Frame, NodeStatus, PowerCut};
+use felix_audits::witness::Witness;
 use felix_core::api::RequestId;
 use felix_core::broker::{Broker, Delivery, Duty, Input, Message, Outbox, Output};
 use felix_core::record::{NodeId, Offset};
@@ -96,6 +97,12 @@ pub struct NodeLoop {
     outputs: Vec<Output>,
     duties: Vec<Duty>,
     released: Vec<Delivery>,
+    /// The durable promise and log and what the node's messages promised, recorded for the
+    /// PromiseDurable judge as the simulator's host records them (`felix_audits::witness`); a
+    /// restart's `serve` tells it what the store recovered.
+    pub witness: Witness,
+    /// A buffer for the witness's events.
+    witnessed: Vec<felix_core::history::Event>,
 }
 
 impl NodeLoop {
@@ -132,6 +139,8 @@ impl NodeLoop {
             outputs: Vec::new(),
             duties: Vec::new(),
             released: Vec::new(),
+            witness: Witness::default(),
+            witnessed: Vec::new(),
         }
     }
 
@@ -323,8 +332,11 @@ impl NodeLoop {
     pub fn feed(&mut self, input: Input) -> Result<(), LoopError> {
         self.inputs.push_back(input);
         while let Some(input) = self.inputs.pop_front() {
+            // What a restart recovered is durable: recorded before anything the node sends.
+            self.record_durable()?;
             self.outputs.clear();
             self.broker.step(input, &mut self.outputs);
+            self.witness.made(&self.broker, &self.outputs);
             self.duties.clear();
             let carried = self.outbox.carry(self.outputs.drain(..), &mut self.duties);
             let mut duties = std::mem::take(&mut self.duties);
@@ -334,6 +346,9 @@ impl NodeLoop {
                         self.store.apply(&op).map_err(|error| {
                             LoopError(format!("the store refused op {id}: {error}"))
                         })?;
+                        // The store numbers nothing; the broker's persist ids (from 1 per
+                        // incarnation) are what `Persisted { through }` covers.
+                        self.witness.applied(id, &op);
                         if let StorageOp::Append(entries) = &op {
                             if let Some(first) = entries.first() {
                                 let at = (self.unsynced_ops, entries.len(), first.offset);
@@ -343,7 +358,9 @@ impl NodeLoop {
                         self.unsynced_ops += 1;
                     }
                     Duty::Deliver(delivery) => {
-                        // The events observed before this delivery are written before it leaves.
+                        // The events observed before this delivery (and what it promises) are
+                        // written before it leaves.
+                        self.witness_leaving(&delivery)?;
                         self.flush()?;
                         self.deliver(delivery);
                     }
@@ -407,9 +424,14 @@ impl NodeLoop {
                 .map_err(|error| LoopError(format!("the store could not sync: {error}")))?;
             self.unsynced_ops = 0;
             self.unsynced_appends.clear();
+            self.witness.synced(through);
+            self.record_durable()?;
             self.released.clear();
             let mut released = std::mem::take(&mut self.released);
             self.outbox.synced(through, &mut released);
+            for delivery in &released {
+                self.witness_leaving(delivery)?;
+            }
             self.flush()?;
             for delivery in released.drain(..) {
                 self.deliver(delivery);
@@ -444,6 +466,29 @@ impl NodeLoop {
                 }
             }
         }
+    }
+
+    /// Records the durable promise and log's changes since the last ones recorded.
+    fn record_durable(&mut self) -> Result<(), LoopError> {
+        self.witness.durable_changed(self.id, &mut self.witnessed);
+        self.record_witnessed()
+    }
+
+    /// Records the promise and the acknowledgement `delivery` carries, if it is a message.
+    fn witness_leaving(&mut self, delivery: &Delivery) -> Result<(), LoopError> {
+        if let Delivery::Send { to, message } = delivery {
+            (self.witness).leaving(self.id, *to, message, &mut self.witnessed);
+        }
+        self.record_witnessed()
+    }
+
+    fn record_witnessed(&mut self) -> Result<(), LoopError> {
+        let mut witnessed = std::mem::take(&mut self.witnessed);
+        for event in witnessed.drain(..) {
+            self.record(event)?;
+        }
+        self.witnessed = witnessed;
+        Ok(())
     }
 
     fn record(&mut self, event: felix_core::history::Event) -> Result<(), LoopError> {

@@ -214,6 +214,11 @@ pub fn serve(config: ServeConfig) -> Result<(), String> {
         && recovered.hard_state == Default::default();
     let held = recovered.entries.len();
     let start = recovered.start;
+    // What the store recovered is durable: the PromiseDurable witness starts from it.
+    let mut witness = felix_audits::witness::Witness::default();
+    if !fresh {
+        witness.recovered(&recovered);
+    }
     let broker = if fresh {
         Broker::new(config.broker_config())
     } else {
@@ -261,6 +266,7 @@ pub fn serve(config: ServeConfig) -> Result<(), String> {
     );
     node.failpoints = config.failpoints;
     node.unsynced_window = config.unsynced_window;
+    node.witness = witness;
     node.boot()
         .map_err(|error| format!("node {id}: {}", error.0))?;
     node.run(&inputs, &stop)

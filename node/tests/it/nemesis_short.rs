@@ -108,7 +108,49 @@ fn a_short_nemesis_run_holds_every_invariant() {
     assert!(count(&|e| matches!(e, Event::Restarted { .. })) >= 1);
     assert!(count(&|e| matches!(e, Event::Committed { .. })) >= acked);
     assert!(count(&|e| matches!(e, Event::Requested { client: 0, .. })) >= 10);
+    the_nodes_witnessed(&count, acked);
     the_clients_froze_and_thawed(&lines);
+}
+
+/// Counts the history events of a trace that a predicate picks.
+type Count<'a> = dyn Fn(&dyn Fn(&Event) -> bool) -> usize + 'a;
+
+/// The nodes' witnesses recorded what PromiseDurable judges: their durable promises and logs, and
+/// the promises and acknowledgements their messages carried (at least one per acknowledged write).
+fn the_nodes_witnessed(count: &Count, acked: usize) {
+    assert!(count(&|e| matches!(e, Event::DurablePromise { .. })) >= 1);
+    assert!(count(&|e| matches!(e, Event::PromiseSent { .. })) >= 1);
+    assert!(count(&|e| matches!(e, Event::DurableLog { .. })) >= 1);
+    assert!(count(&|e| matches!(e, Event::AckSent { .. })) >= acked);
+}
+
+/// Real nodes whose followers acknowledge appended records before their fsync (the
+/// AckBeforeSync twin) break PromiseDurable: the witness each node keeps sees every early
+/// acknowledgement leave before the durable log reaches it, with or without a crash.
+#[test]
+fn real_nodes_that_acknowledge_before_the_fsync_break_promise_durable() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let config = NemesisConfig {
+        exe: exe(),
+        nodes: 3,
+        replicas: 0,
+        time: Duration::from_secs(4),
+        seed: 5,
+        twin: Some(felix_core::TwinName::AckBeforeSync),
+        dir: dir.path().to_path_buf(),
+        trace: dir.path().join("trace.jsonl"),
+        holders: 2,
+        readers: 1,
+        paros: false,
+    };
+    let outcome = nemesis::run(&config).expect("the run starts");
+    let broken: Vec<String> = (outcome.report.violations.iter())
+        .map(|v| v.invariant.to_string())
+        .collect();
+    assert!(
+        broken.iter().any(|name| name == "PromiseDurable"),
+        "{broken:?}"
+    );
 }
 
 /// The nemesis froze and thawed client processes (their requests came over their output).

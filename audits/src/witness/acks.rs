@@ -13,7 +13,7 @@
 //! the term of the last one recorded, of an offset not above it, is covered by it (within one term
 //! the node's durable log keeps what it matched of its leader's log; a restart records anew).
 
-use felix_audits::log_terms::LogTerms;
+use crate::log_terms::LogTerms;
 use felix_core::broker::{AppendResult, Broker, Message, Output};
 use felix_core::history::Event;
 use felix_core::storage::{Recovered, StorageOp};

@@ -1,0 +1,85 @@
+//! The witness a host keeps for the PromiseDurable judge: what its node's store holds durably
+//! (the promise, `promises.rs`; the log, `acks.rs`) and the promises and acknowledgements its
+//! node's messages carry as they leave, recorded as history events.
+//!
+//! A host is whatever runs a broker against a store and a network: the simulator's host
+//! (`felix_sim`) and the real node's event loop (`felix_node`) keep one `Witness` each and call it
+//! at the same moments, so both histories are judged alike:
+//! - `applied` when the store takes an op, `synced` when a sync makes ops durable, `recovered`
+//!   when a restart read the store back, `restarted` when the broker starts or crashes;
+//! - `made` right after each broker step (an acknowledgement describes the log as the step left
+//!   it), `leaving` as each message goes onto the network, whatever held it before;
+//! - `durable_changed` whenever the durable state may have changed (after a sync, before a step
+//!   of a restarted broker): the durable promise first, then the durable log.
+//!
+//! Everything is read from what the host does, never from the outbox's bookkeeping, so a send
+//! that the broker or the outbox lets out too early is seen.
+
+pub mod acks;
+pub mod promises;
+
+use acks::Acks;
+use felix_core::broker::{Broker, Message, Output};
+use felix_core::history::Event;
+use felix_core::storage::{Recovered, StorageOp};
+use felix_core::NodeId;
+use promises::Promises;
+
+/// One node's durable promise and log, and what its messages promised, as its host sees them.
+#[derive(Clone, Debug, Default)]
+pub struct Witness {
+    promises: Promises,
+    acks: Acks,
+}
+
+impl Witness {
+    /// The store took op `number` (numbered from 1 per incarnation, as the broker's persist ids;
+    /// not yet durable).
+    pub fn applied(&mut self, number: u64, op: &StorageOp) {
+        self.promises.applied(number, op);
+        self.acks.applied(number, op);
+    }
+
+    /// The store is durable through op `through`.
+    pub fn synced(&mut self, through: u64) {
+        self.promises.synced(through);
+        self.acks.synced(through);
+    }
+
+    /// The node restarts from a store that recovered `recovered` (what a crash kept is durable
+    /// now); op numbers restart at 1.
+    pub fn recovered(&mut self, recovered: &Recovered) {
+        self.promises.recovered(recovered.hard_state);
+        self.acks.recovered(recovered);
+    }
+
+    /// The node starts (fresh or restarted) or crashed: no acknowledgement it made is waiting.
+    pub fn restarted(&mut self) {
+        self.acks.restarted();
+    }
+
+    /// The durable promise and log's changes since the last ones recorded, as events: the promise
+    /// first, then the log, one `DurableLog` per run of one term.
+    pub fn durable_changed(&mut self, node: NodeId, events: &mut Vec<Event>) {
+        events.extend(self.promises.durable_changed(node));
+        self.acks.durable_changed(node, events);
+    }
+
+    /// `broker` just took a step whose outputs are `outputs`: notes the acknowledgements it made.
+    pub fn made(&mut self, broker: &Broker, outputs: &[Output]) {
+        self.acks.made(broker, outputs);
+    }
+
+    /// `message` leaves `node` for `to`: the promise and the acknowledgement it carries, as events,
+    /// when no earlier record covers them.
+    pub fn leaving(
+        &mut self,
+        node: NodeId,
+        to: NodeId,
+        message: &Message,
+        events: &mut Vec<Event>,
+    ) {
+        events.extend(self.promises.leaving(node, to, message));
+        events.extend(self.acks.leaving(node, to, message));
+    }
+}
