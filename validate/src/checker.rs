@@ -36,7 +36,7 @@
 
 use crate::projection::{BrokerProjection, ProjectedRecord};
 use crate::window::{self, Renaming, WindowBroker, WINDOW};
-use felix_model::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
+use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
 use stateright::Model;
 
 /// Why a step was not checked against the model (counted, never passed silently).

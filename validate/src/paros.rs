@@ -66,9 +66,9 @@ use crate::window::Renaming;
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
 use felix_core::storage::SealedState;
-use felix_model::config::Expectation;
 use felix_model::paros::config::{ParosBounds, ParosConfig, ParosSwitches};
 use felix_model::paros::spec::{Action, Kind, Log, ParosTrimJump, Record, State};
+use felix_model::spec::Expectation;
 use stateright::Model;
 
 /// The configuration every window runs under: the design (every rule on), three voters, owners

@@ -17,7 +17,7 @@
 
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
-use felix_model::spec::Kind;
+use felix_model::head_trim::spec::Kind;
 
 /// One record as the model sees it: `[k, h, t, f]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,8 +15,9 @@
 //! A step whose values do not fit (more than `LOG_MAX` records above the base, too many distinct
 //! terms) is not checked and is counted as `Abstraction::OutOfBounds`, never passed silently.
 
-use felix_model::config::{Bounds, Config, Expectation, ALL_ON};
-use felix_model::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
+use felix_model::head_trim::config::{Bounds, Config, ALL_ON};
+use felix_model::head_trim::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
+use felix_model::spec::Expectation;
 
 /// The configuration every window runs under: the design (every rule on), three brokers, one
 /// holder, and bounds loose enough that no counter guard ever binds (window states start every

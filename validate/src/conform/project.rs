@@ -13,8 +13,8 @@
 
 use crate::conform::core::{node, Core};
 use crate::projection::{BrokerProjection, ProjectedRecord};
-use felix_model::config::Config;
-use felix_model::spec::{Kind, Record, State};
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::spec::{Kind, Record, State};
 
 /// The first difference between the core's projection and the model's state.
 #[derive(Clone, Debug, PartialEq, Eq)]
