@@ -35,6 +35,7 @@ pub mod checker;
 pub mod conform;
 pub mod paros;
 pub mod projection;
+mod steps;
 pub mod window;
 
 use checker::{Abstraction, Verdict};

@@ -60,8 +60,11 @@
 //! jumper's term (a `TrimmedTo` carries no term; the model's guard wants the sender's at least
 //! the jumper's).
 
-use crate::checker::{Abstraction, Mismatch, Verdict};
+use crate::checker::{Abstraction, Verdict};
 use crate::projection::log_tail;
+use crate::steps::{
+    self, first_difference, mismatch, Failure, Steps, Walk, LONG, LONG_SUFFIX, OUT, UNSEEN,
+};
 use crate::window::Renaming;
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
@@ -408,48 +411,20 @@ fn window(nodes: [WindowNode; 3]) -> Option<State> {
     Some(state)
 }
 
-enum Failure {
-    Mismatch(String, Vec<String>),
-    Abstract(Abstraction),
-}
-
-fn mismatch<T>(reason: String) -> Result<T, Failure> {
-    Err(Failure::Mismatch(reason, Vec::new()))
-}
-
-const OUT: Failure = Failure::Abstract(Abstraction::OutOfBounds);
-const LONG: Failure = Failure::Abstract(Abstraction::LongWindow);
-const LONG_SUFFIX: Failure = Failure::Abstract(Abstraction::LongSuffix);
-const UNSEEN: Failure = Failure::Abstract(Abstraction::Unseen);
-
 /// Node numbers in a window.
 const N1: u8 = 1;
 const N2: u8 = 2;
 
+/// Runs one action on a window (`steps::take`).
 fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
-    let model = model();
-    if let Some(next) = model.next_state(state, action) {
-        return Ok(next);
-    }
-    let mut enabled = Vec::new();
-    model.actions(state, &mut enabled);
-    let kind = |action: &Action| std::mem::discriminant(action);
-    let same: Vec<String> = enabled
-        .iter()
-        .filter(|candidate| kind(candidate) == kind(&action))
-        .map(|candidate| candidate.to_string())
-        .collect();
-    Err(Failure::Mismatch(
-        format!("{label} is not enabled in the ParosTrimJump model"),
-        vec![
-            format!("{label}: guard false (as {action} in the window, where node 1 or 2 is the stepping node and the others ghosts)"),
-            if same.is_empty() {
-                "no action of that kind is enabled in the window".to_string()
-            } else {
-                format!("enabled in the window instead: {}", same.join(", "))
-            },
-        ],
-    ))
+    steps::take(
+        &model(),
+        state,
+        action,
+        label,
+        "the ParosTrimJump model",
+        "where node 1 or 2 is the stepping node and the others ghosts",
+    )
 }
 
 /// The renamings of a window's records: terms (1..=15), floors (1..=63), tokens.
@@ -563,138 +538,93 @@ pub fn check(
     tail: bool,
     jump: Option<Sent>,
 ) -> (Verdict, Vec<Abstraction>) {
-    let mut taken = Vec::new();
-    let mut hidden = Vec::new();
-    let mut current = before.clone();
-    match chain(
-        node,
-        &mut current,
-        after,
-        tail,
-        jump,
-        &mut taken,
-        &mut hidden,
-    ) {
-        Ok(()) => {}
-        Err(Failure::Abstract(rule)) => return (Verdict::Abstracted(rule), hidden),
-        Err(Failure::Mismatch(reason, tried)) => {
-            let verdict = Verdict::Diverged(Mismatch {
-                reason,
-                taken,
-                model_state: Some(current.describe()),
-                tried,
-            });
-            return (verdict, hidden);
-        }
-    }
-    let mut differences = Vec::new();
-    let mut differ = |name: &str, model: u64, core: u64| {
-        if model != core {
-            differences.push(format!("{name} {model} (model) vs {core}"));
-        }
-    };
-    differ("term", current.term, after.term);
-    differ("leader", u64::from(current.leader), u64::from(after.leader));
-    differ("start", current.start, after.start);
-    differ("commit", current.commit, after.commit);
-    differ("writer", current.writer, after.writer);
-    differ("floor", current.floor, after.floor);
-    // Records at or below the commit index before the step are the projection's, kept unchanged
-    // by `advance` and by every chain (no action rewrites a committed record): compared above it.
-    let committed = before.commit.min(current.len()).min(after.len());
-    if let Some(offset) = first_difference(&current, after, committed) {
-        differences.push(format!("log differs from offset {offset}"));
-    }
-    if differences.is_empty() {
-        (Verdict::Matched(taken), hidden)
-    } else {
-        let verdict = Verdict::Diverged(Mismatch {
-            reason: format!(
-                "the model's actions end elsewhere: {}",
-                differences.join(", ")
-            ),
-            taken,
-            model_state: Some(current.describe()),
-            tried: Vec::new(),
-        });
-        (verdict, hidden)
-    }
+    steps::check(node, before, after, tail, jump)
 }
 
-fn first_difference(a: &ParosNode, b: &ParosNode, from: u64) -> Option<u64> {
-    let shared = a.len().min(b.len());
-    ((from + 1)..=shared)
-        .find(|&offset| a.at(offset) != b.at(offset))
-        .or_else(|| (a.len() != b.len()).then_some(shared + 1))
-}
+impl Steps for ParosNode {
+    type Record = ParosRecord;
+    type Tail = bool;
+    type Jump = Sent;
+    const NO_TAIL: bool = false;
+    const WINDOW_RECORDS: u64 = SLOTS;
+    const TERMS_NEVER_LOWER: &'static str =
+        "no ParosTrimJump action lowers a term (TrimmedTo never touches it)";
 
-#[allow(clippy::too_many_arguments)]
-fn chain(
-    node: u32,
-    current: &mut ParosNode,
-    after: &ParosNode,
-    tail: bool,
-    jump: Option<Sent>,
-    taken: &mut Vec<String>,
-    hidden: &mut Vec<Abstraction>,
-) -> Result<(), Failure> {
-    if after.term < current.term {
-        return mismatch(format!(
-            "the term went back from {} to {}: no ParosTrimJump action lowers a term (TrimmedTo never touches it)",
-            current.term, after.term
-        ));
+    fn len(&self) -> u64 {
+        ParosNode::len(self)
     }
-    if let Some(sent) = jump {
-        trimmed_to(node, current, after, sent, taken, hidden)?;
-        if current.commit != after.commit || current.len() != after.len() {
-            replicate_chain(node, current, after, taken)?;
+    fn at(&self, offset: u64) -> ParosRecord {
+        ParosNode::at(self, offset)
+    }
+    fn record_term(record: &ParosRecord) -> u64 {
+        record.term
+    }
+    fn term(&self) -> u64 {
+        self.term
+    }
+    fn leader(&self) -> bool {
+        self.leader
+    }
+    fn commit(&self) -> u64 {
+        self.commit
+    }
+    fn start(&self) -> u64 {
+        self.start
+    }
+    fn describe(&self) -> String {
+        ParosNode::describe(self)
+    }
+    fn variables(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("term", self.term.to_string()),
+            ("leader", u64::from(self.leader).to_string()),
+            ("start", self.start.to_string()),
+            ("commit", self.commit.to_string()),
+            ("writer", self.writer.to_string()),
+            ("floor", self.floor.to_string()),
+        ]
+    }
+    fn append(
+        &mut self,
+        node: u32,
+        appended: ParosRecord,
+        tail: bool,
+        walk: &mut Walk,
+    ) -> Result<(), Failure> {
+        if tail {
+            walk.hidden.push(Abstraction::RunTail);
         }
-        return Ok(());
+        append(node, self, appended, &mut walk.taken, &mut walk.hidden)
     }
-    if current.leader && after.leader && current.term == after.term {
-        leader_steps(node, current, after, tail, taken, hidden)?;
-    } else if !current.leader && after.leader {
-        promote(node, current, after, taken)?;
-        leader_steps(node, current, after, false, taken, hidden)?;
-    } else {
-        if current.leader {
-            step_down(node, current, after, taken)?;
+    fn leader_commit(&mut self, node: u32, commit: u64, walk: &mut Walk) -> Result<(), Failure> {
+        leader_commit(node, self, commit, &mut walk.taken)
+    }
+    fn promote(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        promote(node, self, after, &mut walk.taken)
+    }
+    fn step_down(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        step_down(node, self, after, &mut walk.taken)
+    }
+    fn replicate_chain(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        replicate_chain(node, self, after, &mut walk.taken)
+    }
+    fn compact(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        compact(node, self, after, &mut walk.taken, &mut walk.hidden)
+    }
+    /// A jump: `TrimmedTo`, then `Replicate` if the step also moved the log or the commit.
+    fn jump(
+        &mut self,
+        node: u32,
+        after: &Self,
+        sent: Sent,
+        walk: &mut Walk,
+    ) -> Result<(), Failure> {
+        trimmed_to(node, self, after, sent, &mut walk.taken, &mut walk.hidden)?;
+        if self.commit != after.commit || self.len() != after.len() {
+            replicate_chain(node, self, after, &mut walk.taken)?;
         }
-        replicate_chain(node, current, after, taken)?;
+        Ok(())
     }
-    if after.start != current.start {
-        compact(node, current, after, taken, hidden)?;
-    }
-    Ok(())
-}
-
-fn leader_steps(
-    node: u32,
-    current: &mut ParosNode,
-    after: &ParosNode,
-    mut tail: bool,
-    taken: &mut Vec<String>,
-    hidden: &mut Vec<Abstraction>,
-) -> Result<(), Failure> {
-    if after.len() < current.len()
-        || first_difference(current, after, current.commit)
-            .is_some_and(|offset| offset <= current.len())
-    {
-        return mismatch(
-            "a leader's log lost or changed a record in its own term: no model action does that"
-                .into(),
-        );
-    }
-    for offset in (current.len() + 1)..=after.len() {
-        if std::mem::take(&mut tail) {
-            hidden.push(Abstraction::RunTail);
-        }
-        append(node, current, after.at(offset), taken, hidden)?;
-    }
-    if after.commit != current.commit {
-        commit_in_windows(node, current, after.commit, taken)?;
-    }
-    Ok(())
 }
 
 /// One appended record: `Write`, `Truncate` or `SetLeader` on a window holding the leader alone
@@ -770,29 +700,6 @@ fn append(
     current.log.push(appended);
     taken.push(label);
     Ok(())
-}
-
-/// A leader's commit over more records than a window holds: one `Replicate(b, majority)` per
-/// window, each ending on the window's last record of the leader's term (the only records the
-/// model's `CommitIn` commits by counting), then the rest.
-fn commit_in_windows(
-    node: u32,
-    current: &mut ParosNode,
-    commit: u64,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    while commit > current.commit + SLOTS && commit <= current.len() {
-        let before = current.commit;
-        let end = ((before + 1)..=(before + SLOTS))
-            .rev()
-            .find(|&offset| current.at(offset).term == current.term)
-            .ok_or(LONG)?;
-        leader_commit(node, current, end, taken)?;
-        if current.commit <= before {
-            return Err(LONG);
-        }
-    }
-    leader_commit(node, current, commit, taken)
 }
 
 /// The leader's commit rises: `Replicate(b, ghost)`, the ghost holding its log up to the new
