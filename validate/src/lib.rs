@@ -33,12 +33,13 @@
 
 pub mod checker;
 pub mod conform;
+mod observe;
 pub mod paros;
 pub mod projection;
 mod steps;
 pub mod window;
 
-use checker::{Abstraction, Verdict};
+use checker::Abstraction;
 use felix_core::api::Request;
 use felix_core::history::Event;
 use felix_core::rules::Invariant;
@@ -323,112 +324,17 @@ impl Validator {
                 }
                 _ => None,
             });
+        let step = observe::Step {
+            voters,
+            rebase: &rebase,
+            jumps: &jumps,
+            delivered,
+            line,
+        };
         if paros_model {
-            self.observe_paros(world, voters, &rebase, &jumps, delivered, line);
-            return;
-        }
-        let mut changed = false;
-        let mut matched = false;
-        for (index, broker) in world.brokers().take(voters).enumerate() {
-            let node = index as u32;
-            let Some(broker) = broker else {
-                if self.brokers[index].take().is_some() {
-                    changed = true;
-                    self.abstracted(Abstraction::Crash);
-                }
-                continue;
-            };
-            let key = Key::of(broker);
-            // Most events change no voter: compare keys before cloning a projection.
-            let rule = at(&rebase, index);
-            if rule.is_none()
-                && matches!(&self.brokers[index], Some((before_key, _)) if *before_key == key)
-            {
-                continue;
-            }
-            let (before_key, before) = match (self.brokers[index].take(), rule) {
-                (Some(previous), None) => previous,
-                (previous, rule) => {
-                    let rule = match (&previous, rule) {
-                        (_, Some(rule)) => rule,
-                        (None, None) => Abstraction::Baseline,
-                        (Some(_), None) => unreachable!("matched above"),
-                    };
-                    // A restart after a crash was already counted as a crash; count it once more
-                    // as the restart that sets the new baseline.
-                    self.abstracted(rule);
-                    changed = true;
-                    let fresh = BrokerProjection::read(broker);
-                    // A jump hides the log, commit, floor and start, never the term: no model
-                    // action lowers a term (the jump "never touches the term or the vote").
-                    if let (Abstraction::Jump, Some((_, before))) = (rule, previous) {
-                        if fresh.term < before.term {
-                            self.divergence = Some(Divergence {
-                                line,
-                                who: format!("node {node}"),
-                                before: before.describe(),
-                                after: fresh.describe(),
-                                mismatch: checker::Mismatch {
-                                    reason: format!(
-                                        "a jump lowered the term from {} to {}: no model action lowers a term",
-                                        before.term, fresh.term
-                                    ),
-                                    taken: Vec::new(),
-                                    model_state: None,
-                                    tried: Vec::new(),
-                                },
-                            });
-                            return;
-                        }
-                    }
-                    self.brokers[index] = Some((key, fresh));
-                    continue;
-                }
-            };
-            if before_key == key {
-                self.brokers[index] = Some((before_key, before));
-                continue;
-            }
-            changed = true;
-            let after = before.advance(broker);
-            let tail = delivered
-                .filter(|(target, _)| *target == node)
-                .map(|(_, tail)| tail);
-            match checker::check(node, &before, &after, tail) {
-                Verdict::Matched(actions) => {
-                    matched = true;
-                    for action in &actions {
-                        let name = action.split('(').next().unwrap_or(action);
-                        let name = action_name(name);
-                        *self.counts.actions.entry(name).or_insert(0) += 1;
-                    }
-                    if let Some(steps) = &mut self.steps {
-                        steps.push(MatchedStep {
-                            line,
-                            node,
-                            actions,
-                        });
-                    }
-                }
-                Verdict::Abstracted(rule) => self.abstracted(rule),
-                Verdict::Diverged(mismatch) => {
-                    self.divergence = Some(Divergence {
-                        line,
-                        who: format!("node {node}"),
-                        before: before.describe(),
-                        after: after.describe(),
-                        mismatch,
-                    });
-                    return;
-                }
-            }
-            self.brokers[index] = Some((key, after));
-        }
-        if !changed {
-            self.counts.stutters += 1;
-        }
-        if matched {
-            self.counts.matched += 1;
+            self.observe_nodes::<paros::ParosNode>(world.brokers(), &step);
+        } else {
+            self.observe_nodes::<BrokerProjection>(world.brokers(), &step);
         }
     }
 }
@@ -461,116 +367,6 @@ impl Validator {
                 node,
                 actions,
             });
-        }
-    }
-
-    /// The per-node part of `observe` for a paros run: each voter's step held to ParosTrimJump
-    /// (`paros`); a jump is `TrimmedTo` unless a rule leaves it unchecked.
-    fn observe_paros(
-        &mut self,
-        world: &World,
-        voters: usize,
-        rebase: &[Option<Abstraction>],
-        jumps: &[Option<u64>],
-        delivered: Option<(u32, u64)>,
-        line: u64,
-    ) {
-        if self.paros.len() < voters {
-            self.paros.resize(voters, None);
-        }
-        let mut changed = false;
-        let mut matched = false;
-        for (index, broker) in world.brokers().take(voters).enumerate() {
-            let node = index as u32;
-            let Some(broker) = broker else {
-                if self.paros[index].take().is_some() {
-                    changed = true;
-                    self.abstracted(Abstraction::Crash);
-                }
-                continue;
-            };
-            let key = Key::of(broker);
-            // Most events change no voter: compare keys before cloning a projection.
-            let (rule, point) = (at(rebase, index), at(jumps, index));
-            if rule.is_none()
-                && point.is_none()
-                && matches!(&self.paros[index], Some((before_key, _)) if *before_key == key)
-            {
-                continue;
-            }
-            let Some((before_key, before)) = self.paros[index].take().filter(|_| rule.is_none())
-            else {
-                self.abstracted(rule.unwrap_or(Abstraction::Baseline));
-                changed = true;
-                self.paros[index] = Some((key, paros::ParosNode::read(broker)));
-                continue;
-            };
-            let jump = point.map(|point| self.sent.get(&(node, point)).copied());
-            if before_key == key && jump.is_none() {
-                self.paros[index] = Some((before_key, before));
-                continue;
-            }
-            changed = true;
-            let after = match jump {
-                // A jump drops what lay below the point: re-read in full.
-                Some(_) => paros::ParosNode::read(broker),
-                None => before.advance(broker),
-            };
-            let tail = delivered.is_some_and(|(target, _)| target == node);
-            let verdict = match jump {
-                Some(None) => (Verdict::Abstracted(Abstraction::UnseenSender), Vec::new()),
-                Some(Some(sent)) => paros::check(node, &before, &after, tail, Some(sent)),
-                None => paros::check(node, &before, &after, tail, None),
-            };
-            let (verdict, hidden) = verdict;
-            for rule in hidden {
-                self.abstracted(rule);
-            }
-            match verdict {
-                Verdict::Matched(actions) => {
-                    matched = true;
-                    self.count_actions(node, line, actions);
-                }
-                Verdict::Abstracted(rule) => {
-                    self.abstracted(rule);
-                    // An unchecked jump still may not lower the term.
-                    if after.term < before.term {
-                        self.divergence = Some(Divergence {
-                            line,
-                            who: format!("node {node}"),
-                            before: before.describe(),
-                            after: after.describe(),
-                            mismatch: checker::Mismatch {
-                                reason: format!(
-                                    "the term went back from {} to {}: no ParosTrimJump action lowers a term",
-                                    before.term, after.term
-                                ),
-                                taken: Vec::new(),
-                                model_state: None,
-                                tried: Vec::new(),
-                            },
-                        });
-                        return;
-                    }
-                }
-                Verdict::Diverged(mismatch) => {
-                    self.divergence = Some(Divergence {
-                        line,
-                        who: format!("node {node}"),
-                        before: before.describe(),
-                        after: after.describe(),
-                        mismatch,
-                    });
-                    return;
-                }
-            }
-            self.paros[index] = Some((key, after));
-        }
-        if !changed {
-            self.counts.stutters += 1;
-        }
-        if matched {
-            self.counts.matched += 1;
         }
     }
 }
