@@ -6,21 +6,24 @@
 //! paros run (a checkpoint owner's fences, fenced truncates, checkpoint runs, trim-point jumps)
 //! to ParosTrimJump (`paros`), where a fence is `SetLeader`, a trim `Truncate` and a jump
 //! `TrimmedTo` (under FelixHeadTrim a jump could only be a new baseline). The counts are kept
-//! per model. What follows describes FelixHeadTrim's side; `paros` describes the other.
+//! per model. Both specs are laid out the same (`head_trim/`, `paros/`: `projection`, `window`,
+//! `checker`) over one loop (`observe`) and one chain (`steps`).
 //!
 //! The simulator runs the real core; the model checks the design. This crate ties the two: after
 //! every event the simulator handles, each voter's state is projected onto the model's variables
 //! (`projection`), and the step from the previous projection must be a short chain of the
 //! model's own actions, taken through `Model::next_state` on a small renamed window of the state
-//! (`window`, `checker`). A step the model cannot make is a *divergence*: a finding like a
+//! (`window`, `checker`, `steps`). A step the model cannot make is a *divergence*: a finding like a
 //! violation, named `TraceValidation`, with the step, the projections before and after, and the
 //! model actions tried.
 //!
-//! - `projection`: a voter as `term`, `leader`, `log` (kind, epoch, term, floor), `commit`,
-//!   `floor`, `start`; what it hides (replicas, fences, deleted records) and why.
-//! - `window`: renaming a step's values into the model's bounds.
-//! - `checker`: the step → actions table, the ghosts that stand for hidden senders, and the
-//!   `Abstraction` rules (baseline, crash, restart, jump, out of bounds), each counted.
+//! - `head_trim::projection`: a voter as `term`, `leader`, `log` (kind, epoch, term, floor),
+//!   `commit`, `floor`, `start`; what it hides (replicas, fences, deleted records) and why.
+//! - `head_trim::window`: renaming a step's values into the model's bounds.
+//! - `head_trim::checker`: the step → actions table and the ghosts that stand for hidden senders.
+//! - `steps`: the chain both specs share, and the `Abstraction` rules (baseline, crash, restart,
+//!   jump, out of bounds, ...), each counted.
+//! - `observe`: the per-voter loop, generic over a spec's `Projection`.
 //! - `validator` (here): the `felix_sim::world::Observer` that runs the checker after every event
 //!   and keeps the counts; `run_validated` runs one seed with it.
 //!
@@ -31,25 +34,25 @@
 //! requests and its reads (the model's `Read`, `TrimNoop`, `Refused` and `MoveLease` are not
 //! matched); StaleTrimRefused and NoReadBelowFloor stay the audits'.
 
-pub mod checker;
 pub mod conform;
+pub mod head_trim;
 mod observe;
 pub mod paros;
-pub mod projection;
-mod steps;
-pub mod window;
+pub mod steps;
 
-use checker::Abstraction;
 use felix_core::api::Request;
 use felix_core::history::Event;
 use felix_core::rules::Invariant;
 use felix_sim::knobs::Workload;
 use felix_sim::world::{Observer, World};
 use felix_sim::{Finding, RunReport, RunSpec};
-use projection::{BrokerProjection, Key};
+use head_trim::projection::BrokerProjection;
+use head_trim::window;
+use observe::Key;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use steps::Abstraction;
 
 /// The model a run is held to, by its workload: felixd runs (lease holders, epochs, expected
 /// tails, trims without fences) to FelixHeadTrim; paros runs (the checkpoint owner's fences,
@@ -142,7 +145,7 @@ pub struct Divergence {
     pub who: String,
     pub before: String,
     pub after: String,
-    pub mismatch: checker::Mismatch,
+    pub mismatch: steps::Mismatch,
 }
 
 impl Divergence {
@@ -215,7 +218,7 @@ impl Validator {
     /// A holder's write or trim request, held to the model's `Active(h)` (its epoch granted, its
     /// holder not retired) when it is sent: the model's `Write`, `TrimAppend` and `TrimNoop`
     /// all need it. Requests without an epoch (paros, readers) are not a holder's.
-    fn holder_request(&mut self, request: &Request) -> Option<checker::Mismatch> {
+    fn holder_request(&mut self, request: &Request) -> Option<steps::Mismatch> {
         let epoch = match request {
             Request::Append { headers, .. } | Request::Trim { headers, .. } => headers.epoch()?,
             _ => return None,
@@ -235,7 +238,7 @@ impl Validator {
         if state.active(1) {
             return None;
         }
-        Some(checker::Mismatch {
+        Some(steps::Mismatch {
             reason: format!(
                 "the holder of epoch {epoch} sent a write or trim while not Active(h) (the lease granted up to {}, retired: {}): the model's Write, TrimAppend and TrimNoop need it",
                 self.lease,

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use felix_core::broker::Broker;
 
-use crate::checker::{self, Abstraction, Verdict};
+use crate::head_trim::projection::BrokerProjection;
 use crate::paros::{ParosNode, Sent};
-use crate::projection::{BrokerProjection, Key};
+use crate::steps::{self as checker, Abstraction, Verdict};
 use crate::steps::{self, Steps};
 use crate::{at, Divergence, Validator};
 
@@ -271,4 +271,31 @@ enum Node {
     Matched,
     /// A divergence (recorded in the validator).
     Diverged,
+}
+
+/// What changes when a broker's state changes: read on every event, cheap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    term: u64,
+    leader: bool,
+    tail: u64,
+    last_term: u64,
+    commit: u64,
+    floor: u64,
+    start: u64,
+}
+
+impl Key {
+    pub fn of(broker: &Broker) -> Key {
+        let journal = broker.journal();
+        Key {
+            term: broker.term(),
+            leader: broker.is_leader(),
+            tail: journal.tail(),
+            last_term: journal.last_term(),
+            commit: broker.committed(),
+            floor: broker.floor(),
+            start: broker.first_held(),
+        }
+    }
 }

@@ -34,128 +34,13 @@
 //! from the term below its new one); the holder behind an append (model holder 1 with the tail the
 //! leader had: the tail check is the client's, and epochs are not compared here).
 
-use crate::projection::{BrokerProjection, ProjectedRecord};
-use crate::steps::{self, first_difference, Failure, Steps, Walk, LONG, LONG_SUFFIX, OUT, UNSEEN};
-use crate::window::{self, Renaming, WindowBroker, WINDOW};
+use crate::head_trim::projection::{BrokerProjection, ProjectedRecord};
+use crate::head_trim::window::{self, WindowBroker, WINDOW};
+use crate::steps::Renaming;
+use crate::steps::{
+    self, first_difference, Failure, Steps, Verdict, Walk, LONG, LONG_SUFFIX, OUT, UNSEEN,
+};
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
-
-/// Why a step was not checked against the model (counted, never passed silently).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Abstraction {
-    /// The first projection of a broker: the model starts from its own `Init` (broker 1 leads
-    /// term 1), the simulator elects its first leader; the first sample is the baseline.
-    Baseline,
-    /// A crash: the broker is down (the model's `Crash` keeps the log; disks are the
-    /// simulator's). Its projection resumes from what it recovered, at restart.
-    Crash,
-    /// A restart: the recovered state is the new baseline.
-    Restart,
-    /// A TrimmedTo jump (not in FelixHeadTrim: ParosTrimJump's action): the jumped state is the
-    /// new baseline.
-    Jump,
-    /// The step's values do not fit the model's bounds (`window`): more distinct terms, floors,
-    /// epochs, tokens or offsets than a window renames.
-    OutOfBounds,
-    /// The step needs more records in one window than a model log holds (FelixHeadTrim's
-    /// `LOG_MAX` = 8, ParosTrimJump's 7 slots): a leader committing more at once, a candidate
-    /// with more uncommitted records than fit beside its noop.
-    LongWindow,
-    /// A follower's step where it holds more uncommitted records above the match point than a
-    /// window holds, and the sender's log differs within them.
-    LongSuffix,
-    /// The step needs a record the projection never saw (received, committed and deleted in one
-    /// step, or below the first held offset of a fresh baseline).
-    Unseen,
-    // ParosTrimJump's rules (`crate::paros`). The first three leave a step unchecked; the last
-    // four hide one detail of a step that is still checked, and count each time they do.
-    /// A jump of a node that already agreed with the sender at the point (the core's leader does
-    /// not know it does; the model's leader would `Replicate` there, and its `TrimmedTo` is not
-    /// enabled): the jumped state is the new baseline.
-    JumpInAgreement,
-    /// A jump whose `TrimmedTo` the validator did not see sent (the sender's sealed state is not
-    /// known): the jumped state is the new baseline.
-    UnseenSender,
-    /// A trim without a fence in a paros run (the model's truncates are all fenced).
-    Unfenced,
-    /// A truncate asking for a floor below its own offset (a checkpoint's start): the model's
-    /// `Truncate` is up to its own slot; the record keeps the core's floor.
-    TruncateUpTo,
-    /// A jump whose sender sealed a floor above the point (set by a trim at or above it): the
-    /// model's `sfloor` is the fold below the point; the sender's is read as the point, as the
-    /// core's jumper reads it.
-    SealedFloor,
-    /// A compaction that stopped at a segment boundary below the model's `Compact` point
-    /// `min(floor, commit + 1)`.
-    Segments,
-    /// A conditional append (a checkpoint run's record): the model's appends have no tail
-    /// condition; the core's tail check is the owner's.
-    RunTail,
-}
-
-impl Abstraction {
-    pub const ALL: [Abstraction; 15] = [
-        Abstraction::Baseline,
-        Abstraction::Crash,
-        Abstraction::Restart,
-        Abstraction::Jump,
-        Abstraction::OutOfBounds,
-        Abstraction::LongWindow,
-        Abstraction::LongSuffix,
-        Abstraction::Unseen,
-        Abstraction::JumpInAgreement,
-        Abstraction::UnseenSender,
-        Abstraction::Unfenced,
-        Abstraction::TruncateUpTo,
-        Abstraction::SealedFloor,
-        Abstraction::Segments,
-        Abstraction::RunTail,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Abstraction::Baseline => "baseline",
-            Abstraction::Crash => "crash",
-            Abstraction::Restart => "restart",
-            Abstraction::Jump => "jump",
-            Abstraction::OutOfBounds => "out_of_bounds",
-            Abstraction::LongWindow => "long_window",
-            Abstraction::LongSuffix => "long_suffix",
-            Abstraction::Unseen => "unseen",
-            Abstraction::JumpInAgreement => "jump_in_agreement",
-            Abstraction::UnseenSender => "unseen_sender",
-            Abstraction::Unfenced => "unfenced",
-            Abstraction::TruncateUpTo => "truncate_up_to",
-            Abstraction::SealedFloor => "sealed_floor",
-            Abstraction::Segments => "segments",
-            Abstraction::RunTail => "run_tail",
-        }
-    }
-}
-
-/// A step the model cannot make.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    /// What went wrong, in words.
-    pub reason: String,
-    /// The model actions taken before it, in order.
-    pub taken: Vec<String>,
-    /// The state the model reached (the projection the chain ended in), if it got that far.
-    pub model_state: Option<String>,
-    /// The nearest actions tried: the one that failed, and the actions the model had enabled in
-    /// the window where it failed.
-    pub tried: Vec<String>,
-}
-
-/// How a broker's step ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The step is this chain of model actions.
-    Matched(Vec<String>),
-    /// Not checked, by this rule.
-    Abstracted(Abstraction),
-    /// Not a behaviour of the model.
-    Diverged(Mismatch),
-}
 
 /// Broker numbers in the window: the stepping broker is 1, a ghost is 2.
 const SELF: u8 = 1;
