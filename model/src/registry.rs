@@ -2,11 +2,12 @@
 //! spec, FelixHeadTrim's first (its short names win where both specs know one, and a bare `Main`
 //! is its main configuration).
 
+use crate::check::{self, Progress, Report};
 use crate::head_trim::config::Config;
 use crate::head_trim::spec::FelixHeadTrim;
 use crate::paros::config::ParosConfig;
 use crate::paros::spec::ParosTrimJump;
-use crate::spec::Spec;
+use crate::spec::{Spec, SpecConfig};
 
 /// A configuration of either spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +43,22 @@ impl AnyConfig {
         }
     }
 
+    /// Checks the configuration to completion: Stateright's checker, or with `compact` the lean
+    /// search (`check::check_with_progress`, `check::check_compact`). The runner is
+    /// instantiated here, in the models' crate, so that their actions inline into the search.
+    pub fn check(
+        &self,
+        threads: usize,
+        symmetry: bool,
+        compact: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Report {
+        match *self {
+            AnyConfig::HeadTrim(config) => run(config, threads, symmetry, compact, progress),
+            AnyConfig::Paros(config) => run(config, threads, symmetry, compact, progress),
+        }
+    }
+
     /// The spec's name.
     pub fn spec(&self) -> &'static str {
         match self {
@@ -71,4 +88,19 @@ pub fn main_configs() -> [AnyConfig; 2] {
         AnyConfig::HeadTrim(FelixHeadTrim::main_config()),
         AnyConfig::Paros(ParosTrimJump::main_config()),
     ]
+}
+
+/// One spec's `AnyConfig::check`.
+fn run<S: Spec>(
+    config: &'static SpecConfig<S>,
+    threads: usize,
+    symmetry: bool,
+    compact: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Report {
+    if compact {
+        check::check_compact(config, threads, symmetry, progress)
+    } else {
+        check::check_with_progress(config, threads, symmetry, progress)
+    }
 }

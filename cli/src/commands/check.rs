@@ -4,8 +4,8 @@
 //! A violation prints the shortest counterexample, one line per step: the action, then the
 //! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
 //! `--html FILE.html` draws the counterexample as a sequence diagram (`crate::html`).
-//! Both specs' configurations go through the same path (`check_one`, generic over
-//! `felix_model::spec::Spec`); what a spec cannot do is refused in one place, `unsupported`.
+//! Both specs' configurations go through the same path (`check_one`, over
+//! `felix_model::registry::AnyConfig::check`, the runner generic over `felix_model::spec::Spec`); what a spec cannot do is refused in one place, `unsupported`.
 
 use std::io::IsTerminal;
 
@@ -13,7 +13,7 @@ use clap::Args;
 use felix_model::check::{self, Outcome, Report};
 use felix_model::head_trim::spec::FelixHeadTrim;
 use felix_model::registry::{self, AnyConfig};
-use felix_model::spec::{Spec, SpecConfig};
+use felix_model::spec::Spec;
 use serde_json::json;
 
 use crate::exit;
@@ -75,10 +75,7 @@ pub fn run(args: CheckArgs) -> u8 {
     }
     let mut code = exit::OK;
     for config in configs {
-        let checked = match config {
-            AnyConfig::HeadTrim(config) => check_one(config, &args, threads),
-            AnyConfig::Paros(config) => check_one(config, &args, threads),
-        };
+        let checked = check_one(config, &args, threads);
         if let Some(path) = &args.html {
             let AnyConfig::HeadTrim(config) = config else {
                 unreachable!("`unsupported` refuses --html where a spec draws no diagram");
@@ -118,14 +115,14 @@ fn unsupported(configs: &[AnyConfig], args: &CheckArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks one configuration of any spec and prints its report (text or JSON).
-fn check_one<S: Spec>(config: &'static SpecConfig<S>, args: &CheckArgs, threads: usize) -> Report {
+/// Checks one configuration of either spec and prints its report (text or JSON).
+fn check_one(config: AnyConfig, args: &CheckArgs, threads: usize) -> Report {
     let show_progress = args.progress || std::io::stderr().is_terminal();
     let mut progress = |snapshot: check::Progress| {
         if show_progress {
             eprintln!(
                 "felix check {}: {} unique states, depth {}, {:.0} s, {:.0} states/s",
-                config.name,
+                config.name(),
                 snapshot.unique_states,
                 snapshot.max_depth,
                 snapshot.seconds,
@@ -133,11 +130,7 @@ fn check_one<S: Spec>(config: &'static SpecConfig<S>, args: &CheckArgs, threads:
             );
         }
     };
-    let report = if args.compact {
-        check::check_compact(config, threads, args.symmetry, &mut progress)
-    } else {
-        check::check_with_progress(config, threads, args.symmetry, &mut progress)
-    };
+    let report = config.check(threads, args.symmetry, args.compact, &mut progress);
     if args.json {
         crate::output::text(&format!("{}\n", report_json(&report)));
     } else {
