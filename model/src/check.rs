@@ -1,4 +1,6 @@
-//! Runs a configuration through Stateright's breadth-first checker and reports the outcome.
+//! Runs a configuration of any spec (`crate::spec::Spec`) through Stateright's breadth-first
+//! checker or the compact search, and reports the outcome; one runner for both specs,
+//! monomorphized per spec.
 //!
 //! Every claim made here rests on a run that visited the whole bounded state space (the model is
 //! bounded by guards in its actions, never by a timeout or a target count), or on a discovery.
@@ -17,11 +19,9 @@ const POLL_INTERVAL: Duration = Duration::from_millis(5);
 pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
 use serde::Serialize;
-use stateright::{Checker, HasDiscoveries, Model, Path};
+use stateright::{Checker, HasDiscoveries, Path};
 
-use crate::config::Config;
-use crate::properties;
-use crate::spec::{Action, FelixHeadTrim, State};
+use crate::spec::{Spec, SpecConfig};
 use crate::trace::{self, TraceStep};
 
 /// Whether every invariant held over the whole bounded state space.
@@ -85,7 +85,7 @@ pub struct Progress {
 
 /// Checks a configuration to completion with `threads` threads, stopping at the first broken
 /// invariant; a violation is then searched again with one thread for its shortest trace.
-pub fn check(config: &'static Config, threads: usize) -> Report {
+pub fn check<S: Spec>(config: &'static SpecConfig<S>, threads: usize) -> Report {
     check_with_progress(config, threads, false, &mut |_| {})
 }
 
@@ -93,18 +93,14 @@ pub fn check(config: &'static Config, threads: usize) -> Report {
 /// `broker_symmetry`, one state per orbit under broker permutations is searched
 /// (`FelixHeadTrim::with_broker_symmetry`: sound, but the count is not TLC's); a violation's
 /// trace is still searched without it, so it names the real brokers.
-pub fn check_with_progress(
-    config: &'static Config,
+pub fn check_with_progress<S: Spec>(
+    config: &'static SpecConfig<S>,
     threads: usize,
     broker_symmetry: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Report {
     assert!(threads >= 1, "a search needs at least one thread");
-    let model = if broker_symmetry {
-        FelixHeadTrim::with_broker_symmetry(config)
-    } else {
-        FelixHeadTrim::new(config)
-    };
+    let model = S::model(config, broker_symmetry);
     let started = Instant::now();
     let mut checker = model
         .checker()
@@ -131,8 +127,8 @@ pub fn check_with_progress(
     }
     let seconds = started.elapsed().as_secs_f64();
     let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
-    let broken = first_broken_invariant(&discovered);
-    let (sometimes_reached, sometimes_missed) = sometimes_split(&discovered);
+    let broken = first_broken_invariant::<S>(&discovered);
+    let (sometimes_reached, sometimes_missed) = sometimes_split::<S>(&discovered);
     let mut report = Report {
         config: config.name,
         broker_symmetry,
@@ -157,20 +153,16 @@ pub fn check_with_progress(
 /// `check_with_progress` on the lean search of `compact` (fingerprints only, no paths), for
 /// configurations whose state space does not fit Stateright's checker in memory. Same model,
 /// same counts; a violation's trace is then searched with Stateright.
-pub fn check_compact(
-    config: &'static Config,
+pub fn check_compact<S: Spec>(
+    config: &'static SpecConfig<S>,
     threads: usize,
     broker_symmetry: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Report {
-    let model = if broker_symmetry {
-        FelixHeadTrim::with_broker_symmetry(config)
-    } else {
-        FelixHeadTrim::new(config)
-    };
+    let model = S::model(config, broker_symmetry);
     let found = crate::compact::search(&model, threads, progress);
     let reached: BTreeSet<&'static str> = found.sometimes_reached.iter().copied().collect();
-    let (sometimes_reached, sometimes_missed) = sometimes_split(&reached);
+    let (sometimes_reached, sometimes_missed) = sometimes_split::<S>(&reached);
     let mut report = Report {
         config: config.name,
         broker_symmetry,
@@ -222,12 +214,12 @@ impl TwinRun {
 /// Runs one twin: one thread, breadth-first, `finish_when(AnyOf({expected}))`; every invariant
 /// discovered on the way is then searched for its shortest counterexample, and only those that
 /// break at the smallest depth are reported as found.
-pub fn run_twin(config: &'static Config) -> TwinRun {
+pub fn run_twin<S: Spec>(config: &'static SpecConfig<S>) -> TwinRun {
     let expected = config
         .expected_violation()
         .unwrap_or_else(|| panic!("{} is not a twin", config.name));
     let started = Instant::now();
-    let checker = FelixHeadTrim::new(config)
+    let checker = S::model(config, false)
         .checker()
         .threads(1)
         .finish_when(HasDiscoveries::AnyOf(BTreeSet::from([expected])))
@@ -235,7 +227,7 @@ pub fn run_twin(config: &'static Config) -> TwinRun {
         .join();
     let seconds = started.elapsed().as_secs_f64();
     let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
-    let traces: Vec<(&'static str, Vec<TraceStep>)> = properties::INVARIANTS
+    let traces: Vec<(&'static str, Vec<TraceStep>)> = S::INVARIANTS
         .iter()
         .copied()
         .filter(|name| discovered.contains(name))
@@ -267,7 +259,10 @@ pub fn run_twin(config: &'static Config) -> TwinRun {
 /// Breadth-first with one thread checks states in order of depth, but Stateright keeps the last
 /// discovery of a block of states; so the search is repeated with states at or past the depth of
 /// the trace found left unchecked, until no shorter trace appears.
-pub fn shortest_counterexample(config: &'static Config, invariant: &'static str) -> Vec<TraceStep> {
+pub fn shortest_counterexample<S: Spec>(
+    config: &'static SpecConfig<S>,
+    invariant: &'static str,
+) -> Vec<TraceStep> {
     shortest_path(config, invariant)
         .map(|path| trace::steps(config, path))
         .unwrap_or_default()
@@ -276,19 +271,22 @@ pub fn shortest_counterexample(config: &'static Config, invariant: &'static str)
 /// The actions of the shortest path to a state breaking `invariant` (the path
 /// `shortest_counterexample` renders), or None if no reachable state breaks it: what the
 /// conformance runner (`felix-validate`) replays on the core.
-pub fn shortest_counterexample_actions(
-    config: &'static Config,
+pub fn shortest_counterexample_actions<S: Spec>(
+    config: &'static SpecConfig<S>,
     invariant: &'static str,
-) -> Option<Vec<Action>> {
+) -> Option<Vec<S::Action>> {
     shortest_path(config, invariant).map(|path| path.into_actions())
 }
 
 /// The shortest path to a state breaking `invariant`, searched as `shortest_counterexample` says.
-fn shortest_path(config: &'static Config, invariant: &'static str) -> Option<Path<State, Action>> {
+fn shortest_path<S: Spec>(
+    config: &'static SpecConfig<S>,
+    invariant: &'static str,
+) -> Option<Path<S::State, S::Action>> {
     let mut best = None;
     let mut depth_limit: Option<NonZeroUsize> = None;
     loop {
-        let mut builder = FelixHeadTrim::new(config)
+        let mut builder = S::model(config, false)
             .checker()
             .threads(1)
             .finish_when(HasDiscoveries::AnyOf(BTreeSet::from([invariant])));
@@ -313,16 +311,18 @@ fn shortest_path(config: &'static Config, invariant: &'static str) -> Option<Pat
 }
 
 /// The first `always` property (in the model's order) that has a discovery.
-fn first_broken_invariant(discovered: &BTreeSet<&'static str>) -> Option<&'static str> {
-    properties::INVARIANTS
+fn first_broken_invariant<S: Spec>(discovered: &BTreeSet<&'static str>) -> Option<&'static str> {
+    S::INVARIANTS
         .iter()
         .copied()
         .find(|name| discovered.contains(name))
 }
 
 /// Splits the `sometimes` properties into reached and missed.
-fn sometimes_split(discovered: &BTreeSet<&'static str>) -> (Vec<&'static str>, Vec<&'static str>) {
-    properties::SOMETIMES
+fn sometimes_split<S: Spec>(
+    discovered: &BTreeSet<&'static str>,
+) -> (Vec<&'static str>, Vec<&'static str>) {
+    S::SOMETIMES
         .iter()
         .copied()
         .partition(|name| discovered.contains(name))
@@ -330,6 +330,6 @@ fn sometimes_split(discovered: &BTreeSet<&'static str>) -> (Vec<&'static str>, V
 
 /// Serves Stateright's Explorer for a configuration on `address`; blocks until interrupted.
 /// Panics if the address cannot be bound (callers check it first).
-pub fn serve_explorer(config: &'static Config, address: &str) {
-    FelixHeadTrim::new(config).checker().serve(address);
+pub fn serve_explorer<S: Spec>(config: &'static SpecConfig<S>, address: &str) {
+    S::model(config, false).checker().serve(address);
 }

@@ -15,10 +15,10 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::time::Instant;
 
-use stateright::{Expectation, Model, Property};
+use stateright::{Expectation, Property};
 
 use crate::check::Progress;
-use crate::spec::{FelixHeadTrim, State};
+use crate::spec::Spec;
 
 /// What a compact search found.
 #[derive(Clone, Debug)]
@@ -70,7 +70,7 @@ impl Hasher for Fingerprinter {
     }
 }
 
-fn fingerprint(state: &State) -> u64 {
+fn fingerprint<T: Hash>(state: &T) -> u64 {
     let mut hasher = Fingerprinter::default();
     state.hash(&mut hasher);
     hasher.finish()
@@ -94,6 +94,9 @@ impl Hasher for Identity {
 
 type Visited = HashSet<u64, BuildHasherDefault<Identity>>;
 
+/// Successors with their fingerprints, one bucket per owning shard.
+type Buckets<T> = Vec<Vec<(u64, T)>>;
+
 /// States of a level expanded together before their successors are deduplicated.
 const BATCH_STATES_MAX: usize = 1 << 17;
 
@@ -103,13 +106,13 @@ fn shard(print: u64, shards: usize) -> usize {
 }
 
 /// The successors of a slice of states, bucketed by the shard that owns their fingerprint.
-struct Expansion {
-    buckets: Vec<Vec<(u64, State)>>,
+struct Expansion<T> {
+    buckets: Vec<Vec<(u64, T)>>,
     generated: usize,
 }
 
-fn expand(model: &FelixHeadTrim, states: &[State], shards: usize) -> Expansion {
-    let mut buckets: Vec<Vec<(u64, State)>> = (0..shards).map(|_| Vec::new()).collect();
+fn expand<S: Spec>(model: &S, states: &[S::State], shards: usize) -> Expansion<S::State> {
+    let mut buckets: Vec<Vec<(u64, S::State)>> = (0..shards).map(|_| Vec::new()).collect();
     let mut actions = Vec::new();
     let mut generated = 0;
     for state in states {
@@ -126,21 +129,21 @@ fn expand(model: &FelixHeadTrim, states: &[State], shards: usize) -> Expansion {
 }
 
 /// What one shard found among the successors it owns.
-struct Admission {
-    fresh: Vec<State>,
+struct Admission<T> {
+    fresh: Vec<T>,
     sometimes_reached: Vec<&'static str>,
     violated: Option<&'static str>,
 }
 
 /// Inserts a shard's successors into its part of the visited set, checking the properties on
 /// every state seen for the first time.
-fn admit(
-    model: &FelixHeadTrim,
-    properties: &[Property<FelixHeadTrim>],
+fn admit<S: Spec>(
+    model: &S,
+    properties: &[Property<S>],
     visited: &mut Visited,
-    buckets: Vec<Vec<(u64, State)>>,
+    buckets: Vec<Vec<(u64, S::State)>>,
     sometimes_known: &[&'static str],
-) -> Admission {
+) -> Admission<S::State> {
     let mut admission = Admission {
         fresh: Vec::new(),
         sometimes_reached: Vec::new(),
@@ -166,10 +169,10 @@ fn admit(
 
 /// Evaluates every property on a state first seen: the first broken invariant is kept, and
 /// `sometimes` properties not yet known are recorded when reached.
-fn check(
-    model: &FelixHeadTrim,
-    properties: &[Property<FelixHeadTrim>],
-    state: &State,
+fn check<S: Spec>(
+    model: &S,
+    properties: &[Property<S>],
+    state: &S::State,
     sometimes_known: &[&'static str],
     sometimes_reached: &mut Vec<&'static str>,
     violated: &mut Option<&'static str>,
@@ -197,8 +200,8 @@ fn check(
 /// Searches `model` breadth-first to completion (or to the end of the level where an invariant
 /// first breaks) on `threads` threads: each batch of a level is expanded in parallel, then each
 /// thread deduplicates the successors whose fingerprints its shard of the visited set owns.
-pub fn search(
-    model: &FelixHeadTrim,
+pub fn search<S: Spec>(
+    model: &S,
     threads: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> CompactReport {
@@ -208,7 +211,7 @@ pub fn search(
     let mut sometimes_reached: Vec<&'static str> = Vec::new();
     let mut violated: Option<&'static str> = None;
     let mut visited: Vec<Visited> = (0..threads).map(|_| Visited::default()).collect();
-    let mut level: Vec<State> = Vec::new();
+    let mut level: Vec<S::State> = Vec::new();
     let mut total_states = 0;
     for state in model.init_states() {
         total_states += 1;
@@ -234,7 +237,7 @@ pub fn search(
         // five per state) stay a bounded buffer, not a copy of the next level.
         for batch in level.chunks(BATCH_STATES_MAX) {
             let chunk = batch.len().div_ceil(threads).max(1);
-            let expansions: Vec<Expansion> = std::thread::scope(|scope| {
+            let expansions: Vec<Expansion<S::State>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = batch
                     .chunks(chunk)
                     .map(|states| scope.spawn(move || expand(model, states, threads)))
@@ -242,8 +245,7 @@ pub fn search(
                 handles.into_iter().map(join).collect()
             });
             // Hand each shard the buckets it owns, in worker order.
-            let mut per_shard: Vec<Vec<Vec<(u64, State)>>> =
-                (0..threads).map(|_| Vec::new()).collect();
+            let mut per_shard: Vec<Buckets<S::State>> = (0..threads).map(|_| Vec::new()).collect();
             for expansion in expansions {
                 total_states += expansion.generated;
                 for (owner, bucket) in expansion.buckets.into_iter().enumerate() {
@@ -253,7 +255,7 @@ pub fn search(
             let known = sometimes_reached.clone();
             let properties = &properties;
             let known = &known;
-            let admissions: Vec<Admission> = std::thread::scope(|scope| {
+            let admissions: Vec<Admission<S::State>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = visited
                     .iter_mut()
                     .zip(per_shard)

@@ -1,496 +1,157 @@
-//! The FelixHeadTrim state machine: a one-to-one translation of `docs/formal/FelixHeadTrim.tla`.
+//! The one interface both specs give the runner, the registry and the trace renderer.
 //!
-//! Same variables (fields of `State`, in the spec's order), same actions with the same parameters
-//! and guards (variants of `Action`, in the order of the spec's `Next`), same initial state, so a
-//! trace here reads as a trace there and TLC's distinct-state count equals Stateright's
-//! unique-state count. Each helper below carries the name of the spec operator it translates.
-//!
-//! Representation: brokers and holders are numbered from 1 as in the spec, stored at index
-//! `number - 1`. A log is a fixed array of `LOG_MAX` slots and a length; slots past the length
-//! are always `Record::EMPTY`, so two states are equal exactly when the spec's states are.
+//! A spec is a Stateright `Model` built from a configuration (`SpecConfig`: its bounds, its rule
+//! switches, what it is expected to do), with its invariants and `sometimes` checks named in the
+//! model's order and its state rendered as TLC prints it. FelixHeadTrim (`crate::head_trim`) and
+//! ParosTrimJump (`crate::paros`) each implement it; `crate::check` runs either, monomorphized.
 
 use std::fmt;
+use std::hash::Hash;
 
-use stateright::{Model, Property};
+use felix_names::{Invariant, TwinName};
+use stateright::Model;
 
-use crate::config::Config;
-use crate::properties;
+/// A spec: a model of one configuration, with its registry of configurations.
+pub trait Spec:
+    Model<
+        State: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static,
+        Action: Clone + PartialEq + fmt::Debug + fmt::Display + Send + Sync,
+    > + Send
+    + Sync
+    + 'static
+{
+    /// The constants of a configuration (TLA+ CONSTANTS).
+    type Bounds: Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
+    /// The rule switches of a configuration.
+    type Switches: Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
 
-/// Brokers a state can hold (the spec's `NumBrokers` is at most this).
-pub const BROKERS_MAX: usize = 3;
-/// Holders a state can hold (the spec's `NumHolders` is at most this).
-pub const HOLDERS_MAX: usize = 2;
-/// Records a log can hold (the spec's `MaxLen` is at most this).
-pub const LOG_MAX: usize = 8;
+    /// The spec's name: its TLA+ module, and the prefix of every configuration's name.
+    const NAME: &'static str;
+    /// Whether a bare `Main` names this spec's main configuration (one spec only may say so).
+    const MAIN_ALIAS: bool;
+    /// Why the search cannot run up to a symmetry of this spec, or `None` if it can.
+    const NO_SYMMETRY: Option<&'static str>;
+    /// Why no `--html` diagram can be drawn for this spec, or `None` if one can.
+    const NO_DIAGRAM: Option<&'static str>;
+    /// The `always` properties, in the order the model declares them.
+    const INVARIANTS: &'static [&'static str];
+    /// The `sometimes` properties, in the order the model declares them.
+    const SOMETIMES: &'static [&'static str];
 
-/// A record's kind: the spec's `k` field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Kind {
-    /// Not a record: an unused slot past the end of a log.
-    Empty,
-    /// `"w"`: a holder's write.
-    Write,
-    /// `"t"`: a trim asking for a floor.
-    Trim,
-    /// `"n"`: the leader's noop (bookkeeping).
-    Noop,
-}
+    /// Every configuration (one per `.cfg` file), passing ones first, then the twins.
+    fn configs() -> &'static [SpecConfig<Self>];
 
-/// A record: `[k, h, t, f]` in the spec.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Record {
-    /// `k`: write, trim or noop.
-    pub k: Kind,
-    /// `h`: the holder's epoch (0 on a noop).
-    pub h: u8,
-    /// `t`: the term of the leader that sequenced it.
-    pub t: u8,
-    /// `f`: the floor a trim asks for (0 on writes and noops).
-    pub f: u8,
-}
+    /// The model of a configuration; with `symmetry`, searched up to the spec's symmetry (only
+    /// asked where `NO_SYMMETRY` is `None`).
+    fn model(config: &'static SpecConfig<Self>, symmetry: bool) -> Self;
 
-impl Record {
-    /// The content of an unused slot.
-    pub const EMPTY: Record = Record {
-        k: Kind::Empty,
-        h: 0,
-        t: 0,
-        f: 0,
-    };
-}
+    /// A state's variables as TLC prints them, in the spec's order.
+    fn variables(config: &SpecConfig<Self>, state: &Self::State) -> Vec<(&'static str, Rendered)>;
 
-impl fmt::Display for Record {
-    /// TLC's rendering: fields in alphabetical order.
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let k = match self.k {
-            Kind::Empty => "?",
-            Kind::Write => "w",
-            Kind::Trim => "t",
-            Kind::Noop => "n",
-        };
-        write!(
-            formatter,
-            "[f |-> {}, h |-> {}, k |-> \"{k}\", t |-> {}]",
-            self.f, self.h, self.t
-        )
-    }
-}
-
-impl Record {
-    /// Packs a record into 16 bits: `k` 2 bits, `h` 3 bits, `t` 5 bits, `f` 6 bits.
-    fn pack(self) -> u16 {
-        assert!(
-            self.h < 8 && self.t < 32 && self.f < 64,
-            "record field out of range"
-        );
-        (self.k as u16)
-            | (u16::from(self.h) << 2)
-            | (u16::from(self.t) << 5)
-            | (u16::from(self.f) << 10)
-    }
-
-    /// Unpacks a record packed by `pack`.
-    fn unpack(bits: u16) -> Record {
-        let k = match bits & 0b11 {
-            0 => Kind::Empty,
-            1 => Kind::Write,
-            2 => Kind::Trim,
-            _ => Kind::Noop,
-        };
-        Record {
-            k,
-            h: ((bits >> 2) & 0b111) as u8,
-            t: ((bits >> 5) & 0b1_1111) as u8,
-            f: ((bits >> 10) & 0b11_1111) as u8,
+    /// Looks a configuration up by its full name or its name without the spec's prefix (and
+    /// `Main` where `MAIN_ALIAS`).
+    fn lookup(name: &str) -> Option<&'static SpecConfig<Self>> {
+        if name.is_empty() {
+            return None;
         }
-    }
-}
-
-/// One broker's log: `log[b]`, deleted records included. Records are packed (`Record::pack`) to
-/// keep states small: the checker holds millions of them in its queue.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Log {
-    len: u8,
-    slots: [u16; LOG_MAX],
-}
-
-impl Log {
-    const EMPTY: Log = Log {
-        len: 0,
-        slots: [0; LOG_MAX],
-    };
-
-    /// `Len(log[b])`.
-    pub fn len(&self) -> u8 {
-        self.len
-    }
-
-    /// A log holding these records, offsets 1..: how trace validation (`felix-validate`) builds
-    /// a model state from a simulated broker's projected log. At most `LOG_MAX` records.
-    pub fn from_records(records: &[Record]) -> Log {
-        let mut log = Log::EMPTY;
-        for &record in records {
-            log.append(record);
-        }
-        log
-    }
-
-    /// `Len(log[b]) = 0`.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// `log[b][i]`, offsets from 1.
-    pub fn at(&self, offset: u8) -> Record {
-        assert!(
-            offset >= 1 && offset <= self.len,
-            "offset {offset} outside the log"
-        );
-        Record::unpack(self.slots[usize::from(offset) - 1])
-    }
-
-    /// The term of the record at `offset` (from 1), without unpacking the rest.
-    pub fn term_at(&self, offset: u8) -> u8 {
-        self.at(offset).t
-    }
-
-    /// The records, offsets 1..len.
-    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
-        self.slots[..usize::from(self.len)]
-            .iter()
-            .map(|&bits| Record::unpack(bits))
-    }
-
-    /// `Append(log[b], record)`.
-    fn append(&mut self, record: Record) {
-        assert!(usize::from(self.len) < LOG_MAX, "log capacity exceeded");
-        assert!(record.k != Kind::Empty, "only records are appended");
-        self.slots[usize::from(self.len)] = record.pack();
-        self.len += 1;
-    }
-
-    /// `SubSeq(log[b], 1, m)`: keeps the first `m` records.
-    fn truncate(&mut self, m: u8) {
-        assert!(m <= self.len, "truncate past the end");
-        for slot in &mut self.slots[usize::from(m)..usize::from(self.len)] {
-            *slot = 0;
-        }
-        self.len = m;
-    }
-}
-
-/// The records, unpacked (the Explorer shows states through `Debug`).
-impl fmt::Debug for Log {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.debug_list().entries(self.records()).finish()
-    }
-}
-
-impl fmt::Display for Log {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let records: Vec<String> = self.records().map(|record| record.to_string()).collect();
-        write!(formatter, "<<{}>>", records.join(", "))
-    }
-}
-
-/// The spec's variables, in its order (`vars`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct State {
-    /// `term[b]`: broker b's current term (its promise).
-    pub term: [u8; BROKERS_MAX],
-    /// `leader[b]`: b believes it leads `term[b]` (a deposed leader still does).
-    pub leader: [bool; BROKERS_MAX],
-    /// `log[b]`: b's log, deleted records included (see `start`).
-    pub log: [Log; BROKERS_MAX],
-    /// `commit[b]`: b's committed index (a follower learns it from its leader).
-    pub commit: [u8; BROKERS_MAX],
-    /// `floor[b]`: b's floor, applied as b's committed walk reaches each trim.
-    pub floor: [u8; BROKERS_MAX],
-    /// `start[b]`: first offset b still holds.
-    pub start: [u8; BROKERS_MAX],
-    /// `lease`: the epoch (holder) the lease service granted last.
-    pub lease: u8,
-    /// `expected[h]`: the last offset holder h believes is in the stream.
-    pub expected: [u8; HOLDERS_MAX],
-    /// `retired[h]`: h learnt that a newer holder exists and stopped.
-    pub retired: [bool; HOLDERS_MAX],
-    /// `staleRead`: some read served a write below the floor of an acknowledged trim.
-    pub stale_read: bool,
-    /// `writes`: writes appended so far.
-    pub writes: u8,
-    /// `trims`: trims appended so far (a no-op trim needs one left but uses none up).
-    pub trims: u8,
-    /// `promotions`: elections so far.
-    pub promotions: u8,
-    /// `crashes`: crashes so far.
-    pub crashes: u8,
-}
-
-/// Hashes every field (so it agrees with the derived `Eq`) as one byte string: the checker
-/// fingerprints every generated state, and one `write` is much cheaper than one per field.
-impl std::hash::Hash for State {
-    fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
-        const BYTES: usize = BROKERS_MAX * (6 + 2 * LOG_MAX) + HOLDERS_MAX * 2 + 6;
-        let mut bytes = [0u8; BYTES];
-        let mut at = 0;
-        let mut put = |byte: u8| {
-            bytes[at] = byte;
-            at += 1;
-        };
-        for b in 0..BROKERS_MAX {
-            put(self.term[b]);
-            put(u8::from(self.leader[b]));
-            put(self.commit[b]);
-            put(self.floor[b]);
-            put(self.start[b]);
-            put(self.log[b].len);
-            for slot in self.log[b].slots {
-                let [low, high] = slot.to_le_bytes();
-                put(low);
-                put(high);
-            }
-        }
-        put(self.lease);
-        for h in 0..HOLDERS_MAX {
-            put(self.expected[h]);
-            put(u8::from(self.retired[h]));
-        }
-        put(u8::from(self.stale_read));
-        put(self.writes);
-        put(self.trims);
-        put(self.promotions);
-        put(self.crashes);
-        assert_eq!(at, BYTES, "every byte of the state is hashed");
-        hasher.write(&bytes);
-    }
-}
-
-/// A broker number (1-based, as in the spec).
-pub type Broker = u8;
-/// A holder number, which is also its epoch (1-based, as in the spec).
-pub type Holder = u8;
-
-fn index(number: u8) -> usize {
-    assert!(number >= 1, "brokers and holders are numbered from 1");
-    usize::from(number) - 1
-}
-
-impl State {
-    /// `Len(log[b])`.
-    fn len(&self, b: Broker) -> u8 {
-        self.log[index(b)].len()
-    }
-
-    /// `LastTerm(b)`: the term of b's last record, 0 for an empty log.
-    pub fn last_term(&self, b: Broker) -> u8 {
-        let log = &self.log[index(b)];
-        if log.is_empty() {
-            0
-        } else {
-            log.at(log.len()).t
-        }
-    }
-
-    /// `UpToDate(b, q)`: b's log is at least as up to date as q's.
-    pub fn up_to_date(&self, b: Broker, q: Broker) -> bool {
-        self.last_term(b) > self.last_term(q)
-            || (self.last_term(b) == self.last_term(q) && self.len(b) >= self.len(q))
-    }
-
-    /// `Walk(lg, b, from, to, fl)` on this state's log: the floor after a committed walk over
-    /// `log[b]`'s records `from + 1 ..= to`, starting from floor `fl`. Public for trace
-    /// validation (`felix-validate`), which holds the simulator's floors to it.
-    pub fn walk(log: &Log, from: u8, to: u8, fl: u8) -> u8 {
-        ((from + 1)..=to)
-            .map(|i| log.at(i))
-            .filter(|record| record.k == Kind::Trim)
-            .map(|record| record.f)
-            .fold(fl, u8::max)
-    }
-
-    /// `TrimFloor(b)`: the highest floor among b's committed trims, deleted ones included, 1 when
-    /// none (what `floor[b]` must be: FloorRecordKept).
-    pub fn trim_floor(&self, b: Broker) -> u8 {
-        State::walk(&self.log[index(b)], 0, self.commit[index(b)], 1)
-    }
-
-    /// `floor[b]`: b's applied floor.
-    pub fn floor(&self, b: Broker) -> u8 {
-        self.floor[index(b)]
-    }
-
-    /// `FloorSetter(b)`: the offset of the first committed trim asking for `floor[b]`, 0 when no
-    /// trim set the floor.
-    pub fn floor_setter(&self, b: Broker) -> u8 {
-        let floor = self.floor(b);
-        if floor == 1 {
-            return 0;
-        }
-        let log = &self.log[index(b)];
-        (1..=self.commit[index(b)])
-            .find(|&i| {
-                let record = log.at(i);
-                record.k == Kind::Trim && record.f == floor
-            })
-            .unwrap_or(0)
-    }
-
-    /// `ReadableStart(b)`: the first offset b can serve; below it a read is refused.
-    pub fn readable_start(&self, b: Broker) -> u8 {
-        self.floor(b).max(self.start[index(b)])
-    }
-
-    /// `FloorTag(b)`: the epoch of the floor-setting trim, if b still holds it and the tag is on
-    /// (TagAtFloor: of the record at the floor).
-    pub fn floor_tag(&self, config: &Config, b: Broker) -> u8 {
-        let switches = &config.switches;
-        let floor = self.floor(b);
-        if !switches.trims_visible
-            || !switches.floor_tag
-            || !switches.tag_not_visible_trims
-            || floor == 1
-        {
-            return 0;
-        }
-        if !switches.tag_from_trim {
-            return if floor >= self.start[index(b)] {
-                self.log[index(b)].at(floor).h
-            } else {
-                0
-            };
-        }
-        let setter = self.floor_setter(b);
-        if setter == 0 || setter < self.start[index(b)] {
-            return 0;
-        }
-        self.log[index(b)].at(setter).h
-    }
-
-    /// `AckedFloor`: the highest floor any broker has applied (of any acknowledged trim).
-    pub fn acked_floor(&self, config: &Config) -> u8 {
-        (1..=config.bounds.brokers)
-            .map(|b| self.floor(b))
-            .max()
-            .unwrap_or(1)
-    }
-
-    /// `ReadIndexFrom(l)`: l leads, a majority still accepts its term, and it has committed a
-    /// record of its own term (or leads term 1).
-    pub fn read_index_from(&self, config: &Config, l: Broker) -> bool {
-        let li = index(l);
-        if !self.leader[li] {
-            return false;
-        }
-        let accepting = (1..=config.bounds.brokers)
-            .filter(|&q| self.term[index(q)] <= self.term[li])
-            .count();
-        2 * accepting > usize::from(config.bounds.brokers)
-            && (self.term[li] == 1
-                || (self.commit[li] > 0 && self.log[li].term_at(self.commit[li]) == self.term[li]))
-    }
-
-    /// `Serves(s)`: s learnt a read index from the current leader and its walk reached it
-    /// (LocalReads: always).
-    pub fn serves(&self, config: &Config, s: Broker) -> bool {
-        !config.switches.read_index
-            || (1..=config.bounds.brokers).any(|l| {
-                self.read_index_from(config, l) && self.commit[index(s)] >= self.commit[index(l)]
-            })
-    }
-
-    /// `FenceCommitted(h)`: a committed write of an epoch newer than h exists.
-    pub fn fence_committed(&self, config: &Config, h: Holder) -> bool {
-        (1..=config.bounds.brokers).any(|b| {
-            self.log[index(b)]
-                .records()
-                .take(usize::from(self.commit[index(b)]))
-                .any(|record| record.k == Kind::Write && record.h > h)
+        Self::configs().iter().find(|config| {
+            config.name == name
+                || config.name.strip_prefix(Self::NAME) == Some(name)
+                || (Self::MAIN_ALIAS && config.name == Self::NAME && name == "Main")
         })
     }
 
-    /// `Active(h)`: h holds, or believes it holds, the lease.
-    pub fn active(&self, h: Holder) -> bool {
-        h <= self.lease && !self.retired[index(h)]
+    /// Every configuration name, for error messages.
+    fn names() -> Vec<&'static str> {
+        Self::configs().iter().map(|config| config.name).collect()
     }
 
-    /// `MatchLen(l, f)`: the longest prefix on which the logs of l and f agree on terms.
-    pub fn match_len(&self, l: Broker, f: Broker) -> u8 {
-        let leader_log = self.log[index(l)].records();
-        let follower_log = self.log[index(f)].records();
-        leader_log
-            .zip(follower_log)
-            .take_while(|(a, b)| a.t == b.t)
-            .count() as u8
+    /// The twins, in registry order.
+    fn twins() -> impl Iterator<Item = &'static SpecConfig<Self>> {
+        Self::configs()
+            .iter()
+            .filter(|config| config.expected_violation().is_some())
     }
 
-    /// `CommitIn(lg, l)`: leader l's commit index once the logs are `lg` (this state's `commit`
-    /// and `term`): the highest offset of its own term that a majority of `lg` holds, or its
-    /// commit index unchanged.
-    pub fn commit_in(&self, config: &Config, lg: &[Log; BROKERS_MAX], l: Broker) -> u8 {
-        let brokers = usize::from(config.bounds.brokers);
-        let leader_log = &lg[index(l)];
-        // `Cardinality(Holding(lg, l, c))`: brokers whose log holds l's record at offset c.
-        let holding = |c: u8| {
-            let t = leader_log.term_at(c);
-            (1..=config.bounds.brokers)
-                .filter(|&q| lg[index(q)].len() >= c && lg[index(q)].term_at(c) == t)
-                .count()
-        };
-        ((self.commit[index(l)] + 1)..=leader_log.len())
-            .rev()
-            .find(|&c| leader_log.term_at(c) == self.term[index(l)] && 2 * holding(c) > brokers)
-            .unwrap_or(self.commit[index(l)])
+    /// The main configuration.
+    fn main_config() -> &'static SpecConfig<Self> {
+        &Self::configs()[0]
     }
+}
 
-    /// `SegLast(b)`: last offset of the segment that starts at `start[b]`.
-    fn seg_last(&self, config: &Config, b: Broker) -> u8 {
-        self.start[index(b)] + config.bounds.seg_size - 1
-    }
+/// What a configuration is expected to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expectation {
+    /// Every invariant holds; the distinct-state count is pinned when small enough for a test.
+    Pass,
+    /// A twin: it must break exactly this invariant.
+    Violates(Invariant),
+}
 
-    /// `seen` and `newer` in `Read(h, s)`: whether s's committed records from `lo` that the
-    /// reader sees (writes; VisibleTrims: trims too) hold one of an epoch newer than h, and whether
-    /// one of them lies below `AckedFloor` (the read serves it).
-    pub fn read_outcome(&self, config: &Config, h: Holder, s: Broker, lo: u8) -> (bool, bool) {
-        let log = &self.log[index(s)];
-        let acked = self.acked_floor(config);
-        let mut newer = false;
-        let mut below = false;
-        for i in lo..=self.commit[index(s)] {
-            let record = log.at(i);
-            let seen = record.k == Kind::Write
-                || (!config.switches.tag_not_visible_trims && record.k == Kind::Trim);
-            if seen {
-                newer |= record.h > h;
-                below |= i < acked;
-            }
+/// One configuration of a spec: a `.cfg` file.
+pub struct SpecConfig<S: Spec> {
+    /// Full name, as the `.cfg` file (without the extension).
+    pub name: &'static str,
+    /// For a twin, the configuration it is one switch away from.
+    pub base: Option<&'static str>,
+    /// The bounds.
+    pub bounds: S::Bounds,
+    /// The rule switches.
+    pub switches: S::Switches,
+    /// Pass, or the invariant a twin must break.
+    pub expectation: Expectation,
+    /// For a twin, its name in every layer (`felix-names`).
+    pub twin: Option<TwinName>,
+}
+
+impl<S: Spec> SpecConfig<S> {
+    /// The invariant a twin must break, or `None` for a passing configuration.
+    pub fn expected_violation(&self) -> Option<&'static str> {
+        match self.expectation {
+            Expectation::Pass => None,
+            Expectation::Violates(invariant) => Some(invariant.name()),
         }
-        (newer, below)
     }
 
-    /// Every variable rendered as TLC prints it, in the spec's order.
-    pub fn variables(&self, config: &Config) -> Vec<(&'static str, Rendered)> {
-        let brokers = usize::from(config.bounds.brokers);
-        let holders = usize::from(config.bounds.holders);
-        vec![
-            ("term", function(&self.term[..brokers])),
-            ("leader", booleans(&self.leader[..brokers])),
-            ("log", function(&self.log[..brokers])),
-            ("commit", function(&self.commit[..brokers])),
-            ("floor", function(&self.floor[..brokers])),
-            ("start", function(&self.start[..brokers])),
-            ("lease", Rendered::Scalar(self.lease.to_string())),
-            ("expected", function(&self.expected[..holders])),
-            ("retired", booleans(&self.retired[..holders])),
-            (
-                "staleRead",
-                Rendered::Scalar(if self.stale_read { "TRUE" } else { "FALSE" }.to_string()),
-            ),
-            ("writes", Rendered::Scalar(self.writes.to_string())),
-            ("trims", Rendered::Scalar(self.trims.to_string())),
-            ("promotions", Rendered::Scalar(self.promotions.to_string())),
-            ("crashes", Rendered::Scalar(self.crashes.to_string())),
-        ]
+    /// The name without the spec's prefix (`Main` for the main configuration).
+    pub fn short_name(&self) -> &'static str {
+        match self.name.strip_prefix(S::NAME) {
+            Some("") | None => "Main",
+            Some(rest) => rest,
+        }
+    }
+}
+
+impl<S: Spec> Clone for SpecConfig<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: Spec> Copy for SpecConfig<S> {}
+
+impl<S: Spec> PartialEq for SpecConfig<S> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.name, self.base, self.expectation, self.twin)
+            == (other.name, other.base, other.expectation, other.twin)
+            && self.bounds == other.bounds
+            && self.switches == other.switches
+    }
+}
+
+impl<S: Spec> Eq for SpecConfig<S> {}
+
+impl<S: Spec> fmt::Debug for SpecConfig<S> {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("SpecConfig")
+            .field("name", &self.name)
+            .field("base", &self.base)
+            .field("bounds", &self.bounds)
+            .field("switches", &self.switches)
+            .field("expectation", &self.expectation)
+            .field("twin", &self.twin)
+            .finish()
     }
 }
 
@@ -513,477 +174,17 @@ impl fmt::Display for Rendered {
     }
 }
 
-fn function<T: fmt::Display>(values: &[T]) -> Rendered {
+/// A function over 1..n whose components print with `Display`.
+pub(crate) fn function<T: fmt::Display>(values: &[T]) -> Rendered {
     Rendered::Function(values.iter().map(T::to_string).collect())
 }
 
-fn booleans(values: &[bool]) -> Rendered {
+/// A function over 1..n of booleans, as TLC prints them.
+pub(crate) fn booleans(values: &[bool]) -> Rendered {
     Rendered::Function(
         values
             .iter()
             .map(|&value| if value { "TRUE" } else { "FALSE" }.to_string())
             .collect(),
     )
-}
-
-/// The spec's actions with their parameters, in the order of its `Next`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
-    /// `MoveLease`.
-    MoveLease,
-    /// `Promote(b, Q)`; `Q` as a bit set (bit `q - 1` for broker q).
-    Promote(Broker, u8),
-    /// `Write(h, s)`.
-    Write(Holder, Broker),
-    /// `TrimAppend(h, s, fl)`.
-    TrimAppend(Holder, Broker, u8),
-    /// `TrimNoop(h, s)`.
-    TrimNoop(Holder, Broker),
-    /// `Refused(h, s)`.
-    Refused(Holder, Broker),
-    /// `Read(h, s)`.
-    Read(Holder, Broker),
-    /// `Replicate(l, f)`.
-    Replicate(Broker, Broker),
-    /// `StepDown(l, f)`.
-    StepDown(Broker, Broker),
-    /// `Compact(b)`.
-    Compact(Broker),
-    /// `Retain(b)`.
-    Retain(Broker),
-    /// `Crash(b)`.
-    Crash(Broker),
-}
-
-impl fmt::Display for Action {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Action::MoveLease => write!(formatter, "MoveLease"),
-            Action::Promote(b, q) => {
-                let members: Vec<String> = (1..=8u8)
-                    .filter(|m| q & (1 << (m - 1)) != 0)
-                    .map(|m| m.to_string())
-                    .collect();
-                write!(formatter, "Promote({b}, {{{}}})", members.join(", "))
-            }
-            Action::Write(h, s) => write!(formatter, "Write({h}, {s})"),
-            Action::TrimAppend(h, s, fl) => write!(formatter, "TrimAppend({h}, {s}, {fl})"),
-            Action::TrimNoop(h, s) => write!(formatter, "TrimNoop({h}, {s})"),
-            Action::Refused(h, s) => write!(formatter, "Refused({h}, {s})"),
-            Action::Read(h, s) => write!(formatter, "Read({h}, {s})"),
-            Action::Replicate(l, f) => write!(formatter, "Replicate({l}, {f})"),
-            Action::StepDown(l, f) => write!(formatter, "StepDown({l}, {f})"),
-            Action::Compact(b) => write!(formatter, "Compact({b})"),
-            Action::Retain(b) => write!(formatter, "Retain({b})"),
-            Action::Crash(b) => write!(formatter, "Crash({b})"),
-        }
-    }
-}
-
-/// The model of one configuration.
-#[derive(Clone, Debug)]
-pub struct FelixHeadTrim {
-    /// The configuration: constants and switches.
-    pub config: &'static Config,
-    /// Search one state per orbit under permutations of the brokers (see `canonical`). Off by
-    /// default: with it on, the unique-state count is no longer comparable with TLC's.
-    pub broker_symmetry: bool,
-}
-
-impl FelixHeadTrim {
-    /// The model of a configuration.
-    pub fn new(config: &'static Config) -> Self {
-        let bounds = &config.bounds;
-        assert!(bounds.brokers >= 1 && usize::from(bounds.brokers) <= BROKERS_MAX);
-        assert!(bounds.holders >= 1 && usize::from(bounds.holders) <= HOLDERS_MAX);
-        assert!(
-            usize::from(bounds.max_len()) <= LOG_MAX,
-            "MaxLen exceeds LOG_MAX"
-        );
-        assert!(bounds.seg_size >= 1);
-        FelixHeadTrim {
-            config,
-            broker_symmetry: false,
-        }
-    }
-
-    /// The model of a configuration, searched up to permutations of the brokers.
-    ///
-    /// Sound for every property here: no variable names a broker (records carry holder epochs
-    /// and terms), every action ranges uniformly over the brokers, and every property quantifies
-    /// over all of them; only `Init` singles broker 1 out. So a permutation of the brokers maps
-    /// each step to a step and each property's truth to itself, the search visits exactly one
-    /// representative of each orbit of reachable states, and a property holds (or is reached)
-    /// in some reachable state exactly when it does in some representative. This is the
-    /// reduction TLC's SYMMETRY would make; the spec's configurations do not use it, so counts
-    /// under it differ from TLC's.
-    pub fn with_broker_symmetry(config: &'static Config) -> Self {
-        FelixHeadTrim {
-            broker_symmetry: true,
-            ..FelixHeadTrim::new(config)
-        }
-    }
-
-    /// The representative of a state's orbit under broker permutations: the brokers sorted by
-    /// their variables (term, leader, commit, start, log). The identity without symmetry.
-    pub fn canonical(&self, state: State) -> State {
-        if !self.broker_symmetry {
-            return state;
-        }
-        let brokers = usize::from(self.config.bounds.brokers);
-        let key = |b: usize| {
-            (
-                state.term[b],
-                state.leader[b],
-                state.commit[b],
-                state.floor[b],
-                state.start[b],
-                state.log[b].len,
-                state.log[b].slots,
-            )
-        };
-        let mut order: [usize; BROKERS_MAX] = std::array::from_fn(|b| b);
-        order[..brokers].sort_by_key(|&b| key(b));
-        if order.iter().enumerate().all(|(position, &b)| position == b) {
-            return state;
-        }
-        let mut sorted = state.clone();
-        for (position, &b) in order[..brokers].iter().enumerate() {
-            sorted.term[position] = state.term[b];
-            sorted.leader[position] = state.leader[b];
-            sorted.commit[position] = state.commit[b];
-            sorted.floor[position] = state.floor[b];
-            sorted.start[position] = state.start[b];
-            sorted.log[position] = state.log[b].clone();
-        }
-        sorted
-    }
-
-    /// `MaxLen`.
-    fn max_len(&self) -> u8 {
-        self.config.bounds.max_len()
-    }
-
-    /// Whether `action`'s guard holds in `state` (the conjuncts that do not prime a variable).
-    pub fn enabled(&self, state: &State, action: Action) -> bool {
-        let bounds = &self.config.bounds;
-        let switches = &self.config.switches;
-        match action {
-            Action::MoveLease => state.lease < bounds.holders,
-            Action::Promote(b, q) => {
-                let members = q.count_ones() as usize;
-                state.promotions < bounds.max_promotions
-                    && !state.leader[index(b)]
-                    && q & (1 << (b - 1)) != 0
-                    && 2 * members > usize::from(bounds.brokers)
-                    && self.members(q).all(|member| state.up_to_date(b, member))
-            }
-            Action::Write(h, s) => {
-                state.active(h)
-                    && state.writes < bounds.max_writes
-                    && state.leader[index(s)]
-                    && state.expected[index(h)] == state.len(s)
-            }
-            Action::TrimAppend(h, s, fl) => {
-                state.active(h)
-                    && state.trims < bounds.max_trims
-                    && state.leader[index(s)]
-                    && state.expected[index(h)] == state.len(s)
-                    && fl > state.floor(s)
-                    && fl <= state.expected[index(h)] + 1
-            }
-            Action::TrimNoop(h, s) => {
-                state.active(h)
-                    && state.trims < bounds.max_trims
-                    && state.leader[index(s)]
-                    && (!switches.noop_trim_checks_tail || state.expected[index(h)] == state.len(s))
-            }
-            Action::Refused(h, s) => {
-                !switches.tail_not_from_refusal
-                    && state.active(h)
-                    && state.leader[index(s)]
-                    && state.expected[index(h)] != state.len(s)
-            }
-            Action::Read(h, s) => state.active(h) && state.serves(self.config, s),
-            Action::Replicate(l, f) => {
-                let m = state.match_len(l, f);
-                state.leader[index(l)]
-                    && f != l
-                    && state.term[index(f)] <= state.term[index(l)]
-                    && (m >= state.len(l) || m + 1 >= state.start[index(l)])
-            }
-            Action::StepDown(l, f) => {
-                state.leader[index(l)] && state.term[index(f)] > state.term[index(l)]
-            }
-            Action::Compact(b) => {
-                let first = state.start[index(b)];
-                let last = state.seg_last(self.config, b);
-                if !switches.compaction_keeps_floor_record {
-                    first < state.floor(b) && last <= state.commit[index(b)]
-                } else {
-                    last < state.floor(b)
-                }
-            }
-            Action::Retain(b) => {
-                switches.retention_deletes()
-                    && state.seg_last(self.config, b) <= state.commit[index(b)]
-            }
-            Action::Crash(b) => state.crashes < bounds.max_crashes && state.leader[index(b)],
-        }
-    }
-
-    /// The brokers of a bit set.
-    fn members(&self, q: u8) -> impl Iterator<Item = Broker> {
-        (1..=self.config.bounds.brokers).filter(move |m| q & (1 << (m - 1)) != 0)
-    }
-
-    /// The state after `action` (whose guard holds): the primed variables.
-    fn apply(&self, state: &State, action: Action) -> State {
-        let mut next = state.clone();
-        match action {
-            Action::MoveLease => next.lease = state.lease + 1,
-            Action::Promote(b, q) => {
-                let new_term = self
-                    .members(q)
-                    .map(|member| state.term[index(member)])
-                    .max()
-                    .unwrap_or_else(|| unreachable!("a promoting majority is not empty"))
-                    + 1;
-                for member in self.members(q) {
-                    next.term[index(member)] = new_term;
-                    next.leader[index(member)] = member == b;
-                }
-                next.log[index(b)].append(Record {
-                    k: Kind::Noop,
-                    h: 0,
-                    t: new_term,
-                    f: 0,
-                });
-                next.promotions = state.promotions + 1;
-            }
-            Action::Write(h, s) => {
-                next.log[index(s)].append(Record {
-                    k: Kind::Write,
-                    h,
-                    t: state.term[index(s)],
-                    f: 0,
-                });
-                next.writes = state.writes + 1;
-            }
-            Action::TrimAppend(h, s, fl) => {
-                next.log[index(s)].append(Record {
-                    k: Kind::Trim,
-                    h,
-                    t: state.term[index(s)],
-                    f: fl,
-                });
-                next.trims = state.trims + 1;
-            }
-            Action::TrimNoop(h, s) => {
-                // A no-op needs a trim left but uses none up (spec change e5a4592).
-                next.expected[index(h)] = state.len(s);
-            }
-            Action::Refused(h, s) => {
-                next.expected[index(h)] = state.len(s);
-            }
-            Action::Read(h, s) => {
-                let rs = state.readable_start(s);
-                let from = if !self.config.switches.reread_from_cursor {
-                    rs
-                } else {
-                    state.expected[index(h)] + 1
-                };
-                let too_old = from < rs;
-                let (newer, below) = state.read_outcome(self.config, h, s, from.max(rs));
-                next.stale_read = state.stale_read || below;
-                let tagged = too_old && state.floor_tag(self.config, s) > h;
-                if tagged || newer {
-                    next.retired[index(h)] = true;
-                    // A retired holder never uses its tail again (spec change e5a4592).
-                    next.expected[index(h)] = 0;
-                } else {
-                    next.expected[index(h)] = state.commit[index(s)];
-                }
-            }
-            Action::Replicate(l, f) => {
-                let m = state.match_len(l, f);
-                let sent = m < state.len(l);
-                if sent {
-                    let record = state.log[index(l)].at(m + 1);
-                    next.log[index(f)].truncate(m);
-                    next.log[index(f)].append(record);
-                }
-                // The message carries l's commit index: f commits up to it within the prefix it
-                // now shares with l; then l commits what a majority holds of its term. Each walks
-                // its newly committed records and applies their floors.
-                let shared = if sent { m + 1 } else { m };
-                let fc = state.commit[index(f)].max(state.commit[index(l)].min(shared));
-                let lc = state.commit_in(self.config, &next.log, l);
-                next.commit[index(l)] = lc;
-                next.commit[index(f)] = fc;
-                next.floor[index(l)] = State::walk(
-                    &next.log[index(l)],
-                    state.commit[index(l)],
-                    lc,
-                    state.floor[index(l)],
-                );
-                next.floor[index(f)] = State::walk(
-                    &next.log[index(f)],
-                    state.commit[index(f)],
-                    fc,
-                    state.floor[index(f)],
-                );
-                next.term[index(f)] = state.term[index(l)];
-                if state.term[index(f)] < state.term[index(l)] {
-                    next.leader[index(f)] = false;
-                }
-            }
-            Action::StepDown(l, f) => {
-                next.term[index(l)] = state.term[index(f)];
-                next.leader[index(l)] = false;
-            }
-            Action::Compact(b) | Action::Retain(b) => {
-                next.start[index(b)] = state.seg_last(self.config, b) + 1;
-            }
-            Action::Crash(b) => {
-                next.leader[index(b)] = false;
-                next.crashes = state.crashes + 1;
-            }
-        }
-        next
-    }
-}
-
-impl Model for FelixHeadTrim {
-    type State = State;
-    type Action = Action;
-
-    /// `Init`: broker 1 leads term 1, every log is empty, holder 1 has the lease.
-    fn init_states(&self) -> Vec<State> {
-        let mut leader = [false; BROKERS_MAX];
-        leader[0] = true;
-        let mut term = [0; BROKERS_MAX];
-        let mut start = [0; BROKERS_MAX];
-        let mut floor = [0; BROKERS_MAX];
-        for b in 0..usize::from(self.config.bounds.brokers) {
-            term[b] = 1;
-            start[b] = 1;
-            floor[b] = 1;
-        }
-        vec![self.canonical(State {
-            term,
-            leader,
-            log: [Log::EMPTY; BROKERS_MAX],
-            commit: [0; BROKERS_MAX],
-            floor,
-            start,
-            lease: 1,
-            expected: [0; HOLDERS_MAX],
-            retired: [false; HOLDERS_MAX],
-            stale_read: false,
-            writes: 0,
-            trims: 0,
-            promotions: 0,
-            crashes: 0,
-        })]
-    }
-
-    /// `Next`: every action whose guard holds, in the order of the spec's disjunction, each
-    /// parameter ranging over its set in increasing order.
-    fn actions(&self, state: &State, actions: &mut Vec<Action>) {
-        // Every candidate goes through `enabled`, so the set is exactly the spec's. The `if`s
-        // around the loops only skip candidates a guard conjunct already rules out (a bound
-        // reached, a switch off, a broker that does not lead), to keep this hot path short.
-        let bounds = &self.config.bounds;
-        let switches = &self.config.switches;
-        let brokers = bounds.brokers;
-        let holders = bounds.holders;
-        let is_leader = |b: Broker| state.leader[index(b)];
-        let mut push = |action: Action| {
-            if self.enabled(state, action) {
-                actions.push(action);
-            }
-        };
-        push(Action::MoveLease);
-        if state.promotions < bounds.max_promotions {
-            for b in (1..=brokers).filter(|&b| !is_leader(b)) {
-                for q in 1..(1u8 << brokers) {
-                    push(Action::Promote(b, q));
-                }
-            }
-        }
-        if state.writes < bounds.max_writes {
-            for h in 1..=holders {
-                for s in (1..=brokers).filter(|&s| is_leader(s)) {
-                    push(Action::Write(h, s));
-                }
-            }
-        }
-        if state.trims < bounds.max_trims {
-            for h in 1..=holders {
-                for s in (1..=brokers).filter(|&s| is_leader(s)) {
-                    // `Floor(s) < fl <= expected[h] + 1` (at most the trim record's own offset).
-                    let own = (state.expected[index(h)] + 1).min(self.max_len() + 1);
-                    for fl in (state.floor(s) + 1)..=own {
-                        push(Action::TrimAppend(h, s, fl));
-                    }
-                }
-            }
-            for h in 1..=holders {
-                for s in (1..=brokers).filter(|&s| is_leader(s)) {
-                    push(Action::TrimNoop(h, s));
-                }
-            }
-        }
-        if !switches.tail_not_from_refusal {
-            for h in 1..=holders {
-                for s in (1..=brokers).filter(|&s| is_leader(s)) {
-                    push(Action::Refused(h, s));
-                }
-            }
-        }
-        for h in 1..=holders {
-            for s in 1..=brokers {
-                push(Action::Read(h, s));
-            }
-        }
-        for l in (1..=brokers).filter(|&l| is_leader(l)) {
-            for f in 1..=brokers {
-                push(Action::Replicate(l, f));
-            }
-        }
-        for l in (1..=brokers).filter(|&l| is_leader(l)) {
-            for f in 1..=brokers {
-                push(Action::StepDown(l, f));
-            }
-        }
-        for b in 1..=brokers {
-            push(Action::Compact(b));
-        }
-        if switches.retention_deletes() {
-            for b in 1..=brokers {
-                push(Action::Retain(b));
-            }
-        }
-        if state.crashes < bounds.max_crashes {
-            for b in (1..=brokers).filter(|&b| is_leader(b)) {
-                push(Action::Crash(b));
-            }
-        }
-    }
-
-    fn next_state(&self, state: &State, action: Action) -> Option<State> {
-        if !self.enabled(state, action) {
-            return None;
-        }
-        Some(self.canonical(self.apply(state, action)))
-    }
-
-    fn format_action(&self, action: &Action) -> String {
-        action.to_string()
-    }
-
-    fn properties(&self) -> Vec<Property<Self>> {
-        properties::all()
-    }
 }

@@ -7,8 +7,7 @@
 use serde::Serialize;
 use stateright::Path;
 
-use crate::config::Config;
-use crate::spec::{Action, Rendered, State};
+use crate::spec::{Rendered, Spec, SpecConfig};
 
 /// One step of a trace: the action taken (`Init` for the first state) and every variable whose
 /// value it changed, rendered in TLA+ notation.
@@ -22,20 +21,12 @@ pub struct TraceStep {
 }
 
 /// Builds the steps of a path: `Init` with every variable, then each action with what it changed.
-pub fn steps(config: &Config, path: Path<State, Action>) -> Vec<TraceStep> {
-    steps_of(path, |state: &State| state.variables(config))
-}
-
-/// The steps of any spec's path (FelixHeadTrim's, ParosTrimJump's): `Init` with every variable,
-/// then each action with the variables it changed, as `variables` renders a state.
-pub(crate) fn steps_of<S, A: std::fmt::Display>(
-    path: Path<S, A>,
-    variables: impl Fn(&S) -> Vec<(&'static str, Rendered)>,
-) -> Vec<TraceStep> {
+pub fn steps<S: Spec>(config: &SpecConfig<S>, path: Path<S::State, S::Action>) -> Vec<TraceStep> {
+    let variables = |state: &S::State| S::variables(config, state);
     let pairs = path.into_vec();
     let mut steps = Vec::with_capacity(pairs.len());
     let mut previous: Option<Vec<(&'static str, Rendered)>> = None;
-    let mut pending_action: Option<A> = None;
+    let mut pending_action: Option<S::Action> = None;
     for (state, action) in pairs {
         let variables = variables(&state);
         let step = match (&previous, &pending_action) {

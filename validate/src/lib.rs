@@ -6,21 +6,24 @@
 //! paros run (a checkpoint owner's fences, fenced truncates, checkpoint runs, trim-point jumps)
 //! to ParosTrimJump (`paros`), where a fence is `SetLeader`, a trim `Truncate` and a jump
 //! `TrimmedTo` (under FelixHeadTrim a jump could only be a new baseline). The counts are kept
-//! per model. What follows describes FelixHeadTrim's side; `paros` describes the other.
+//! per model. Both specs are laid out the same (`head_trim/`, `paros/`: `projection`, `window`,
+//! `checker`) over one loop (`observe`) and one chain (`steps`).
 //!
 //! The simulator runs the real core; the model checks the design. This crate ties the two: after
 //! every event the simulator handles, each voter's state is projected onto the model's variables
 //! (`projection`), and the step from the previous projection must be a short chain of the
 //! model's own actions, taken through `Model::next_state` on a small renamed window of the state
-//! (`window`, `checker`). A step the model cannot make is a *divergence*: a finding like a
+//! (`window`, `checker`, `steps`). A step the model cannot make is a *divergence*: a finding like a
 //! violation, named `TraceValidation`, with the step, the projections before and after, and the
 //! model actions tried.
 //!
-//! - `projection`: a voter as `term`, `leader`, `log` (kind, epoch, term, floor), `commit`,
-//!   `floor`, `start`; what it hides (replicas, fences, deleted records) and why.
-//! - `window`: renaming a step's values into the model's bounds.
-//! - `checker`: the step → actions table, the ghosts that stand for hidden senders, and the
-//!   `Abstraction` rules (baseline, crash, restart, jump, out of bounds), each counted.
+//! - `head_trim::projection`: a voter as `term`, `leader`, `log` (kind, epoch, term, floor),
+//!   `commit`, `floor`, `start`; what it hides (replicas, fences, deleted records) and why.
+//! - `head_trim::window`: renaming a step's values into the model's bounds.
+//! - `head_trim::checker`: the step → actions table and the ghosts that stand for hidden senders.
+//! - `steps`: the chain both specs share, and the `Abstraction` rules (baseline, crash, restart,
+//!   jump, out of bounds, ...), each counted.
+//! - `observe`: the per-voter loop, generic over a spec's `Projection`.
 //! - `validator` (here): the `felix_sim::world::Observer` that runs the checker after every event
 //!   and keeps the counts; `run_validated` runs one seed with it.
 //!
@@ -31,23 +34,25 @@
 //! requests and its reads (the model's `Read`, `TrimNoop`, `Refused` and `MoveLease` are not
 //! matched); StaleTrimRefused and NoReadBelowFloor stay the audits'.
 
-pub mod checker;
 pub mod conform;
+pub mod head_trim;
+mod observe;
 pub mod paros;
-pub mod projection;
-pub mod window;
+pub mod steps;
 
-use checker::{Abstraction, Verdict};
 use felix_core::api::Request;
 use felix_core::history::Event;
 use felix_core::rules::Invariant;
 use felix_sim::knobs::Workload;
 use felix_sim::world::{Observer, World};
 use felix_sim::{Finding, RunReport, RunSpec};
-use projection::{BrokerProjection, Key};
+use head_trim::projection::BrokerProjection;
+use head_trim::window;
+use observe::Key;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use steps::Abstraction;
 
 /// The model a run is held to, by its workload: felixd runs (lease holders, epochs, expected
 /// tails, trims without fences) to FelixHeadTrim; paros runs (the checkpoint owner's fences,
@@ -140,7 +145,7 @@ pub struct Divergence {
     pub who: String,
     pub before: String,
     pub after: String,
-    pub mismatch: checker::Mismatch,
+    pub mismatch: steps::Mismatch,
 }
 
 impl Divergence {
@@ -213,7 +218,7 @@ impl Validator {
     /// A holder's write or trim request, held to the model's `Active(h)` (its epoch granted, its
     /// holder not retired) when it is sent: the model's `Write`, `TrimAppend` and `TrimNoop`
     /// all need it. Requests without an epoch (paros, readers) are not a holder's.
-    fn holder_request(&mut self, request: &Request) -> Option<checker::Mismatch> {
+    fn holder_request(&mut self, request: &Request) -> Option<steps::Mismatch> {
         let epoch = match request {
             Request::Append { headers, .. } | Request::Trim { headers, .. } => headers.epoch()?,
             _ => return None,
@@ -233,7 +238,7 @@ impl Validator {
         if state.active(1) {
             return None;
         }
-        Some(checker::Mismatch {
+        Some(steps::Mismatch {
             reason: format!(
                 "the holder of epoch {epoch} sent a write or trim while not Active(h) (the lease granted up to {}, retired: {}): the model's Write, TrimAppend and TrimNoop need it",
                 self.lease,
@@ -322,112 +327,17 @@ impl Validator {
                 }
                 _ => None,
             });
+        let step = observe::Step {
+            voters,
+            rebase: &rebase,
+            jumps: &jumps,
+            delivered,
+            line,
+        };
         if paros_model {
-            self.observe_paros(world, voters, &rebase, &jumps, delivered, line);
-            return;
-        }
-        let mut changed = false;
-        let mut matched = false;
-        for (index, broker) in world.brokers().take(voters).enumerate() {
-            let node = index as u32;
-            let Some(broker) = broker else {
-                if self.brokers[index].take().is_some() {
-                    changed = true;
-                    self.abstracted(Abstraction::Crash);
-                }
-                continue;
-            };
-            let key = Key::of(broker);
-            // Most events change no voter: compare keys before cloning a projection.
-            let rule = at(&rebase, index);
-            if rule.is_none()
-                && matches!(&self.brokers[index], Some((before_key, _)) if *before_key == key)
-            {
-                continue;
-            }
-            let (before_key, before) = match (self.brokers[index].take(), rule) {
-                (Some(previous), None) => previous,
-                (previous, rule) => {
-                    let rule = match (&previous, rule) {
-                        (_, Some(rule)) => rule,
-                        (None, None) => Abstraction::Baseline,
-                        (Some(_), None) => unreachable!("matched above"),
-                    };
-                    // A restart after a crash was already counted as a crash; count it once more
-                    // as the restart that sets the new baseline.
-                    self.abstracted(rule);
-                    changed = true;
-                    let fresh = BrokerProjection::read(broker);
-                    // A jump hides the log, commit, floor and start, never the term: no model
-                    // action lowers a term (the jump "never touches the term or the vote").
-                    if let (Abstraction::Jump, Some((_, before))) = (rule, previous) {
-                        if fresh.term < before.term {
-                            self.divergence = Some(Divergence {
-                                line,
-                                who: format!("node {node}"),
-                                before: before.describe(),
-                                after: fresh.describe(),
-                                mismatch: checker::Mismatch {
-                                    reason: format!(
-                                        "a jump lowered the term from {} to {}: no model action lowers a term",
-                                        before.term, fresh.term
-                                    ),
-                                    taken: Vec::new(),
-                                    model_state: None,
-                                    tried: Vec::new(),
-                                },
-                            });
-                            return;
-                        }
-                    }
-                    self.brokers[index] = Some((key, fresh));
-                    continue;
-                }
-            };
-            if before_key == key {
-                self.brokers[index] = Some((before_key, before));
-                continue;
-            }
-            changed = true;
-            let after = before.advance(broker);
-            let tail = delivered
-                .filter(|(target, _)| *target == node)
-                .map(|(_, tail)| tail);
-            match checker::check(node, &before, &after, tail) {
-                Verdict::Matched(actions) => {
-                    matched = true;
-                    for action in &actions {
-                        let name = action.split('(').next().unwrap_or(action);
-                        let name = action_name(name);
-                        *self.counts.actions.entry(name).or_insert(0) += 1;
-                    }
-                    if let Some(steps) = &mut self.steps {
-                        steps.push(MatchedStep {
-                            line,
-                            node,
-                            actions,
-                        });
-                    }
-                }
-                Verdict::Abstracted(rule) => self.abstracted(rule),
-                Verdict::Diverged(mismatch) => {
-                    self.divergence = Some(Divergence {
-                        line,
-                        who: format!("node {node}"),
-                        before: before.describe(),
-                        after: after.describe(),
-                        mismatch,
-                    });
-                    return;
-                }
-            }
-            self.brokers[index] = Some((key, after));
-        }
-        if !changed {
-            self.counts.stutters += 1;
-        }
-        if matched {
-            self.counts.matched += 1;
+            self.observe_nodes::<paros::ParosNode>(world.brokers(), &step);
+        } else {
+            self.observe_nodes::<BrokerProjection>(world.brokers(), &step);
         }
     }
 }
@@ -460,116 +370,6 @@ impl Validator {
                 node,
                 actions,
             });
-        }
-    }
-
-    /// The per-node part of `observe` for a paros run: each voter's step held to ParosTrimJump
-    /// (`paros`); a jump is `TrimmedTo` unless a rule leaves it unchecked.
-    fn observe_paros(
-        &mut self,
-        world: &World,
-        voters: usize,
-        rebase: &[Option<Abstraction>],
-        jumps: &[Option<u64>],
-        delivered: Option<(u32, u64)>,
-        line: u64,
-    ) {
-        if self.paros.len() < voters {
-            self.paros.resize(voters, None);
-        }
-        let mut changed = false;
-        let mut matched = false;
-        for (index, broker) in world.brokers().take(voters).enumerate() {
-            let node = index as u32;
-            let Some(broker) = broker else {
-                if self.paros[index].take().is_some() {
-                    changed = true;
-                    self.abstracted(Abstraction::Crash);
-                }
-                continue;
-            };
-            let key = Key::of(broker);
-            // Most events change no voter: compare keys before cloning a projection.
-            let (rule, point) = (at(rebase, index), at(jumps, index));
-            if rule.is_none()
-                && point.is_none()
-                && matches!(&self.paros[index], Some((before_key, _)) if *before_key == key)
-            {
-                continue;
-            }
-            let Some((before_key, before)) = self.paros[index].take().filter(|_| rule.is_none())
-            else {
-                self.abstracted(rule.unwrap_or(Abstraction::Baseline));
-                changed = true;
-                self.paros[index] = Some((key, paros::ParosNode::read(broker)));
-                continue;
-            };
-            let jump = point.map(|point| self.sent.get(&(node, point)).copied());
-            if before_key == key && jump.is_none() {
-                self.paros[index] = Some((before_key, before));
-                continue;
-            }
-            changed = true;
-            let after = match jump {
-                // A jump drops what lay below the point: re-read in full.
-                Some(_) => paros::ParosNode::read(broker),
-                None => before.advance(broker),
-            };
-            let tail = delivered.is_some_and(|(target, _)| target == node);
-            let verdict = match jump {
-                Some(None) => (Verdict::Abstracted(Abstraction::UnseenSender), Vec::new()),
-                Some(Some(sent)) => paros::check(node, &before, &after, tail, Some(sent)),
-                None => paros::check(node, &before, &after, tail, None),
-            };
-            let (verdict, hidden) = verdict;
-            for rule in hidden {
-                self.abstracted(rule);
-            }
-            match verdict {
-                Verdict::Matched(actions) => {
-                    matched = true;
-                    self.count_actions(node, line, actions);
-                }
-                Verdict::Abstracted(rule) => {
-                    self.abstracted(rule);
-                    // An unchecked jump still may not lower the term.
-                    if after.term < before.term {
-                        self.divergence = Some(Divergence {
-                            line,
-                            who: format!("node {node}"),
-                            before: before.describe(),
-                            after: after.describe(),
-                            mismatch: checker::Mismatch {
-                                reason: format!(
-                                    "the term went back from {} to {}: no ParosTrimJump action lowers a term",
-                                    before.term, after.term
-                                ),
-                                taken: Vec::new(),
-                                model_state: None,
-                                tried: Vec::new(),
-                            },
-                        });
-                        return;
-                    }
-                }
-                Verdict::Diverged(mismatch) => {
-                    self.divergence = Some(Divergence {
-                        line,
-                        who: format!("node {node}"),
-                        before: before.describe(),
-                        after: after.describe(),
-                        mismatch,
-                    });
-                    return;
-                }
-            }
-            self.paros[index] = Some((key, after));
-        }
-        if !changed {
-            self.counts.stutters += 1;
-        }
-        if matched {
-            self.counts.matched += 1;
         }
     }
 }

@@ -4,16 +4,16 @@
 //! A violation prints the shortest counterexample, one line per step: the action, then the
 //! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
 //! `--html FILE.html` draws the counterexample as a sequence diagram (`crate::html`).
-//! ParosTrimJump's configurations (a name that only its registry knows) are checked first, by
-//! `run_paros`, and reported in the same shapes as FelixHeadTrim's.
+//! Both specs' configurations go through the same path (`check_one`, over
+//! `felix_model::registry::AnyConfig::check`, the runner generic over `felix_model::spec::Spec`); what a spec cannot do is refused in one place, `unsupported`.
 
 use std::io::IsTerminal;
 
 use clap::Args;
 use felix_model::check::{self, Outcome, Report};
-use felix_model::config::{self, Config};
-use felix_model::paros::check as paros_check;
-use felix_model::paros::config::{self as paros_config, ParosConfig};
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::registry::{self, AnyConfig};
+use felix_model::spec::Spec;
 use serde_json::json;
 
 use crate::exit;
@@ -56,15 +56,9 @@ pub struct CheckArgs {
 
 /// Runs `felix check`.
 pub fn run(args: CheckArgs) -> u8 {
-    // ParosTrimJump's configurations are checked first (`run_paros`).
-    let (paros, rest) = split_paros(&args.configs);
-    let configs = if rest.is_empty() && !paros.is_empty() {
-        Vec::new()
-    } else {
-        match resolve(&rest) {
-            Ok(configs) => configs,
-            Err(code) => return code,
-        }
+    let configs = match resolve(&args.configs) {
+        Ok(configs) => configs,
+        Err(code) => return code,
     };
     let threads = match args.threads {
         Some(0) => return exit::bad_input("--threads must be at least 1"),
@@ -76,129 +70,90 @@ pub fn run(args: CheckArgs) -> u8 {
             .map(|n| n.get())
             .unwrap_or(1),
     };
-    if let Some(path) = &args.html {
-        if configs.len() + paros.len() != 1 {
-            return exit::bad_input("--html draws one configuration: name exactly one");
-        }
-        if !paros.is_empty() {
-            return exit::bad_input(
-                "--html draws FelixHeadTrim configurations only (no ParosTrimJump diagram yet)",
-            );
-        }
-        if let Err(message) = crate::html::check_writable(path) {
-            return exit::bad_input(message);
-        }
+    if let Err(message) = unsupported(&configs, &args) {
+        return exit::bad_input(message);
     }
-    let paros_code = if paros.is_empty() {
-        exit::OK
-    } else {
-        run_paros(&paros, &args, threads)
-    };
-    if paros_code == exit::BAD_INPUT {
-        return paros_code;
-    }
-    let show_progress = args.progress || std::io::stderr().is_terminal();
     let mut code = exit::OK;
     for config in configs {
-        let mut progress = |snapshot: check::Progress| {
-            if show_progress {
-                eprintln!(
-                    "felix check {}: {} unique states, depth {}, {:.0} s, {:.0} states/s",
-                    config.name,
-                    snapshot.unique_states,
-                    snapshot.max_depth,
-                    snapshot.seconds,
-                    snapshot.unique_states as f64 / snapshot.seconds.max(0.001),
-                );
-            }
-        };
-        let report = if args.compact {
-            check::check_compact(config, threads, args.symmetry, &mut progress)
-        } else {
-            check::check_with_progress(config, threads, args.symmetry, &mut progress)
-        };
-        if args.json {
-            crate::output::text(&format!("{}\n", report_json(&report)));
-        } else {
-            crate::output::text(&report_text(&report, threads));
-        }
+        let checked = check_one(config, &args, threads);
         if let Some(path) = &args.html {
-            match crate::html::write_counterexample(path, config, &report) {
+            let AnyConfig::HeadTrim(config) = config else {
+                unreachable!("`unsupported` refuses --html where a spec draws no diagram");
+            };
+            match crate::html::write_counterexample(path, config, &checked) {
                 // With --json, stdout holds only JSON objects.
                 Ok(note) if args.json => eprintln!("felix: {note}"),
                 Ok(note) => crate::output::text(&format!("{note}\n")),
                 Err(message) => return exit::bad_input(message),
             }
         }
-        if report.outcome == Outcome::Violated {
-            code = exit::VIOLATION;
-        }
-    }
-    code.max(paros_code)
-}
-
-/// Splits `names` into ParosTrimJump configurations and the other names (left to FelixHeadTrim's
-/// resolver, which reports unknown ones).
-fn split_paros(names: &[String]) -> (Vec<&'static ParosConfig>, Vec<String>) {
-    let mut paros = Vec::new();
-    let mut rest = Vec::new();
-    for name in names {
-        match paros_config::lookup(name) {
-            Some(found) if config::lookup(name).is_none() => paros.push(found),
-            _ => rest.push(name.clone()),
-        }
-    }
-    (paros, rest)
-}
-
-/// Checks each ParosTrimJump configuration, in the same report shapes as FelixHeadTrim's;
-/// returns 1 if any broke an invariant, else 0.
-fn run_paros(configs: &[&'static ParosConfig], args: &CheckArgs, threads: usize) -> u8 {
-    if args.symmetry || args.compact {
-        return exit::bad_input(
-            "--symmetry and --compact apply to FelixHeadTrim only; ParosTrimJump's configurations \
-             are checked in full",
-        );
-    }
-    let show_progress = args.progress || std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let mut code = exit::OK;
-    for &config in configs {
-        let mut progress = |snapshot: check::Progress| {
-            if show_progress {
-                eprintln!(
-                    "felix check {}: {} unique states, depth {}, {:.0} s",
-                    config.name, snapshot.unique_states, snapshot.max_depth, snapshot.seconds,
-                );
-            }
-        };
-        let report = paros_check::check_with_progress(config, threads, &mut progress);
-        if args.json {
-            crate::output::text(&format!("{}\n", report_json(&report)));
-        } else {
-            crate::output::text(&report_text(&report, threads));
-        }
-        if report.outcome == Outcome::Violated {
+        if checked.outcome == Outcome::Violated {
             code = exit::VIOLATION;
         }
     }
     code
 }
 
-/// Resolves names to configurations; an unknown name is bad input and lists the valid names.
-pub fn resolve(names: &[String]) -> Result<Vec<&'static Config>, u8> {
+/// The one place that says which options a spec cannot take, and why: `--symmetry` where the
+/// spec has no symmetry reduction, `--html` where it draws no diagram (and on more than one
+/// configuration). `--compact`, `--threads`, `--json` and `--progress` work for every spec.
+fn unsupported(configs: &[AnyConfig], args: &CheckArgs) -> Result<(), String> {
+    for config in configs {
+        if let (true, Some(why)) = (args.symmetry, config.no_symmetry()) {
+            return Err(format!("--symmetry on {}: {why}", config.name()));
+        }
+        if let (Some(_), Some(why)) = (&args.html, config.no_diagram()) {
+            return Err(format!("--html on {}: {why}", config.name()));
+        }
+    }
+    if let Some(path) = &args.html {
+        if configs.len() != 1 {
+            return Err("--html draws one configuration: name exactly one".to_string());
+        }
+        crate::html::check_writable(path)?;
+    }
+    Ok(())
+}
+
+/// Checks one configuration of either spec and prints its report (text or JSON).
+fn check_one(config: AnyConfig, args: &CheckArgs, threads: usize) -> Report {
+    let show_progress = args.progress || std::io::stderr().is_terminal();
+    let mut progress = |snapshot: check::Progress| {
+        if show_progress {
+            eprintln!(
+                "felix check {}: {} unique states, depth {}, {:.0} s, {:.0} states/s",
+                config.name(),
+                snapshot.unique_states,
+                snapshot.max_depth,
+                snapshot.seconds,
+                snapshot.unique_states as f64 / snapshot.seconds.max(0.001),
+            );
+        }
+    };
+    let report = config.check(threads, args.symmetry, args.compact, &mut progress);
+    if args.json {
+        crate::output::text(&format!("{}\n", report_json(&report)));
+    } else {
+        crate::output::text(&report_text(&report, threads));
+    }
+    report
+}
+
+/// Resolves names to configurations of either spec (`felix_model::registry`); an unknown name is
+/// bad input and lists the valid names. No name is FelixHeadTrim's main configuration.
+pub fn resolve(names: &[String]) -> Result<Vec<AnyConfig>, u8> {
     if names.is_empty() {
-        return Ok(vec![config::main_config()]);
+        return Ok(vec![AnyConfig::HeadTrim(FelixHeadTrim::main_config())]);
     }
     let mut configs = Vec::with_capacity(names.len());
     for name in names {
-        match config::lookup(name) {
+        match registry::lookup(name) {
             Some(config) => configs.push(config),
             None => {
                 return Err(exit::bad_input(format!(
-                    "unknown configuration {name:?}; valid names (the FelixHeadTrim prefix may be \
-                     dropped): {}; and {}",
-                    config::names().join(", "),
-                    felix_model::paros::config::names().join(", ")
+                    "unknown configuration {name:?}; valid names (a spec's prefix may be \
+                     dropped): {}",
+                    registry::names().join(", "),
                 )))
             }
         }

@@ -12,8 +12,10 @@ use crate::output;
 use clap::Args;
 use felix_core::rules::Layer;
 use felix_core::Rules;
-use felix_model::config;
-use felix_model::paros::config::{self as paros_config, ParosConfig};
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::paros::config::ParosConfig;
+use felix_model::paros::spec::ParosTrimJump;
+use felix_model::spec::Spec as _;
 use felix_validate::conform::spec::{HeadTrim, Paros, Spec};
 use felix_validate::conform::twins::{conform_paros_twin, conform_twin, TwinConform};
 use felix_validate::conform::walk::{cover_of, Cover, Edge, STATES_MAX};
@@ -57,7 +59,7 @@ pub fn run(args: ConformArgs) -> u8 {
     if args.paths == 0 {
         return exit::bad_input("--paths must be at least 1");
     }
-    if let Some(config) = config::lookup(&args.config) {
+    if let Some(config) = FelixHeadTrim::lookup(&args.config) {
         return match rules_for(config.name, config.twin) {
             Ok(rules) => run_cover(
                 HeadTrim {
@@ -76,8 +78,8 @@ pub fn run(args: ConformArgs) -> u8 {
             Err(message) => exit::bad_input(message),
         };
     }
-    let mut names = config::names();
-    names.extend(paros_config::names());
+    let mut names = FelixHeadTrim::names();
+    names.extend(ParosTrimJump::names());
     exit::bad_input(format!(
         "unknown configuration `{}` (configurations: {})",
         args.config,
@@ -88,7 +90,7 @@ pub fn run(args: ConformArgs) -> u8 {
 /// A ParosTrimJump configuration by its full name, or by its name without the prefix where that is
 /// not a FelixHeadTrim name (`Replica`; FelixHeadTrim is looked up first).
 fn paros_lookup(name: &str) -> Option<&'static ParosConfig> {
-    paros_config::lookup(name)
+    ParosTrimJump::lookup(name)
 }
 
 /// A ParosTrimJump configuration's two covers: a core that compacts as the model's `Compact` does
@@ -450,7 +452,7 @@ pub fn run_twins(json: bool) -> u8 {
             "twin", "must break", "path", "core with the twin", "core with every rule on"
         ));
     }
-    for config in config::twins() {
+    for config in FelixHeadTrim::twins() {
         let started = Instant::now();
         match conform_twin(config) {
             Ok(row) => code = code.max(print_row(&row, started, json)),
@@ -460,7 +462,7 @@ pub fn run_twins(json: bool) -> u8 {
             }
         }
     }
-    for config in paros_config::twins() {
+    for config in ParosTrimJump::twins() {
         let started = Instant::now();
         match conform_paros_twin(config) {
             Ok(row) => code = code.max(print_row(&row, started, json)),

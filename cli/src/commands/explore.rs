@@ -4,11 +4,13 @@
 
 use crate::exit;
 use clap::Args;
+use felix_model::check::serve_explorer;
+use felix_model::registry::AnyConfig;
 
 /// Arguments of `felix explore`.
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
-    /// The configuration, as its `.cfg` name; the `FelixHeadTrim` prefix may be dropped.
+    /// The configuration, as its `.cfg` name; a spec's prefix may be dropped.
     pub config: String,
     /// Address to serve the Explorer on.
     #[arg(long, default_value = "127.0.0.1:3000")]
@@ -28,8 +30,12 @@ pub fn run(args: ExploreArgs) -> u8 {
     }
     eprintln!(
         "felix: exploring {} on http://{} (Ctrl-C to stop)",
-        config.name, args.addr
+        config.name(),
+        args.addr
     );
-    felix_model::check::serve_explorer(config, args.addr.as_str());
+    match config {
+        AnyConfig::HeadTrim(config) => serve_explorer(config, args.addr.as_str()),
+        AnyConfig::Paros(config) => serve_explorer(config, args.addr.as_str()),
+    }
     exit::OK
 }

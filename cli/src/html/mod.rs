@@ -278,7 +278,7 @@ pub fn write_run(
 /// Writes a model counterexample's page; returns the line `felix check` prints about it.
 pub fn write_counterexample(
     path: &Path,
-    config: &'static felix_model::config::Config,
+    config: &'static felix_model::head_trim::config::Config,
     report: &felix_model::check::Report,
 ) -> Result<String, String> {
     let bytes = write(path, &model::diagram(config, report))?;

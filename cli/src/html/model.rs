@@ -9,8 +9,8 @@
 
 use super::{Diagram, Lane, LaneKind, Mark, Row, Style, Violation, Window};
 use felix_model::check::Report;
-use felix_model::config::Config;
-use felix_model::spec::{Action, FelixHeadTrim, Kind, Record, State};
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State};
 use stateright::Model;
 
 /// The diagram of `report`'s counterexample (or of a passing configuration: lanes, no rows).
@@ -375,7 +375,7 @@ fn broker_lines(config: &Config, state: &State, b: u8) -> Vec<String> {
 
 /// What broke, in words: for StaleTrimRefused, the two committed records out of order.
 fn detail(config: &Config, state: &State, invariant: &str) -> String {
-    if invariant == felix_model::properties::STALE_TRIM_REFUSED {
+    if invariant == felix_model::head_trim::properties::STALE_TRIM_REFUSED {
         for b in 1..=config.bounds.brokers {
             let log = &state.log[index(b)];
             let mut newest: Option<(u8, u8)> = None;
@@ -419,13 +419,13 @@ mod tests {
 #[cfg(test)]
 mod picture_tests {
     use super::*;
-    use felix_model::config;
+    use felix_model::spec::Spec;
 
     /// The HiddenTrims counterexample drawn: one row per step, the silent lease move from the
     /// lease service, the stale holder's untagged refusal, the last step highlighted.
     #[test]
     fn hidden_trims_counterexample_is_drawn() {
-        let config = config::lookup("HiddenTrims").expect("the twin exists");
+        let config = FelixHeadTrim::lookup("HiddenTrims").expect("the twin exists");
         let report = felix_model::check::check(config, 1);
         let diagram = diagram(config, &report);
         let names: Vec<&str> = diagram

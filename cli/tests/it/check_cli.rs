@@ -109,7 +109,8 @@ fn twins_model_holds_every_twin_to_its_invariant() {
 fn check_runs_the_second_spec_by_name() {
     // Proves `felix check` resolves ParosTrimJump names (full, and a twin's without the prefix):
     // the main configuration passes with its pinned count (TLC's), a twin exits 1 with its named
-    // invariant, and --compact (FelixHeadTrim only) is bad input for it.
+    // invariant, --compact gives the same count, and --symmetry and --html (FelixHeadTrim only)
+    // are bad input for it, saying why.
     let (code, stdout, stderr) = felix(&["check", "ParosTrimJump", "--json", "--threads", "1"]);
     assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
     let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("valid JSON");
@@ -122,7 +123,19 @@ fn check_runs_the_second_spec_by_name() {
     let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("valid JSON");
     assert_eq!(report["config"], "ParosTrimJumpJumpResetsTerm");
     assert_eq!(report["invariant"], "TermNeverDecreases");
-    let (code, _, stderr) = felix(&["check", "ParosTrimJump", "--compact"]);
+    let (code, stdout, stderr) = felix(&["check", "ParosTrimJump", "--compact", "--json"]);
+    assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("valid JSON");
+    assert_eq!(report["unique_states"], pinned);
+    let (code, _, stderr) = felix(&["check", "ParosTrimJump", "--symmetry"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("FelixHeadTrim only"), "{stderr}");
+    assert!(stderr.contains("no symmetry reduction"), "{stderr}");
+    let html = std::env::temp_dir().join("felix-check-paros.html");
+    let html = html.to_str().expect("a UTF-8 path");
+    let (code, _, stderr) = felix(&["check", "JumpResetsTerm", "--html", html]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("no ParosTrimJump sequence diagram"),
+        "{stderr}"
+    );
 }

@@ -5,8 +5,9 @@
 //! the three meet.
 
 use felix_core::rules::{Layer, TwinName};
-use felix_model::config as head_trim;
-use felix_model::paros::config as paros;
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::paros::spec::ParosTrimJump;
+use felix_model::spec::Spec;
 use std::path::Path;
 
 fn cfg(spec: &str, twin: TwinName) -> Option<String> {
@@ -32,15 +33,15 @@ fn every_layer_holds_exactly_its_shared_twins() {
         for (layer, spec, registered) in [
             (
                 Layer::HeadTrim,
-                head_trim::PREFIX,
-                head_trim::twins()
+                FelixHeadTrim::NAME,
+                FelixHeadTrim::twins()
                     .find(|config| config.twin == Some(twin))
                     .and_then(|config| config.expected_violation()),
             ),
             (
                 Layer::Paros,
-                paros::PREFIX,
-                paros::twins()
+                ParosTrimJump::NAME,
+                ParosTrimJump::twins()
                     .find(|config| config.twin == Some(twin))
                     .and_then(|config| config.expected_violation()),
             ),

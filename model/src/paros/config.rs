@@ -4,8 +4,10 @@
 //! is its base configuration with exactly one switch flipped, and names the invariant it must
 //! break; `model/tests/it/paros.rs` holds both facts and ties the registry to the `.cfg` files.
 
-use crate::config::Expectation;
 use felix_names::{Layer, TwinName};
+
+use super::spec::ParosTrimJump;
+use crate::spec::{Expectation, SpecConfig};
 
 /// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
 /// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
@@ -99,42 +101,7 @@ impl ParosBounds {
 }
 
 /// One configuration: a `.cfg` file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ParosConfig {
-    /// Full name, as the `.cfg` file (without the extension).
-    pub name: &'static str,
-    /// For a twin, the configuration it is one switch away from.
-    pub base: Option<&'static str>,
-    /// The bounds.
-    pub bounds: ParosBounds,
-    /// The rule switches.
-    pub switches: ParosSwitches,
-    /// Pass, or the invariant a twin must break.
-    pub expectation: Expectation,
-    /// For a twin, its name in every layer (`felix-names`).
-    pub twin: Option<TwinName>,
-}
-
-impl ParosConfig {
-    /// The invariant a twin must break, or `None` for a passing configuration.
-    pub fn expected_violation(&self) -> Option<&'static str> {
-        match self.expectation {
-            Expectation::Pass => None,
-            Expectation::Violates(invariant) => Some(invariant.name()),
-        }
-    }
-
-    /// The name without the `ParosTrimJump` prefix (`Main` for the main configuration).
-    pub fn short_name(&self) -> &'static str {
-        match self.name.strip_prefix(PREFIX) {
-            Some("") | None => "Main",
-            Some(rest) => rest,
-        }
-    }
-}
-
-/// The prefix every configuration name shares.
-pub const PREFIX: &str = "ParosTrimJump";
+pub type ParosConfig = SpecConfig<ParosTrimJump>;
 
 const ALL_ON: ParosSwitches = ParosSwitches {
     jump_keeps_term: true,
@@ -192,7 +159,8 @@ const fn twin(
     }
 }
 
-/// Every configuration (one per `.cfg` file), passing ones first, then the twins.
+/// Every configuration (one per `.cfg` file), passing ones first, then the twins
+/// (`Spec::configs`).
 pub static CONFIGS: [ParosConfig; 6] = [
     MAIN,
     ParosConfig {
@@ -237,31 +205,3 @@ pub static CONFIGS: [ParosConfig; 6] = [
         },
     ),
 ];
-
-/// Looks a configuration up by its full name or its name without the `ParosTrimJump` prefix
-/// (`ParosTrimJump` names the main configuration; a bare `Main` is FelixHeadTrim's).
-pub fn lookup(name: &str) -> Option<&'static ParosConfig> {
-    if name.is_empty() {
-        return None;
-    }
-    CONFIGS
-        .iter()
-        .find(|config| config.name == name || config.name.strip_prefix(PREFIX) == Some(name))
-}
-
-/// Every configuration name, for error messages.
-pub fn names() -> Vec<&'static str> {
-    CONFIGS.iter().map(|config| config.name).collect()
-}
-
-/// The twins, in registry order.
-pub fn twins() -> impl Iterator<Item = &'static ParosConfig> {
-    CONFIGS
-        .iter()
-        .filter(|config| config.expected_violation().is_some())
-}
-
-/// The main configuration.
-pub fn main_config() -> &'static ParosConfig {
-    &CONFIGS[0]
-}

@@ -16,12 +16,12 @@ use stateright::{Model, Property};
 
 use super::config::ParosConfig;
 use super::properties;
-use crate::spec::Rendered;
+use crate::log::Packed;
+use crate::spec::{function, Rendered};
 
 /// Nodes a state can hold (the spec's `NumVoters + NumReplicas` is at most this).
 pub const NODES_MAX: usize = 4;
-/// Records a log can hold (the spec's `MaxLen` is at most this).
-pub const LOG_MAX: usize = 8;
+pub use crate::log::LOG_MAX;
 /// Acknowledged writes a state can hold (the spec's `MaxWrites` is at most this).
 pub const ACKED_MAX: usize = 4;
 
@@ -54,7 +54,7 @@ pub struct Record {
     pub u: u8,
 }
 
-impl Record {
+impl crate::log::Packed for Record {
     /// Packs a record into 16 bits: `k` 3 bits, `o` 3 bits, `t` 4 bits, `u` 6 bits.
     fn pack(self) -> u16 {
         assert!(
@@ -103,96 +103,8 @@ impl fmt::Display for Record {
     }
 }
 
-/// The records one node holds, from its `start` slot (`log[n]`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Log {
-    len: u8,
-    slots: [u16; LOG_MAX],
-}
-
-impl Log {
-    const EMPTY: Log = Log {
-        len: 0,
-        slots: [0; LOG_MAX],
-    };
-
-    /// `Len(log[n])`.
-    pub fn len(&self) -> u8 {
-        self.len
-    }
-
-    /// A log holding these records, from its node's `start`: how trace validation
-    /// (`felix-validate`) builds a model state from a simulated node's projected log. At most
-    /// `LOG_MAX` records, none `Empty`.
-    pub fn from_records(records: &[Record]) -> Log {
-        let mut log = Log::EMPTY;
-        for &record in records {
-            log.append(record);
-        }
-        log
-    }
-
-    /// `Len(log[n]) = 0`.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// `log[n][i]`, positions from 1.
-    pub fn at(&self, position: u8) -> Record {
-        assert!(
-            position >= 1 && position <= self.len,
-            "position {position} outside the log"
-        );
-        Record::unpack(self.slots[usize::from(position) - 1])
-    }
-
-    /// The records in order.
-    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
-        self.slots[..usize::from(self.len)]
-            .iter()
-            .map(|&bits| Record::unpack(bits))
-    }
-
-    /// `Append(log[n], r)`.
-    fn append(&mut self, record: Record) {
-        assert!(usize::from(self.len) < LOG_MAX, "log capacity exceeded");
-        assert!(record.k != Kind::Empty, "only records are appended");
-        self.slots[usize::from(self.len)] = record.pack();
-        self.len += 1;
-    }
-
-    /// `SubSeq(log[n], 1, m)`.
-    fn keep_first(&mut self, m: u8) {
-        assert!(m <= self.len, "keep past the end");
-        for slot in &mut self.slots[usize::from(m)..usize::from(self.len)] {
-            *slot = 0;
-        }
-        self.len = m;
-    }
-
-    /// `SubSeq(log[n], d + 1, Len(log[n]))`: drops the first `d` records.
-    fn drop_first(&mut self, d: u8) {
-        assert!(d <= self.len, "drop past the end");
-        let mut kept = Log::EMPTY;
-        for record in self.records().skip(usize::from(d)) {
-            kept.append(record);
-        }
-        *self = kept;
-    }
-}
-
-impl fmt::Debug for Log {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.debug_list().entries(self.records()).finish()
-    }
-}
-
-impl fmt::Display for Log {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let records: Vec<String> = self.records().map(|record| record.to_string()).collect();
-        write!(formatter, "<<{}>>", records.join(", "))
-    }
-}
+/// The records one node holds, from its `start` slot (`log[n]`), packed (`crate::log`).
+pub type Log = crate::log::Log<Record>;
 
 /// The set `acked` of `<<slot, record>>` pairs, as a sorted array of packed pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -460,10 +372,6 @@ impl State {
             ("promotions", scalar(self.promotions)),
         ]
     }
-}
-
-fn function<T: fmt::Display>(values: &[T]) -> Rendered {
-    Rendered::Function(values.iter().map(T::to_string).collect())
 }
 
 /// What a node answers a read (`ReadAnswer` in the spec).
@@ -942,5 +850,35 @@ impl Model for ParosTrimJump {
 
     fn properties(&self) -> Vec<Property<Self>> {
         properties::all()
+    }
+}
+
+impl crate::spec::Spec for ParosTrimJump {
+    type Bounds = super::config::ParosBounds;
+    type Switches = super::config::ParosSwitches;
+    const NAME: &'static str = "ParosTrimJump";
+    const MAIN_ALIAS: bool = false;
+    const NO_SYMMETRY: Option<&'static str> = Some(
+        "ParosTrimJump has no symmetry reduction (only FelixHeadTrim's brokers are searched up to \
+         permutation)",
+    );
+    const NO_DIAGRAM: Option<&'static str> = Some(
+        "no ParosTrimJump sequence diagram yet: the --html page draws FelixHeadTrim's brokers \
+         and holders",
+    );
+    const INVARIANTS: &'static [&'static str] = &properties::INVARIANTS;
+    const SOMETIMES: &'static [&'static str] = &properties::SOMETIMES;
+
+    fn configs() -> &'static [ParosConfig] {
+        &super::config::CONFIGS
+    }
+
+    fn model(config: &'static ParosConfig, symmetry: bool) -> Self {
+        assert!(!symmetry, "ParosTrimJump has no symmetry reduction");
+        ParosTrimJump::new(config)
+    }
+
+    fn variables(config: &ParosConfig, state: &State) -> Vec<(&'static str, Rendered)> {
+        state.variables(config)
     }
 }

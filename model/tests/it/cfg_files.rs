@@ -1,10 +1,12 @@
 //! The registry mirrors `docs/formal/*.cfg`: the same configuration names, and for each the same
 //! constants and switches, so `felix check X` checks what `scripts/check_tla.sh X` checks.
 
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::spec::Spec;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use felix_model::config::{self, Expectation};
+use felix_model::spec::Expectation;
 
 /// `(name, value)` for every `Name = Value` line of a `.cfg` file's CONSTANTS section.
 fn constants(text: &str) -> BTreeMap<String, String> {
@@ -36,7 +38,7 @@ fn cfg_files() -> BTreeMap<String, String> {
         let name = path.file_stem().and_then(|s| s.to_str()).expect("a name");
         // ParosTrimJump*.cfg belong to the second spec's registry (tests/paros.rs).
         if path.extension().and_then(|e| e.to_str()) == Some("cfg")
-            && name.starts_with(config::PREFIX)
+            && name.starts_with(FelixHeadTrim::NAME)
         {
             let text = std::fs::read_to_string(&path).expect("a readable .cfg");
             files.insert(name.to_string(), text);
@@ -49,7 +51,10 @@ fn cfg_files() -> BTreeMap<String, String> {
 fn the_registry_has_exactly_the_cfg_files() {
     // Proves every .cfg file has a registry entry and every entry a .cfg file.
     let files: Vec<String> = cfg_files().keys().cloned().collect();
-    let mut names: Vec<String> = config::names().iter().map(|n| n.to_string()).collect();
+    let mut names: Vec<String> = FelixHeadTrim::names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
     names.sort();
     assert_eq!(names, files);
 }
@@ -59,7 +64,7 @@ fn every_configuration_has_the_cfg_constants_and_switches() {
     // Proves each registry entry sets every CONSTANT and switch to the value its .cfg file gives,
     // and that no .cfg constant is left out.
     for (name, text) in cfg_files() {
-        let config = config::lookup(&name).expect("registered");
+        let config = FelixHeadTrim::lookup(&name).expect("registered");
         let mut expected: BTreeMap<String, String> = BTreeMap::new();
         for (constant, value) in config.bounds.constants() {
             expected.insert(constant.to_string(), value.to_string());
@@ -79,13 +84,13 @@ fn every_cfg_checks_every_invariant() {
     // Proves every .cfg file, twins included, keeps the full list of invariants (the model's
     // `always` properties), so a twin that breaks another invariant would show in TLC too.
     for (name, text) in cfg_files() {
-        for invariant in felix_model::properties::INVARIANTS {
+        for invariant in felix_model::head_trim::properties::INVARIANTS {
             assert!(
                 text.lines().any(|line| line.trim() == invariant),
                 "{name} does not check {invariant}"
             );
         }
-        let config = config::lookup(&name).expect("registered");
+        let config = FelixHeadTrim::lookup(&name).expect("registered");
         if let Expectation::Violates(invariant) = config.expectation {
             assert!(text.contains(invariant.name()), "{name}");
         }

@@ -12,9 +12,10 @@
 //! With the tag (the main configuration), step 4 retires holder 1 instead.
 
 use felix_model::check;
-use felix_model::config::{self, Config};
-use felix_model::properties;
-use felix_model::spec::{Action, FelixHeadTrim, State};
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::properties;
+use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
+use felix_model::spec::Spec;
 use stateright::Model;
 
 /// Applies `actions` from the initial state, asserting each is enabled (offered by `actions()`),
@@ -69,7 +70,7 @@ fn hidden_trims_replays_the_seed_trace_to_a_stale_trim_refused_violation() {
     // fenced write and the trim commit on broker 1 (floor 2), holder 1's read below the floor does
     // not retire it and hands it the tail, and once its write commits after holder 2's,
     // StaleTrimRefused is broken (and stays broken after its trim at 4).
-    let twin = config::lookup("HiddenTrims").expect("registered");
+    let twin = FelixHeadTrim::lookup("HiddenTrims").expect("registered");
     let mut actions = UP_TO_THE_STALE_READ.to_vec();
     actions.extend(STALE_WRITE_AND_TRIM);
     let states = replay(twin, &actions);
@@ -102,7 +103,7 @@ fn hidden_trims_replays_the_seed_trace_to_a_stale_trim_refused_violation() {
 fn with_the_tag_the_stale_read_retires_holder_1() {
     // Proves the fix: in the main configuration the same read is refused with a tag of epoch 2,
     // holder 1 retires, and it can no longer write.
-    let main = config::main_config();
+    let main = FelixHeadTrim::main_config();
     let states = replay(main, &UP_TO_THE_STALE_READ);
     let after_stale_read = &states[7];
     assert!(after_stale_read.retired[0], "the tag retired holder 1");
@@ -118,7 +119,7 @@ fn with_the_tag_the_stale_read_retires_holder_1() {
 fn the_shortest_hidden_trims_counterexample_is_no_longer_than_the_seed_trace() {
     // Proves breadth-first search finds a StaleTrimRefused counterexample in HiddenTrims at least
     // as short as the seed's trace up to the committed stale write (9 actions).
-    let twin = config::lookup("HiddenTrims").expect("registered");
+    let twin = FelixHeadTrim::lookup("HiddenTrims").expect("registered");
     let trace = check::shortest_counterexample(twin, properties::STALE_TRIM_REFUSED);
     assert!(trace.len() >= 2, "a counterexample exists");
     assert!(trace.len() - 1 <= 9, "{} actions", trace.len() - 1);

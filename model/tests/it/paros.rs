@@ -2,15 +2,17 @@
 //! from its base and breaks exactly its named invariant, and the passing counts are pinned (each
 //! the number TLC prints as "distinct states found" for the same `.cfg`).
 
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::spec::Spec;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use felix_model::check;
 use felix_model::check::Outcome;
-use felix_model::config::Expectation;
-use felix_model::paros::check;
-use felix_model::paros::config::{self, ParosConfig};
+use felix_model::paros::config::ParosConfig;
 use felix_model::paros::properties::{self, INVARIANTS, SOMETIMES};
 use felix_model::paros::spec::ParosTrimJump;
+use felix_model::spec::Expectation;
 use stateright::Model;
 
 /// `(name, value)` for every `Name = Value` line of a `.cfg` file's CONSTANTS section.
@@ -43,7 +45,7 @@ fn cfg_files() -> BTreeMap<String, String> {
         let path = entry.expect("a directory entry").path();
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
         if path.extension().and_then(|e| e.to_str()) == Some("cfg")
-            && name.starts_with(config::PREFIX)
+            && name.starts_with(ParosTrimJump::NAME)
         {
             let text = std::fs::read_to_string(&path).expect("a readable .cfg");
             files.insert(name.to_string(), text);
@@ -53,7 +55,7 @@ fn cfg_files() -> BTreeMap<String, String> {
 }
 
 fn lookup(name: &str) -> &'static ParosConfig {
-    config::lookup(name).unwrap_or_else(|| panic!("{name} is registered"))
+    ParosTrimJump::lookup(name).unwrap_or_else(|| panic!("{name} is registered"))
 }
 
 #[test]
@@ -61,7 +63,10 @@ fn the_registry_has_exactly_the_cfg_files_with_their_constants() {
     // Proves every ParosTrimJump*.cfg has a registry entry with every CONSTANT and switch set to
     // the file's value, every entry has a file, and every file checks every invariant.
     let files = cfg_files();
-    let mut names: Vec<String> = config::names().iter().map(|n| n.to_string()).collect();
+    let mut names: Vec<String> = ParosTrimJump::names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
     names.sort();
     assert_eq!(names, files.keys().cloned().collect::<Vec<_>>());
     for (name, text) in files {
@@ -88,7 +93,7 @@ fn the_registry_has_exactly_the_cfg_files_with_their_constants() {
 fn every_twin_is_one_switch_from_its_passing_base() {
     // Proves each twin has a passing base with the same bounds and no switch on, and differs from
     // it in exactly the switch it is named after; the passing configurations have no switch on.
-    let twins: Vec<_> = config::twins().collect();
+    let twins: Vec<_> = ParosTrimJump::twins().collect();
     assert_eq!(
         twins.len(),
         4,
@@ -106,7 +111,7 @@ fn every_twin_is_one_switch_from_its_passing_base() {
             twin.name
         );
     }
-    for config in config::CONFIGS.iter() {
+    for config in ParosTrimJump::configs().iter() {
         assert_eq!(
             config.expected_violation().is_none(),
             config.switches.rules_off().is_empty(),
@@ -120,17 +125,17 @@ fn every_twin_is_one_switch_from_its_passing_base() {
 fn names_resolve_with_and_without_the_prefix() {
     // Proves `felix check JumpResetsTerm` and the full name name the same configuration, no two
     // configurations share a name, and no short name is also a FelixHeadTrim name.
-    for config in config::CONFIGS.iter() {
-        assert_eq!(config::lookup(config.name), Some(config));
-        if config.name != config::PREFIX {
-            assert_eq!(config::lookup(config.short_name()), Some(config));
-            assert!(felix_model::config::lookup(config.short_name()).is_none());
+    for config in ParosTrimJump::configs().iter() {
+        assert_eq!(ParosTrimJump::lookup(config.name), Some(config));
+        if config.name != ParosTrimJump::NAME {
+            assert_eq!(ParosTrimJump::lookup(config.short_name()), Some(config));
+            assert!(FelixHeadTrim::lookup(config.short_name()).is_none());
         }
     }
-    assert_eq!(config::main_config().name, "ParosTrimJump");
-    assert_eq!(config::lookup("NoSuchConfig"), None);
-    assert_eq!(config::lookup(""), None);
-    let names = config::names();
+    assert_eq!(ParosTrimJump::main_config().name, "ParosTrimJump");
+    assert_eq!(ParosTrimJump::lookup("NoSuchConfig"), None);
+    assert_eq!(ParosTrimJump::lookup(""), None);
+    let names = ParosTrimJump::names();
     assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), names.len());
 }
 
@@ -138,7 +143,7 @@ fn names_resolve_with_and_without_the_prefix() {
 fn property_names_are_unique_and_match_the_lists() {
     // Proves no two properties share a name, and the runner's lists are exactly the model's
     // `always` and `sometimes` properties in the model's order.
-    let model = ParosTrimJump::new(config::main_config());
+    let model = ParosTrimJump::new(ParosTrimJump::main_config());
     let all = model.properties();
     let names: BTreeSet<&str> = all.iter().map(|p| p.name).collect();
     assert_eq!(names.len(), all.len());
@@ -203,4 +208,28 @@ fn the_passing_counts_are_pinned_and_equal_tlc() {
         reached.extend(report.sometimes_reached);
     }
     assert_eq!(reached, SOMETIMES.iter().copied().collect());
+}
+
+#[test]
+fn the_compact_search_runs_the_second_spec_too() {
+    // Proves the one runner serves both specs: the lean search behind `felix check --compact`
+    // counts ParosTrimJumpReplica's states and successors as Stateright's checker does, reaches
+    // the same `sometimes`, and stops every twin at its named invariant with a trace.
+    let config = lookup("ParosTrimJumpReplica");
+    let stateright = check::check(config, 1);
+    let compact = check::check_compact(config, 2, false, &mut |_| {});
+    assert_eq!(compact.outcome, Outcome::Pass);
+    assert_eq!(compact.unique_states, stateright.unique_states);
+    assert_eq!(compact.total_states, stateright.total_states);
+    assert_eq!(compact.sometimes_reached, stateright.sometimes_reached);
+    for twin in ParosTrimJump::twins() {
+        let compact = check::check_compact(twin, 1, false, &mut |_| {});
+        assert_eq!(
+            compact.invariant,
+            twin.expected_violation(),
+            "{}",
+            twin.name
+        );
+        assert!(compact.trace.len() >= 2, "{}", twin.name);
+    }
 }

@@ -7,7 +7,9 @@
 //! over the whole bounded state space.
 
 use felix_model::check::{self, Outcome};
-use felix_model::{config, pinned};
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::pinned;
+use felix_model::spec::Spec;
 
 /// The distinct states pinned for the registered configuration `name` (its `.cfg` name is
 /// `FelixHeadTrim` followed by `name`, or `FelixHeadTrim` for the main one).
@@ -21,7 +23,7 @@ fn pinned(name: &str) -> usize {
 }
 
 fn assert_passes_with(name: &str, unique_states: usize, total_states: usize) {
-    let config = config::lookup(name).expect("registered");
+    let config = FelixHeadTrim::lookup(name).expect("registered");
     let report = check::check(config, 1);
     assert_eq!(
         report.outcome,
@@ -59,7 +61,7 @@ fn broker_symmetry_keeps_the_verdicts_and_shrinks_the_space() {
     // keeps every verdict: the passing configurations still pass with every `sometimes` reached
     // as without it, with fewer states (pinned), and the twins still break their invariant.
     for (name, unique_states) in [("Failover", 109_917), ("Crash", 143_785)] {
-        let config = config::lookup(name).expect("registered");
+        let config = FelixHeadTrim::lookup(name).expect("registered");
         let plain = check::check(config, 1);
         let reduced = check::check_with_progress(config, 1, true, &mut |_| {});
         assert_eq!(reduced.outcome, Outcome::Pass, "{name}");
@@ -67,7 +69,7 @@ fn broker_symmetry_keeps_the_verdicts_and_shrinks_the_space() {
         assert!(reduced.unique_states < plain.unique_states, "{name}");
         assert_eq!(reduced.sometimes_reached, plain.sometimes_reached, "{name}");
     }
-    for twin in config::twins() {
+    for twin in FelixHeadTrim::twins() {
         let report = check::check_with_progress(twin, 1, true, &mut |_| {});
         assert_eq!(report.outcome, Outcome::Violated, "{}", twin.name);
         assert_eq!(report.invariant, twin.expected_violation(), "{}", twin.name);
@@ -80,7 +82,7 @@ fn the_compact_search_counts_exactly_what_stateright_counts() {
     // configuration) visits the same states and generates the same successors as Stateright's
     // checker, with and without the broker-symmetry reduction, and reaches the same verdicts.
     for name in ["Failover", "Crash"] {
-        let config = config::lookup(name).expect("registered");
+        let config = FelixHeadTrim::lookup(name).expect("registered");
         for symmetry in [false, true] {
             let stateright = check::check_with_progress(config, 1, symmetry, &mut |_| {});
             let compact = check::check_compact(config, 2, symmetry, &mut |_| {});
@@ -99,7 +101,7 @@ fn the_compact_search_counts_exactly_what_stateright_counts() {
             );
         }
     }
-    for twin in config::twins() {
+    for twin in FelixHeadTrim::twins() {
         let compact = check::check_compact(twin, 1, false, &mut |_| {});
         assert_eq!(
             compact.invariant,
@@ -114,7 +116,7 @@ fn the_compact_search_counts_exactly_what_stateright_counts() {
 /// Checks a configuration with the lean search (same counts as Stateright's checker, a test
 /// holds it to that above) and asserts its pinned counts and that every `sometimes` is reached.
 fn assert_compact_passes_with(name: &str, unique_states: usize, total_states: usize) {
-    let config = config::lookup(name).expect("registered");
+    let config = FelixHeadTrim::lookup(name).expect("registered");
     let report = check::check_compact(config, 2, false, &mut |_| {});
     assert_eq!(
         report.outcome,

@@ -1,10 +1,10 @@
 //! Property names: unique, and the lists the runner reports from match the model's properties.
 
+use felix_model::spec::Spec;
 use std::collections::BTreeSet;
 
-use felix_model::config;
-use felix_model::properties::{self, INVARIANTS, SOMETIMES};
-use felix_model::spec::FelixHeadTrim;
+use felix_model::head_trim::properties::{self, INVARIANTS, SOMETIMES};
+use felix_model::head_trim::spec::FelixHeadTrim;
 use stateright::{Expectation, Model};
 
 #[test]
@@ -24,7 +24,7 @@ fn property_names_are_unique() {
 fn invariant_and_sometimes_lists_match_the_properties() {
     // Proves the runner's lists (used to name what broke) are exactly the model's `always` and
     // `sometimes` properties, in the model's order, for every configuration.
-    for config in config::CONFIGS.iter() {
+    for config in FelixHeadTrim::configs().iter() {
         let model = FelixHeadTrim::new(config);
         let always: Vec<&str> = model
             .properties()
@@ -50,7 +50,7 @@ fn every_safety_invariant_has_a_twin() {
     // ElectionSafety is stated so the model holds every layer's names, but no switch of the
     // design turns its rule (votes) off yet: until a planted bug does, the
     // audit's synthetic histories are what keeps it able to fail.
-    let expected: BTreeSet<&str> = config::twins()
+    let expected: BTreeSet<&str> = FelixHeadTrim::twins()
         .filter_map(|twin| twin.expected_violation())
         .collect();
     let invariants: BTreeSet<&str> = INVARIANTS

@@ -9,13 +9,14 @@
 //! Stateright's), so the same groups hold there; `scripts/check_tla.sh` holds TLC to the
 //! README's table ("Twins that share a state graph": same trace and same states explored).
 
+use felix_model::spec::Spec;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use felix_model::config::{self, Bounds, Config};
-use felix_model::spec::{FelixHeadTrim, State};
+use felix_model::head_trim::config::{Bounds, Config};
+use felix_model::head_trim::spec::{FelixHeadTrim, State};
 use stateright::Model;
 
 /// The groups of twins that share a state graph in Stateright (groups of one left out).
@@ -80,7 +81,7 @@ fn shared_groups() -> BTreeSet<BTreeSet<&'static str>> {
     let mut groups: BTreeMap<(usize, usize, u64), BTreeSet<&'static str>> = BTreeMap::new();
     // One search per twin, side by side (each is independent and deterministic).
     let graphs: Vec<(&'static str, (usize, usize, u64))> = std::thread::scope(|scope| {
-        let handles: Vec<_> = config::twins()
+        let handles: Vec<_> = FelixHeadTrim::twins()
             .map(|twin| {
                 let small: &'static Config = Box::leak(Box::new(Config {
                     bounds: BOUNDS,
@@ -146,7 +147,11 @@ fn the_readme_names_the_same_shared_graphs_for_both_checkers() {
         }
         let group: BTreeSet<String> = cells[2]
             .split(',')
-            .map(|name| name.trim().trim_start_matches(config::PREFIX).to_string())
+            .map(|name| {
+                name.trim()
+                    .trim_start_matches(FelixHeadTrim::NAME)
+                    .to_string()
+            })
             .collect();
         by_checker
             .entry(cells[1].clone())

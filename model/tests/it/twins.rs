@@ -1,14 +1,15 @@
 //! Canaries: every twin must break exactly its named invariant (and keep breaking it).
 
 use felix_model::check;
-use felix_model::config;
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::spec::Spec;
 
 #[test]
 fn every_twin_breaks_exactly_its_named_invariant() {
     // Proves each twin, searched as CI does (breadth-first, one thread, stop at the first discovery
     // of its invariant), breaks its named invariant and no other, with a non-empty trace that ends
     // in a state breaking it.
-    for twin in config::twins() {
+    for twin in FelixHeadTrim::twins() {
         let run = check::run_twin(twin);
         assert!(
             run.ok(),
@@ -44,7 +45,7 @@ fn every_twin_trace_is_as_short_as_tlcs() {
         ("LocalReads", 7),
     ];
     for (name, steps) in tlc_steps {
-        let twin = config::lookup(name).expect("registered");
+        let twin = FelixHeadTrim::lookup(name).expect("registered");
         let run = check::run_twin(twin);
         assert_eq!(run.trace.len() - 1, steps, "{name}");
     }
@@ -53,7 +54,7 @@ fn every_twin_trace_is_as_short_as_tlcs() {
 #[test]
 fn a_passing_configuration_is_not_a_twin() {
     // Proves the passing configurations are exactly those with no switch on.
-    for config in config::CONFIGS.iter() {
+    for config in FelixHeadTrim::configs().iter() {
         assert_eq!(
             config.expected_violation().is_none(),
             config.switches.rules_off().is_empty(),

@@ -23,7 +23,7 @@ use felix_core::history::Event;
 use felix_core::record::Headers;
 use felix_core::storage::SegmentLayout;
 use felix_core::{NodeId, Offset, Rules};
-use felix_model::spec::Action;
+use felix_model::head_trim::spec::Action;
 use felix_sim::script::env::{
     Address, Env, Packet, Payload, Trace, ELECTION_TIMEOUT_TICKS, HEARTBEAT_TICKS,
 };
@@ -612,7 +612,7 @@ impl Core {
             .as_ref()
             .map_or(0, |broker| broker.journal().tail() - 1);
         self.fresh_append(l, f)?;
-        for _ in 0..(2 * felix_model::spec::LOG_MAX + 2) {
+        for _ in 0..(2 * felix_model::head_trim::spec::LOG_MAX + 2) {
             let queued = self.env.network.iter().any(|packet| {
                 link(packet, l, f)
                     && matches!(

@@ -26,8 +26,8 @@ pub mod walk;
 use self::core::Core;
 use felix_audits::Violation;
 use felix_core::Rules;
-use felix_model::config::Config;
-use felix_model::spec::{Action, FelixHeadTrim, State};
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
 use project::Difference;
 use stateright::Model;
 

@@ -1,7 +1,7 @@
 //! The comparison: the core's brokers and the driver's holders, projected onto the model's
 //! variables, against the model's state after the same action.
 //!
-//! Each voter is read as trace validation reads it (`crate::projection`: kind, epoch, term and
+//! Each voter is read as trace validation reads it (`crate::head_trim::projection`: kind, epoch, term and
 //! floor of each record; term, leader, commit, floor), then shifted by the one offset of the
 //! cluster's first noop (`core`'s module doc). Compared: `term`, `leader`, `Len(log)`, every
 //! record the broker still holds, `commit`, `floor`, and each holder's `expected` and `retired`.
@@ -12,9 +12,9 @@
 //! counters `writes`, `trims`, `promotions`, `crashes` (bounds of the search, not of the core).
 
 use crate::conform::core::{node, Core};
-use crate::projection::{BrokerProjection, ProjectedRecord};
-use felix_model::config::Config;
-use felix_model::spec::{Kind, Record, State};
+use crate::head_trim::projection::{BrokerProjection, ProjectedRecord};
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::spec::{Kind, Record, State};
 
 /// The first difference between the core's projection and the model's state.
 #[derive(Clone, Debug, PartialEq, Eq)]

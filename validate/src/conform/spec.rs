@@ -6,12 +6,12 @@
 use super::paros::takes as takes_paros;
 use super::{run_path_in, PathRun, Segments};
 use felix_core::Rules;
-use felix_model::config::Config;
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
 use felix_model::paros::config::ParosConfig;
 use felix_model::paros::spec::{
     Action as ParosAction, ParosTrimJump, State as ParosState, NODES_MAX,
 };
-use felix_model::spec::{Action, FelixHeadTrim, State};
 use stateright::Model;
 use std::fmt::Display;
 use std::hash::Hash;

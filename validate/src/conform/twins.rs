@@ -18,9 +18,11 @@ use super::{PathRun, Segments};
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_core::Rules;
 use felix_model::check::shortest_counterexample_actions;
-use felix_model::config::{self, Config};
-use felix_model::paros::config::{self as paros_config, ParosConfig};
-use felix_model::spec::{Action, State};
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
+use felix_model::paros::config::ParosConfig;
+use felix_model::paros::spec::ParosTrimJump;
+use felix_model::spec::Spec as _;
 
 /// One twin's counterexample on the core.
 #[derive(Clone, Debug)]
@@ -106,7 +108,7 @@ pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
         .ok_or_else(|| format!("{} has no counterexample to {expected}", config.name))?;
     let base = config
         .base
-        .and_then(config::lookup)
+        .and_then(FelixHeadTrim::lookup)
         .ok_or_else(|| format!("{} has no base configuration", config.name))?;
     let switch = twin.expected(Layer::Sim).is_some();
     let rules = if switch {
@@ -172,7 +174,7 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
     let expected = twin.must_break(Layer::Paros);
     let base = config
         .base
-        .and_then(paros_config::lookup)
+        .and_then(ParosTrimJump::lookup)
         .ok_or_else(|| format!("{} has no base configuration", config.name))?;
     let spec = Paros {
         config,

@@ -19,8 +19,8 @@ use super::spec::{HeadTrim, Spec};
 use super::{PathRun, Segments};
 use felix_audits::synthetic::Draw;
 use felix_core::Rules;
-use felix_model::config::Config;
-use felix_model::spec::{Action, State};
+use felix_model::head_trim::config::Config;
+use felix_model::head_trim::spec::{Action, State};
 use stateright::Model;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 

@@ -5,12 +5,13 @@
 
 use felix_core::rules::TwinName;
 use felix_core::Rules;
-use felix_model::config;
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::spec::Spec;
 use felix_validate::conform::walk::cover;
 
 #[test]
 fn only_conformance_catches_an_early_floor() {
-    let crash = config::lookup("Crash").expect("the Crash configuration");
+    let crash = FelixHeadTrim::lookup("Crash").expect("the Crash configuration");
     let clean = cover(crash, Rules::default(), 200, 0).expect("a small graph");
     assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
     assert_eq!(clean.covered.len(), clean.total.len());
@@ -44,7 +45,7 @@ fn twins_run_counterexamples_the_core_can_follow() {
     use felix_validate::conform::spec::RETAIN_LAST;
     use felix_validate::conform::twins::conform_twin;
 
-    let retention = config::lookup("Retention").expect("the Retention twin");
+    let retention = FelixHeadTrim::lookup("Retention").expect("the Retention twin");
     let invariant = Invariant::StaleTrimRefused.name();
     let model_path = shortest_counterexample_actions(retention, invariant).expect("a path");
     let stopped = run_path(retention, Rules::twin(TwinName::Retention), &model_path);
@@ -55,7 +56,7 @@ fn twins_run_counterexamples_the_core_can_follow() {
     assert!(row.control_ok());
 
     let visible =
-        conform_twin(config::lookup("VisibleTrims").expect("VisibleTrims")).expect("a row");
+        conform_twin(FelixHeadTrim::lookup("VisibleTrims").expect("VisibleTrims")).expect("a row");
     assert!(visible.gap.is_some());
     assert_eq!(visible.twin_ok(), Some(false));
     assert!(visible.control_ok());

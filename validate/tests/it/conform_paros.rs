@@ -6,7 +6,8 @@
 
 use felix_core::rules::TwinName;
 use felix_core::Rules;
-use felix_model::paros::config;
+use felix_model::paros::spec::ParosTrimJump;
+use felix_model::spec::Spec;
 use felix_validate::conform::spec::Paros;
 use felix_validate::conform::twins::conform_paros_twin;
 use felix_validate::conform::walk::cover_of;
@@ -14,7 +15,7 @@ use felix_validate::conform::Segments;
 
 #[test]
 fn only_conformance_catches_an_early_fence() {
-    let main = config::main_config();
+    let main = ParosTrimJump::main_config();
     for segments in [Segments::Model, Segments::Never] {
         let spec = |rules| Paros {
             config: main,
@@ -49,8 +50,8 @@ fn only_conformance_catches_an_early_fence() {
 #[test]
 fn both_covers_conform() {
     for paros in [
-        config::main_config(),
-        config::lookup("Replica").expect("Replica"),
+        ParosTrimJump::main_config(),
+        ParosTrimJump::lookup("Replica").expect("Replica"),
     ] {
         for segments in [Segments::Model, Segments::Never] {
             let spec = Paros {
@@ -71,7 +72,7 @@ fn both_covers_conform() {
 /// needs a crash).
 #[test]
 fn paros_twins_on_the_core() {
-    for twin in config::twins() {
+    for twin in ParosTrimJump::twins() {
         let row = conform_paros_twin(twin).expect("a counterexample");
         assert!(row.control_ok(), "{}: every rule on", twin.name);
         let with_twin = row

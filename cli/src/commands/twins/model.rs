@@ -6,7 +6,9 @@
 //! invariant broke and no other one did.
 
 use felix_model::check;
-use felix_model::config;
+use felix_model::head_trim::spec::FelixHeadTrim;
+use felix_model::paros::spec::ParosTrimJump;
+use felix_model::spec::Spec;
 use serde_json::json;
 
 use crate::exit;
@@ -15,15 +17,15 @@ use crate::exit;
 /// returns 0 only if every twin broke exactly its named invariant, else 1.
 pub fn run(json: bool) -> u8 {
     let mut code = exit::OK;
-    for twin in config::twins() {
+    for twin in FelixHeadTrim::twins() {
         let run = check::run_twin(twin);
         if !report(json, twin.short_name(), &run, FELIX_COLUMN) {
             code = exit::VIOLATION;
         }
     }
     // The second spec's twins (ParosTrimJump), searched the same way.
-    for twin in felix_model::paros::config::twins() {
-        let run = felix_model::paros::check::run_twin(twin);
+    for twin in ParosTrimJump::twins() {
+        let run = felix_model::check::run_twin(twin);
         if !report(json, twin.short_name(), &run, PAROS_COLUMN) {
             code = exit::VIOLATION;
         }

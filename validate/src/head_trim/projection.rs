@@ -15,9 +15,10 @@
 //!   then assumed unchanged (CommittedPrefixAgreement audits them), so each step re-reads only
 //!   the uncommitted suffix.
 
+use crate::steps::log_tail;
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
-use felix_model::spec::Kind;
+use felix_model::head_trim::spec::Kind;
 
 /// One record as the model sees it: `[k, h, t, f]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,33 +86,6 @@ pub struct BrokerProjection {
     pub floor: u64,
     /// `start[b]`: the first offset the broker holds.
     pub start: u64,
-}
-
-/// What changes when a broker's state changes: read on every event, cheap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Key {
-    term: u64,
-    leader: bool,
-    tail: u64,
-    last_term: u64,
-    commit: u64,
-    floor: u64,
-    start: u64,
-}
-
-impl Key {
-    pub fn of(broker: &Broker) -> Key {
-        let journal = broker.journal();
-        Key {
-            term: broker.term(),
-            leader: broker.is_leader(),
-            tail: journal.tail(),
-            last_term: journal.last_term(),
-            commit: broker.committed(),
-            floor: broker.floor(),
-            start: broker.first_held(),
-        }
-    }
 }
 
 impl BrokerProjection {
@@ -185,18 +159,4 @@ impl BrokerProjection {
             self.term, self.leader, self.commit, self.floor, self.start,
         )
     }
-}
-
-/// A log's last records as `offset:record, ...` (offsets from 1), with `... ` in front when
-/// earlier records are left out: the one way both models' projections show a log.
-pub fn log_tail<R>(log: &[R], describe: impl Fn(&R) -> String) -> String {
-    const SHOWN: usize = 6;
-    let from = log.len().saturating_sub(SHOWN);
-    let records: Vec<String> = log[from..]
-        .iter()
-        .enumerate()
-        .map(|(index, record)| format!("{}:{}", from + index + 1, describe(record)))
-        .collect();
-    let elided = if from > 0 { "... " } else { "" };
-    format!("{elided}{}", records.join(", "))
 }

@@ -4,7 +4,10 @@
 //! is its base configuration with exactly one switch flipped, and names the invariant it must
 //! break; `tests` hold both facts.
 
-use felix_names::{Invariant, Layer, TwinName};
+use felix_names::{Layer, TwinName};
+
+use super::spec::FelixHeadTrim;
+use crate::spec::{Expectation, SpecConfig};
 
 /// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
 /// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
@@ -125,52 +128,8 @@ impl Bounds {
     }
 }
 
-/// What a configuration is expected to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expectation {
-    /// Every invariant holds; the distinct-state count is pinned when small enough for a test.
-    Pass,
-    /// A twin: it must break exactly this invariant.
-    Violates(Invariant),
-}
-
 /// One configuration: a `.cfg` file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
-    /// Full name, as the `.cfg` file (without the extension).
-    pub name: &'static str,
-    /// For a twin, the configuration it is one switch away from.
-    pub base: Option<&'static str>,
-    /// The bounds.
-    pub bounds: Bounds,
-    /// The rule switches.
-    pub switches: Switches,
-    /// Pass, or the invariant a twin must break.
-    pub expectation: Expectation,
-    /// For a twin, its name in every layer (`felix-names`).
-    pub twin: Option<TwinName>,
-}
-
-impl Config {
-    /// The invariant a twin must break, or `None` for a passing configuration.
-    pub fn expected_violation(&self) -> Option<&'static str> {
-        match self.expectation {
-            Expectation::Pass => None,
-            Expectation::Violates(invariant) => Some(invariant.name()),
-        }
-    }
-
-    /// The name without the `FelixHeadTrim` prefix (`Main` for the main configuration).
-    pub fn short_name(&self) -> &'static str {
-        match self.name.strip_prefix(PREFIX) {
-            Some("") | None => "Main",
-            Some(rest) => rest,
-        }
-    }
-}
-
-/// The prefix every configuration name shares.
-pub const PREFIX: &str = "FelixHeadTrim";
+pub type Config = SpecConfig<FelixHeadTrim>;
 
 /// Every rule on (the default; a twin switches one off).
 pub const ALL_ON: Switches = Switches {
@@ -292,7 +251,8 @@ const MAIN: Config = passing("FelixHeadTrim", MAIN_BOUNDS);
 const FAILOVER: Config = passing("FelixHeadTrimFailover", FAILOVER_BOUNDS);
 const STEADY: Config = passing("FelixHeadTrimSteady", STEADY_BOUNDS);
 
-/// Every configuration (one per `.cfg` file), passing ones first, then the twins.
+/// Every configuration (one per `.cfg` file), passing ones first, then the twins
+/// (`Spec::configs`).
 pub static CONFIGS: [Config; 18] = [
     MAIN,
     STEADY,
@@ -393,33 +353,3 @@ pub static CONFIGS: [Config; 18] = [
         },
     ),
 ];
-
-/// Looks a configuration up by its full name or its name without the `FelixHeadTrim` prefix
-/// (`Main` also names the main configuration).
-pub fn lookup(name: &str) -> Option<&'static Config> {
-    if name.is_empty() {
-        return None;
-    }
-    CONFIGS.iter().find(|config| {
-        config.name == name
-            || config.name.strip_prefix(PREFIX) == Some(name)
-            || (config.name == PREFIX && name == "Main")
-    })
-}
-
-/// Every configuration name, for error messages.
-pub fn names() -> Vec<&'static str> {
-    CONFIGS.iter().map(|config| config.name).collect()
-}
-
-/// The twins, in registry order.
-pub fn twins() -> impl Iterator<Item = &'static Config> {
-    CONFIGS
-        .iter()
-        .filter(|config| config.expected_violation().is_some())
-}
-
-/// The main configuration.
-pub fn main_config() -> &'static Config {
-    &CONFIGS[0]
-}

@@ -34,128 +34,13 @@
 //! from the term below its new one); the holder behind an append (model holder 1 with the tail the
 //! leader had: the tail check is the client's, and epochs are not compared here).
 
-use crate::projection::{BrokerProjection, ProjectedRecord};
-use crate::window::{self, Renaming, WindowBroker, WINDOW};
-use felix_model::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
-use stateright::Model;
-
-/// Why a step was not checked against the model (counted, never passed silently).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Abstraction {
-    /// The first projection of a broker: the model starts from its own `Init` (broker 1 leads
-    /// term 1), the simulator elects its first leader; the first sample is the baseline.
-    Baseline,
-    /// A crash: the broker is down (the model's `Crash` keeps the log; disks are the
-    /// simulator's). Its projection resumes from what it recovered, at restart.
-    Crash,
-    /// A restart: the recovered state is the new baseline.
-    Restart,
-    /// A TrimmedTo jump (not in FelixHeadTrim: ParosTrimJump's action): the jumped state is the
-    /// new baseline.
-    Jump,
-    /// The step's values do not fit the model's bounds (`window`): more distinct terms, floors,
-    /// epochs, tokens or offsets than a window renames.
-    OutOfBounds,
-    /// The step needs more records in one window than a model log holds (FelixHeadTrim's
-    /// `LOG_MAX` = 8, ParosTrimJump's 7 slots): a leader committing more at once, a candidate
-    /// with more uncommitted records than fit beside its noop.
-    LongWindow,
-    /// A follower's step where it holds more uncommitted records above the match point than a
-    /// window holds, and the sender's log differs within them.
-    LongSuffix,
-    /// The step needs a record the projection never saw (received, committed and deleted in one
-    /// step, or below the first held offset of a fresh baseline).
-    Unseen,
-    // ParosTrimJump's rules (`crate::paros`). The first three leave a step unchecked; the last
-    // four hide one detail of a step that is still checked, and count each time they do.
-    /// A jump of a node that already agreed with the sender at the point (the core's leader does
-    /// not know it does; the model's leader would `Replicate` there, and its `TrimmedTo` is not
-    /// enabled): the jumped state is the new baseline.
-    JumpInAgreement,
-    /// A jump whose `TrimmedTo` the validator did not see sent (the sender's sealed state is not
-    /// known): the jumped state is the new baseline.
-    UnseenSender,
-    /// A trim without a fence in a paros run (the model's truncates are all fenced).
-    Unfenced,
-    /// A truncate asking for a floor below its own offset (a checkpoint's start): the model's
-    /// `Truncate` is up to its own slot; the record keeps the core's floor.
-    TruncateUpTo,
-    /// A jump whose sender sealed a floor above the point (set by a trim at or above it): the
-    /// model's `sfloor` is the fold below the point; the sender's is read as the point, as the
-    /// core's jumper reads it.
-    SealedFloor,
-    /// A compaction that stopped at a segment boundary below the model's `Compact` point
-    /// `min(floor, commit + 1)`.
-    Segments,
-    /// A conditional append (a checkpoint run's record): the model's appends have no tail
-    /// condition; the core's tail check is the owner's.
-    RunTail,
-}
-
-impl Abstraction {
-    pub const ALL: [Abstraction; 15] = [
-        Abstraction::Baseline,
-        Abstraction::Crash,
-        Abstraction::Restart,
-        Abstraction::Jump,
-        Abstraction::OutOfBounds,
-        Abstraction::LongWindow,
-        Abstraction::LongSuffix,
-        Abstraction::Unseen,
-        Abstraction::JumpInAgreement,
-        Abstraction::UnseenSender,
-        Abstraction::Unfenced,
-        Abstraction::TruncateUpTo,
-        Abstraction::SealedFloor,
-        Abstraction::Segments,
-        Abstraction::RunTail,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Abstraction::Baseline => "baseline",
-            Abstraction::Crash => "crash",
-            Abstraction::Restart => "restart",
-            Abstraction::Jump => "jump",
-            Abstraction::OutOfBounds => "out_of_bounds",
-            Abstraction::LongWindow => "long_window",
-            Abstraction::LongSuffix => "long_suffix",
-            Abstraction::Unseen => "unseen",
-            Abstraction::JumpInAgreement => "jump_in_agreement",
-            Abstraction::UnseenSender => "unseen_sender",
-            Abstraction::Unfenced => "unfenced",
-            Abstraction::TruncateUpTo => "truncate_up_to",
-            Abstraction::SealedFloor => "sealed_floor",
-            Abstraction::Segments => "segments",
-            Abstraction::RunTail => "run_tail",
-        }
-    }
-}
-
-/// A step the model cannot make.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    /// What went wrong, in words.
-    pub reason: String,
-    /// The model actions taken before it, in order.
-    pub taken: Vec<String>,
-    /// The state the model reached (the projection the chain ended in), if it got that far.
-    pub model_state: Option<String>,
-    /// The nearest actions tried: the one that failed, and the actions the model had enabled in
-    /// the window where it failed.
-    pub tried: Vec<String>,
-}
-
-/// How a broker's step ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The step is this chain of model actions.
-    Matched(Vec<String>),
-    /// Not checked, by this rule.
-    Abstracted(Abstraction),
-    /// Not a behaviour of the model.
-    Diverged(Mismatch),
-}
+use crate::head_trim::projection::{BrokerProjection, ProjectedRecord};
+use crate::head_trim::window::{self, WindowBroker, WINDOW};
+use crate::steps::Renaming;
+use crate::steps::{
+    self, first_difference, Failure, Steps, Verdict, Walk, LONG, LONG_SUFFIX, OUT, UNSEEN,
+};
+use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
 
 /// Broker numbers in the window: the stepping broker is 1, a ghost is 2.
 const SELF: u8 = 1;
@@ -163,14 +48,6 @@ const GHOST: u8 = 2;
 
 fn model() -> FelixHeadTrim {
     FelixHeadTrim::new(&WINDOW)
-}
-
-enum Failure {
-    Mismatch(String, Vec<String>),
-    OutOfBounds,
-    LongWindow,
-    LongSuffix,
-    Unseen,
 }
 
 /// Walks one broker's step through the model. `node` names the broker in action names; `tail`
@@ -182,142 +59,94 @@ pub fn check(
     after: &BrokerProjection,
     tail: Option<u64>,
 ) -> Verdict {
-    let mut taken = Vec::new();
-    let mut current = before.clone();
-    match chain(node, &mut current, after, tail, &mut taken) {
-        Ok(()) => {}
-        Err(Failure::OutOfBounds) => return Verdict::Abstracted(Abstraction::OutOfBounds),
-        Err(Failure::LongWindow) => return Verdict::Abstracted(Abstraction::LongWindow),
-        Err(Failure::LongSuffix) => return Verdict::Abstracted(Abstraction::LongSuffix),
-        Err(Failure::Unseen) => return Verdict::Abstracted(Abstraction::Unseen),
-        Err(Failure::Mismatch(reason, tried)) => {
-            return Verdict::Diverged(Mismatch {
-                reason,
-                taken,
-                model_state: Some(current.describe()),
-                tried,
-            })
-        }
-    }
-    let mut differences = Vec::new();
-    if current.term != after.term {
-        differences.push(format!("term {} (model) vs {}", current.term, after.term));
-    }
-    if current.leader != after.leader {
-        differences.push(format!(
-            "leader {} (model) vs {}",
-            current.leader, after.leader
-        ));
-    }
-    if current.commit != after.commit {
-        differences.push(format!(
-            "commit {} (model) vs {}",
-            current.commit, after.commit
-        ));
-    }
-    if current.floor != after.floor {
-        differences.push(format!(
-            "floor {} (model) vs {}",
-            current.floor, after.floor
-        ));
-    }
-    if current.start != after.start {
-        differences.push(format!(
-            "start {} (model) vs {}",
-            current.start, after.start
-        ));
-    }
-    // Records at or below the commit index before the step are the projection's, kept unchanged
-    // by `advance` and by every chain (no action rewrites a committed record): compared above it.
-    let committed = before.commit.min(current.len()).min(after.len());
-    if let Some(offset) = first_difference(&current, after, committed) {
-        differences.push(format!("log differs from offset {offset}"));
-    }
-    if differences.is_empty() {
-        Verdict::Matched(taken)
-    } else {
-        Verdict::Diverged(Mismatch {
-            reason: format!(
-                "the model's actions end elsewhere: {}",
-                differences.join(", ")
-            ),
-            taken,
-            model_state: Some(current.describe()),
-            tried: Vec::new(),
-        })
-    }
+    steps::check(node, before, after, tail, None).0
 }
 
-/// The first offset above `from` where the logs differ (length included).
-fn first_difference(a: &BrokerProjection, b: &BrokerProjection, from: u64) -> Option<u64> {
-    let shared = a.len().min(b.len());
-    ((from + 1)..=shared)
-        .find(|&offset| a.at(offset) != b.at(offset))
-        .or_else(|| (a.len() != b.len()).then_some(shared + 1))
-}
-
-fn chain(
-    node: u32,
-    current: &mut BrokerProjection,
-    after: &BrokerProjection,
-    tail: Option<u64>,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    if after.term < current.term {
-        return Err(Failure::Mismatch(
-            format!(
-                "the term went back from {} to {}: no model action lowers a term",
-                current.term, after.term
-            ),
-            Vec::new(),
-        ));
-    }
-    if current.leader && after.leader && current.term == after.term {
-        leader_steps(node, current, after, tail, taken)?;
-    } else if !current.leader && after.leader {
-        promote(node, current, after, taken)?;
-        leader_steps(node, current, after, None, taken)?;
-    } else {
-        if current.leader {
-            step_down(node, current, after, taken)?;
-        }
-        replicate_chain(node, current, after, taken)?;
-    }
-    if after.start != current.start {
-        compact(node, current, after, taken)?;
-    }
-    Ok(())
-}
-
-/// Runs one action on a window and returns the next state, or the mismatch naming the action
-/// and the actions the model had enabled there.
+/// Runs one action on a window (`steps::take`).
 fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
-    let model = model();
-    match model.next_state(state, action) {
-        Some(next) => Ok(next),
-        None => {
-            let mut enabled = Vec::new();
-            model.actions(state, &mut enabled);
-            // The nearest actions: the ones of the same kind the model had enabled there.
-            let kind = |action: &Action| std::mem::discriminant(action);
-            let mut tried = vec![format!(
-                "{label}: guard false (as {action} in the window, where broker 1 is the stepping node and broker 2 a ghost)"
-            )];
-            let same: Vec<String> = enabled
-                .iter()
-                .filter(|candidate| kind(candidate) == kind(&action))
-                .map(|candidate| candidate.to_string())
-                .collect();
-            tried.push(if same.is_empty() {
-                "no action of that kind is enabled in the window".to_string()
-            } else {
-                format!("enabled in the window instead: {}", same.join(", "))
-            });
-            Err(Failure::Mismatch(
-                format!("{label} is not enabled in the model"),
-                tried,
-            ))
-        }
+    steps::take(
+        &model(),
+        state,
+        action,
+        label,
+        "the model",
+        "where broker 1 is the stepping node and broker 2 a ghost",
+    )
+}
+
+impl Steps for BrokerProjection {
+    type Record = ProjectedRecord;
+    type Tail = Option<u64>;
+    type Jump = std::convert::Infallible;
+    const NO_TAIL: Option<u64> = None;
+    const WINDOW_RECORDS: u64 = LOG_MAX as u64;
+    const TERMS_NEVER_LOWER: &'static str = "no model action lowers a term";
+
+    fn len(&self) -> u64 {
+        BrokerProjection::len(self)
+    }
+    fn at(&self, offset: u64) -> ProjectedRecord {
+        BrokerProjection::at(self, offset)
+    }
+    fn record_term(record: &ProjectedRecord) -> u64 {
+        record.term
+    }
+    fn term(&self) -> u64 {
+        self.term
+    }
+    fn leader(&self) -> bool {
+        self.leader
+    }
+    fn commit(&self) -> u64 {
+        self.commit
+    }
+    fn start(&self) -> u64 {
+        self.start
+    }
+    fn describe(&self) -> String {
+        BrokerProjection::describe(self)
+    }
+    fn variables(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("term", self.term.to_string()),
+            ("leader", self.leader.to_string()),
+            ("commit", self.commit.to_string()),
+            ("floor", self.floor.to_string()),
+            ("start", self.start.to_string()),
+        ]
+    }
+    fn append(
+        &mut self,
+        node: u32,
+        appended: ProjectedRecord,
+        tail: Option<u64>,
+        walk: &mut Walk,
+    ) -> Result<(), Failure> {
+        append(node, self, appended, tail, &mut walk.taken)
+    }
+    fn leader_commit(&mut self, node: u32, commit: u64, walk: &mut Walk) -> Result<(), Failure> {
+        leader_commit(node, self, commit, &mut walk.taken)
+    }
+    fn promote(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        promote(node, self, after, &mut walk.taken)
+    }
+    fn step_down(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        step_down(node, self, after, &mut walk.taken)
+    }
+    fn replicate_chain(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        replicate_chain(node, self, after, &mut walk.taken)
+    }
+    fn compact(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        compact(node, self, after, &mut walk.taken)
+    }
+    fn jump(
+        &mut self,
+        _: u32,
+        _: &Self,
+        jump: std::convert::Infallible,
+        _: &mut Walk,
+    ) -> Result<(), Failure> {
+        match jump {}
     }
 }
 
@@ -331,7 +160,7 @@ fn epoch_renaming(records: &[ProjectedRecord]) -> Result<Renaming, Failure> {
         0,
         7,
     )
-    .ok_or(Failure::OutOfBounds)
+    .ok_or(OUT)
 }
 
 fn record(
@@ -341,7 +170,7 @@ fn record(
     epochs: &Renaming,
 ) -> Result<Record, Failure> {
     if projected.kind == Kind::Empty {
-        return Err(Failure::Unseen);
+        return Err(UNSEEN);
     }
     Ok(Record {
         k: projected.kind,
@@ -353,34 +182,6 @@ fn record(
             0
         },
     })
-}
-
-/// The leader appends (each one `Write` or `TrimAppend`), then commits (`Replicate`).
-fn leader_steps(
-    node: u32,
-    current: &mut BrokerProjection,
-    after: &BrokerProjection,
-    mut tail: Option<u64>,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    if after.len() < current.len()
-        || first_difference(current, after, current.commit)
-            .is_some_and(|offset| offset <= current.len())
-    {
-        return Err(Failure::Mismatch(
-            "a leader's log lost or changed a record in its own term: no model action does that"
-                .into(),
-            Vec::new(),
-        ));
-    }
-    for offset in (current.len() + 1)..=after.len() {
-        // The request's tail conditions the first record it appends (a request appends one).
-        append(node, current, after.at(offset), tail.take(), taken)?;
-    }
-    if after.commit != current.commit {
-        commit_in_windows(node, current, after.commit, taken)?;
-    }
-    Ok(())
 }
 
 /// One appended record: `Write(1, b)` or `TrimAppend(1, b, fl)` on a window holding only the
@@ -400,8 +201,8 @@ fn append(
     if appended.kind == Kind::Trim {
         offsets.push(appended.floor);
     }
-    let offsets = Renaming::new(offsets, 0, LOG_MAX as u8).ok_or(Failure::OutOfBounds)?;
-    let terms = Renaming::new([current.term, appended.term], 1, 31).ok_or(Failure::OutOfBounds)?;
+    let offsets = Renaming::new(offsets, 0, LOG_MAX as u8).ok_or(OUT)?;
+    let terms = Renaming::new([current.term, appended.term], 1, 31).ok_or(OUT)?;
     let filler = Record {
         k: Kind::Write,
         h: 1,
@@ -421,7 +222,7 @@ fn append(
         [me, WindowBroker::absent(1), WindowBroker::absent(1)],
         offsets.to(expected),
     )
-    .ok_or(Failure::OutOfBounds)?;
+    .ok_or(OUT)?;
     let (action, label) = match appended.kind {
         Kind::Write => (Action::Write(1, SELF), format!("Write(h, {node})")),
         Kind::Trim => (
@@ -454,29 +255,6 @@ fn append(
     Ok(())
 }
 
-/// A leader's commit over more records than a window holds: one `Replicate(b, majority)` per
-/// window, each ending on the window's last record of the leader's term (the only records the
-/// model's `CommitIn` commits by counting), then the rest.
-fn commit_in_windows(
-    node: u32,
-    current: &mut BrokerProjection,
-    commit: u64,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    while commit > current.commit + LOG_MAX as u64 && commit <= current.len() {
-        let before = current.commit;
-        let end = ((before + 1)..=(before + LOG_MAX as u64))
-            .rev()
-            .find(|&offset| current.at(offset).term == current.term)
-            .ok_or(Failure::LongWindow)?;
-        leader_commit(node, current, end, taken)?;
-        if current.commit <= before {
-            return Err(Failure::LongWindow);
-        }
-    }
-    leader_commit(node, current, commit, taken)
-}
-
 /// The leader's commit rises: `Replicate(b, ·)` with the acknowledging majority standing in as
 /// two ghosts holding its log up to the new commit. The model's `CommitIn` and `Walk` decide the
 /// commit index and the floor.
@@ -499,7 +277,7 @@ fn leader_commit(
     }
     let base = current.commit;
     if commit - base > LOG_MAX as u64 {
-        return Err(Failure::LongWindow);
+        return Err(LONG);
     }
     let records = &current.log[base as usize..commit as usize];
     let terms = Renaming::new(
@@ -510,7 +288,7 @@ fn leader_commit(
         1,
         31,
     )
-    .ok_or(Failure::OutOfBounds)?;
+    .ok_or(OUT)?;
     let floors = Renaming::new(
         records
             .iter()
@@ -520,7 +298,7 @@ fn leader_commit(
         1,
         63,
     )
-    .ok_or(Failure::OutOfBounds)?;
+    .ok_or(OUT)?;
     let epochs = epoch_renaming(records)?;
     let window_records: Vec<Record> = records
         .iter()
@@ -543,7 +321,7 @@ fn leader_commit(
         floor: 1,
         start: 1,
     };
-    let state = window::state([me, ghost.clone(), ghost], 0).ok_or(Failure::OutOfBounds)?;
+    let state = window::state([me, ghost.clone(), ghost], 0).ok_or(OUT)?;
     let next = take(&state, Action::Replicate(SELF, GHOST), &label)?;
     current.commit = base + u64::from(next.commit[0]);
     current.floor = floors
@@ -587,7 +365,7 @@ fn promote(
         1,
         31,
     )
-    .ok_or(Failure::OutOfBounds)?;
+    .ok_or(OUT)?;
     let floors = Renaming::new(
         records
             .iter()
@@ -597,14 +375,14 @@ fn promote(
         1,
         63,
     )
-    .ok_or(Failure::OutOfBounds)?;
+    .ok_or(OUT)?;
     let epochs = epoch_renaming(records)?;
     let window_records: Vec<Record> = records
         .iter()
         .map(|projected| record(projected, &terms, &floors, &epochs))
         .collect::<Result<_, _>>()?;
     if window_records.len() >= LOG_MAX {
-        return Err(Failure::LongWindow);
+        return Err(LONG);
     }
     let voter = WindowBroker {
         term: terms.to(promise),
@@ -614,8 +392,7 @@ fn promote(
         floor: floors.to(current.floor),
         start: 1,
     };
-    let state =
-        window::state([voter.clone(), voter.clone(), voter], 0).ok_or(Failure::OutOfBounds)?;
+    let state = window::state([voter.clone(), voter.clone(), voter], 0).ok_or(OUT)?;
     let next = take(&state, Action::Promote(SELF, 0b111), &label)?;
     let noop = next.log[0].at(next.log[0].len());
     current.term = terms
@@ -640,15 +417,14 @@ fn step_down(
     taken: &mut Vec<String>,
 ) -> Result<(), Failure> {
     let label = format!("StepDown({node}, ·)");
-    let terms = Renaming::new([current.term, after.term], 1, 31).ok_or(Failure::OutOfBounds)?;
+    let terms = Renaming::new([current.term, after.term], 1, 31).ok_or(OUT)?;
     let me = WindowBroker {
         term: terms.to(current.term),
         leader: true,
         ..WindowBroker::absent(1)
     };
     let ghost = WindowBroker::absent(terms.to(after.term));
-    let state =
-        window::state([me, ghost, WindowBroker::absent(1)], 0).ok_or(Failure::OutOfBounds)?;
+    let state = window::state([me, ghost, WindowBroker::absent(1)], 0).ok_or(OUT)?;
     let next = take(&state, Action::StepDown(SELF, GHOST), &label)?;
     current.term = terms
         .back(next.term[0])
@@ -699,7 +475,7 @@ fn replicate_chain(
         // The follower's records above the window must be ones the ghost holds too.
         let window_end = base + width;
         if current.len() > window_end && matched < window_end {
-            return Err(Failure::LongSuffix);
+            return Err(LONG_SUFFIX);
         }
         let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
         let own_records = &current.log[base as usize..current.len().min(window_end) as usize];
@@ -712,7 +488,7 @@ fn replicate_chain(
             1,
             31,
         )
-        .ok_or(Failure::OutOfBounds)?;
+        .ok_or(OUT)?;
         let floors = Renaming::new(
             all.iter()
                 .filter(|record| record.kind == Kind::Trim)
@@ -721,7 +497,7 @@ fn replicate_chain(
             1,
             63,
         )
-        .ok_or(Failure::OutOfBounds)?;
+        .ok_or(OUT)?;
         let epochs = epoch_renaming(&all)?;
         let ghost_window: Vec<Record> = ghost_records
             .iter()
@@ -760,7 +536,7 @@ fn replicate_chain(
             start: 1,
         };
         let state = window::state([ghost, me, WindowBroker::absent(terms.to(current.term))], 0)
-            .ok_or(Failure::OutOfBounds)?;
+            .ok_or(OUT)?;
         let next = take(&state, Action::Replicate(1, 2), &label)?;
         let previous = current.clone();
         let mut log = current.log[..base as usize].to_vec();
@@ -830,7 +606,7 @@ fn compact(
         1,
         63,
     )
-    .ok_or(Failure::OutOfBounds)?;
+    .ok_or(OUT)?;
     let target = offsets.to(after.start);
     let me = WindowBroker {
         term: 1,
@@ -840,8 +616,8 @@ fn compact(
         floor: offsets.to(current.floor),
         start: offsets.to(current.start),
     };
-    let mut state = window::state([me, WindowBroker::absent(1), WindowBroker::absent(1)], 0)
-        .ok_or(Failure::OutOfBounds)?;
+    let mut state =
+        window::state([me, WindowBroker::absent(1), WindowBroker::absent(1)], 0).ok_or(OUT)?;
     while state.start[0] < target {
         state = take(&state, Action::Compact(SELF), &label)?;
         taken.push(label.clone());

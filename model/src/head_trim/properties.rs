@@ -9,7 +9,7 @@
 use felix_names::Invariant;
 use stateright::Property;
 
-use crate::spec::{FelixHeadTrim, Kind, State};
+use super::spec::{FelixHeadTrim, Kind, State};
 
 /// Every variable in its domain, as the spec's `TypeOK`: terms, lengths, commit indexes, floors,
 /// starts, tails and counters within their bounds, and `commit[b] <= Len(log[b])`,

@@ -15,8 +15,9 @@
 //! A step whose values do not fit (more than `LOG_MAX` records above the base, too many distinct
 //! terms) is not checked and is counted as `Abstraction::OutOfBounds`, never passed silently.
 
-use felix_model::config::{Bounds, Config, Expectation, ALL_ON};
-use felix_model::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
+use felix_model::head_trim::config::{Bounds, Config, ALL_ON};
+use felix_model::head_trim::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
+use felix_model::spec::Expectation;
 
 /// The configuration every window runs under: the design (every rule on), three brokers, one
 /// holder, and bounds loose enough that no counter guard ever binds (window states start every
@@ -37,64 +38,6 @@ pub static WINDOW: Config = Config {
     expectation: Expectation::Pass,
     twin: None,
 };
-
-/// An order-preserving renaming of a set of values into `first..=last` that keeps successors
-/// adjacent: `a < b` iff `r(a) < r(b)`, and `b = a + 1` iff `r(b) = r(a) + 1`.
-#[derive(Clone, Debug)]
-pub struct Renaming {
-    values: Vec<u64>,
-    images: Vec<u8>,
-}
-
-impl Renaming {
-    /// The renaming of `values`, or None when they do not fit below `last`.
-    pub fn new(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
-        let mut values: Vec<u64> = values.into_iter().collect();
-        values.sort_unstable();
-        values.dedup();
-        let mut images = Vec::with_capacity(values.len());
-        let mut image = u16::from(first);
-        for (index, &value) in values.iter().enumerate() {
-            if index > 0 {
-                image += if value == values[index - 1] + 1 { 1 } else { 2 };
-            }
-            if image > u16::from(last) {
-                return None;
-            }
-            images.push(image as u8);
-        }
-        Some(Renaming { values, images })
-    }
-
-    /// The dense renaming of `values` onto `first..`: order and equality kept, successors not
-    /// (for values no action adds to). None when they do not fit below `last`.
-    pub fn dense(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
-        let mut values: Vec<u64> = values.into_iter().collect();
-        values.sort_unstable();
-        values.dedup();
-        if values.len() > usize::from(last - first) + 1 {
-            return None;
-        }
-        let images = (0..values.len()).map(|index| first + index as u8).collect();
-        Some(Renaming { values, images })
-    }
-
-    /// The image of a value of the set.
-    pub fn to(&self, value: u64) -> u8 {
-        match self.values.binary_search(&value) {
-            Ok(index) => self.images[index],
-            Err(_) => unreachable!("value {value} was not in the renamed set"),
-        }
-    }
-
-    /// The value an image stands for, if it is one.
-    pub fn back(&self, image: u8) -> Option<u64> {
-        self.images
-            .iter()
-            .position(|&candidate| candidate == image)
-            .map(|index| self.values[index])
-    }
-}
 
 /// One broker of a window, already renamed.
 #[derive(Clone, Debug)]
@@ -149,7 +92,7 @@ pub fn state(brokers: [WindowBroker; BROKERS_MAX], expected: u8) -> Option<State
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::steps::Renaming;
 
     /// The renaming keeps order and successors, and refuses a set that does not fit.
     #[test]

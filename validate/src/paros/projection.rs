@@ -1,0 +1,191 @@
+//! A paros node as ParosTrimJump's variables, read off the real core after every event, and a
+//! jump's sender as the sealed state it sent (see `super`).
+
+use crate::steps::log_tail;
+use felix_core::broker::Broker;
+use felix_core::record::{Command, Entry};
+use felix_core::storage::SealedState;
+use felix_model::paros::spec::Kind;
+
+/// One record as the model sees it: `[k, o, t, u]`, with a fence's `old` kept to rename tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParosRecord {
+    pub kind: Kind,
+    /// `o`: a SetLeader's `new`, a truncate's fence (0 on writes and noops).
+    pub token: u64,
+    /// A SetLeader's `old` (0 on the others).
+    pub old: u64,
+    /// Whether a truncate carries a fence.
+    pub fenced: bool,
+    pub term: u64,
+    /// `u`: a truncate's floor.
+    pub up_to: u64,
+}
+
+impl ParosRecord {
+    /// A record the projection never saw (below the first held offset of a baseline).
+    pub const UNSEEN: ParosRecord = ParosRecord {
+        kind: Kind::Empty,
+        token: 0,
+        old: 0,
+        fenced: false,
+        term: 0,
+        up_to: 0,
+    };
+
+    pub fn of(entry: &Entry) -> ParosRecord {
+        let mut record = ParosRecord {
+            term: entry.term,
+            ..ParosRecord::UNSEEN
+        };
+        match &entry.command {
+            Command::Write { .. } => record.kind = Kind::Write,
+            Command::Trim { floor, fence, .. } => {
+                record.kind = Kind::Truncate;
+                record.token = fence.map_or(0, |token| token.0);
+                record.fenced = fence.is_some();
+                record.up_to = *floor;
+            }
+            Command::Fence { new, old } => {
+                record.kind = Kind::SetLeader;
+                record.token = new.0;
+                record.old = old.0;
+            }
+            Command::Noop => record.kind = Kind::Noop,
+        }
+        record
+    }
+
+    pub fn describe(&self) -> String {
+        match self.kind {
+            Kind::Write => format!("[w t{}]", self.term),
+            Kind::Truncate => format!("[t o{} t{} u{}]", self.token, self.term, self.up_to),
+            Kind::SetLeader => format!("[s o{}<-{} t{}]", self.token, self.old, self.term),
+            Kind::Noop => format!("[n t{}]", self.term),
+            Kind::Empty => "[?]".to_string(),
+        }
+    }
+}
+
+/// One voter's projected ParosTrimJump variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParosNode {
+    pub term: u64,
+    pub leader: bool,
+    /// Offsets 1..=len; below `start` the records last seen (or unseen).
+    pub log: Vec<ParosRecord>,
+    pub start: u64,
+    pub commit: u64,
+    /// `writer`: the token in force after the walk (`Token(0)` before the first fence).
+    pub writer: u64,
+    pub floor: u64,
+    /// `sterm`: the term of offset `start - 1`.
+    pub sterm: u64,
+}
+
+impl ParosNode {
+    /// A node read in full (the first sample, after a restart, after an unchecked jump).
+    pub fn read(broker: &Broker) -> ParosNode {
+        let first = broker.first_held();
+        let mut log = vec![ParosRecord::UNSEEN; first.saturating_sub(1) as usize];
+        log.extend(broker.entries().map(ParosRecord::of));
+        ParosNode::with_log(broker, log)
+    }
+
+    fn with_log(broker: &Broker, log: Vec<ParosRecord>) -> ParosNode {
+        let journal = broker.journal();
+        ParosNode {
+            term: broker.term(),
+            leader: broker.is_leader(),
+            log,
+            start: journal.first_held(),
+            commit: journal.committed(),
+            writer: journal.writer().0,
+            floor: journal.floor(),
+            sterm: journal.sealed().base_term,
+        }
+    }
+
+    /// The node after a step, re-reading only the records above `self.commit` (committed ones
+    /// are kept: CommittedPrefixAgreement audits them).
+    pub fn advance(&self, broker: &Broker) -> ParosNode {
+        let journal = broker.journal();
+        let first = journal.first_held();
+        let keep = self
+            .commit
+            .max(first.saturating_sub(1))
+            .min(self.len())
+            .min(journal.tail() - 1);
+        let mut log = self.log[..keep as usize].to_vec();
+        let from = (keep + 1).max(first);
+        while (log.len() as u64) + 1 < from {
+            log.push(ParosRecord::UNSEEN);
+        }
+        log.extend(journal.entries_from(from, usize::MAX).map(ParosRecord::of));
+        ParosNode::with_log(broker, log)
+    }
+
+    pub fn len(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+
+    pub fn at(&self, offset: u64) -> ParosRecord {
+        self.log[(offset - 1) as usize]
+    }
+
+    /// `TermAt(n, i)` where the projection knows it.
+    pub fn term_at(&self, offset: u64) -> Option<u64> {
+        if offset == 0 {
+            return Some(0);
+        }
+        if offset + 1 == self.start {
+            return Some(self.sterm);
+        }
+        if offset > self.len() {
+            return None;
+        }
+        let record = self.at(offset);
+        (record.kind != Kind::Empty).then_some(record.term)
+    }
+
+    /// The writer token in force at the tail: the last uncommitted SetLeader, else the walk's.
+    pub fn tail_writer(&self) -> u64 {
+        self.log[self.commit.min(self.len()) as usize..]
+            .iter()
+            .rev()
+            .find(|record| record.kind == Kind::SetLeader)
+            .map_or(self.writer, |record| record.token)
+    }
+
+    pub fn describe(&self) -> String {
+        let tail = log_tail(&self.log, |record| record.describe());
+        format!(
+            "term {} leader {} start {} commit {} writer {} floor {} sterm {} log <<{tail}>>",
+            self.term, self.leader, self.start, self.commit, self.writer, self.floor, self.sterm,
+        )
+    }
+}
+
+/// What a jump's sender sent: `TrimmedTo { point, state }`, as seen when it was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sent {
+    pub point: u64,
+    pub writer: u64,
+    pub floor: u64,
+    pub base_term: u64,
+}
+
+impl Sent {
+    pub fn of(state: &SealedState) -> Sent {
+        Sent {
+            point: state.base_offset + 1,
+            writer: state.writer.0,
+            floor: state.floor,
+            base_term: state.base_term,
+        }
+    }
+}

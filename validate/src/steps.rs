@@ -1,0 +1,469 @@
+//! The chain both checkers build: one node's step (its projection before and after one
+//! simulator event) walked as a fixed chain of model actions, each taken through the model's own
+//! `next_state` on a window state.
+//!
+//! What is shared lives here: the chain's shape (a jump, or the leader's appends and commits, a
+//! promotion, a step down, a follower's replication, then compaction), a leader's commit cut into
+//! windows, one action taken with the actions the model had enabled instead, and the verdict
+//! (the node's variables and log compared with where the model's actions ended). What differs
+//! (each action's window, and the variables compared) is each spec's `Steps`:
+//! `crate::head_trim::checker` (FelixHeadTrim) and `crate::paros` (ParosTrimJump).
+
+use stateright::Model;
+
+/// Why a chain stopped.
+pub(crate) enum Failure {
+    /// Not a behaviour of the model: the reason and the actions tried.
+    Mismatch(String, Vec<String>),
+    /// Not checked, by a named rule.
+    Abstract(Abstraction),
+}
+
+/// A mismatch without tried actions.
+pub(crate) fn mismatch<T>(reason: String) -> Result<T, Failure> {
+    Err(Failure::Mismatch(reason, Vec::new()))
+}
+
+pub(crate) const OUT: Failure = Failure::Abstract(Abstraction::OutOfBounds);
+pub(crate) const LONG: Failure = Failure::Abstract(Abstraction::LongWindow);
+pub(crate) const LONG_SUFFIX: Failure = Failure::Abstract(Abstraction::LongSuffix);
+pub(crate) const UNSEEN: Failure = Failure::Abstract(Abstraction::Unseen);
+
+/// What a chain records as it goes: the actions taken, and the hiding rules it used.
+#[derive(Default)]
+pub(crate) struct Walk {
+    pub taken: Vec<String>,
+    pub hidden: Vec<Abstraction>,
+}
+
+/// One spec's projected node as the chain walks it: its log and variables, and the window
+/// actions that move it.
+pub(crate) trait Steps: Clone {
+    /// A projected record.
+    type Record: PartialEq + Copy;
+    /// What the step's request tells the first appended record (its tail condition).
+    type Tail: Copy;
+    /// A jump the step made, with what it was sent.
+    type Jump;
+    /// No tail condition.
+    const NO_TAIL: Self::Tail;
+    /// The most records a leader's commit window holds.
+    const WINDOW_RECORDS: u64;
+    /// Why a term never goes back, in the spec's words.
+    const TERMS_NEVER_LOWER: &'static str;
+
+    fn len(&self) -> u64;
+    fn at(&self, offset: u64) -> Self::Record;
+    fn record_term(record: &Self::Record) -> u64;
+    fn term(&self) -> u64;
+    fn leader(&self) -> bool;
+    fn commit(&self) -> u64;
+    fn start(&self) -> u64;
+    /// The node in words, for a mismatch.
+    fn describe(&self) -> String;
+    /// The variables compared at the chain's end, in the spec's order, as a mismatch prints them.
+    fn variables(&self) -> Vec<(&'static str, String)>;
+
+    /// One record the leader appended.
+    fn append(
+        &mut self,
+        node: u32,
+        appended: Self::Record,
+        tail: Self::Tail,
+        walk: &mut Walk,
+    ) -> Result<(), Failure>;
+    /// The leader's commit rises to `commit`, within one window.
+    fn leader_commit(&mut self, node: u32, commit: u64, walk: &mut Walk) -> Result<(), Failure>;
+    /// A new leader.
+    fn promote(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
+    /// A leader learns a higher term.
+    fn step_down(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
+    /// A follower's step.
+    fn replicate_chain(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
+    /// The first held offset rises.
+    fn compact(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
+    /// A jump (and what follows it in the same step).
+    fn jump(
+        &mut self,
+        node: u32,
+        after: &Self,
+        jump: Self::Jump,
+        walk: &mut Walk,
+    ) -> Result<(), Failure>;
+}
+
+/// Walks one node's step through its model: the verdict, and the hiding rules the step used.
+pub(crate) fn check<S: Steps>(
+    node: u32,
+    before: &S,
+    after: &S,
+    tail: S::Tail,
+    jump: Option<S::Jump>,
+) -> (Verdict, Vec<Abstraction>) {
+    let mut walk = Walk::default();
+    let mut current = before.clone();
+    match chain(node, &mut current, after, tail, jump, &mut walk) {
+        Ok(()) => {}
+        Err(Failure::Abstract(rule)) => return (Verdict::Abstracted(rule), walk.hidden),
+        Err(Failure::Mismatch(reason, tried)) => {
+            let verdict = Verdict::Diverged(Mismatch {
+                reason,
+                taken: walk.taken,
+                model_state: Some(current.describe()),
+                tried,
+            });
+            return (verdict, walk.hidden);
+        }
+    }
+    let mut differences = Vec::new();
+    for ((name, model), (_, core)) in current.variables().into_iter().zip(after.variables()) {
+        if model != core {
+            differences.push(format!("{name} {model} (model) vs {core}"));
+        }
+    }
+    // Records at or below the commit index before the step are the projection's, kept unchanged
+    // by `advance` and by every chain (no action rewrites a committed record): compared above it.
+    let committed = before.commit().min(current.len()).min(after.len());
+    if let Some(offset) = first_difference(&current, after, committed) {
+        differences.push(format!("log differs from offset {offset}"));
+    }
+    if differences.is_empty() {
+        (Verdict::Matched(walk.taken), walk.hidden)
+    } else {
+        let verdict = Verdict::Diverged(Mismatch {
+            reason: format!(
+                "the model's actions end elsewhere: {}",
+                differences.join(", ")
+            ),
+            taken: walk.taken,
+            model_state: Some(current.describe()),
+            tried: Vec::new(),
+        });
+        (verdict, walk.hidden)
+    }
+}
+
+/// The first offset above `from` where the logs differ (length included).
+pub(crate) fn first_difference<S: Steps>(a: &S, b: &S, from: u64) -> Option<u64> {
+    let shared = a.len().min(b.len());
+    ((from + 1)..=shared)
+        .find(|&offset| a.at(offset) != b.at(offset))
+        .or_else(|| (a.len() != b.len()).then_some(shared + 1))
+}
+
+/// The chain of one step, fixed by the step (see the module doc).
+fn chain<S: Steps>(
+    node: u32,
+    current: &mut S,
+    after: &S,
+    tail: S::Tail,
+    jump: Option<S::Jump>,
+    walk: &mut Walk,
+) -> Result<(), Failure> {
+    if after.term() < current.term() {
+        return mismatch(format!(
+            "the term went back from {} to {}: {}",
+            current.term(),
+            after.term(),
+            S::TERMS_NEVER_LOWER
+        ));
+    }
+    if let Some(jump) = jump {
+        return current.jump(node, after, jump, walk);
+    }
+    if current.leader() && after.leader() && current.term() == after.term() {
+        leader_steps(node, current, after, tail, walk)?;
+    } else if !current.leader() && after.leader() {
+        current.promote(node, after, walk)?;
+        leader_steps(node, current, after, S::NO_TAIL, walk)?;
+    } else {
+        if current.leader() {
+            current.step_down(node, after, walk)?;
+        }
+        current.replicate_chain(node, after, walk)?;
+    }
+    if after.start() != current.start() {
+        current.compact(node, after, walk)?;
+    }
+    Ok(())
+}
+
+/// The leader appends, then commits.
+fn leader_steps<S: Steps>(
+    node: u32,
+    current: &mut S,
+    after: &S,
+    mut tail: S::Tail,
+    walk: &mut Walk,
+) -> Result<(), Failure> {
+    if after.len() < current.len()
+        || first_difference(current, after, current.commit())
+            .is_some_and(|offset| offset <= current.len())
+    {
+        return mismatch(
+            "a leader's log lost or changed a record in its own term: no model action does that"
+                .into(),
+        );
+    }
+    for offset in (current.len() + 1)..=after.len() {
+        // The request's tail conditions the first record it appends (a request appends one).
+        let first = std::mem::replace(&mut tail, S::NO_TAIL);
+        current.append(node, after.at(offset), first, walk)?;
+    }
+    if after.commit() != current.commit() {
+        commit_in_windows(node, current, after.commit(), walk)?;
+    }
+    Ok(())
+}
+
+/// A leader's commit over more records than a window holds: one commit per window, each ending
+/// on the window's last record of the leader's term (the only records the model's `CommitIn`
+/// commits by counting), then the rest.
+fn commit_in_windows<S: Steps>(
+    node: u32,
+    current: &mut S,
+    commit: u64,
+    walk: &mut Walk,
+) -> Result<(), Failure> {
+    while commit > current.commit() + S::WINDOW_RECORDS && commit <= current.len() {
+        let before = current.commit();
+        let end = ((before + 1)..=(before + S::WINDOW_RECORDS))
+            .rev()
+            .find(|&offset| S::record_term(&current.at(offset)) == current.term())
+            .ok_or(LONG)?;
+        current.leader_commit(node, end, walk)?;
+        if current.commit() <= before {
+            return Err(LONG);
+        }
+    }
+    current.leader_commit(node, commit, walk)
+}
+
+/// Runs one action on a window and returns the next state, or the mismatch naming the action
+/// and the actions of the same kind the model had enabled there. `model_words` names the model
+/// and `window_words` the window's nodes, in a mismatch.
+pub(crate) fn take<M: Model>(
+    model: &M,
+    state: &M::State,
+    action: M::Action,
+    label: &str,
+    model_words: &str,
+    window_words: &str,
+) -> Result<M::State, Failure>
+where
+    M::Action: Copy + std::fmt::Display,
+{
+    if let Some(next) = model.next_state(state, action) {
+        return Ok(next);
+    }
+    let mut enabled = Vec::new();
+    model.actions(state, &mut enabled);
+    // The nearest actions: the ones of the same kind the model had enabled there.
+    let kind = |action: &M::Action| std::mem::discriminant(action);
+    let same: Vec<String> = enabled
+        .iter()
+        .filter(|candidate| kind(candidate) == kind(&action))
+        .map(|candidate| candidate.to_string())
+        .collect();
+    Err(Failure::Mismatch(
+        format!("{label} is not enabled in {model_words}"),
+        vec![
+            format!("{label}: guard false (as {action} in the window, {window_words})"),
+            if same.is_empty() {
+                "no action of that kind is enabled in the window".to_string()
+            } else {
+                format!("enabled in the window instead: {}", same.join(", "))
+            },
+        ],
+    ))
+}
+
+/// Why a step was not checked against the model (counted, never passed silently).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Abstraction {
+    /// The first projection of a broker: the model starts from its own `Init` (broker 1 leads
+    /// term 1), the simulator elects its first leader; the first sample is the baseline.
+    Baseline,
+    /// A crash: the broker is down (the model's `Crash` keeps the log; disks are the
+    /// simulator's). Its projection resumes from what it recovered, at restart.
+    Crash,
+    /// A restart: the recovered state is the new baseline.
+    Restart,
+    /// A TrimmedTo jump (not in FelixHeadTrim: ParosTrimJump's action): the jumped state is the
+    /// new baseline.
+    Jump,
+    /// The step's values do not fit the model's bounds (`window`): more distinct terms, floors,
+    /// epochs, tokens or offsets than a window renames.
+    OutOfBounds,
+    /// The step needs more records in one window than a model log holds (FelixHeadTrim's
+    /// `LOG_MAX` = 8, ParosTrimJump's 7 slots): a leader committing more at once, a candidate
+    /// with more uncommitted records than fit beside its noop.
+    LongWindow,
+    /// A follower's step where it holds more uncommitted records above the match point than a
+    /// window holds, and the sender's log differs within them.
+    LongSuffix,
+    /// The step needs a record the projection never saw (received, committed and deleted in one
+    /// step, or below the first held offset of a fresh baseline).
+    Unseen,
+    // ParosTrimJump's rules (`crate::paros`). The first three leave a step unchecked; the last
+    // four hide one detail of a step that is still checked, and count each time they do.
+    /// A jump of a node that already agreed with the sender at the point (the core's leader does
+    /// not know it does; the model's leader would `Replicate` there, and its `TrimmedTo` is not
+    /// enabled): the jumped state is the new baseline.
+    JumpInAgreement,
+    /// A jump whose `TrimmedTo` the validator did not see sent (the sender's sealed state is not
+    /// known): the jumped state is the new baseline.
+    UnseenSender,
+    /// A trim without a fence in a paros run (the model's truncates are all fenced).
+    Unfenced,
+    /// A truncate asking for a floor below its own offset (a checkpoint's start): the model's
+    /// `Truncate` is up to its own slot; the record keeps the core's floor.
+    TruncateUpTo,
+    /// A jump whose sender sealed a floor above the point (set by a trim at or above it): the
+    /// model's `sfloor` is the fold below the point; the sender's is read as the point, as the
+    /// core's jumper reads it.
+    SealedFloor,
+    /// A compaction that stopped at a segment boundary below the model's `Compact` point
+    /// `min(floor, commit + 1)`.
+    Segments,
+    /// A conditional append (a checkpoint run's record): the model's appends have no tail
+    /// condition; the core's tail check is the owner's.
+    RunTail,
+}
+
+impl Abstraction {
+    pub const ALL: [Abstraction; 15] = [
+        Abstraction::Baseline,
+        Abstraction::Crash,
+        Abstraction::Restart,
+        Abstraction::Jump,
+        Abstraction::OutOfBounds,
+        Abstraction::LongWindow,
+        Abstraction::LongSuffix,
+        Abstraction::Unseen,
+        Abstraction::JumpInAgreement,
+        Abstraction::UnseenSender,
+        Abstraction::Unfenced,
+        Abstraction::TruncateUpTo,
+        Abstraction::SealedFloor,
+        Abstraction::Segments,
+        Abstraction::RunTail,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Abstraction::Baseline => "baseline",
+            Abstraction::Crash => "crash",
+            Abstraction::Restart => "restart",
+            Abstraction::Jump => "jump",
+            Abstraction::OutOfBounds => "out_of_bounds",
+            Abstraction::LongWindow => "long_window",
+            Abstraction::LongSuffix => "long_suffix",
+            Abstraction::Unseen => "unseen",
+            Abstraction::JumpInAgreement => "jump_in_agreement",
+            Abstraction::UnseenSender => "unseen_sender",
+            Abstraction::Unfenced => "unfenced",
+            Abstraction::TruncateUpTo => "truncate_up_to",
+            Abstraction::SealedFloor => "sealed_floor",
+            Abstraction::Segments => "segments",
+            Abstraction::RunTail => "run_tail",
+        }
+    }
+}
+
+/// A step the model cannot make.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// What went wrong, in words.
+    pub reason: String,
+    /// The model actions taken before it, in order.
+    pub taken: Vec<String>,
+    /// The state the model reached (the projection the chain ended in), if it got that far.
+    pub model_state: Option<String>,
+    /// The nearest actions tried: the one that failed, and the actions the model had enabled in
+    /// the window where it failed.
+    pub tried: Vec<String>,
+}
+
+/// How a broker's step ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The step is this chain of model actions.
+    Matched(Vec<String>),
+    /// Not checked, by this rule.
+    Abstracted(Abstraction),
+    /// Not a behaviour of the model.
+    Diverged(Mismatch),
+}
+
+/// An order-preserving renaming of a set of values into `first..=last` that keeps successors
+/// adjacent: `a < b` iff `r(a) < r(b)`, and `b = a + 1` iff `r(b) = r(a) + 1`.
+#[derive(Clone, Debug)]
+pub struct Renaming {
+    values: Vec<u64>,
+    images: Vec<u8>,
+}
+
+impl Renaming {
+    /// The renaming of `values`, or None when they do not fit below `last`.
+    pub fn new(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
+        let mut values: Vec<u64> = values.into_iter().collect();
+        values.sort_unstable();
+        values.dedup();
+        let mut images = Vec::with_capacity(values.len());
+        let mut image = u16::from(first);
+        for (index, &value) in values.iter().enumerate() {
+            if index > 0 {
+                image += if value == values[index - 1] + 1 { 1 } else { 2 };
+            }
+            if image > u16::from(last) {
+                return None;
+            }
+            images.push(image as u8);
+        }
+        Some(Renaming { values, images })
+    }
+
+    /// The dense renaming of `values` onto `first..`: order and equality kept, successors not
+    /// (for values no action adds to). None when they do not fit below `last`.
+    pub fn dense(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
+        let mut values: Vec<u64> = values.into_iter().collect();
+        values.sort_unstable();
+        values.dedup();
+        if values.len() > usize::from(last - first) + 1 {
+            return None;
+        }
+        let images = (0..values.len()).map(|index| first + index as u8).collect();
+        Some(Renaming { values, images })
+    }
+
+    /// The image of a value of the set.
+    pub fn to(&self, value: u64) -> u8 {
+        match self.values.binary_search(&value) {
+            Ok(index) => self.images[index],
+            Err(_) => unreachable!("value {value} was not in the renamed set"),
+        }
+    }
+
+    /// The value an image stands for, if it is one.
+    pub fn back(&self, image: u8) -> Option<u64> {
+        self.images
+            .iter()
+            .position(|&candidate| candidate == image)
+            .map(|index| self.values[index])
+    }
+}
+
+/// A log's last records as `offset:record, ...` (offsets from 1), with `... ` in front when
+/// earlier records are left out: the one way both models' projections show a log.
+pub fn log_tail<R>(log: &[R], describe: impl Fn(&R) -> String) -> String {
+    const SHOWN: usize = 6;
+    let from = log.len().saturating_sub(SHOWN);
+    let records: Vec<String> = log[from..]
+        .iter()
+        .enumerate()
+        .map(|(index, record)| format!("{}:{}", from + index + 1, describe(record)))
+        .collect();
+    let elided = if from > 0 { "... " } else { "" };
+    format!("{elided}{}", records.join(", "))
+}
