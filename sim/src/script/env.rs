@@ -45,6 +45,7 @@ pub const UNSYNCED_OPS_MAX: usize = 4_096;
 /// The most reads one `read ... all` or `fold` may send.
 pub const READS_MAX: u32 = 64;
 
+pub use super::trace::{Shape, Syncs, Trace};
 pub use crate::network::{Address, Packet, Payload};
 
 /// One broker or replica: its host (broker, disk, outbox), and whether a verb paused it.
@@ -103,61 +104,6 @@ pub struct ClientSlot {
     pub crash_after_end: bool,
 }
 
-/// Lines a verb prints. `Committed` events of one node at consecutive offsets are coalesced.
-#[derive(Default)]
-pub struct Trace {
-    lines: Vec<TraceLine>,
-    /// Also print every broker-to-broker message delivered and every sync.
-    pub verbose: bool,
-}
-
-enum TraceLine {
-    Text(String),
-    Committed { node: NodeId, from: u64, to: u64 },
-}
-
-impl Trace {
-    pub fn new(verbose: bool) -> Trace {
-        Trace {
-            lines: Vec::new(),
-            verbose,
-        }
-    }
-
-    pub fn line(&mut self, text: String) {
-        self.lines.push(TraceLine::Text(text));
-    }
-
-    fn committed(&mut self, node: NodeId, offset: u64) {
-        if let Some(TraceLine::Committed { node: last, to, .. }) = self.lines.last_mut() {
-            if *last == node && *to + 1 == offset {
-                *to = offset;
-                return;
-            }
-        }
-        self.lines.push(TraceLine::Committed {
-            node,
-            from: offset,
-            to: offset,
-        });
-    }
-
-    pub fn render(self) -> Vec<String> {
-        self.lines
-            .into_iter()
-            .map(|line| match line {
-                TraceLine::Text(text) => text,
-                TraceLine::Committed { node, from, to } if from == to => {
-                    format!("{}: committed {from}", describe::node(node))
-                }
-                TraceLine::Committed { node, from, to } => {
-                    format!("{}: committed {from}..{to}", describe::node(node))
-                }
-            })
-            .collect()
-    }
-}
-
 /// A failure of the environment itself (a store refusing an op the core asked for): printed as
 /// the verb's output so that the scenario shows it, never a panic.
 pub type EnvResult<T> = Result<T, String>;
@@ -179,6 +125,8 @@ pub struct Env {
     /// The last lease epoch granted.
     pub epoch: u64,
     pub history: Vec<Event>,
+    /// How the cluster's storage syncs.
+    pub syncs: Syncs,
 }
 
 impl describe::Names for Env {
@@ -208,6 +156,7 @@ impl Env {
             names: BTreeMap::new(),
             epoch: 0,
             history: Vec::new(),
+            syncs: Syncs::All,
         }
     }
 
@@ -241,6 +190,27 @@ impl Env {
         retention_segments_max: u64,
         tune: &dyn Fn(&mut BrokerConfig),
     ) {
+        let shape = Shape {
+            brokers,
+            replicas,
+            rules,
+            layout,
+            retention_segments_max,
+            syncs: Syncs::All,
+        };
+        self.build_shaped(shape, tune);
+    }
+
+    /// `build_tuned` for any `Shape`, its storage's syncs included.
+    pub fn build_shaped(&mut self, shape: Shape, tune: &dyn Fn(&mut BrokerConfig)) {
+        let Shape {
+            brokers,
+            replicas,
+            rules,
+            layout,
+            retention_segments_max,
+            syncs,
+        } = shape;
         assert!(brokers > 0);
         let next_rules = self.next_rules;
         *self = Env::new();
@@ -248,6 +218,11 @@ impl Env {
         self.rules = rules;
         self.layout = layout;
         self.retention_segments_max = retention_segments_max;
+        self.syncs = syncs;
+        let sync_start = match syncs {
+            Syncs::All => SyncStart::OnDemand,
+            Syncs::Eager => SyncStart::Eager,
+        };
         let voters: Vec<NodeId> = (0..brokers).collect();
         let replica_ids: Vec<NodeId> = (brokers..brokers + replicas).collect();
         for id in 0..brokers + replicas {
@@ -261,13 +236,7 @@ impl Env {
                 ..JournalConfig::default()
             };
             tune(&mut config);
-            let mut host = Host::new(
-                config,
-                layout,
-                NETWORK_PACKETS_MAX,
-                SyncStart::OnDemand,
-                None,
-            );
+            let mut host = Host::new(config, layout, NETWORK_PACKETS_MAX, sync_start, None);
             if let Err(error) = host.start(false) {
                 panic!("a fresh node cannot fail to start: {error}");
             }
@@ -354,7 +323,7 @@ impl Env {
     fn carry_effects(&mut self, effects: Vec<Effect>, trace: &mut Trace) -> EnvResult<()> {
         for effect in effects {
             match effect {
-                // Syncs start only on demand here (`sync_node`).
+                // A sync completes only when a verb says so (`sync_node`).
                 Effect::SyncStarted => {}
                 Effect::Transmit(packet) => self.send(packet, trace)?,
                 Effect::Observe(event) => self.observe(event, trace),
@@ -396,7 +365,15 @@ impl Env {
             return Ok(false);
         }
         let mut effects = Vec::new();
-        let synced = slot.host.sync_all(&mut effects);
+        let synced = match self.syncs {
+            Syncs::All => slot.host.sync_all(&mut effects),
+            // A sync is in flight whenever an up node has unsynced ops: one starts after every
+            // op written with none in flight, and after every sync that leaves ops waiting.
+            Syncs::Eager if slot.host.is_up() && slot.host.disk.unsynced_ops() > 0 => {
+                slot.host.finish_sync(&mut effects).map(Some)
+            }
+            Syncs::Eager => Ok(None),
+        };
         if let Ok(Some(through)) = synced {
             if trace.verbose {
                 trace.line(format!(

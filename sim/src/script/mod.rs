@@ -12,6 +12,7 @@
 
 pub mod env;
 pub mod parse;
+mod trace;
 pub mod verbs;
 
 use env::Env;

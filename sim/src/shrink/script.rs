@@ -519,6 +519,49 @@ pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced
     }
 }
 
+/// What `timed_candidate` found: the first schedule translation (for the report), and the one
+/// that reproduces with the cluster line it needs, if any.
+struct Timed {
+    verbs: Vec<String>,
+    found: Option<(String, Vec<String>)>,
+}
+
+/// The run's own schedule (deliveries, ticks, syncs: `schedule`), for bugs that need its timing;
+/// each translation also with a final `stabilize`. Clients aimed where the world's clients sent,
+/// then routed as the driver routes; then both again with the world's disks' syncs
+/// (`syncs=eager`: a sync covers only the ops written before it started), for a bug that needs
+/// one op of a step durable and the next not.
+fn timed_candidate(shrunk: &Shrunk, cluster: &str, tries: &mut u64) -> Timed {
+    let (twin, invariant) = (shrunk.twin, shrunk.invariant);
+    let mut first = Vec::new();
+    for syncs in [cluster.to_string(), format!("{cluster} syncs=eager")] {
+        for aiming in [true, false] {
+            let timed = super::schedule::translate(&shrunk.shrunk, &syncs, twin.name(), aiming);
+            if first.is_empty() {
+                first = timed.clone();
+            }
+            if timed.len() > SCHEDULE_VERBS_MAX {
+                continue;
+            }
+            let mut settled = timed.clone();
+            settled.push("stabilize".to_string());
+            for candidate in [timed, settled] {
+                *tries += 1;
+                if reproduces(&syncs, twin, invariant, &candidate) {
+                    return Timed {
+                        verbs: first,
+                        found: Some((syncs, candidate)),
+                    };
+                }
+            }
+        }
+    }
+    Timed {
+        verbs: first,
+        found: None,
+    }
+}
+
 fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
     let knobs = &shrunk.shrunk.knobs;
     let cluster = format!(
@@ -538,28 +581,15 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
             break;
         }
     }
-    // The run's own schedule (deliveries, ticks, syncs: `schedule`), for bugs that need its
-    // timing; then the same with a final `stabilize`.
+    // The run's own schedule, for bugs that need its timing (`timed_candidate`).
     let mut timed_verbs = Vec::new();
+    let mut cluster = cluster;
     if found.is_none() && !shrunk.shrunk.schedule.is_empty() {
-        // Clients aimed where the world's clients sent, then routed as the driver routes.
-        for aiming in [true, false] {
-            let timed = super::schedule::translate(&shrunk.shrunk, &cluster, twin.name(), aiming);
-            if timed_verbs.is_empty() {
-                timed_verbs = timed.clone();
-            }
-            if found.is_some() || timed.len() > SCHEDULE_VERBS_MAX {
-                continue;
-            }
-            let mut settled = timed.clone();
-            settled.push("stabilize".to_string());
-            for candidate in [timed, settled] {
-                tries += 1;
-                if reproduces(&cluster, twin, invariant, &candidate) {
-                    found = Some(candidate);
-                    break;
-                }
-            }
+        let timed = timed_candidate(shrunk, &cluster, &mut tries);
+        timed_verbs = timed.verbs;
+        if let Some((syncs, candidate)) = timed.found {
+            cluster = syncs;
+            found = Some(candidate);
         }
     }
     let Some(mut verbs) = found else {

@@ -2,14 +2,27 @@
 
 use super::*;
 
-/// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1]`
+/// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1] [syncs=all|eager]`
 ///
 /// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
 /// n0.. and `replicas` non-voting replicas after them, segments of `segment` records, retention
 /// keeping `retention` segments (only under the Retention twin). Without `twin=`, the rules set
 /// by the last `twin` verb (default: every rule on). Nobody is leader until `campaign`.
+/// `syncs=eager` makes each node's storage sync as a disk that syncs in the background does
+/// (`env::Syncs::Eager`): a sync starts with the first op written and covers only the ops written
+/// before it started, so `sync nK` may leave later ops of the same step unsynced.
 pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&["brokers", "replicas", "twin", "segment", "retention"], 0)?;
+    args.only(
+        &[
+            "brokers",
+            "replicas",
+            "twin",
+            "segment",
+            "retention",
+            "syncs",
+        ],
+        0,
+    )?;
     let brokers = args.number("brokers")?.unwrap_or(3);
     let replicas = args.number("replicas")?.unwrap_or(0);
     if brokers == 0 || brokers > u64::from(BROKERS_MAX) {
@@ -27,10 +40,27 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         return Err("bad argument: segment must be at least 1".to_string());
     }
     let retention = args.number("retention")?.unwrap_or(1);
+    let syncs = match args.text("syncs") {
+        None | Some("all") => Syncs::All,
+        Some("eager") => Syncs::Eager,
+        Some(other) => {
+            return Err(format!(
+                "bad argument: syncs must be all or eager, not {other:?}"
+            ))
+        }
+    };
     let layout = SegmentLayout {
         records_per_segment: segment,
     };
-    env.build(brokers as u32, replicas as u32, rules, layout, retention);
+    let shape = Shape {
+        brokers: brokers as u32,
+        replicas: replicas as u32,
+        rules,
+        layout,
+        retention_segments_max: retention,
+        syncs,
+    };
+    env.build_shaped(shape, &|_| {});
     let voters: Vec<String> = (0..brokers as u32).map(describe::node).collect();
     let mut line = format!("{brokers} brokers ({})", voters.join(" "));
     if replicas > 0 {
@@ -40,6 +70,9 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         line.push_str(&format!(", {replicas} replicas ({})", names.join(" ")));
     }
     line.push_str(&format!(", segments of {segment} records"));
+    if syncs == Syncs::Eager {
+        line.push_str(", eager syncs");
+    }
     Ok(vec![line, rules_line(rules)])
 }
 
