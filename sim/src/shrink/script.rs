@@ -267,7 +267,7 @@ fn half(cluster: &str, rules: &str, verbs: &[String]) -> String {
 
 /// The audit's lines of one half, when it ran without a panic.
 fn audited(cluster: &str, rules: &str, verbs: &[String]) -> Option<Vec<String>> {
-    let outcome = script::run_text("shrunk.txt", &half(cluster, rules, verbs)).ok()?;
+    let outcome = script::run_text_with("shrunk.txt", &half(cluster, rules, verbs), true).ok()?;
     let panicked = outcome
         .blocks
         .iter()

@@ -18,18 +18,11 @@ use felix_sim::shrink::{self, script as shrink_script};
 /// still requires the seeded run to shrink (and to keep breaking the invariant), and fails as
 /// soon as one of them does give a reproducing scenario, so that the line is deleted: the list
 /// only shrinks.
-const NOT_YET_SCRIPTABLE: &[(TwinName, &str)] = &[
-    (
-        TwinName::VoteBeforePersist,
-        "the driver's `sync` makes every applied op durable at once, so the window in which a \
-         vote's persist is not yet durable while an earlier one is cannot be written as verbs",
-    ),
-    (
-        TwinName::UnconfirmedReads,
-        "a deposed leader's read served between a partition and the next election: the \
+const NOT_YET_SCRIPTABLE: &[(TwinName, &str)] = &[(
+    TwinName::UnconfirmedReads,
+    "a deposed leader's read served between a partition and the next election: the \
          translation does not yet keep the timing of the ticks that depose it",
-    ),
-];
+)];
 
 /// Whether a seed's failure is the shrinker's own (the seeded run did not shrink, or lost its
 /// violation), not the translation's or the scenario's length.
