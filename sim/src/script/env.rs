@@ -127,6 +127,8 @@ pub struct Env {
     pub history: Vec<Event>,
     /// How the cluster's storage syncs.
     pub syncs: Syncs,
+    /// Ticks a voter waits without a leader before it campaigns (`cluster ... election=`).
+    pub election_ticks: u64,
     /// Leave the events out of what the verbs print (a check that reads only the audit's lines,
     /// such as the shrinker's, runs faster); kept by `cluster`.
     pub quiet: bool,
@@ -161,6 +163,7 @@ impl Env {
             history: Vec::new(),
             syncs: Syncs::All,
             quiet: false,
+            election_ticks: ELECTION_TIMEOUT_TICKS,
         }
     }
 
@@ -201,6 +204,8 @@ impl Env {
             layout,
             retention_segments_max,
             syncs: Syncs::All,
+            election_ticks: ELECTION_TIMEOUT_TICKS,
+            heartbeat_ticks: HEARTBEAT_TICKS,
         };
         self.build_shaped(shape, tune);
     }
@@ -214,6 +219,8 @@ impl Env {
             layout,
             retention_segments_max,
             syncs,
+            election_ticks,
+            heartbeat_ticks,
         } = shape;
         assert!(brokers > 0);
         let (next_rules, quiet) = (self.next_rules, self.quiet);
@@ -224,6 +231,7 @@ impl Env {
         self.layout = layout;
         self.retention_segments_max = retention_segments_max;
         self.syncs = syncs;
+        self.election_ticks = election_ticks;
         let sync_start = match syncs {
             Syncs::All => SyncStart::OnDemand,
             Syncs::Eager => SyncStart::Eager,
@@ -232,8 +240,8 @@ impl Env {
         let replica_ids: Vec<NodeId> = (brokers..brokers + replicas).collect();
         for id in 0..brokers + replicas {
             let mut config = BrokerConfig::new(id, voters.clone(), replica_ids.clone());
-            config.election_timeout_ticks = ELECTION_TIMEOUT_TICKS;
-            config.heartbeat_ticks = HEARTBEAT_TICKS;
+            config.election_timeout_ticks = election_ticks;
+            config.heartbeat_ticks = heartbeat_ticks;
             config.journal = JournalConfig {
                 layout,
                 rules,

@@ -81,4 +81,8 @@ pub struct Shape {
     pub layout: SegmentLayout,
     pub retention_segments_max: u64,
     pub syncs: Syncs,
+    /// Ticks a voter waits without a leader before it campaigns.
+    pub election_ticks: u64,
+    /// Ticks between a leader's heartbeats.
+    pub heartbeat_ticks: u64,
 }

@@ -26,7 +26,7 @@
 use super::Attempt;
 use crate::knobs::{Knobs, Workload};
 use crate::network::{Address, Packet, Payload};
-use crate::script::env::{Env, Syncs, ELECTION_TIMEOUT_TICKS};
+use crate::script::env::{Env, Syncs};
 use crate::script::{parse, verbs};
 use crate::tape::Step;
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
@@ -439,7 +439,7 @@ fn translate_pass(
                 {
                     let count = lock.ticks.insert(*to, 0).unwrap_or(0);
                     if count > 0 && lock.reading.contains(to) {
-                        let count = count.min(ELECTION_TIMEOUT_TICKS - 1);
+                        let count = count.min(lock.env.election_ticks - 1);
                         lock.run(format!("tick n{to} {count}"));
                     }
                 }
@@ -489,7 +489,7 @@ fn translate_pass(
                     // driver (the world's follower did not campaign).
                     Some(Role::Follower | Role::Candidate) if *sent => {
                         lock.ticks.insert(*node, 0);
-                        let count = count.min(ELECTION_TIMEOUT_TICKS - 1);
+                        let count = count.min(lock.env.election_ticks - 1);
                         lock.run(format!("tick n{node} {count}"));
                     }
                     Some(Role::Leader) if *sent => {

@@ -17,6 +17,7 @@
 use super::schedule::{kind_of, Kind};
 use super::Shrunk;
 use crate::script;
+use crate::script::env::{ELECTION_TIMEOUT_TICKS, HEARTBEAT_TICKS};
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::Request;
 use felix_core::client::checkpoint::MAGIC;
@@ -530,11 +531,24 @@ struct Timed {
 /// each translation also with a final `stabilize`. Clients aimed where the world's clients sent,
 /// then routed as the driver routes; then both again with the world's disks' syncs
 /// (`syncs=eager`: a sync covers only the ops written before it started), for a bug that needs
-/// one op of a step durable and the next not.
+/// one op of a step durable and the next not; then all of it with the world's election timeout
+/// (its longest) and heartbeat ticks (`election=`, `heartbeat=`).
 fn timed_candidate(shrunk: &Shrunk, cluster: &str, tries: &mut u64) -> Timed {
     let (twin, invariant) = (shrunk.twin, shrunk.invariant);
     let mut first = Vec::new();
-    for syncs in [cluster.to_string(), format!("{cluster} syncs=eager")] {
+    // The world's tick counts, where they differ from the driver's (a follower the world ticked
+    // short of its election timeout must not campaign in the driver).
+    let knobs = &shrunk.shrunk.knobs;
+    let ticks = format!(
+        " election={} heartbeat={}",
+        knobs.election_ticks_max, knobs.heartbeat_ticks
+    );
+    let mut clusters = vec![cluster.to_string(), format!("{cluster} syncs=eager")];
+    if ticks != format!(" election={ELECTION_TIMEOUT_TICKS} heartbeat={HEARTBEAT_TICKS}") {
+        clusters.push(format!("{cluster}{ticks}"));
+        clusters.push(format!("{cluster} syncs=eager{ticks}"));
+    }
+    for syncs in clusters {
         for aiming in [true, false] {
             let timed = super::schedule::translate(&shrunk.shrunk, &syncs, twin.name(), aiming);
             if first.is_empty() {

@@ -90,7 +90,8 @@ fn eager_syncs_is_a_cluster_argument_and_a_bad_value_is_refused() {
     // Proves `cluster ... syncs=eager` (which the schedule translation writes) builds a cluster
     // whose `sync` completes only the sync in flight: a vote request makes n1 write its new term
     // and then its vote, and the first sync makes only the term durable; and that a bad value is
-    // a script error (the CLI's exit 2), not a default.
+    // a script error (the CLI's exit 2), not a default, as are bad `election=` and `heartbeat=`
+    // tick counts (`scenarios/tick-lengths.txt` shows good ones).
     let text = "cluster brokers=3 syncs=eager\n----\n\ncampaign n0\n----\n\nsync n0\n----\n\n\
                 deliver from=n0 to=n1 n=1\n----\n\nsync n1\n----\n\nsync n1\n----\n\n";
     let outcome = felix_sim::script::run_text("eager.txt", text).expect("a good script");
@@ -113,12 +114,16 @@ fn eager_syncs_is_a_cluster_argument_and_a_bad_value_is_refused() {
             ],
         ]
     );
-    let error = felix_sim::script::run_text("bad.txt", "cluster syncs=lazy\n----\n\n")
-        .expect_err("a bad value is refused");
-    assert_eq!(error.line, 1);
-    assert!(
-        error.message.contains("syncs must be all or eager"),
-        "{}",
-        error.message
-    );
+    for (argument, message) in [
+        ("syncs=lazy", "syncs must be all or eager"),
+        ("election=0", "election must be 1..=1000 ticks"),
+        ("heartbeat=1001", "heartbeat must be 1..=1000 ticks"),
+        ("election=x", "`election` must be a number"),
+    ] {
+        let text = format!("cluster {argument}\n----\n\n");
+        let error =
+            felix_sim::script::run_text("bad.txt", &text).expect_err("a bad value is refused");
+        assert_eq!(error.line, 1);
+        assert!(error.message.contains(message), "{}", error.message);
+    }
 }

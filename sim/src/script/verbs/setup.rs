@@ -2,7 +2,8 @@
 
 use super::*;
 
-/// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1] [syncs=all|eager]`
+/// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1] [syncs=all|eager]
+/// [election=10] [heartbeat=3]`
 ///
 /// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
 /// n0.. and `replicas` non-voting replicas after them, segments of `segment` records, retention
@@ -11,6 +12,8 @@ use super::*;
 /// `syncs=eager` makes each node's storage sync as a disk that syncs in the background does
 /// (`env::Syncs::Eager`): a sync starts with the first op written and covers only the ops written
 /// before it started, so `sync nK` may leave later ops of the same step unsynced.
+/// `election=T` and `heartbeat=H` (default 10 and 3, each 1..=1000): a voter campaigns after T
+/// ticks without hearing from a leader, a leader heartbeats every H ticks.
 pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     args.only(
         &[
@@ -20,6 +23,8 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
             "segment",
             "retention",
             "syncs",
+            "election",
+            "heartbeat",
         ],
         0,
     )?;
@@ -49,6 +54,8 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
             ))
         }
     };
+    let election_ticks = ticks_arg(args, "election", ELECTION_TIMEOUT_TICKS)?;
+    let heartbeat_ticks = ticks_arg(args, "heartbeat", HEARTBEAT_TICKS)?;
     let layout = SegmentLayout {
         records_per_segment: segment,
     };
@@ -59,6 +66,8 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         layout,
         retention_segments_max: retention,
         syncs,
+        election_ticks,
+        heartbeat_ticks,
     };
     env.build_shaped(shape, &|_| {});
     let voters: Vec<String> = (0..brokers as u32).map(describe::node).collect();
@@ -73,7 +82,26 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
     if syncs == Syncs::Eager {
         line.push_str(", eager syncs");
     }
+    if (election_ticks, heartbeat_ticks) != (ELECTION_TIMEOUT_TICKS, HEARTBEAT_TICKS) {
+        line.push_str(&format!(
+            ", elections after {election_ticks} ticks, heartbeats every {heartbeat_ticks}"
+        ));
+    }
     Ok(vec![line, rules_line(rules)])
+}
+
+/// The most ticks `election=` and `heartbeat=` take.
+const TICKS_ARG_MAX: u64 = 1_000;
+
+/// A tick count argument of `cluster` (1..=`TICKS_ARG_MAX`), `default` when absent.
+fn ticks_arg(args: &Args, name: &str, default: u64) -> Result<u64, String> {
+    let ticks = args.number(name)?.unwrap_or(default);
+    if !(1..=TICKS_ARG_MAX).contains(&ticks) {
+        return Err(format!(
+            "bad argument: {name} must be 1..={TICKS_ARG_MAX} ticks"
+        ));
+    }
+    Ok(ticks)
 }
 
 /// `twin <Name>|none`
@@ -110,7 +138,7 @@ pub(super) fn campaign(env: &mut Env, args: &Args) -> Result<Vec<String>, String
     }
     let term_before = broker.term();
     let mut result = Ok(());
-    for _ in 0..=super::super::env::ELECTION_TIMEOUT_TICKS {
+    for _ in 0..=env.election_ticks {
         result = env.step_node(id, felix_core::broker::Input::Tick, &mut trace);
         let moved = env.nodes[id as usize]
             .host
