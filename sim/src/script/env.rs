@@ -45,6 +45,7 @@ pub const UNSYNCED_OPS_MAX: usize = 4_096;
 /// The most reads one `read ... all` or `fold` may send.
 pub const READS_MAX: u32 = 64;
 
+pub use super::trace::{Shape, Syncs, Trace};
 pub use crate::network::{Address, Packet, Payload};
 
 /// One broker or replica: its host (broker, disk, outbox), and whether a verb paused it.
@@ -103,61 +104,6 @@ pub struct ClientSlot {
     pub crash_after_end: bool,
 }
 
-/// Lines a verb prints. `Committed` events of one node at consecutive offsets are coalesced.
-#[derive(Default)]
-pub struct Trace {
-    lines: Vec<TraceLine>,
-    /// Also print every broker-to-broker message delivered and every sync.
-    pub verbose: bool,
-}
-
-enum TraceLine {
-    Text(String),
-    Committed { node: NodeId, from: u64, to: u64 },
-}
-
-impl Trace {
-    pub fn new(verbose: bool) -> Trace {
-        Trace {
-            lines: Vec::new(),
-            verbose,
-        }
-    }
-
-    pub fn line(&mut self, text: String) {
-        self.lines.push(TraceLine::Text(text));
-    }
-
-    fn committed(&mut self, node: NodeId, offset: u64) {
-        if let Some(TraceLine::Committed { node: last, to, .. }) = self.lines.last_mut() {
-            if *last == node && *to + 1 == offset {
-                *to = offset;
-                return;
-            }
-        }
-        self.lines.push(TraceLine::Committed {
-            node,
-            from: offset,
-            to: offset,
-        });
-    }
-
-    pub fn render(self) -> Vec<String> {
-        self.lines
-            .into_iter()
-            .map(|line| match line {
-                TraceLine::Text(text) => text,
-                TraceLine::Committed { node, from, to } if from == to => {
-                    format!("{}: committed {from}", describe::node(node))
-                }
-                TraceLine::Committed { node, from, to } => {
-                    format!("{}: committed {from}..{to}", describe::node(node))
-                }
-            })
-            .collect()
-    }
-}
-
 /// A failure of the environment itself (a store refusing an op the core asked for): printed as
 /// the verb's output so that the scenario shows it, never a panic.
 pub type EnvResult<T> = Result<T, String>;
@@ -179,6 +125,13 @@ pub struct Env {
     /// The last lease epoch granted.
     pub epoch: u64,
     pub history: Vec<Event>,
+    /// How the cluster's storage syncs.
+    pub syncs: Syncs,
+    /// Ticks a voter waits without a leader before it campaigns (`cluster ... election=`).
+    pub election_ticks: u64,
+    /// Leave the events out of what the verbs print (a check that reads only the audit's lines,
+    /// such as the shrinker's, runs faster); kept by `cluster`.
+    pub quiet: bool,
 }
 
 impl describe::Names for Env {
@@ -208,6 +161,9 @@ impl Env {
             names: BTreeMap::new(),
             epoch: 0,
             history: Vec::new(),
+            syncs: Syncs::All,
+            quiet: false,
+            election_ticks: ELECTION_TIMEOUT_TICKS,
         }
     }
 
@@ -241,19 +197,51 @@ impl Env {
         retention_segments_max: u64,
         tune: &dyn Fn(&mut BrokerConfig),
     ) {
+        let shape = Shape {
+            brokers,
+            replicas,
+            rules,
+            layout,
+            retention_segments_max,
+            syncs: Syncs::All,
+            election_ticks: ELECTION_TIMEOUT_TICKS,
+            heartbeat_ticks: HEARTBEAT_TICKS,
+        };
+        self.build_shaped(shape, tune);
+    }
+
+    /// `build_tuned` for any `Shape`, its storage's syncs included.
+    pub fn build_shaped(&mut self, shape: Shape, tune: &dyn Fn(&mut BrokerConfig)) {
+        let Shape {
+            brokers,
+            replicas,
+            rules,
+            layout,
+            retention_segments_max,
+            syncs,
+            election_ticks,
+            heartbeat_ticks,
+        } = shape;
         assert!(brokers > 0);
-        let next_rules = self.next_rules;
+        let (next_rules, quiet) = (self.next_rules, self.quiet);
         *self = Env::new();
         self.next_rules = next_rules;
+        self.quiet = quiet;
         self.rules = rules;
         self.layout = layout;
         self.retention_segments_max = retention_segments_max;
+        self.syncs = syncs;
+        self.election_ticks = election_ticks;
+        let sync_start = match syncs {
+            Syncs::All => SyncStart::OnDemand,
+            Syncs::Eager => SyncStart::Eager,
+        };
         let voters: Vec<NodeId> = (0..brokers).collect();
         let replica_ids: Vec<NodeId> = (brokers..brokers + replicas).collect();
         for id in 0..brokers + replicas {
             let mut config = BrokerConfig::new(id, voters.clone(), replica_ids.clone());
-            config.election_timeout_ticks = ELECTION_TIMEOUT_TICKS;
-            config.heartbeat_ticks = HEARTBEAT_TICKS;
+            config.election_timeout_ticks = election_ticks;
+            config.heartbeat_ticks = heartbeat_ticks;
             config.journal = JournalConfig {
                 layout,
                 rules,
@@ -261,13 +249,7 @@ impl Env {
                 ..JournalConfig::default()
             };
             tune(&mut config);
-            let mut host = Host::new(
-                config,
-                layout,
-                NETWORK_PACKETS_MAX,
-                SyncStart::OnDemand,
-                None,
-            );
+            let mut host = Host::new(config, layout, NETWORK_PACKETS_MAX, sync_start, None);
             if let Err(error) = host.start(false) {
                 panic!("a fresh node cannot fail to start: {error}");
             }
@@ -322,14 +304,17 @@ impl Env {
             | Event::PromiseSent { .. }
             | Event::DurableLog { .. }
             | Event::AckSent { .. } => {}
-            other => trace.line(describe::event(other, self)),
+            other if !self.quiet => trace.line(describe::event(other, self)),
+            _ => {}
         }
         self.history.push(event);
     }
 
     /// A client event, rendered and recorded.
     fn client_event(&mut self, event: Event, trace: &mut Trace) {
-        trace.line(describe::event(&event, self));
+        if !self.quiet {
+            trace.line(describe::event(&event, self));
+        }
         self.history.push(event);
     }
 
@@ -354,7 +339,7 @@ impl Env {
     fn carry_effects(&mut self, effects: Vec<Effect>, trace: &mut Trace) -> EnvResult<()> {
         for effect in effects {
             match effect {
-                // Syncs start only on demand here (`sync_node`).
+                // A sync completes only when a verb says so (`sync_node`).
                 Effect::SyncStarted => {}
                 Effect::Transmit(packet) => self.send(packet, trace)?,
                 Effect::Observe(event) => self.observe(event, trace),
@@ -396,7 +381,15 @@ impl Env {
             return Ok(false);
         }
         let mut effects = Vec::new();
-        let synced = slot.host.sync_all(&mut effects);
+        let synced = match self.syncs {
+            Syncs::All => slot.host.sync_all(&mut effects),
+            // A sync is in flight whenever an up node has unsynced ops: one starts after every
+            // op written with none in flight, and after every sync that leaves ops waiting.
+            Syncs::Eager if slot.host.is_up() && slot.host.disk.unsynced_ops() > 0 => {
+                slot.host.finish_sync(&mut effects).map(Some)
+            }
+            Syncs::Eager => Ok(None),
+        };
         if let Ok(Some(through)) = synced {
             if trace.verbose {
                 trace.line(format!(
@@ -669,7 +662,9 @@ impl Env {
             node: target,
             request: request.clone(),
         };
-        trace.line(describe::event(&requested, self));
+        if !self.quiet {
+            trace.line(describe::event(&requested, self));
+        }
         self.history.push(requested);
         let packet = Packet {
             from: Address::Client(client),
@@ -715,7 +710,9 @@ impl Env {
             request,
             reply: reply.clone(),
         };
-        trace.line(describe::event(&replied, self));
+        if !self.quiet {
+            trace.line(describe::event(&replied, self));
+        }
         self.history.push(replied);
         let slot = &mut self.clients[client as usize];
         if slot.until_tail {

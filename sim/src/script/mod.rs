@@ -12,6 +12,7 @@
 
 pub mod env;
 pub mod parse;
+mod trace;
 pub mod verbs;
 
 use env::Env;
@@ -110,9 +111,16 @@ pub fn diff_lines(expected: &[String], actual: &[String]) -> Vec<String> {
 
 /// Runs the scenario `text`, read from `path` (used in messages only).
 pub fn run_text(path: &str, text: &str) -> Result<FileOutcome, ScriptError> {
+    run_text_with(path, text, false)
+}
+
+/// `run_text`, with the events left out of every block's output when `quiet` (`Env::quiet`): for
+/// a check that reads only what `audit` prints.
+pub fn run_text_with(path: &str, text: &str, quiet: bool) -> Result<FileOutcome, ScriptError> {
     let names = verbs::verb_names();
     let script = parse::parse(path, text, &names)?;
     let mut env = Env::new();
+    env.quiet = quiet;
     let mut blocks = Vec::with_capacity(script.blocks.len());
     let mut panicked = false;
     for block in &script.blocks {

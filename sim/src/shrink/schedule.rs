@@ -11,7 +11,8 @@
 //!   later step delivers the other copy);
 //! - a reply a client took (`Replied`) is the same `deliver` to the client;
 //! - a client's timeout (it gave up on its request in flight) is `timeout <client>`;
-//! - a completed sync is `sync nK`; a tick that made a node campaign is `campaign nK`, a leader's
+//! - a completed sync is `sync nK` (under `cluster ... syncs=eager`, whose syncs cover what the
+//!   world's disks covered: only the ops written before the sync started); a tick that made a node campaign is `campaign nK`, a leader's
 //!   tick that sent something (or held a send for a sync) is `tick nK`, a follower's that did is
 //!   its ticks since the leader's last append (a follower with a read waiting gets its ticks
 //!   before each append, so the read ages as it did); crashes, restarts, client pauses, lease
@@ -25,7 +26,7 @@
 use super::Attempt;
 use crate::knobs::{Knobs, Workload};
 use crate::network::{Address, Packet, Payload};
-use crate::script::env::{Env, ELECTION_TIMEOUT_TICKS};
+use crate::script::env::{Env, Syncs};
 use crate::script::{parse, verbs};
 use crate::tape::Step;
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
@@ -243,6 +244,23 @@ impl Lockstep {
         slot.host.broker.as_ref().map(|broker| broker.role())
     }
 
+    /// A sync the world's disk completed: `sync nK`, when the driver's node has one to do.
+    /// Under `syncs=eager` every sync of the world's is one in flight in the driver's (it covers
+    /// what the world's covered); else only a sync that releases a held send or reply is written.
+    fn synced(&mut self, node: NodeId) {
+        let eager = self.env.syncs == Syncs::Eager;
+        let pending = self.env.nodes.get(node as usize).is_some_and(|slot| {
+            if eager {
+                slot.host.disk.unsynced_ops() > 0
+            } else {
+                slot.host.unsynced_through().is_some()
+            }
+        });
+        if pending {
+            self.run(format!("sync n{node}"));
+        }
+    }
+
     /// The verb for a request a world client chose (not one its state machine sends on its own).
     fn request(&mut self, kind: Kind, client: u32, request: &Request) {
         match (kind, request) {
@@ -394,6 +412,8 @@ fn translate_pass(
             lock.sent.entry(*client).or_default().push((index, *node));
         }
     }
+    // Only the environment's state matters here, not what the verbs print.
+    lock.env.quiet = true;
     lock.run(format!("{cluster} twin={twin_rules}"));
     lock.verbs.clear();
     let mut line_index = 0;
@@ -419,7 +439,7 @@ fn translate_pass(
                 {
                     let count = lock.ticks.insert(*to, 0).unwrap_or(0);
                     if count > 0 && lock.reading.contains(to) {
-                        let count = count.min(ELECTION_TIMEOUT_TICKS - 1);
+                        let count = count.min(lock.env.election_ticks - 1);
                         lock.run(format!("tick n{to} {count}"));
                     }
                 }
@@ -469,7 +489,7 @@ fn translate_pass(
                     // driver (the world's follower did not campaign).
                     Some(Role::Follower | Role::Candidate) if *sent => {
                         lock.ticks.insert(*node, 0);
-                        let count = count.min(ELECTION_TIMEOUT_TICKS - 1);
+                        let count = count.min(lock.env.election_ticks - 1);
                         lock.run(format!("tick n{node} {count}"));
                     }
                     Some(Role::Leader) if *sent => {
@@ -484,16 +504,7 @@ fn translate_pass(
                     _ => {}
                 }
             }
-            Step::Synced { node } => {
-                let pending = lock
-                    .env
-                    .nodes
-                    .get(*node as usize)
-                    .is_some_and(|slot| slot.host.unsynced_through().is_some());
-                if pending {
-                    lock.run(format!("sync n{node}"));
-                }
-            }
+            Step::Synced { node } => lock.synced(*node),
             Step::TimedOut { client } => {
                 // The world's client gave up and sends its next request (to a node it draws):
                 // the driver's client gives up on the same request, aimed where the world's went.

@@ -17,6 +17,7 @@
 use super::schedule::{kind_of, Kind};
 use super::Shrunk;
 use crate::script;
+use crate::script::env::{ELECTION_TIMEOUT_TICKS, HEARTBEAT_TICKS};
 use crate::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::Request;
 use felix_core::client::checkpoint::MAGIC;
@@ -267,7 +268,7 @@ fn half(cluster: &str, rules: &str, verbs: &[String]) -> String {
 
 /// The audit's lines of one half, when it ran without a panic.
 fn audited(cluster: &str, rules: &str, verbs: &[String]) -> Option<Vec<String>> {
-    let outcome = script::run_text("shrunk.txt", &half(cluster, rules, verbs)).ok()?;
+    let outcome = script::run_text_with("shrunk.txt", &half(cluster, rules, verbs), true).ok()?;
     let panicked = outcome
         .blocks
         .iter()
@@ -519,6 +520,62 @@ pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced
     }
 }
 
+/// What `timed_candidate` found: the first schedule translation (for the report), and the one
+/// that reproduces with the cluster line it needs, if any.
+struct Timed {
+    verbs: Vec<String>,
+    found: Option<(String, Vec<String>)>,
+}
+
+/// The run's own schedule (deliveries, ticks, syncs: `schedule`), for bugs that need its timing;
+/// each translation also with a final `stabilize`. Clients aimed where the world's clients sent,
+/// then routed as the driver routes; then both again with the world's disks' syncs
+/// (`syncs=eager`: a sync covers only the ops written before it started), for a bug that needs
+/// one op of a step durable and the next not; then all of it with the world's election timeout
+/// (its longest) and heartbeat ticks (`election=`, `heartbeat=`).
+fn timed_candidate(shrunk: &Shrunk, cluster: &str, tries: &mut u64) -> Timed {
+    let (twin, invariant) = (shrunk.twin, shrunk.invariant);
+    let mut first = Vec::new();
+    // The world's tick counts, where they differ from the driver's (a follower the world ticked
+    // short of its election timeout must not campaign in the driver).
+    let knobs = &shrunk.shrunk.knobs;
+    let ticks = format!(
+        " election={} heartbeat={}",
+        knobs.election_ticks_max, knobs.heartbeat_ticks
+    );
+    let mut clusters = vec![cluster.to_string(), format!("{cluster} syncs=eager")];
+    if ticks != format!(" election={ELECTION_TIMEOUT_TICKS} heartbeat={HEARTBEAT_TICKS}") {
+        clusters.push(format!("{cluster}{ticks}"));
+        clusters.push(format!("{cluster} syncs=eager{ticks}"));
+    }
+    for syncs in clusters {
+        for aiming in [true, false] {
+            let timed = super::schedule::translate(&shrunk.shrunk, &syncs, twin.name(), aiming);
+            if first.is_empty() {
+                first = timed.clone();
+            }
+            if timed.len() > SCHEDULE_VERBS_MAX {
+                continue;
+            }
+            let mut settled = timed.clone();
+            settled.push("stabilize".to_string());
+            for candidate in [timed, settled] {
+                *tries += 1;
+                if reproduces(&syncs, twin, invariant, &candidate) {
+                    return Timed {
+                        verbs: first,
+                        found: Some((syncs, candidate)),
+                    };
+                }
+            }
+        }
+    }
+    Timed {
+        verbs: first,
+        found: None,
+    }
+}
+
 fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
     let knobs = &shrunk.shrunk.knobs;
     let cluster = format!(
@@ -538,28 +595,15 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
             break;
         }
     }
-    // The run's own schedule (deliveries, ticks, syncs: `schedule`), for bugs that need its
-    // timing; then the same with a final `stabilize`.
+    // The run's own schedule, for bugs that need its timing (`timed_candidate`).
     let mut timed_verbs = Vec::new();
+    let mut cluster = cluster;
     if found.is_none() && !shrunk.shrunk.schedule.is_empty() {
-        // Clients aimed where the world's clients sent, then routed as the driver routes.
-        for aiming in [true, false] {
-            let timed = super::schedule::translate(&shrunk.shrunk, &cluster, twin.name(), aiming);
-            if timed_verbs.is_empty() {
-                timed_verbs = timed.clone();
-            }
-            if found.is_some() || timed.len() > SCHEDULE_VERBS_MAX {
-                continue;
-            }
-            let mut settled = timed.clone();
-            settled.push("stabilize".to_string());
-            for candidate in [timed, settled] {
-                tries += 1;
-                if reproduces(&cluster, twin, invariant, &candidate) {
-                    found = Some(candidate);
-                    break;
-                }
-            }
+        let timed = timed_candidate(shrunk, &cluster, &mut tries);
+        timed_verbs = timed.verbs;
+        if let Some((syncs, candidate)) = timed.found {
+            cluster = syncs;
+            found = Some(candidate);
         }
     }
     let Some(mut verbs) = found else {

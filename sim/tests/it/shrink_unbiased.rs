@@ -13,11 +13,17 @@ use felix_core::rules::{Layer, TwinName};
 use felix_sim::knobs::Knobs;
 use felix_sim::shrink::Target;
 
-/// The twins held here: VisibleTrims' run needed the prober left out of the translation.
+/// The twins held here: VisibleTrims' run needed the prober left out of the translation;
+/// VoteBeforePersist's and AckBeforeSync's need the world's disks' syncs (`cluster ...
+/// syncs=eager`: a sync covers only the ops written before it started).
 /// JumpResetsTerm is not held: its seed 0 reproduced with the faithful translation (clogs and
 /// every change of leader) until the prober drew among nine kinds of probe; the run that seed
 /// draws now (417,534 events) translates to 239 verbs that do not break TermNeverDecreases.
-const UNBIASED: [TwinName; 1] = [TwinName::VisibleTrims];
+const UNBIASED: [TwinName; 3] = [
+    TwinName::VisibleTrims,
+    TwinName::VoteBeforePersist,
+    TwinName::AckBeforeSync,
+];
 /// Seeds scanned for the first unbiased failing one.
 const SCAN: u64 = 300;
 /// Tries per shrink: fewer than `felix shrink`'s default, to keep the test short (these seeds'
@@ -77,4 +83,47 @@ fn first_unbiased_failing_seeds_shrink_to_reproducing_scenarios() {
             .collect()
     });
     assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn eager_syncs_is_a_cluster_argument_and_a_bad_value_is_refused() {
+    // Proves `cluster ... syncs=eager` (which the schedule translation writes) builds a cluster
+    // whose `sync` completes only the sync in flight: a vote request makes n1 write its new term
+    // and then its vote, and the first sync makes only the term durable; and that a bad value is
+    // a script error (the CLI's exit 2), not a default, as are bad `election=` and `heartbeat=`
+    // tick counts (`scenarios/tick-lengths.txt` shows good ones).
+    let text = "cluster brokers=3 syncs=eager\n----\n\ncampaign n0\n----\n\nsync n0\n----\n\n\
+                deliver from=n0 to=n1 n=1\n----\n\nsync n1\n----\n\nsync n1\n----\n\n";
+    let outcome = felix_sim::script::run_text("eager.txt", text).expect("a good script");
+    let syncs: Vec<&Vec<String>> = outcome
+        .blocks
+        .iter()
+        .filter(|block| block.command == "sync n1")
+        .map(|block| &block.actual)
+        .collect();
+    assert_eq!(
+        syncs,
+        [
+            &vec![
+                "synced n1".to_string(),
+                "n1: promise term 1 vote none".to_string()
+            ],
+            &vec![
+                "synced n1".to_string(),
+                "n1: promise term 1 vote n0".to_string()
+            ],
+        ]
+    );
+    for (argument, message) in [
+        ("syncs=lazy", "syncs must be all or eager"),
+        ("election=0", "election must be 1..=1000 ticks"),
+        ("heartbeat=1001", "heartbeat must be 1..=1000 ticks"),
+        ("election=x", "`election` must be a number"),
+    ] {
+        let text = format!("cluster {argument}\n----\n\n");
+        let error =
+            felix_sim::script::run_text("bad.txt", &text).expect_err("a bad value is refused");
+        assert_eq!(error.line, 1);
+        assert!(error.message.contains(message), "{}", error.message);
+    }
 }

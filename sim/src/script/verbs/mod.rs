@@ -14,7 +14,10 @@ mod faults;
 mod inspect;
 mod setup;
 
-use super::env::{Address, ClientKind, Env, Packet, Payload, Trace, READS_MAX};
+use super::env::{
+    Address, ClientKind, Env, Packet, Payload, Shape, Syncs, Trace, ELECTION_TIMEOUT_TICKS,
+    HEARTBEAT_TICKS, READS_MAX,
+};
 use super::parse::Arg;
 use crate::describe;
 use clients::*;

@@ -2,14 +2,32 @@
 
 use super::*;
 
-/// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1]`
+/// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1] [syncs=all|eager]
+/// [election=10] [heartbeat=3]`
 ///
 /// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
 /// n0.. and `replicas` non-voting replicas after them, segments of `segment` records, retention
 /// keeping `retention` segments (only under the Retention twin). Without `twin=`, the rules set
 /// by the last `twin` verb (default: every rule on). Nobody is leader until `campaign`.
+/// `syncs=eager` makes each node's storage sync as a disk that syncs in the background does
+/// (`env::Syncs::Eager`): a sync starts with the first op written and covers only the ops written
+/// before it started, so `sync nK` may leave later ops of the same step unsynced.
+/// `election=T` and `heartbeat=H` (default 10 and 3, each 1..=1000): a voter campaigns after T
+/// ticks without hearing from a leader, a leader heartbeats every H ticks.
 pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&["brokers", "replicas", "twin", "segment", "retention"], 0)?;
+    args.only(
+        &[
+            "brokers",
+            "replicas",
+            "twin",
+            "segment",
+            "retention",
+            "syncs",
+            "election",
+            "heartbeat",
+        ],
+        0,
+    )?;
     let brokers = args.number("brokers")?.unwrap_or(3);
     let replicas = args.number("replicas")?.unwrap_or(0);
     if brokers == 0 || brokers > u64::from(BROKERS_MAX) {
@@ -27,10 +45,31 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         return Err("bad argument: segment must be at least 1".to_string());
     }
     let retention = args.number("retention")?.unwrap_or(1);
+    let syncs = match args.text("syncs") {
+        None | Some("all") => Syncs::All,
+        Some("eager") => Syncs::Eager,
+        Some(other) => {
+            return Err(format!(
+                "bad argument: syncs must be all or eager, not {other:?}"
+            ))
+        }
+    };
+    let election_ticks = ticks_arg(args, "election", ELECTION_TIMEOUT_TICKS)?;
+    let heartbeat_ticks = ticks_arg(args, "heartbeat", HEARTBEAT_TICKS)?;
     let layout = SegmentLayout {
         records_per_segment: segment,
     };
-    env.build(brokers as u32, replicas as u32, rules, layout, retention);
+    let shape = Shape {
+        brokers: brokers as u32,
+        replicas: replicas as u32,
+        rules,
+        layout,
+        retention_segments_max: retention,
+        syncs,
+        election_ticks,
+        heartbeat_ticks,
+    };
+    env.build_shaped(shape, &|_| {});
     let voters: Vec<String> = (0..brokers as u32).map(describe::node).collect();
     let mut line = format!("{brokers} brokers ({})", voters.join(" "));
     if replicas > 0 {
@@ -40,7 +79,29 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         line.push_str(&format!(", {replicas} replicas ({})", names.join(" ")));
     }
     line.push_str(&format!(", segments of {segment} records"));
+    if syncs == Syncs::Eager {
+        line.push_str(", eager syncs");
+    }
+    if (election_ticks, heartbeat_ticks) != (ELECTION_TIMEOUT_TICKS, HEARTBEAT_TICKS) {
+        line.push_str(&format!(
+            ", elections after {election_ticks} ticks, heartbeats every {heartbeat_ticks}"
+        ));
+    }
     Ok(vec![line, rules_line(rules)])
+}
+
+/// The most ticks `election=` and `heartbeat=` take.
+const TICKS_ARG_MAX: u64 = 1_000;
+
+/// A tick count argument of `cluster` (1..=`TICKS_ARG_MAX`), `default` when absent.
+fn ticks_arg(args: &Args, name: &str, default: u64) -> Result<u64, String> {
+    let ticks = args.number(name)?.unwrap_or(default);
+    if !(1..=TICKS_ARG_MAX).contains(&ticks) {
+        return Err(format!(
+            "bad argument: {name} must be 1..={TICKS_ARG_MAX} ticks"
+        ));
+    }
+    Ok(ticks)
 }
 
 /// `twin <Name>|none`
@@ -77,7 +138,7 @@ pub(super) fn campaign(env: &mut Env, args: &Args) -> Result<Vec<String>, String
     }
     let term_before = broker.term();
     let mut result = Ok(());
-    for _ in 0..=super::super::env::ELECTION_TIMEOUT_TICKS {
+    for _ in 0..=env.election_ticks {
         result = env.step_node(id, felix_core::broker::Input::Tick, &mut trace);
         let moved = env.nodes[id as usize]
             .host
