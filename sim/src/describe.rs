@@ -454,6 +454,14 @@ pub fn sim_event(event: &SimEvent, names: &dyn Names) -> String {
                 node(*id)
             )
         }
+        SimEvent::DiskReadFailed {
+            node: id,
+            error,
+            retry_micros,
+        } => format!(
+            "sim: {} could not read its disk ({error}); stays down, tries again in {retry_micros}us",
+            node(*id)
+        ),
         SimEvent::Finished { reason } => format!("sim: run ends: {reason}"),
         SimEvent::Violation {
             invariant,

@@ -43,7 +43,9 @@ fn party_and_phrase(event: &TraceEvent) -> Option<(String, String)> {
             torn: false,
             ..
         }) => return None,
-        TraceEvent::Sim(SimEvent::DiskLost { node, .. }) => (
+        TraceEvent::Sim(
+            SimEvent::DiskLost { node, .. } | SimEvent::DiskReadFailed { node, .. },
+        ) => (
             format!("n{node}"),
             what.replacen(&format!("n{node} "), "", 1),
         ),

@@ -77,6 +77,14 @@ pub enum SimEvent {
         clients: Vec<ClientId>,
         detail: String,
     },
+    /// A restarting node's disk could not be read (a storage fault, knob `storage_faults`): the
+    /// store's words; the node stays down and tries again `retry_micros` later. Last of the
+    /// variants so that no other line's hash moved when it was added (a new kind: no new format).
+    DiskReadFailed {
+        node: NodeId,
+        error: String,
+        retry_micros: Time,
+    },
 }
 
 /// One line of the trace.

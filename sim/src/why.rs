@@ -89,7 +89,9 @@ impl Named {
 fn parties(event: &TraceEvent) -> (Option<NodeId>, Option<ClientId>) {
     match event {
         TraceEvent::History(history) => (history.node(), client_of(history)),
-        TraceEvent::Sim(SimEvent::DiskLost { node, .. }) => (Some(*node), None),
+        TraceEvent::Sim(
+            SimEvent::DiskLost { node, .. } | SimEvent::DiskReadFailed { node, .. },
+        ) => (Some(*node), None),
         TraceEvent::Sim(SimEvent::Paused { client } | SimEvent::Resumed { client }) => {
             (None, Some(*client))
         }
@@ -162,7 +164,10 @@ fn is_fault(event: &TraceEvent) -> bool {
         ),
         TraceEvent::Sim(sim) => matches!(
             sim,
-            SimEvent::DiskLost { .. } | SimEvent::Paused { .. } | SimEvent::Resumed { .. }
+            SimEvent::DiskLost { .. }
+                | SimEvent::DiskReadFailed { .. }
+                | SimEvent::Paused { .. }
+                | SimEvent::Resumed { .. }
         ),
     }
 }
@@ -382,6 +387,10 @@ fn sim_relevant(invariant: Invariant, event: &SimEvent) -> bool {
                 | Invariant::CommittedPrefixAgreement
                 | Invariant::TermNeverDecreases
         ),
+        // A node that cannot read its disk stays down: it matters to the liveness judges.
+        SimEvent::DiskReadFailed { .. } => {
+            matches!(invariant, Invariant::Progress | Invariant::Convergence)
+        }
         SimEvent::Healed | SimEvent::Finished { .. } => true,
         // Verdict lines follow the run; the why is drawn from the run itself.
         SimEvent::Violation { .. } => false,

@@ -651,6 +651,9 @@ fn sim_mark(lanes: &Lanes, event: &SimEvent) -> Mark {
             format!("lost {ops_lost} ops"),
             Style::Fault,
         ),
+        SimEvent::DiskReadFailed { node, .. } => {
+            point(lanes.node(*node), "disk read failed".into(), Style::Fault)
+        }
         // The run's start, its phases, its end and its verdict: a band with their sentence.
         SimEvent::Started { .. }
         | SimEvent::Phase { .. }

@@ -129,7 +129,9 @@ fn nodes_named(event: &TraceEvent) -> Vec<NodeId> {
             | Event::Restarted { node } => vec![*node],
             _ => Vec::new(),
         },
-        TraceEvent::Sim(SimEvent::DiskLost { node, .. }) => vec![*node],
+        TraceEvent::Sim(
+            SimEvent::DiskLost { node, .. } | SimEvent::DiskReadFailed { node, .. },
+        ) => vec![*node],
         TraceEvent::Sim(_) => Vec::new(),
     }
 }

@@ -74,10 +74,15 @@ impl World {
                 self.history(Event::Restarted { node: id });
                 self.start_node(index, |host| host.start_from(recovered));
             }
-            Err(StoreError::Io { .. }) => {
+            Err(error @ StoreError::Io { .. }) => {
                 self.count("disk_read_failed");
                 let (low, high) = READ_RETRY_MICROS;
                 let delay = self.storage_stream.range(low, high);
+                self.sim(SimEvent::DiskReadFailed {
+                    node: id,
+                    error: error.to_string(),
+                    retry_micros: delay,
+                });
                 self.queue.push_after(delay, Ev::Restart { node: index });
             }
             Err(error @ StoreError::Corrupt { .. }) => {

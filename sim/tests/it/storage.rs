@@ -94,3 +94,50 @@ fn storage_faults_replay_from_their_knobs() {
     assert_eq!(first.trace_hash, again.trace_hash);
     assert_eq!(first.coverage, again.coverage);
 }
+
+/// A failed read leaves a `disk_read_failed` line naming the node and the store's i/o error, one
+/// per count of `disk_read_failed`, and the node is not restarted before the retry it names.
+#[test]
+fn a_failed_read_is_a_trace_line_and_the_node_restarts_no_sooner_than_its_retry() {
+    use felix_sim::trace::SimEvent;
+    for seed in 0..200 {
+        let report = run(&RunSpec::new(seed, None));
+        let failed = report
+            .coverage
+            .get("disk_read_failed")
+            .copied()
+            .unwrap_or(0);
+        if failed == 0 {
+            continue;
+        }
+        let mut spec = RunSpec::new(seed, None);
+        spec.keep_trace = true;
+        let report = run(&spec);
+        let lines: Vec<_> = report.trace_lines.iter().flatten().collect();
+        let mut seen = 0;
+        for (index, line) in lines.iter().enumerate() {
+            let TraceEvent::Sim(SimEvent::DiskReadFailed {
+                node,
+                error,
+                retry_micros,
+            }) = &line.event
+            else {
+                continue;
+            };
+            seen += 1;
+            assert!(error.starts_with("i/o error on "), "seed {seed}: {error}");
+            let restart = lines[index + 1..].iter().find(|later| {
+                matches!(later.event, TraceEvent::History(Event::Restarted { node: n }) if n == *node)
+            });
+            if let Some(restart) = restart {
+                assert!(
+                    restart.time >= line.time + retry_micros,
+                    "seed {seed}: n{node} restarted before its retry"
+                );
+            }
+        }
+        assert_eq!(seen, failed, "seed {seed}: lines against the counter");
+        return;
+    }
+    panic!("no seed of 0..200 failed a disk read");
+}
