@@ -15,8 +15,9 @@
 //!   *target*: reach `c` by `t + Bounds::catch_up_micros(c - n, w)`; at `t0` every live node
 //!   behind the cluster owes one. `w` is the runs a leader may walk back over: the terms of the
 //!   run's committed log above `n`, or the runs of the node's own durable log above `n` (from its
-//!   `DurableLog` events, the most it held since the target was set), whichever is more. A node's committed index is the highest of its `Committed` offsets,
-//!   its `NodeState`'s `committed` and `point - 1` of its `Jumped` (reset by `Restarted`). A node
+//!   `DurableLog` events, the most it held since the target was set), whichever is more. A
+//!   node's committed index is the highest of its `Committed` offsets, its `NodeState`'s
+//!   `committed` and `point - 1` of its `Jumped` (reset by `Restarted`). A node
 //!   whose oldest unmet target is past its deadline at any later event, or at `PhaseChanged {
 //!   phase: End }`, is a violation, reported once per node, naming the step that set the target.
 //! - **Clients.** A client's work starts with its first `Requested` after `t0` that no useful
@@ -179,24 +180,21 @@ fn retriable(reply: &Reply) -> bool {
 
 /// The node a node event is about, and the committed index it shows, if any.
 fn node_event(event: &Event) -> Option<(NodeId, Option<Offset>)> {
-    match event {
-        Event::Committed { node, entry } => Some((*node, Some(entry.offset))),
-        Event::NodeState {
-            node, committed, ..
-        } => Some((*node, Some(*committed))),
-        Event::Jumped { node, point, .. } => Some((*node, Some(point.saturating_sub(1)))),
-        Event::PromiseChanged { node, .. }
-        | Event::BecameLeader { node, .. }
-        | Event::FloorApplied { node, .. }
-        | Event::TruncateRefused { node, .. }
-        | Event::SegmentsDeleted { node, .. }
-        | Event::TrimmedToSent { node, .. }
-        | Event::DurablePromise { node, .. }
-        | Event::DurableLog { node, .. }
-        | Event::PromiseSent { node, .. }
-        | Event::Crashed { node }
-        | Event::Restarted { node } => Some((*node, None)),
+    let shows = match event {
+        Event::Committed { entry, .. } => Some(entry.offset),
+        Event::NodeState { committed, .. } => Some(*committed),
+        Event::Jumped { point, .. } => Some(point.saturating_sub(1)),
         _ => None,
+    };
+    match event {
+        // A client's request and reply name the node it talked to, which may not be acting; an
+        // acknowledgement says nothing the node's `NodeState` does not; a store found corrupt
+        // follows the node's crash, which already took it down.
+        Event::Requested { .. }
+        | Event::Replied { .. }
+        | Event::AckSent { .. }
+        | Event::StoreCorrupt { .. } => None,
+        _ => event.node().map(|node| (node, shows)),
     }
 }
 

@@ -246,6 +246,17 @@ impl Event {
             | Event::PhaseChanged { .. } => None,
         }
     }
+
+    /// The other node a node's event names: the one a message it recorded was sent to
+    /// (`TrimmedToSent`, `PromiseSent`, `AckSent`); `None` for every other event.
+    pub fn peer(&self) -> Option<NodeId> {
+        match self {
+            Event::TrimmedToSent { to, .. }
+            | Event::PromiseSent { to, .. }
+            | Event::AckSent { to, .. } => Some(*to),
+            _ => None,
+        }
+    }
 }
 
 /// The phases of a simulated run.

@@ -9,7 +9,6 @@
 
 use super::sim::draw;
 use super::{Diagram, Finding, Header};
-use felix_core::history::Event;
 use felix_core::NodeId;
 use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
 
@@ -109,26 +108,7 @@ fn knobs_in_words(knobs: &serde_json::Value) -> String {
 /// Every node a line names, where the diagram draws it on that node's lifeline.
 fn nodes_named(event: &TraceEvent) -> Vec<NodeId> {
     match event {
-        TraceEvent::History(event) => match event {
-            Event::TrimmedToSent { node, to, .. }
-            | Event::PromiseSent { node, to, .. }
-            | Event::AckSent { node, to, .. } => vec![*node, *to],
-            Event::Requested { node, .. }
-            | Event::Replied { node, .. }
-            | Event::PromiseChanged { node, .. }
-            | Event::BecameLeader { node, .. }
-            | Event::Committed { node, .. }
-            | Event::FloorApplied { node, .. }
-            | Event::TruncateRefused { node, .. }
-            | Event::SegmentsDeleted { node, .. }
-            | Event::Jumped { node, .. }
-            | Event::NodeState { node, .. }
-            | Event::DurablePromise { node, .. }
-            | Event::DurableLog { node, .. }
-            | Event::Crashed { node }
-            | Event::Restarted { node } => vec![*node],
-            _ => Vec::new(),
-        },
+        TraceEvent::History(event) => event.node().into_iter().chain(event.peer()).collect(),
         TraceEvent::Sim(
             SimEvent::DiskLost { node, .. } | SimEvent::DiskReadFailed { node, .. },
         ) => vec![*node],

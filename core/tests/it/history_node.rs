@@ -226,3 +226,25 @@ fn an_event_that_names_no_node_gives_none() {
         assert_eq!(event.node(), None, "{event:?}");
     }
 }
+
+/// The events that record a message sent give its receiver as `peer()`; no other event does.
+#[test]
+fn a_sent_message_names_its_receiver_and_nothing_else_a_peer() {
+    let mut sent = 0;
+    let mut events = node_emitted_events();
+    events.extend(driver_node_events());
+    let others = other_events().into_iter().map(|event| (0, event));
+    for (_, event) in events.into_iter().chain(others) {
+        match &event {
+            Event::TrimmedToSent { to, .. }
+            | Event::PromiseSent { to, .. }
+            | Event::AckSent { to, .. } => {
+                assert_ne!(Some(*to), event.node(), "{event:?}: pick a receiver apart");
+                assert_eq!(event.peer(), Some(*to), "{event:?}");
+                sent += 1;
+            }
+            _ => assert_eq!(event.peer(), None, "{event:?}"),
+        }
+    }
+    assert_eq!(sent, 3);
+}

@@ -477,7 +477,8 @@ impl NodeLoop {
     /// Records the promise and the acknowledgement `delivery` carries, if it is a message.
     fn witness_leaving(&mut self, delivery: &Delivery) -> Result<(), LoopError> {
         if let Delivery::Send { to, message } = delivery {
-            (self.witness).leaving(self.id, *to, message, &mut self.witnessed);
+            self.witness
+                .leaving(self.id, *to, message, &mut self.witnessed);
         }
         self.record_witnessed()
     }
