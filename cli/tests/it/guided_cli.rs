@@ -31,6 +31,20 @@ fn bad_input_exits_2_with_a_message() {
         &["twins", "--model", "--median-max", "0"],
         &["twins", "--model", "--unbiased"],
         &["twins", "--search", "guided"],
+        // Continuations: a fork is STEP:BRANCH, and branching follows a guided campaign.
+        &["replay", "--seed", "1", "--fork", "12"],
+        &["replay", "--seed", "1", "--fork", "a:1"],
+        &["replay", "--seed", "1", "--fork", "12:-1"],
+        &["replay", "--seed", "1", "--fork", "12:99999999"],
+        &["sweep", "--seeds", "0..4", "--branches"],
+        &[
+            "twins",
+            "--sim",
+            "--unbiased",
+            "--search",
+            "plain",
+            "--branches",
+        ],
     ];
     for args in cases {
         let output = felix(args);
