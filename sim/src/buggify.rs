@@ -149,6 +149,11 @@ impl Buggify {
         }
     }
 
+    /// Re-keys the gate's stream (a continuation's fork, `fork`).
+    pub fn rekey(&mut self, key: u64) {
+        self.stream.rekey(key);
+    }
+
     /// Whether `site` fires now: never when inactive (and then nothing is drawn).
     pub fn fire(&mut self, site: Site) -> bool {
         self.active.contains(&site) && self.stream.chance(site.fire_per_million())

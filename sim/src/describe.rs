@@ -425,6 +425,9 @@ pub fn sim_event(event: &SimEvent, names: &dyn Names) -> String {
             Some(twin) => format!("sim: seed {seed} starts ({twin})"),
             None => format!("sim: seed {seed} starts"),
         },
+        SimEvent::Forked { step, branch } => format!(
+            "sim: fork {step}:{branch}: from here every stream draws afresh (a continuation)"
+        ),
         SimEvent::Phase { name } => format!("sim: {name} phase"),
         SimEvent::NetworkFault { description } => format!("sim: network: {description}"),
         SimEvent::Healed => "sim: every fault healed".to_string(),

@@ -19,12 +19,21 @@
 //! conjunction: a stale writer that resumed past a deletion, then wrote) was rarely tried.
 //! Nothing here knows a rule or a twin.
 //!
+//! With branching on (`Campaign::branching`, `felix sweep --guided --branches`), such a first hit
+//! is followed up by `FOLLOW_UPS` continuations instead (`fork`): the run itself, forked at the
+//! trace step where it first reached the new counter (found by running it once more,
+//! `fork::first_step`), each branch drawing the rest of the run afresh, as Antithesis branches
+//! from an interesting moment instead of re-running from time zero. The same trigger, the same
+//! number of runs (each continuation counts as one), only where they start differs. A run that is
+//! itself a continuation is followed up by reseeds (forks do not nest).
+//!
 //! Determinism: the campaign draws from its own stream of the start seed; runs are generated a
 //! batch at a time from the corpus as it stood before the batch, and results are observed in run
 //! index order, so the campaign is a function of (start seed, budget) alone, whatever the number
 //! of threads that run a batch. Every run is a `RunSpec` with its knobs in full, so a finding
 //! replays with `felix replay --seed S --knobs JSON`.
 
+use crate::fork::Fork;
 use crate::knobs::Knobs;
 use crate::rng::{Component, Stream};
 use crate::{RunReport, RunSpec};
@@ -99,6 +108,23 @@ pub struct Campaign {
     /// first run that satisfies one; energy alone spreads a rare hit's share over every entry
     /// that holds some rare bucket, and a conjunction one step beyond it is then rarely tried).
     follow_ups: std::collections::VecDeque<(usize, u32)>,
+    /// Branch first hits instead of reseeding them (`branching`).
+    branching: bool,
+    /// First hits owed continuations, oldest first (with branching on).
+    forks: std::collections::VecDeque<Pending>,
+    /// Runs made only to find a fork's step (`fork::first_step`), outside the budget.
+    locates: u64,
+}
+
+/// A first hit owed continuations: the run (its seed and knobs), the counters it reached first,
+/// where it first reached one (found when the first continuation is generated) and how many
+/// branches are still owed.
+struct Pending {
+    seed: u64,
+    knobs: Knobs,
+    counters: Vec<String>,
+    step: Option<u64>,
+    next_branch: u32,
 }
 
 impl Campaign {
@@ -115,7 +141,22 @@ impl Campaign {
             corpus: Vec::new(),
             reached: std::collections::BTreeSet::new(),
             follow_ups: std::collections::VecDeque::new(),
+            branching: false,
+            forks: std::collections::VecDeque::new(),
+            locates: 0,
         }
+    }
+
+    /// The campaign with branching on: a first hit is followed up by continuations forked where
+    /// it happened instead of reseeds from time zero.
+    pub fn branching(mut self) -> Campaign {
+        self.branching = true;
+        self
+    }
+
+    /// Runs made only to find where a run first reached a counter (outside the budget).
+    pub fn locates(&self) -> u64 {
+        self.locates
     }
 
     pub fn corpus(&self) -> &[Entry] {
@@ -140,6 +181,13 @@ impl Campaign {
             let mut spec = RunSpec::new(self.start.wrapping_add(index), self.twin);
             spec.unbiased = true;
             if !plain {
+                if let Some((seed, knobs, fork)) = self.continuation() {
+                    spec.seed = seed;
+                    spec.knobs = Some(knobs);
+                    spec.fork = Some(fork);
+                    batch.push(spec);
+                    continue;
+                }
                 let (seed, knobs) = match self.follow_ups.front_mut() {
                     Some((entry, left)) => {
                         let knobs = self.corpus[*entry].knobs.clone();
@@ -172,13 +220,28 @@ impl Campaign {
         }
         // A counter reached for the first time after the first batch (which reaches the common
         // ones): the situation is rare, and runs with the same world shape reach it again.
+        let reached_before = self.reached.clone();
         let first_hit = features
             .iter()
             .filter(|(counter, _)| self.reached.insert(counter.clone()))
             .count()
             > 0;
         if first_hit && index >= BATCH {
-            self.follow_ups.push_back((self.corpus.len(), FOLLOW_UPS));
+            if self.branching && report.fork.is_none() {
+                let counters = (features.iter())
+                    .filter(|(counter, _)| !reached_before.contains(counter))
+                    .map(|(counter, _)| counter.clone())
+                    .collect();
+                self.forks.push_back(Pending {
+                    seed: report.seed,
+                    knobs: report.knobs.clone(),
+                    counters,
+                    step: None,
+                    next_branch: 0,
+                });
+            } else {
+                self.follow_ups.push_back((self.corpus.len(), FOLLOW_UPS));
+            }
         }
         if new {
             self.corpus.push(Entry {
@@ -186,6 +249,41 @@ impl Campaign {
                 knobs: report.knobs.clone(),
                 features,
             });
+        }
+    }
+
+    /// The next continuation owed to a first hit, if any: (seed, knobs, fork). The fork's step
+    /// is where the run first reached one of its new counters (the earliest), found by running
+    /// it once more; a first hit that cannot be placed is dropped.
+    fn continuation(&mut self) -> Option<(u64, Knobs, Fork)> {
+        loop {
+            let pending = self.forks.front_mut()?;
+            if pending.step.is_none() {
+                let rules = match self.twin {
+                    Some(twin) => felix_core::Rules::twin(twin),
+                    None => felix_core::Rules::default(),
+                };
+                self.locates += 1;
+                pending.step = (pending.counters.iter())
+                    .filter_map(|counter| {
+                        crate::fork::first_step(pending.seed, rules, &pending.knobs, None, counter)
+                    })
+                    .min();
+            }
+            let Some(step) = pending.step else {
+                self.forks.pop_front();
+                continue;
+            };
+            let fork = Fork {
+                step,
+                branch: pending.next_branch,
+            };
+            let owed = (pending.seed, pending.knobs.clone(), fork);
+            pending.next_branch += 1;
+            if pending.next_branch >= FOLLOW_UPS {
+                self.forks.pop_front();
+            }
+            return Some(owed);
         }
     }
 
@@ -406,5 +504,54 @@ mod tests {
             assert_eq!(spec.knobs.as_ref(), Some(&rare_knobs));
         }
         assert!(campaign.follow_ups.is_empty());
+    }
+
+    /// With branching on, the same first hit is followed up by `FOLLOW_UPS` continuations of the
+    /// run that reached it (its seed, its knobs, branches 0, 1, ...), forked at the trace step
+    /// where it first reached the new counter (one run more to find it), and no reseeds.
+    #[test]
+    fn a_first_hit_is_branched_with_branching_on() {
+        let report = |spec: &RunSpec, counter: &str| RunReport {
+            coverage: BTreeMap::from([(counter.to_string(), 1)]),
+            ..RunReport::unrun(spec)
+        };
+        // The common counter is what the reports say; the rare one is one the real run reaches.
+        let common = felix_audits::probes::PROBES[0];
+        let rare = "leader_changed";
+        let mut campaign = Campaign::new(9, 4 * BATCH, None).branching();
+        let first = campaign.next_batch();
+        for (index, spec) in first.iter().enumerate() {
+            campaign.observe(index as u64, &report(spec, common));
+        }
+        let second = campaign.next_batch();
+        for (offset, spec) in second.iter().enumerate() {
+            let counter = if offset == 0 { rare } else { common };
+            campaign.observe(BATCH + offset as u64, &report(spec, counter));
+        }
+        assert!(campaign.follow_ups.is_empty());
+        let third = campaign.next_batch();
+        assert_eq!(campaign.locates(), 1);
+        let continuations: Vec<&RunSpec> =
+            third.iter().filter(|spec| spec.fork.is_some()).collect();
+        assert_eq!(continuations.len(), FOLLOW_UPS as usize);
+        let step = crate::fork::first_step(
+            second[0].seed,
+            felix_core::Rules::default(),
+            &second[0].knobs(),
+            None,
+            rare,
+        );
+        assert!(step.is_some());
+        for (branch, spec) in continuations.iter().enumerate() {
+            assert_eq!(spec.seed, second[0].seed);
+            assert_eq!(spec.knobs.as_ref(), Some(&second[0].knobs()));
+            assert_eq!(
+                spec.fork,
+                step.map(|step| Fork {
+                    step,
+                    branch: branch as u32
+                })
+            );
+        }
     }
 }

@@ -14,6 +14,7 @@ pub mod clock;
 pub mod damage;
 pub mod describe;
 pub mod disk;
+pub mod fork;
 pub mod guided;
 pub mod hash;
 pub mod host;
@@ -60,6 +61,8 @@ pub struct RunSpec {
     pub knobs: Option<Knobs>,
     /// Hand back each node's durable disk at the end (`RunReport::disks`); changes no run.
     pub keep_disks: bool,
+    /// A continuation of this run: its streams re-keyed after the fork's step (`fork`).
+    pub fork: Option<fork::Fork>,
 }
 
 impl RunSpec {
@@ -72,6 +75,7 @@ impl RunSpec {
             unbiased: false,
             knobs: None,
             keep_disks: false,
+            fork: None,
         }
     }
 
@@ -108,6 +112,8 @@ pub struct RunReport {
     /// A control run (see `RunSpec::control`).
     pub control: bool,
     pub knobs: Knobs,
+    /// The fork this run continues, if it is a continuation (`RunSpec::fork`).
+    pub fork: Option<fork::Fork>,
     pub trace_hash: u64,
     /// Trace lines (history and simulator events).
     pub steps: u64,
@@ -145,6 +151,7 @@ impl RunReport {
             twin: spec.twin,
             control: spec.control,
             knobs: spec.knobs(),
+            fork: spec.fork,
             trace_hash: 0,
             steps: 0,
             events: 0,
@@ -179,7 +186,16 @@ impl RunReport {
             .twin
             .map(|twin| format!(" twin {twin}{control}"))
             .unwrap_or_default();
-        let _ = writeln!(text, "seed {}{twin}: {}", self.seed, self.knobs.describe());
+        let fork = self
+            .fork
+            .map(|fork| format!(" fork {fork}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "seed {}{fork}{twin}: {}",
+            self.seed,
+            self.knobs.describe()
+        );
         let _ = writeln!(
             text,
             "  {} events, {} trace lines, {:.3} s simulated, trace hash {:016x}",
@@ -286,6 +302,7 @@ pub fn run_observed(
     };
     let setup = world::Setup {
         label,
+        fork: spec.fork,
         ..world::Setup::new(spec.seed, rules, knobs.clone(), spec.keep_trace)
     };
     let mut ran = world::run(setup, |world| {
@@ -314,6 +331,7 @@ pub fn run_observed(
         twin: spec.twin,
         control: spec.control,
         knobs,
+        fork: spec.fork,
         trace_hash: ran.recorder.hash(),
         steps: ran.recorder.steps(),
         events: ran.events,

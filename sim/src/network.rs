@@ -130,6 +130,11 @@ pub struct Network {
 }
 
 impl Network {
+    /// Re-keys the network's stream (a continuation's fork, `fork`).
+    pub fn rekey(&mut self, key: u64) {
+        self.stream.rekey(key);
+    }
+
     /// A network drawing its faults and delays from `stream`.
     pub fn new(stream: Stream, knobs: NetworkKnobs) -> Network {
         assert!(knobs.delay_min_micros <= knobs.delay_max_micros);

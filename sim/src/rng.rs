@@ -80,6 +80,14 @@ impl Stream {
         }
     }
 
+    /// Re-keys the stream: its future draws come from `key` (same component, same tape), as a
+    /// continuation's streams do after its fork (`fork`).
+    pub fn rekey(&mut self, key: u64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(key);
+        rng.set_stream(self.component.stream());
+        self.rng = rng;
+    }
+
     /// A uniform draw in `low..=high` (inclusive; `low <= high`).
     pub fn range(&mut self, low: u64, high: u64) -> u64 {
         assert!(low <= high, "empty range {low}..={high}");

@@ -27,7 +27,8 @@ pub const TRACE_FORMATS_READ: std::ops::RangeInclusive<u32> = 2..=TRACE_FORMAT;
 #[serde(rename_all = "snake_case")]
 pub enum SimEvent {
     /// The run starts with these knobs (a JSON object of `Knobs`), in trace format
-    /// `trace_format` (`TRACE_FORMAT`).
+    /// `trace_format` (`TRACE_FORMAT`). `twin` labels the configuration: a twin name, a control
+    /// run, and a continuation's fork (`fork STEP:BRANCH`, `fork`).
     Started {
         trace_format: u32,
         seed: u64,
@@ -84,6 +85,12 @@ pub enum SimEvent {
         node: NodeId,
         error: String,
         retry_micros: Time,
+    },
+    /// A continuation leaves its parent here: every stream that draws the future is re-keyed
+    /// from (seed, step, branch) (`fork`).
+    Forked {
+        step: u64,
+        branch: u32,
     },
 }
 

@@ -391,7 +391,8 @@ fn sim_relevant(invariant: Invariant, event: &SimEvent) -> bool {
         SimEvent::DiskReadFailed { .. } => {
             matches!(invariant, Invariant::Progress | Invariant::Convergence)
         }
-        SimEvent::Healed | SimEvent::Finished { .. } => true,
+        // Where a continuation left its parent: every why of it crosses the fork.
+        SimEvent::Healed | SimEvent::Finished { .. } | SimEvent::Forked { .. } => true,
         // Verdict lines follow the run; the why is drawn from the run itself.
         SimEvent::Violation { .. } => false,
         SimEvent::Started { .. } | SimEvent::Phase { .. } | SimEvent::NetworkFault { .. } => {

@@ -654,8 +654,10 @@ fn sim_mark(lanes: &Lanes, event: &SimEvent) -> Mark {
         SimEvent::DiskReadFailed { node, .. } => {
             point(lanes.node(*node), "disk read failed".into(), Style::Fault)
         }
-        // The run's start, its phases, its end and its verdict: a band with their sentence.
+        // The run's start, its phases, a continuation's fork, its end and its verdict: a band
+        // with their sentence.
         SimEvent::Started { .. }
+        | SimEvent::Forked { .. }
         | SimEvent::Phase { .. }
         | SimEvent::Finished { .. }
         | SimEvent::Violation { .. } => Mark::Band {

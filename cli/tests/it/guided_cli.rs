@@ -31,6 +31,20 @@ fn bad_input_exits_2_with_a_message() {
         &["twins", "--model", "--median-max", "0"],
         &["twins", "--model", "--unbiased"],
         &["twins", "--search", "guided"],
+        // Continuations: a fork is STEP:BRANCH, and branching follows a guided campaign.
+        &["replay", "--seed", "1", "--fork", "12"],
+        &["replay", "--seed", "1", "--fork", "a:1"],
+        &["replay", "--seed", "1", "--fork", "12:-1"],
+        &["replay", "--seed", "1", "--fork", "12:99999999"],
+        &["sweep", "--seeds", "0..4", "--branches"],
+        &[
+            "twins",
+            "--sim",
+            "--unbiased",
+            "--search",
+            "plain",
+            "--branches",
+        ],
     ];
     for args in cases {
         let output = felix(args);
@@ -170,4 +184,49 @@ fn twins_start_and_median_max() {
         "no catching run broke a second invariant: {stdout}"
     );
     assert!(stderr.contains("FAILED, above --median-max 0"), "{stderr}");
+}
+
+/// A branching campaign (`--branches`) follows a first hit with continuations, and a failing
+/// continuation's printed command (`--fork STEP:BRANCH`) replays it: the same violation and the
+/// same trace hash.
+#[test]
+fn a_failing_continuation_replays_from_its_command() {
+    let output = felix(&[
+        "sweep",
+        "--guided",
+        "--branches",
+        "--seeds",
+        "0..96",
+        "--twin",
+        "HiddenTrims",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let lines: Vec<serde_json::Value> = text(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let summary = lines.last().cloned().unwrap_or_default();
+    assert_eq!(summary["branching"], true);
+    assert!(
+        summary["continuations"].as_u64().unwrap_or(0) > 0,
+        "{summary}"
+    );
+    let finding = lines
+        .iter()
+        .find(|value| value["replay"].as_str().unwrap_or("").contains("--fork"))
+        .cloned()
+        .expect("a failing continuation");
+    let words = shell_words(finding["replay"].as_str().unwrap_or_default());
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let again = felix(&args);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again.stderr));
+    let stdout = text(&again.stdout);
+    let violation = finding["violation"].as_str().unwrap_or_default();
+    assert!(
+        stdout.contains(&format!("VIOLATION {violation}")),
+        "{stdout}"
+    );
+    let hash = finding["trace_hash"].as_str().unwrap_or_default();
+    assert!(stdout.contains(&format!("trace hash {hash}")), "{stdout}");
 }

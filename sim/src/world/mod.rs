@@ -47,6 +47,7 @@ mod breaker;
 mod buggify;
 mod clients;
 mod faults;
+mod forks;
 mod nodes;
 pub mod prober;
 mod storage;
@@ -291,6 +292,8 @@ pub struct World {
     cut: Option<(usize, u64)>,
     /// Hand back each node's durable disk at the end (`keep_disks`).
     keep_disks: bool,
+    /// The fork this world is a continuation of (`Setup::fork`), until its streams are re-keyed.
+    fork: Option<crate::fork::Fork>,
 }
 
 impl World {
@@ -354,9 +357,9 @@ impl World {
             rules,
             knobs,
             keep_trace,
-            label: _,
             tape,
             schedule,
+            ..
         } = setup;
         let tape = tape.as_ref();
         let mut clocks = Stream::taped(seed, Component::Clocks, tape);
@@ -444,6 +447,7 @@ impl World {
             observed_request: None,
             cut: None,
             keep_disks: false,
+            fork: None,
             knobs,
         }
     }
@@ -591,6 +595,9 @@ pub struct Setup {
     pub tape: Option<Tape>,
     /// The world records its schedule here, if set (what each host was given, and the lines).
     pub schedule: Option<Schedule>,
+    /// A continuation: the run of (seed, rules, knobs) with every stream that draws the future
+    /// re-keyed after trace step `fork.step` (`fork`).
+    pub fork: Option<crate::fork::Fork>,
 }
 
 impl Setup {
@@ -604,6 +611,7 @@ impl Setup {
             label: None,
             tape: None,
             schedule: None,
+            fork: None,
         }
     }
 }
@@ -617,10 +625,12 @@ impl Setup {
 /// the event that panicked either way.
 pub fn run(setup: Setup, prepare: impl FnOnce(&mut World)) -> Ran {
     let keep_trace = setup.keep_trace;
-    let label = setup.label.clone();
+    let label = forks::label(setup.label.clone(), setup.fork);
+    let fork = setup.fork;
     let mut slot: Option<World> = None;
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let world = slot.insert(World::new(setup));
+        world.fork = fork;
         prepare(world);
         world.start(label);
         world.drive();
@@ -658,6 +668,9 @@ impl World {
             }
             if self.exhausted.is_some() {
                 break;
+            }
+            if self.fork.is_some() {
+                self.fork_if_due();
             }
             self.handle(event);
             if self.exhausted.is_none() {

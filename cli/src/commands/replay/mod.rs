@@ -14,6 +14,8 @@ use crate::exit;
 use crate::output;
 use clap::Args;
 use felix_core::rules::{Layer, TwinName};
+use felix_sim::fork::Fork;
+use felix_sim::knobs::Knobs;
 use felix_sim::trace::TraceLine;
 use felix_sim::{RunReport, RunSpec, Window};
 use std::io::Write;
@@ -60,6 +62,10 @@ pub struct ReplayArgs {
     /// Run with exactly these knobs (JSON, as a guided sweep prints them) instead of the seed's.
     #[arg(long)]
     pub knobs: Option<String>,
+    /// Replay a continuation: the seed's run with every stream that draws the future re-keyed
+    /// after trace step STEP, branch BRANCH (as a guided sweep with --branches prints it).
+    #[arg(long, value_name = "STEP:BRANCH")]
+    pub fork: Option<String>,
     /// Trace validation: hold every step to a model's actions (FelixHeadTrim for a felixd run,
     /// ParosTrimJump for a paros run); prints the model actions each step matched, and a
     /// divergence fails the run (`TraceValidation`).
@@ -93,11 +99,24 @@ pub fn replay_command_spec(spec: &RunSpec) -> String {
     if spec.unbiased && spec.twin.is_some() && spec.knobs.is_none() {
         command.push_str(" --unbiased");
     }
+    if let Some(fork) = &spec.fork {
+        command.push_str(&format!(" --fork {fork}"));
+    }
     if let Some(knobs) = &spec.knobs {
         let json = serde_json::to_string(knobs).unwrap_or_default();
         command.push_str(&format!(" --knobs '{json}'"));
     }
     command
+}
+
+/// The run's knobs (`--knobs`) and fork (`--fork`), if given; an error is a message for the
+/// user.
+fn knobs_and_fork(args: &ReplayArgs) -> Result<(Option<Knobs>, Option<Fork>), String> {
+    let knobs = (args.knobs.as_deref().map(Knobs::parse).transpose())
+        .map_err(|message| format!("--knobs: {message}"))?;
+    let fork = (args.fork.as_deref().map(Fork::parse).transpose())
+        .map_err(|message| format!("--fork {message}"))?;
+    Ok((knobs, fork))
 }
 
 pub fn run(args: ReplayArgs) -> u8 {
@@ -141,16 +160,12 @@ pub fn run(args: ReplayArgs) -> u8 {
     if let Some(Err(message)) = args.store_dir.as_deref().map(store_dir::check_usable) {
         return exit::bad_input(message);
     }
-    let knobs = match args
-        .knobs
-        .as_deref()
-        .map(felix_sim::knobs::Knobs::parse)
-        .transpose()
-    {
-        Ok(knobs) => knobs,
-        Err(message) => return exit::bad_input(format!("--knobs: {message}")),
+    let (knobs, fork) = match knobs_and_fork(&args) {
+        Ok(parsed) => parsed,
+        Err(message) => return exit::bad_input(message),
     };
     let mut spec = RunSpec::new(seed, twin);
+    spec.fork = fork;
     spec.keep_trace = true;
     spec.control = args.control;
     spec.unbiased = args.unbiased;
@@ -337,6 +352,18 @@ mod tests {
         assert_eq!(
             replay_command_for(7, Some(TwinName::NoopSkip), true),
             "felix replay --seed 7 --twin NoopSkip --control"
+        );
+        // A continuation's command names its fork.
+        let spec = RunSpec {
+            fork: Some(felix_sim::fork::Fork {
+                step: 1200,
+                branch: 3,
+            }),
+            ..RunSpec::new(7, None)
+        };
+        assert_eq!(
+            replay_command_spec(&spec),
+            "felix replay --seed 7 --fork 1200:3"
         );
     }
 }

@@ -17,17 +17,27 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-/// Runs a campaign of `budget` runs from `start`, every run with `twin`'s rule off if given,
-/// handing each (index, spec, report) to `visit` in run order until it returns false. Returns
-/// the campaign (its corpus) at the end.
+/// What campaign to run: `budget` runs from `start`, every run with `twin`'s rule off if given,
+/// first hits branched (continuations) when `branching`.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub start: u64,
+    pub budget: u64,
+    pub twin: Option<TwinName>,
+    pub branching: bool,
+}
+
+/// Runs the campaign `options` names, handing each (index, spec, report) to `visit` in run order
+/// until it returns false. Returns the campaign (its corpus) at the end.
 pub fn run_campaign(
-    start: u64,
-    budget: u64,
-    twin: Option<TwinName>,
+    options: &Options,
     jobs: usize,
     mut visit: impl FnMut(u64, &RunSpec, &RunReport) -> bool,
 ) -> Campaign {
-    let mut campaign = Campaign::new(start, budget, twin);
+    let mut campaign = Campaign::new(options.start, options.budget, options.twin);
+    if options.branching {
+        campaign = campaign.branching();
+    }
     let mut index = 0u64;
     loop {
         let batch = campaign.next_batch();
@@ -54,18 +64,62 @@ pub fn run_campaign(
     campaign
 }
 
+/// `felix sweep --guided` from its arguments: the flags a campaign does not take are bad input.
+pub fn from_args(
+    args: &super::SweepArgs,
+    range: std::ops::Range<u64>,
+    twin: Option<TwinName>,
+    jobs: usize,
+) -> u8 {
+    if !args.guided {
+        return exit::bad_input(
+            "--branches needs --guided: continuations follow a guided campaign's first hits",
+        );
+    }
+    if args.validate {
+        return exit::bad_input("--guided does not take --validate: validate its seeds with `felix replay --seed S --knobs JSON --validate`");
+    }
+    if args.shard.is_some() || args.control {
+        return exit::bad_input(
+            "--guided runs one campaign: it takes neither --shard nor --control",
+        );
+    }
+    if args.fail_fast || args.time_budget.is_some() || args.invariant.is_some() {
+        return exit::bad_input(
+            "--guided runs one campaign of a fixed budget: it takes none of --fail-fast, --time-budget, --invariant",
+        );
+    }
+    let campaign = Options {
+        start: range.start,
+        budget: range.end - range.start,
+        twin,
+        branching: args.branches,
+    };
+    sweep(&campaign, jobs, args.json)
+}
+
 /// `felix sweep --guided`: every failing run with its replay command, then a summary.
-pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_out: bool) -> u8 {
+pub fn sweep(options: &Options, jobs: usize, json_out: bool) -> u8 {
+    let Options {
+        start,
+        budget,
+        twin,
+        branching,
+    } = *options;
     let started = Instant::now();
     let mut failed = 0u64;
     let mut events = 0u64;
     let mut mutants = 0u64;
+    let mut continuations = 0u64;
     let mut violations: BTreeMap<Invariant, u64> = BTreeMap::new();
     let mut coverage: BTreeMap<String, u64> = BTreeMap::new();
-    let campaign = run_campaign(start, budget, twin, jobs, |index, spec, report| {
+    let campaign = run_campaign(options, jobs, |index, spec, report| {
         events += report.events;
         if spec.knobs.is_some() {
             mutants += 1;
+        }
+        if spec.fork.is_some() {
+            continuations += 1;
         }
         for (name, count) in &report.coverage {
             *coverage.entry(name.clone()).or_insert(0) += count;
@@ -96,6 +150,9 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
                 "guided": true,
                 "start": start,
                 "mutants": mutants,
+                "branching": branching,
+                "continuations": continuations,
+                "locates": campaign.locates(),
                 "corpus": campaign.corpus().len(),
                 "pairs": campaign.pairs(),
                 "never_hit": never,
@@ -114,6 +171,12 @@ pub fn sweep(start: u64, budget: u64, twin: Option<TwinName>, jobs: usize, json_
             campaign.corpus().len(),
             campaign.pairs()
         ));
+        if branching {
+            output::line(&format!(
+                "  branching: {continuations} of the mutants were continuations; {} runs more found their forks' steps",
+                campaign.locates()
+            ));
+        }
         let never: Vec<&str> = never.iter().map(|name| name.as_str()).collect();
         if !never.is_empty() {
             output::line(&format!("  never hit: {}", never.join(" ")));

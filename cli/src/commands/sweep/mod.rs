@@ -58,6 +58,10 @@ pub struct SweepArgs {
     /// the default swarm's knobs (no per-twin bias), the same output for any --jobs.
     #[arg(long)]
     pub guided: bool,
+    /// With --guided: follow a run that first reached a counter with continuations forked
+    /// where it reached it (each printed with `--fork STEP:BRANCH`) instead of reseeds.
+    #[arg(long)]
+    pub branches: bool,
     /// Trace validation: hold every step of every run to a model's actions (`felix-validate`):
     /// felixd runs to FelixHeadTrim, paros runs to ParosTrimJump; a divergence fails the seed
     /// like a violation (`TraceValidation`).
@@ -125,21 +129,8 @@ pub fn run(args: SweepArgs) -> u8 {
             "--control needs --twin: it runs a twin's knobs with every rule on",
         );
     }
-    if args.guided {
-        if args.validate {
-            return exit::bad_input("--guided does not take --validate: validate its seeds with `felix replay --seed S --knobs JSON --validate`");
-        }
-        if args.shard.is_some() || args.control {
-            return exit::bad_input(
-                "--guided runs one campaign: it takes neither --shard nor --control",
-            );
-        }
-        if args.fail_fast || args.time_budget.is_some() || args.invariant.is_some() {
-            return exit::bad_input(
-                "--guided runs one campaign of a fixed budget: it takes none of --fail-fast, --time-budget, --invariant",
-            );
-        }
-        return guided::sweep(range.start, range.end - range.start, twin, jobs, args.json);
+    if args.guided || args.branches {
+        return guided::from_args(&args, range, twin, jobs);
     }
     let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
         Ok(shard) => shard.unwrap_or((1, 1)),

@@ -67,6 +67,10 @@ pub struct TwinsArgs {
     /// Fail unless each search's median runs to detect, over the twins, is at most this.
     #[arg(long)]
     pub median_max: Option<u64>,
+    /// With --unbiased: the guided campaign branches its first hits (continuations forked
+    /// where a run first reached a counter) instead of reseeding them.
+    #[arg(long)]
+    pub branches: bool,
     /// Run every FelixHeadTrim twin's shortest counterexample on the real core, with the twin
     /// (it must break the named invariant) and with every rule on (it must hold); nothing else.
     #[arg(long)]
@@ -221,7 +225,13 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
 }
 
 /// A guided campaign (from `start`) with `twin`'s rule off until its invariant is caught.
-pub fn hunt_guided(twin: TwinName, start: u64, budget: u64, jobs: usize) -> TwinOutcome {
+pub fn hunt_guided(
+    twin: TwinName,
+    start: u64,
+    budget: u64,
+    jobs: usize,
+    branching: bool,
+) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
@@ -229,30 +239,30 @@ pub fn hunt_guided(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Twin
         runs: 0,
         control_violation: None,
     };
-    crate::commands::sweep::guided::run_campaign(
+    let options = crate::commands::sweep::guided::Options {
         start,
         budget,
-        Some(twin),
-        jobs,
-        |_, spec, report| {
-            outcome.runs += 1;
-            if report
-                .violations
-                .iter()
-                .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
-            {
-                outcome.caught = Some((outcome.runs, spec.clone()));
-                outcome.collateral = collateral(twin, report);
-                return false;
+        twin: Some(twin),
+        branching,
+    };
+    crate::commands::sweep::guided::run_campaign(&options, jobs, |_, spec, report| {
+        outcome.runs += 1;
+        if report
+            .violations
+            .iter()
+            .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
+        {
+            outcome.caught = Some((outcome.runs, spec.clone()));
+            outcome.collateral = collateral(twin, report);
+            return false;
+        }
+        if outcome.other_first.is_none() {
+            if let Some(finding) = report.violations.first() {
+                outcome.other_first = Some((report.seed, finding.invariant));
             }
-            if outcome.other_first.is_none() {
-                if let Some(finding) = report.violations.first() {
-                    outcome.other_first = Some((report.seed, finding.invariant));
-                }
-            }
-            true
-        },
-    );
+        }
+        true
+    });
     control(&mut outcome);
     outcome
 }
@@ -263,17 +273,30 @@ fn median(values: &mut [u64]) -> Option<u64> {
     (!values.is_empty()).then(|| values[(values.len() - 1) / 2])
 }
 
+/// Which searches run: (plain, guided); `--branches` needs the guided one, and the budget is
+/// bounded.
+fn searches(args: &TwinsArgs) -> Result<(bool, bool), String> {
+    if args.budget == 0 || args.budget > 1_000_000 {
+        return Err(format!("--budget {}: need 1..=1000000 seeds", args.budget));
+    }
+    let search = args.search.unwrap_or(Search::Both);
+    let plain_on = !args.unbiased || search != Search::Guided;
+    let guided_on = args.unbiased && search != Search::Plain;
+    if args.branches && !guided_on {
+        return Err("--branches needs --unbiased with the guided search: it changes how the campaign follows a first hit".to_string());
+    }
+    Ok((plain_on, guided_on))
+}
+
 fn run_sim(args: &TwinsArgs) -> u8 {
     let jobs = match parse_jobs(args.jobs) {
         Ok(jobs) => jobs,
         Err(message) => return exit::bad_input(message),
     };
-    if args.budget == 0 || args.budget > 1_000_000 {
-        return exit::bad_input(format!("--budget {}: need 1..=1000000 seeds", args.budget));
-    }
-    let search = args.search.unwrap_or(Search::Both);
-    let plain_on = !args.unbiased || search != Search::Guided;
-    let guided_on = args.unbiased && search != Search::Plain;
+    let (plain_on, guided_on) = match searches(args) {
+        Ok(on) => on,
+        Err(message) => return exit::bad_input(message),
+    };
     let mut code = exit::OK;
     let (mut plain_figures, mut guided_figures) = (Vec::new(), Vec::new());
     // Each twin's figure when either search counts: the fewer runs of the two that caught it.
@@ -281,7 +304,8 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     for twin in TwinName::in_layer(Layer::Sim) {
         let started = Instant::now();
         let plain = plain_on.then(|| hunt(twin, args.start, args.budget, jobs, args.unbiased));
-        let guided = guided_on.then(|| hunt_guided(twin, args.start, args.budget, jobs));
+        let guided =
+            guided_on.then(|| hunt_guided(twin, args.start, args.budget, jobs, args.branches));
         let outcomes: Vec<&TwinOutcome> = plain.iter().chain(guided.iter()).collect();
         let ok = outcomes.iter().all(|outcome| outcome.ok());
         if !ok {

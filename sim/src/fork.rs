@@ -1,0 +1,163 @@
+//! Continuations: a run forked at a trace step, its future drawn afresh.
+//!
+//! A world at trace step K is a pure function of its seed, rules and knobs, so a continuation
+//! needs no snapshot: the world re-runs the deterministic prefix and, before the first event that
+//! begins once line K is written, re-keys every stream that draws the future (network, disk,
+//! storage faults, the fault plan, the workload, each node's timeouts, the BUGGIFY gate) from a
+//! key derived from (seed, K, branch). Lines 0..=K are the parent's, line for line; what follows
+//! is a timeline of its own. A continuation is named by (seed, fork step, branch), written
+//! `STEP:BRANCH` after `--fork`, and replays exactly (`felix replay --seed S --fork STEP:BRANCH`).
+//!
+//! Where forks come from: a guided campaign with branching on (`guided::Campaign::branching`)
+//! forks a run at the step where it first reached a counter no earlier run reached
+//! (`first_step`), instead of reseeding its knobs from time zero.
+//!
+//! A snapshot (a `Clone` of the world) would save the prefix's re-run; the world holds the core's
+//! brokers, hosts and clients, which are not `Clone`, and the prefix costs at most one run.
+
+use crate::knobs::Knobs;
+use crate::world;
+use felix_core::Rules;
+
+/// Where a continuation leaves its parent, and which of its siblings it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Fork {
+    /// The parent's trace step after which the streams are re-keyed (the step is the parent's).
+    pub step: u64,
+    /// Which continuation of that step (each draws its own future).
+    pub branch: u32,
+}
+
+/// The most branches a fork may name (a bound, and a guard against a typo taken for a branch).
+pub const BRANCH_MAX: u32 = 1_000_000;
+
+impl Fork {
+    /// Parses `STEP:BRANCH` (both whole numbers, the branch at most `BRANCH_MAX`).
+    pub fn parse(text: &str) -> Result<Fork, String> {
+        let shape = || format!("{text:?}: not a fork (STEP:BRANCH, e.g. 1200:3)");
+        let (step, branch) = text.trim().split_once(':').ok_or_else(shape)?;
+        let step = step.trim().parse::<u64>().map_err(|_| shape())?;
+        let branch = branch.trim().parse::<u32>().map_err(|_| shape())?;
+        if branch > BRANCH_MAX {
+            return Err(format!(
+                "{text:?}: branch {branch} is over the most, {BRANCH_MAX}"
+            ));
+        }
+        Ok(Fork { step, branch })
+    }
+
+    /// The key every re-keyed stream of the continuation is split from: a function of the
+    /// parent's seed, the step and the branch alone (SplitMix64's finalizer over each).
+    pub fn key(&self, seed: u64) -> u64 {
+        let mut key = mix(seed ^ 0x666f_726b_0000_0000);
+        key = mix(key ^ self.step);
+        mix(key ^ u64::from(self.branch))
+    }
+}
+
+impl std::fmt::Display for Fork {
+    /// `STEP:BRANCH`, as `--fork` takes it.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}:{}", self.step, self.branch)
+    }
+}
+
+/// SplitMix64's finalizer: every input bit moves every output bit.
+fn mix(value: u64) -> u64 {
+    let mut z = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The counters that `first_step` can place: the audits' coverage and the probes, both pure
+/// functions of a history prefix whose counts never fall as the prefix grows.
+fn count_of(history: &[felix_core::history::Event], counter: &str) -> u64 {
+    if let Some((_, count)) =
+        (felix_audits::probes::probes(history).iter()).find(|(name, _)| *name == counter)
+    {
+        return *count;
+    }
+    (felix_audits::coverage::coverage(history).named().iter())
+        .find(|(name, _)| *name == counter)
+        .map_or(0, |(_, count)| *count)
+}
+
+/// The trace step of the history event at which `counter` first rose in the run of (seed,
+/// rules, knobs, fork), or `None` if it never did: the run again, then a binary search over its
+/// history's prefixes (the counts never fall as a prefix grows).
+pub fn first_step(
+    seed: u64,
+    rules: Rules,
+    knobs: &Knobs,
+    fork: Option<Fork>,
+    counter: &str,
+) -> Option<u64> {
+    let setup = world::Setup {
+        fork,
+        ..world::Setup::new(seed, rules, knobs.clone(), false)
+    };
+    let ran = world::run(setup, |_| {});
+    let history = &ran.recorder.history;
+    if count_of(history, counter) == 0 {
+        return None;
+    }
+    // The shortest prefix with a positive count: `low` prefixes have none, `high` do.
+    let (mut low, mut high) = (0usize, history.len());
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if count_of(&history[..middle], counter) > 0 {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    ran.recorder.history_steps.get(high - 1).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `STEP:BRANCH` parses and prints back; anything else is refused with the shape it wants.
+    #[test]
+    fn forks_parse_and_print() {
+        let fork = Fork::parse("1200:3");
+        assert_eq!(
+            fork,
+            Ok(Fork {
+                step: 1200,
+                branch: 3
+            })
+        );
+        assert_eq!(fork.map(|fork| fork.to_string()), Ok("1200:3".to_string()));
+        for bad in [
+            "",
+            "12",
+            "12:",
+            ":3",
+            "a:1",
+            "1:b",
+            "1:2:3",
+            "-1:2",
+            "1:2000000",
+        ] {
+            let error = Fork::parse(bad).expect_err(bad);
+            assert!(
+                error.contains("fork") || error.contains("branch"),
+                "{error}"
+            );
+        }
+    }
+
+    /// Keys differ across seeds, steps and branches.
+    #[test]
+    fn keys_name_the_continuation() {
+        let fork = |step, branch| Fork { step, branch };
+        let key = fork(10, 0).key(7);
+        assert_eq!(key, fork(10, 0).key(7));
+        assert_ne!(key, fork(10, 1).key(7));
+        assert_ne!(key, fork(11, 0).key(7));
+        assert_ne!(key, fork(10, 0).key(8));
+    }
+}
