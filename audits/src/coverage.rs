@@ -250,6 +250,11 @@ pub const CATALOG: &[Entry] = &[
     sim("leases_granted", "the lease service granted a lease"),
     sim("fences_taken", "a paros owner took the writer fence"),
     sim("messages_dropped", "the network dropped a message"),
+    sim(
+        "appends_held_back",
+        "a leader at its bound of appends in flight to a follower held records back from it \
+         (`BrokerConfig::appends_in_flight_max`; counted per leader tick and follower)",
+    ),
     sim("messages_duplicated", "the network duplicated a message"),
     sim(
         "messages_old",

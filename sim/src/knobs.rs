@@ -101,6 +101,11 @@ pub struct Knobs {
     pub election_ticks_min: u64,
     #[serde(default = "Replication::election_ticks_max")]
     pub election_ticks_max: u64,
+    /// At most this many appends carrying records unanswered per follower at a leader
+    /// (`BrokerConfig::appends_in_flight_max`); `null`: no bound, the default of knobs printed
+    /// without it (a leader pipelined without limit before the knob existed).
+    #[serde(default)]
+    pub appends_in_flight_max: Option<u64>,
     /// A client that asks legal but rare things (reads from `Earliest` or from offset 0, reads
     /// past the tail) and breaks the contract (fences and truncates with made-up tokens, bodies
     /// and headers over the limits): `world/prober.rs`. Off in knobs printed without it.
@@ -211,7 +216,6 @@ impl Knobs {
         // same reason; a 1,000-seed sweep stays well inside CI's time budget.
         let safety_micros = w.span(16, 48, 8, 64) * 1_000_000;
         let buggify = Site::draw_active(w.stream());
-        let s = &mut stream;
         let mut knobs = Knobs {
             brokers,
             replicas,
@@ -252,16 +256,17 @@ impl Knobs {
             heartbeat_ticks: Replication::heartbeat_ticks(),
             election_ticks_min: Replication::election_ticks_min(),
             election_ticks_max: Replication::election_ticks_max(),
+            appends_in_flight_max: None,
             prober: false,
             broken_runs: false,
             storage_faults: None,
             prober_at_edges: false,
         };
         if let Some(twin) = twin {
-            knobs.bias(twin, s);
+            knobs.bias(twin, &mut stream);
         }
-        knobs.draw_late(s);
-        knobs.draw_last(s);
+        knobs.draw_late(&mut stream);
+        knobs.draw_last(&mut stream);
         knobs.normalize();
         knobs.check();
         knobs
@@ -304,7 +309,7 @@ impl Knobs {
     /// The knobs drawn after `draw_late`, for the same reason: whether old messages are captured
     /// rather than copied (only where old messages are on), the BUGGIFY sites added last, the
     /// broken writer (only where the workload has checkpoint owners), and the storage faults (in
-    /// half the seeds).
+    /// half the seeds), then the appends a leader keeps in flight per follower (1 to no bound).
     fn draw_last(&mut self, s: &mut Stream) {
         if self.network.ancient_per_million > 0 {
             self.network.ancient_captures = Swarm::new(s).pick(&[false, true]);
@@ -325,6 +330,8 @@ impl Knobs {
         if self.prober {
             self.prober_at_edges = Swarm::new(s).pick(&[false, true]);
         }
+        self.appends_in_flight_max =
+            Swarm::new(s).pick(&[Some(1), Some(2), Some(3), Some(4), Some(8), None]);
     }
 
     /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's
@@ -356,6 +363,9 @@ impl Knobs {
         // syncs and 5 ms ticks). Operators size election timeouts to their disks; so do we: the
         // shortest timeout (`election_ticks_min` ticks) spans four of them.
         self.append_entries_max = self.append_entries_max.clamp(1, 64);
+        self.appends_in_flight_max = self
+            .appends_in_flight_max
+            .map(|max| max.clamp(1, 1_000_000));
         self.election_ticks_min = self.election_ticks_min.max(2);
         self.election_ticks_max = self.election_ticks_max.max(self.election_ticks_min + 1);
         // A leader heartbeats well inside the shortest timeout, or followers campaign against it
@@ -483,6 +493,7 @@ impl Knobs {
     /// Why these knobs cannot drive a run, if they cannot (for knobs given by a user).
     pub fn validate(&self) -> Result<(), String> {
         self.validate_storage_faults()?;
+        self.validate_replication()?;
         let per_million = [
             ("drop_per_million", self.network.drop_per_million),
             ("duplicate_per_million", self.network.duplicate_per_million),
@@ -521,21 +532,6 @@ impl Knobs {
             (
                 self.records_per_segment >= 1,
                 "records_per_segment: at least 1",
-            ),
-            (
-                (1..=64).contains(&self.append_entries_max),
-                "append_entries_max: 1..=64",
-            ),
-            (
-                self.election_ticks_min >= 2
-                    && self.election_ticks_min < self.election_ticks_max
-                    && self.election_ticks_max <= 1_000,
-                "election ticks: 2 <= election_ticks_min < election_ticks_max <= 1000",
-            ),
-            (
-                self.heartbeat_ticks >= 1
-                    && 2 * self.heartbeat_ticks <= self.election_ticks_min.max(2),
-                "heartbeat_ticks: at least 1, at most half of election_ticks_min",
             ),
             (
                 self.sync_min_micros <= self.sync_max_micros,
@@ -579,6 +575,37 @@ impl Knobs {
             }
         }
         Ok(())
+    }
+
+    /// The replication shape is one a broker can run: a batch of 1..=64 records, a bound on
+    /// appends in flight of at least one, heartbeats inside the shortest election timeout.
+    fn validate_replication(&self) -> Result<(), String> {
+        let checks = [
+            (
+                (1..=64).contains(&self.append_entries_max),
+                "append_entries_max: 1..=64",
+            ),
+            (
+                self.appends_in_flight_max
+                    .is_none_or(|max| (1..=1_000_000).contains(&max)),
+                "appends_in_flight_max: 1..=1000000 (null: no bound)",
+            ),
+            (
+                self.election_ticks_min >= 2
+                    && self.election_ticks_min < self.election_ticks_max
+                    && self.election_ticks_max <= 1_000,
+                "election ticks: 2 <= election_ticks_min < election_ticks_max <= 1000",
+            ),
+            (
+                self.heartbeat_ticks >= 1
+                    && 2 * self.heartbeat_ticks <= self.election_ticks_min.max(2),
+                "heartbeat_ticks: at least 1, at most half of election_ticks_min",
+            ),
+        ];
+        match checks.into_iter().find(|(ok, _)| !ok) {
+            Some((_, message)) => Err(message.to_string()),
+            None => Ok(()),
+        }
     }
 
     /// The storage faults' chances are chances (at most one million per million).
@@ -644,7 +671,7 @@ impl Knobs {
              downtime<={}us duration<={}us told={} renew_lost={} keeps={} torn={} \
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}] \
-             raft: append<={} heartbeat={} election={}..{} ticks prober={} \
+             raft: append<={} in_flight<={} heartbeat={} election={}..{} ticks prober={} \
              old messages={}<={}us{}{}{}{}",
             self.brokers,
             self.replicas,
@@ -686,6 +713,8 @@ impl Knobs {
             self.liveness_micros,
             buggify.join(","),
             self.append_entries_max,
+            self.appends_in_flight_max
+                .map_or("unbounded".to_string(), |max| max.to_string()),
             self.heartbeat_ticks,
             self.election_ticks_min,
             self.election_ticks_max,

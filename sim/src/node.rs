@@ -27,6 +27,7 @@ pub fn config(id: NodeId, knobs: &Knobs, rules: Rules) -> BrokerConfig {
     config.election_timeout_ticks = knobs.election_ticks_min;
     config.heartbeat_ticks = knobs.heartbeat_ticks;
     config.append_entries_max = knobs.append_entries_max as usize;
+    config.appends_in_flight_max = knobs.appends_in_flight_max.map(|max| max as usize);
     config.journal = JournalConfig {
         layout: SegmentLayout {
             records_per_segment: knobs.records_per_segment,

@@ -25,6 +25,10 @@ pub struct BrokerConfig {
     pub incarnation: u64,
     /// At most this many records per `AppendEntries`.
     pub append_entries_max: usize,
+    /// At most this many `AppendEntries` carrying records unanswered per peer at a leader, which
+    /// sends that peer only heartbeats at the bound (`broker/in_flight.rs`: how answers, rejections
+    /// and heartbeats free slots); `None`, the default: no bound, the leader pipelines freely.
+    pub appends_in_flight_max: Option<usize>,
     /// At most this many appended-but-unanswered client requests on a leader.
     pub pending_acks_max: usize,
     /// At most this many `Persist`s not yet reported durable (a driver that never syncs is a bug).
@@ -52,6 +56,7 @@ impl BrokerConfig {
             heartbeat_ticks: 3,
             incarnation: 0,
             append_entries_max: 64,
+            appends_in_flight_max: None,
             pending_acks_max: 1024,
             unsynced_persists_max: 1 << 16,
             pending_reads_max: 256,

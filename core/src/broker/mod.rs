@@ -22,6 +22,9 @@
 //!   majority in the current term, counting the leader only through its *durable* log and followers
 //!   only through what they acknowledged after persisting (rule `ack_after_sync`). `Appended` is
 //!   answered when the walk reaches the record (`TruncateRefused` when the walk refused it).
+//! - **Flow control** (`in_flight.rs`): at most `appends_in_flight_max` appends carrying records
+//!   unanswered per peer (no bound by default); an acceptance frees the appends it covers, a
+//!   rejection all of them, and a heartbeat, sent one past them all, frees them whatever was lost.
 //! - **TrimmedTo**: a peer whose next needed offset is below the leader's first held offset gets
 //!   `TrimmedTo { point, state }`; the receiver jumps (`Journal::jump`) in one op and never touches
 //!   its term or vote (rule `jump_keeps_term`). A point at or below its floor is ignored.
@@ -37,12 +40,14 @@
 //!   client, exactly as if the network had dropped it).
 
 mod config;
+mod in_flight;
 mod io;
 mod message;
 mod outbox;
 mod read_index;
 
 pub use config::BrokerConfig;
+pub use in_flight::AppendsInFlight;
 pub use io::{Input, Output, PersistId};
 pub use message::{AppendResult, Ask, Message};
 pub use outbox::{Delivery, Duty, HeldFull, Outbox};
@@ -65,12 +70,14 @@ pub enum Role {
 }
 
 /// The leader's view of one peer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Progress {
     /// The next offset to send (optimistic: advanced when sent).
     pub next: Offset,
     /// The highest offset known to match and be durable on the peer.
     pub matched: Offset,
+    /// The appends carrying records sent and not yet answered (kept under a bound only).
+    pub in_flight: AppendsInFlight,
 }
 
 /// A persist not yet reported durable, and what it makes durable.
@@ -159,6 +166,11 @@ impl Broker {
         assert!(config.heartbeat_ticks > 0);
         assert!(config.election_timeout_ticks > 0);
         assert!(config.append_entries_max > 0);
+        assert_ne!(
+            config.appends_in_flight_max,
+            Some(0),
+            "a bound of 0 sends nothing"
+        );
         let durable_last = journal.last_offset();
         Broker {
             role: if is_voter {
@@ -499,7 +511,13 @@ impl Broker {
         let next = self.journal.tail();
         for &peer in self.config.voters.iter().chain(self.config.replicas.iter()) {
             if peer != self.config.id {
-                self.progress.insert(peer, Progress { next, matched: 0 });
+                let in_flight = AppendsInFlight::default();
+                let progress = Progress {
+                    next,
+                    matched: 0,
+                    in_flight,
+                };
+                self.progress.insert(peer, progress);
             }
         }
         out.push(Output::Observe(Event::BecameLeader {
@@ -696,16 +714,18 @@ impl Broker {
                 let matched = matched.min(tail - 1);
                 progress.matched = progress.matched.max(matched);
                 progress.next = progress.next.max(progress.matched + 1);
+                progress.in_flight.accepted(progress.matched);
                 let behind = progress.next < tail;
                 self.advance_commit(out);
                 // LazyCatchUp twin: the next batch waits for a heartbeat or a client write.
                 if behind && self.config.journal.rules.catch_up_at_once {
-                    self.send_append(from, out);
+                    self.send_append(from, false, out);
                 }
             }
             AppendResult::Rejected { next } => {
                 progress.next = next.max(progress.matched + 1).clamp(1, tail);
-                self.send_append(from, out);
+                progress.in_flight.rejected();
+                self.send_append(from, false, out);
             }
         }
     }
@@ -797,17 +817,20 @@ impl Broker {
     fn broadcast_append(&mut self, out: &mut Vec<Output>) {
         let peers: Vec<NodeId> = self.progress.keys().copied().collect();
         for peer in peers {
-            self.send_append(peer, out);
+            self.send_append(peer, true, out);
         }
     }
 
     /// Sends `peer` what it needs next: records from its `next`, or `TrimmedTo` when that is below
-    /// this node's first held offset.
-    fn send_append(&mut self, peer: NodeId, out: &mut Vec<Output>) {
+    /// this node's first held offset. At the in-flight bound (`in_flight.rs`) no records go: a
+    /// `heartbeat` goes empty at `next`, and any other send is left out.
+    fn send_append(&mut self, peer: NodeId, heartbeat: bool, out: &mut Vec<Output>) {
         assert_eq!(self.role, Role::Leader);
-        let Some(progress) = self.progress.get(&peer).copied() else {
+        let bound = self.config.appends_in_flight_max;
+        let Some(progress) = self.progress.get(&peer) else {
             return;
         };
+        let held_back = progress.in_flight.full(bound);
         let first_held = self.journal.first_held();
         if progress.next < first_held {
             let (point, state) = self.journal.trim_point();
@@ -825,7 +848,15 @@ impl Broker {
             }
             return;
         }
+        if held_back && !heartbeat {
+            return;
+        }
         let next = progress.next.min(self.journal.tail());
+        let records_max = if held_back {
+            0
+        } else {
+            self.config.append_entries_max
+        };
         let prev_offset = next - 1;
         let prev_term = self
             .journal
@@ -833,12 +864,19 @@ impl Broker {
             .expect("the leader knows the term before its next record");
         let entries: Vec<Entry> = self
             .journal
-            .entries_from(next, self.config.append_entries_max)
+            .entries_from(next, records_max)
             .cloned()
             .collect();
         let sent_through = prev_offset + entries.len() as u64;
         if let Some(progress) = self.progress.get_mut(&peer) {
             progress.next = sent_through + 1;
+            if !entries.is_empty() {
+                progress.in_flight.sent(sent_through, bound);
+            }
+            assert!(progress
+                .in_flight
+                .newest()
+                .is_none_or(|last| last < progress.next));
         }
         let message = Message::AppendEntries {
             term: self.hard_state.term,
@@ -1014,7 +1052,7 @@ impl Broker {
                     .map(|(peer, _)| *peer)
                     .collect();
                 for peer in caught_up {
-                    self.send_append(peer, out);
+                    self.send_append(peer, false, out);
                 }
                 self.advance_commit(out);
             }

@@ -5,6 +5,7 @@ mod broker_accessors;
 mod broker_catch_up;
 mod broker_durable;
 mod broker_engine;
+mod broker_in_flight;
 mod broker_read_index;
 mod broker_schedule;
 mod broker_terms;

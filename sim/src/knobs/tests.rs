@@ -79,6 +79,9 @@ fn the_default_swarm_reaches_extremes_and_omissions() {
     assert!(some(&|k| k.append_entries_max == 64));
     assert!(some(&|k| k.heartbeat_ticks == 1));
     assert!(some(&|k| k.election_ticks_min == 3));
+    assert!(some(&|k| k.appends_in_flight_max == Some(1)));
+    assert!(some(&|k| k.appends_in_flight_max.is_none()));
+    assert!(some(&|k| k.appends_in_flight_max == Some(4)));
     assert!(some(&|k| k.prober) && some(&|k| !k.prober));
     assert!(some(&|k| k.network.ancient_per_million == 0));
     assert!(some(&|k| k.network.ancient_per_million == 50_000));
@@ -115,6 +118,7 @@ fn older_knob_files_still_parse_and_bad_ones_are_refused() {
         "heartbeat_ticks",
         "election_ticks_min",
         "election_ticks_max",
+        "appends_in_flight_max",
         "prober",
     ] {
         old.as_object_mut().map(|object| object.remove(field));
@@ -136,16 +140,22 @@ fn older_knob_files_still_parse_and_bad_ones_are_refused() {
             k.heartbeat_ticks,
             k.election_ticks_min,
             k.election_ticks_max,
+            k.appends_in_flight_max,
             k.prober,
         )
     });
-    assert_eq!(parsed, Ok((64, 3, 10, 20, false)));
+    assert_eq!(parsed, Ok((64, 3, 10, 20, None, false)));
     let mut bad = draws[0].clone();
     bad.append_entries_max = 0;
     assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
     bad.append_entries_max = 1;
     bad.heartbeat_ticks = bad.election_ticks_min;
     assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
+    let mut bad = draws[0].clone();
+    bad.appends_in_flight_max = Some(0);
+    assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_err());
+    bad.appends_in_flight_max = Some(1);
+    assert!(Knobs::parse(&serde_json::to_string(&bad).unwrap_or_default()).is_ok());
     assert!(Knobs::parse("{").is_err());
     let mut bad = draws[0].clone();
     bad.brokers = 4;

@@ -206,6 +206,7 @@ impl Env {
             syncs: Syncs::All,
             election_ticks: ELECTION_TIMEOUT_TICKS,
             heartbeat_ticks: HEARTBEAT_TICKS,
+            appends_in_flight_max: None,
         };
         self.build_shaped(shape, tune);
     }
@@ -221,6 +222,7 @@ impl Env {
             syncs,
             election_ticks,
             heartbeat_ticks,
+            appends_in_flight_max,
         } = shape;
         assert!(brokers > 0);
         let (next_rules, quiet) = (self.next_rules, self.quiet);
@@ -242,6 +244,7 @@ impl Env {
             let mut config = BrokerConfig::new(id, voters.clone(), replica_ids.clone());
             config.election_timeout_ticks = election_ticks;
             config.heartbeat_ticks = heartbeat_ticks;
+            config.appends_in_flight_max = appends_in_flight_max;
             config.journal = JournalConfig {
                 layout,
                 rules,

@@ -85,4 +85,6 @@ pub struct Shape {
     pub election_ticks: u64,
     /// Ticks between a leader's heartbeats.
     pub heartbeat_ticks: u64,
+    /// At most this many appends carrying records unanswered per follower (`None`: no bound).
+    pub appends_in_flight_max: Option<usize>,
 }

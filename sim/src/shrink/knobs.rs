@@ -32,13 +32,15 @@ fn variant(knobs: &Knobs, change: impl FnOnce(&mut Knobs)) -> Option<Knobs> {
 
 /// The world before the swarm drew its shape: no prober, no old messages, no broken writer, no
 /// storage faults, and the replication shape scenarios run with (64 records per AppendEntries,
-/// the default heartbeat and election timeouts); all at once first, then one at a time.
+/// no bound on appends in flight, the default heartbeat and election timeouts); all at once
+/// first, then one at a time.
 fn shape(knobs: &Knobs) -> Vec<Knobs> {
     let replication = |k: &mut Knobs| {
         k.append_entries_max = Replication::append_entries_max();
         k.heartbeat_ticks = Replication::heartbeat_ticks();
         k.election_ticks_min = Replication::election_ticks_min();
         k.election_ticks_max = Replication::election_ticks_max();
+        k.appends_in_flight_max = None;
     };
     let no_prober = |k: &mut Knobs| {
         k.prober = false;

@@ -532,15 +532,19 @@ struct Timed {
 /// then routed as the driver routes; then both again with the world's disks' syncs
 /// (`syncs=eager`: a sync covers only the ops written before it started), for a bug that needs
 /// one op of a step durable and the next not; then all of it with the world's election timeout
-/// (its longest) and heartbeat ticks (`election=`, `heartbeat=`).
+/// (its longest) and heartbeat ticks (`election=`, `heartbeat=`) and its bound on appends in
+/// flight, if it has one (`in_flight=`).
 fn timed_candidate(shrunk: &Shrunk, cluster: &str, tries: &mut u64) -> Timed {
     let (twin, invariant) = (shrunk.twin, shrunk.invariant);
     let mut first = Vec::new();
     // The world's tick counts, where they differ from the driver's (a follower the world ticked
     // short of its election timeout must not campaign in the driver).
     let knobs = &shrunk.shrunk.knobs;
+    let in_flight = (knobs.appends_in_flight_max)
+        .map(|max| format!(" in_flight={max}"))
+        .unwrap_or_default();
     let ticks = format!(
-        " election={} heartbeat={}",
+        " election={} heartbeat={}{in_flight}",
         knobs.election_ticks_max, knobs.heartbeat_ticks
     );
     let mut clusters = vec![cluster.to_string(), format!("{cluster} syncs=eager")];

@@ -48,6 +48,25 @@ impl World {
             },
         );
         self.step_node(index, node::Input::Tick);
+        self.count_held_back(index);
+    }
+
+    /// Coverage: each follower a leader holds records back from at its bound of appends in
+    /// flight (the window full, records past what it sent), once per tick of the leader.
+    fn count_held_back(&mut self, index: usize) {
+        let Some(broker) = self.nodes[index].host.broker.as_ref() else {
+            return;
+        };
+        if !broker.is_leader() {
+            return;
+        }
+        let (bound, tail) = (broker.config().appends_in_flight_max, broker.tail());
+        let held_back = (broker.progress().values())
+            .filter(|progress| progress.in_flight.full(bound) && progress.next < tail)
+            .count();
+        for _ in 0..held_back {
+            self.count("appends_held_back");
+        }
     }
 
     /// Feeds one input to a node; its host carries out the outputs, this world their effects.

@@ -3,7 +3,7 @@
 use super::*;
 
 /// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1] [syncs=all|eager]
-/// [election=10] [heartbeat=3]`
+/// [election=10] [heartbeat=3] [in_flight=N]`
 ///
 /// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
 /// n0.. and `replicas` non-voting replicas after them, segments of `segment` records, retention
@@ -13,7 +13,9 @@ use super::*;
 /// (`env::Syncs::Eager`): a sync starts with the first op written and covers only the ops written
 /// before it started, so `sync nK` may leave later ops of the same step unsynced.
 /// `election=T` and `heartbeat=H` (default 10 and 3, each 1..=1000): a voter campaigns after T
-/// ticks without hearing from a leader, a leader heartbeats every H ticks.
+/// ticks without hearing from a leader, a leader heartbeats every H ticks. `in_flight=N`
+/// (1..=1000000; default: no bound): a leader keeps at most N appends carrying records unanswered
+/// per follower, and sends it only heartbeats at the bound.
 pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     args.only(
         &[
@@ -25,6 +27,7 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
             "syncs",
             "election",
             "heartbeat",
+            "in_flight",
         ],
         0,
     )?;
@@ -56,6 +59,15 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
     };
     let election_ticks = ticks_arg(args, "election", ELECTION_TIMEOUT_TICKS)?;
     let heartbeat_ticks = ticks_arg(args, "heartbeat", HEARTBEAT_TICKS)?;
+    let appends_in_flight_max = match args.number("in_flight")? {
+        None => None,
+        Some(max @ 1..=IN_FLIGHT_ARG_MAX) => Some(max as usize),
+        Some(_) => {
+            return Err(format!(
+                "bad argument: in_flight must be 1..={IN_FLIGHT_ARG_MAX} appends"
+            ))
+        }
+    };
     let layout = SegmentLayout {
         records_per_segment: segment,
     };
@@ -68,6 +80,7 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         syncs,
         election_ticks,
         heartbeat_ticks,
+        appends_in_flight_max,
     };
     env.build_shaped(shape, &|_| {});
     let voters: Vec<String> = (0..brokers as u32).map(describe::node).collect();
@@ -87,8 +100,14 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
             ", elections after {election_ticks} ticks, heartbeats every {heartbeat_ticks}"
         ));
     }
+    if let Some(max) = appends_in_flight_max {
+        line.push_str(&format!(", appends in flight per follower: at most {max}"));
+    }
     Ok(vec![line, rules_line(rules)])
 }
+
+/// The most appends in flight `in_flight=` takes.
+const IN_FLIGHT_ARG_MAX: u64 = 1_000_000;
 
 /// The most ticks `election=` and `heartbeat=` take.
 const TICKS_ARG_MAX: u64 = 1_000;
