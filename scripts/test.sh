@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The test command named in README.md. On a fresh machine it builds everything it needs.
-#   1. every unit, property, engine, scenario and CLI test (cargo test, release profile; the
-#      test binaries in two lanes side by side, scripts/test_lanes.py);
+#   1. every unit, property, engine, scenario and CLI test (cargo test, release profile);
 #   2. every felix command of README.md as printed, held to the claim beside it
 #      (scripts/readme_test.py): the scripted scenarios, a seed sweep with every rule on that
 #      must reach every cataloged behaviour (1,000 seeds), every twin in the model, the
@@ -36,8 +35,8 @@ stop_tla() {
 }
 trap stop_tla EXIT
 
-step "cargo test --workspace --release, run in two lanes (scripts/test_lanes.py: the simulator's integration tests beside every other test binary, then the doc tests)"
-python3 scripts/test_lanes.py
+step "cargo test --workspace --release"
+cargo test --workspace --release
 
 step "scripts/test_mutants_equivalent.py (the mutation step's equivalent-list judge)"
 python3 scripts/test_mutants_equivalent.py
