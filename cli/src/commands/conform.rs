@@ -496,6 +496,7 @@ fn print_row<A: Display, S>(row: &TwinConform<A, S>, started: Instant, json: boo
                 "must_break": row.expected.name(),
                 "path": row.path.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
                 "model_shortest": row.model_shortest,
+                "bounds_of": row.bounds_of,
                 "with_twin": twin_half,
                 "with_twin_broken": row.with_twin.as_ref().map(|run| run.broken()),
                 "every_rule_on": half(&row.every_rule_on),
@@ -515,8 +516,16 @@ fn print_row<A: Display, S>(row: &TwinConform<A, S>, started: Instant, json: boo
             twin_half,
             half(&row.every_rule_on),
         ));
-        if row.path.len() != row.model_shortest {
-            let path: Vec<String> = row.path.iter().map(|a| a.to_string()).collect();
+        let path: Vec<String> = row.path.iter().map(|a| a.to_string()).collect();
+        if let Some(other) = row.bounds_of {
+            output::line(&format!(
+                "  no counterexample in {}'s own bounds has only steps the core can take; the \
+                 shortest under {other}'s bounds (the same switch), held to {other} with every \
+                 rule on: {}",
+                row.config,
+                path.join(", ")
+            ));
+        } else if row.path.len() != row.model_shortest {
             output::line(&format!(
                 "  the model's shortest counterexample has a step the core cannot take; the \
                  shortest it can follow: {}",

@@ -25,6 +25,16 @@ pub enum Found<A> {
 /// The shortest path from `Init`, of steps `spec` says the core can take, to a state where the
 /// `always` property `invariant` does not hold.
 pub fn shortest_followable<S: Spec>(spec: S, invariant: &str) -> Found<S::Action> {
+    shortest_followable_within(spec, invariant, usize::MAX)
+}
+
+/// `shortest_followable`, for paths of at most `steps_max` steps: the search expands no state
+/// that far from `Init`, and `Found::None` counts the states within reach.
+pub fn shortest_followable_within<S: Spec>(
+    spec: S,
+    invariant: &str,
+    steps_max: usize,
+) -> Found<S::Action> {
     let model = spec.model();
     let Some(property) = model
         .properties()
@@ -36,19 +46,22 @@ pub fn shortest_followable<S: Spec>(spec: S, invariant: &str) -> Found<S::Action
     let holds = property.condition;
     let mut index: HashMap<S::State, u32> = HashMap::new();
     let mut parents: Vec<Option<(u32, S::Action)>> = Vec::new();
-    let mut queue: VecDeque<(u32, S::State)> = VecDeque::new();
+    let mut queue: VecDeque<(u32, usize, S::State)> = VecDeque::new();
     for state in model.init_states() {
         if !holds(&model, &state) {
             return Found::Path(Vec::new());
         }
         index.insert(state.clone(), parents.len() as u32);
         parents.push(None);
-        queue.push_back((parents.len() as u32 - 1, state));
+        queue.push_back((parents.len() as u32 - 1, 0, state));
     }
     let mut actions = Vec::new();
-    while let Some((at, state)) = queue.pop_front() {
+    while let Some((at, depth, state)) = queue.pop_front() {
         if parents.len() > STATES_MAX {
             return Found::TooMany;
+        }
+        if depth >= steps_max {
+            continue;
         }
         actions.clear();
         model.actions(&state, &mut actions);
@@ -75,7 +88,7 @@ pub fn shortest_followable<S: Spec>(spec: S, invariant: &str) -> Found<S::Action
                 return Found::Path(path);
             }
             index.insert(next.clone(), id);
-            queue.push_back((id, next));
+            queue.push_back((id, depth + 1, next));
         }
     }
     Found::None(parents.len())

@@ -12,7 +12,7 @@
 //! checks earlier than the model (a gap, named), and what ran must neither diverge nor break an
 //! invariant.
 
-use super::search::{followable, shortest_followable, Found};
+use super::search::{followable, shortest_followable, shortest_followable_within, Found};
 use super::spec::{HeadTrim, Paros, Spec};
 use super::{PathRun, Segments};
 use felix_core::rules::{Invariant, Layer, TwinName};
@@ -38,6 +38,9 @@ pub struct TwinConform<A = Action, S = State> {
     /// The path run on the core: the model's shortest counterexample, or the shortest the core can
     /// follow.
     pub path: Vec<A>,
+    /// The passing configuration whose bounds the path was found in, where the twin's own bounds
+    /// hold none the core can follow (None: the twin's own bounds).
+    pub bounds_of: Option<&'static str>,
     /// The path on the core with the twin's rule off; None when the core has no such switch.
     pub with_twin: Option<PathRun<A, S>>,
     /// The path on the core with every rule on, held to the base configuration's model.
@@ -122,7 +125,14 @@ pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
         segments: Segments::Model,
     };
     let model_shortest = model_path.len();
-    let (path, gap) = path_for(spec, expected.name(), model_path);
+    let (mut path, mut gap) = path_for(spec, expected.name(), model_path);
+    let (mut spec, mut base, mut bounds_of) = (spec, base, None);
+    if gap.is_some() {
+        if let Some((other, other_path)) = followable_in_other_bounds(config, rules, expected) {
+            spec.config = leak_with_bounds(config, other);
+            (path, gap, base, bounds_of) = (other_path, None, other, Some(other.name));
+        }
+    }
     let with_twin = switch.then(|| spec.run(&path));
     let every_rule_on = HeadTrim {
         config: base,
@@ -136,10 +146,52 @@ pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
         expected,
         model_shortest,
         path,
+        bounds_of,
         with_twin,
         every_rule_on,
         gap,
     })
+}
+
+/// `twin` (its switches and expectation) with `other`'s bounds, based on `other`. Leaked: a
+/// model's configuration is `'static`, and this is built at most once per passing configuration
+/// for a twin whose own bounds hold no path the core can follow.
+fn leak_with_bounds(twin: &'static Config, other: &'static Config) -> &'static Config {
+    Box::leak(Box::new(Config {
+        base: Some(other.name),
+        bounds: other.bounds,
+        ..*twin
+    }))
+}
+
+/// Where a twin's own bounds hold no counterexample the core can follow: the shortest one under
+/// the bounds of any passing configuration (the first in the registry's order among the
+/// shortest), with that configuration. The twin's switches and invariant are the same; only the
+/// bounds grow, so the path still shows the twin's rule off, in a world the core can reach.
+fn followable_in_other_bounds(
+    twin: &'static Config,
+    rules: Rules,
+    expected: Invariant,
+) -> Option<(&'static Config, Vec<Action>)> {
+    let mut best: Option<(&'static Config, Vec<Action>)> = None;
+    for other in FelixHeadTrim::configs() {
+        if other.twin.is_some() || other.bounds == twin.bounds {
+            continue;
+        }
+        let spec = HeadTrim {
+            config: leak_with_bounds(twin, other),
+            rules,
+            segments: Segments::Model,
+        };
+        // Only a strictly shorter path can win: no need to search deeper than that.
+        let steps_max = best
+            .as_ref()
+            .map_or(usize::MAX, |(_, path)| path.len().saturating_sub(1));
+        if let Found::Path(path) = shortest_followable_within(spec, expected.name(), steps_max) {
+            best = Some((other, path));
+        }
+    }
+    best
 }
 
 /// A ParosTrimJump twin whose core switch cannot break the model's named invariant on any of the
@@ -220,6 +272,7 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
         expected,
         model_shortest,
         path,
+        bounds_of: None,
         with_twin: Some(with_twin),
         every_rule_on,
         gap,
