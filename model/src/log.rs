@@ -119,3 +119,50 @@ impl<R: Packed> fmt::Display for Log<R> {
         write!(formatter, "<<{}>>", records.join(", "))
     }
 }
+
+/// Packs a record's kind (in the low `kind_bits`) and three small fields (each in its width, in
+/// order, above the kind) into 16 bits: how both specs' `Packed::pack` lay a record out.
+#[inline]
+pub fn pack_fields(kind: u16, kind_bits: u32, fields: [(u8, u32); 3]) -> u16 {
+    let mut bits = kind;
+    let mut shift = kind_bits;
+    for (value, width) in fields {
+        assert!(u32::from(value) < 1 << width, "record field out of range");
+        bits |= u16::from(value) << shift;
+        shift += width;
+    }
+    debug_assert!(shift <= 16, "a record is 16 bits");
+    bits
+}
+
+/// The kind and the three fields `pack_fields` packed into `bits`, with the same widths.
+#[inline]
+pub fn unpack_fields(bits: u16, kind_bits: u32, widths: [u32; 3]) -> (u16, [u8; 3]) {
+    let mut fields = [0; 3];
+    let mut shift = kind_bits;
+    for (field, width) in fields.iter_mut().zip(widths) {
+        *field = ((bits >> shift) & ((1 << width) - 1)) as u8;
+        shift += width;
+    }
+    (bits & ((1 << kind_bits) - 1), fields)
+}
+
+/// Writes a record as TLC prints one: `[name |-> value, ...]`, fields in alphabetical order, the
+/// kind's letter quoted as TLC quotes a string.
+pub fn write_tlc_record(
+    formatter: &mut fmt::Formatter<'_>,
+    kind: (&str, &str),
+    fields: [(&str, u8); 3],
+) -> fmt::Result {
+    let mut parts: Vec<(&str, String)> = fields
+        .iter()
+        .map(|&(name, value)| (name, value.to_string()))
+        .collect();
+    parts.push((kind.0, format!("\"{}\"", kind.1)));
+    parts.sort();
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|(name, value)| format!("{name} |-> {value}"))
+        .collect();
+    write!(formatter, "[{}]", parts.join(", "))
+}

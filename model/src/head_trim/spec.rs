@@ -69,10 +69,10 @@ impl fmt::Display for Record {
             Kind::Trim => "t",
             Kind::Noop => "n",
         };
-        write!(
+        crate::log::write_tlc_record(
             formatter,
-            "[f |-> {}, h |-> {}, k |-> \"{k}\", t |-> {}]",
-            self.f, self.h, self.t
+            ("k", k),
+            [("f", self.f), ("h", self.h), ("t", self.t)],
         )
     }
 }
@@ -80,30 +80,19 @@ impl fmt::Display for Record {
 impl crate::log::Packed for Record {
     /// Packs a record into 16 bits: `k` 2 bits, `h` 3 bits, `t` 5 bits, `f` 6 bits.
     fn pack(self) -> u16 {
-        assert!(
-            self.h < 8 && self.t < 32 && self.f < 64,
-            "record field out of range"
-        );
-        (self.k as u16)
-            | (u16::from(self.h) << 2)
-            | (u16::from(self.t) << 5)
-            | (u16::from(self.f) << 10)
+        crate::log::pack_fields(self.k as u16, 2, [(self.h, 3), (self.t, 5), (self.f, 6)])
     }
 
     /// Unpacks a record packed by `pack`.
     fn unpack(bits: u16) -> Record {
-        let k = match bits & 0b11 {
+        let (k, [h, t, f]) = crate::log::unpack_fields(bits, 2, [3, 5, 6]);
+        let k = match k {
             0 => Kind::Empty,
             1 => Kind::Write,
             2 => Kind::Trim,
             _ => Kind::Noop,
         };
-        Record {
-            k,
-            h: ((bits >> 2) & 0b111) as u8,
-            t: ((bits >> 5) & 0b1_1111) as u8,
-            f: ((bits >> 10) & 0b11_1111) as u8,
-        }
+        Record { k, h, t, f }
     }
 }
 

@@ -57,36 +57,25 @@ pub struct Record {
 impl crate::log::Packed for Record {
     /// Packs a record into 16 bits: `k` 3 bits, `o` 3 bits, `t` 4 bits, `u` 6 bits.
     fn pack(self) -> u16 {
-        assert!(
-            self.o < 8 && self.t < 16 && self.u < 64,
-            "record field out of range"
-        );
-        (self.k as u16)
-            | (u16::from(self.o) << 3)
-            | (u16::from(self.t) << 6)
-            | (u16::from(self.u) << 10)
+        crate::log::pack_fields(self.k as u16, 3, [(self.o, 3), (self.t, 4), (self.u, 6)])
     }
 
     /// Unpacks a record packed by `pack`.
     fn unpack(bits: u16) -> Record {
-        let k = match bits & 0b111 {
+        let (k, [o, t, u]) = crate::log::unpack_fields(bits, 3, [3, 4, 6]);
+        let k = match k {
             0 => Kind::Empty,
             1 => Kind::Write,
             2 => Kind::Truncate,
             3 => Kind::SetLeader,
             _ => Kind::Noop,
         };
-        Record {
-            k,
-            o: ((bits >> 3) & 0b111) as u8,
-            t: ((bits >> 6) & 0b1111) as u8,
-            u: ((bits >> 10) & 0b11_1111) as u8,
-        }
+        Record { k, o, t, u }
     }
 }
 
 impl fmt::Display for Record {
-    /// TLC's rendering: fields in the order TLC prints them.
+    /// TLC's rendering: fields in alphabetical order.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         let k = match self.k {
             Kind::Empty => "?",
@@ -95,10 +84,10 @@ impl fmt::Display for Record {
             Kind::SetLeader => "s",
             Kind::Noop => "n",
         };
-        write!(
+        crate::log::write_tlc_record(
             formatter,
-            "[k |-> \"{k}\", o |-> {}, t |-> {}, u |-> {}]",
-            self.o, self.t, self.u
+            ("k", k),
+            [("o", self.o), ("t", self.t), ("u", self.u)],
         )
     }
 }

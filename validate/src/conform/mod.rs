@@ -23,12 +23,12 @@ pub mod spec;
 pub mod twins;
 pub mod walk;
 
-use self::core::Core;
 use felix_audits::Violation;
 use felix_core::Rules;
 use felix_model::head_trim::config::Config;
-use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
+use felix_model::head_trim::spec::{Action, State};
 use project::Difference;
+use spec::Spec as _;
 use stateright::Model;
 
 /// An action after which the core is not in the model's next state, or which the core could not
@@ -135,28 +135,43 @@ pub fn run_path_in(
     segments: Segments,
     actions: &[Action],
 ) -> PathRun {
-    let model = FelixHeadTrim::new(config);
+    spec::HeadTrim {
+        config,
+        rules,
+        segments,
+    }
+    .run(actions)
+}
+
+/// Runs `actions` from the model's `Init` on the spec's core, one at a time: a path stops at the
+/// first action the model refuses, the first the core cannot take (a gap), or the first
+/// divergence; every audit judges the history of what ran.
+pub(crate) fn drive<S: spec::Spec>(spec: S, actions: &[S::Action]) -> PathRun<S::Action, S::State> {
+    let model = spec.model();
     let (mut run, mut state) = PathRun::from_init(&model);
-    let bounds = &config.bounds;
-    let seg_size = match segments {
-        Segments::Model => u64::from(bounds.seg_size),
-        Segments::Never => 1 << 20,
-    };
-    let mut core = match Core::start(bounds.brokers, bounds.holders, seg_size, rules) {
+    let mut core = match spec.start_core() {
         Ok(core) => core,
         Err(error) => {
             run.divergence = Some(Divergence {
                 step: 0,
                 action: "Init".to_string(),
                 what: error,
-                model_state: project::describe_model(&state, config),
+                model_state: spec.describe_model(&model, &state),
                 core_state: String::new(),
             });
             return run;
         }
     };
-    if let Some(difference) = project::compare(&core, config, &state) {
-        run.divergence = Some(diverged(0, "Init", difference, &state, &core, config));
+    if let Some(difference) = spec.compare(&core, &model, &state) {
+        let model_state = spec.describe_model(&model, &state);
+        let core_state = spec.describe_core(&core);
+        run.divergence = Some(diverged_with(
+            0,
+            "Init",
+            difference,
+            model_state,
+            core_state,
+        ));
     }
     for (index, &action) in actions.iter().enumerate() {
         if run.divergence.is_some() {
@@ -166,11 +181,13 @@ pub fn run_path_in(
             run.refused = Some((index + 1, action));
             break;
         };
-        if let Err(why) = spec::takes_head_trim(config, &state, &action) {
+        if let Err(why) = spec.takes(&state, &action) {
             run.gap = Some((index + 1, action, why));
             break;
         }
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.apply(action)));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            spec.apply(&mut core, action)
+        }));
         let driven = match outcome {
             Ok(driven) => driven,
             Err(_) => Err("the core panicked".to_string()),
@@ -182,16 +199,18 @@ pub fn run_path_in(
                 model: String::new(),
                 core: String::new(),
             }),
-            Ok(()) => project::compare(&core, config, &next),
+            Ok(()) => spec.compare(&core, &model, &next),
         };
+        spec.after_step(&mut core);
         if let Some(difference) = difference {
-            run.divergence = Some(diverged(
+            let model_state = spec.describe_model(&model, &next);
+            let core_state = spec.describe_core(&core);
+            run.divergence = Some(diverged_with(
                 index + 1,
                 &action.to_string(),
                 difference,
-                &next,
-                &core,
-                config,
+                model_state,
+                core_state,
             ));
         }
         state = next;
@@ -223,21 +242,4 @@ pub(crate) fn diverged_with(
         model_state,
         core_state,
     }
-}
-
-fn diverged(
-    step: usize,
-    action: &str,
-    difference: Difference,
-    model_state: &State,
-    core: &Core,
-    config: &Config,
-) -> Divergence {
-    diverged_with(
-        step,
-        action,
-        difference,
-        project::describe_model(model_state, config),
-        project::describe(core, config),
-    )
 }

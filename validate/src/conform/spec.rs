@@ -3,8 +3,10 @@
 //! how a path is run on the core. The graph search, the walks and the cover (`super::walk`) and the
 //! counterexample search (`super::search`) are written once over it.
 
-use super::paros::takes as takes_paros;
-use super::{run_path_in, PathRun, Segments};
+use super::core::Core;
+use super::paros::{self, takes as takes_paros};
+use super::project::Difference;
+use super::{PathRun, Segments};
 use felix_core::Rules;
 use felix_model::head_trim::config::Config;
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
@@ -43,8 +45,23 @@ pub trait Spec: Copy {
     /// Whether `takes` ever refuses in this configuration (then the cover also counts the edges
     /// of the whole graph it leaves out).
     fn filters(self) -> bool;
+    /// A core under the spec's rules in the model's `Init`, or why it could not start.
+    fn start_core(self) -> Result<Core, String>;
+    /// Carries `action` out on the core (deliveries, ticks, syncs, client requests).
+    fn apply(self, core: &mut Core, action: Self::Action) -> Result<(), String>;
+    /// The first difference between the core and the model state the step led to (`next`).
+    fn compare(self, core: &Core, model: &Self::Model, next: &Self::State) -> Option<Difference>;
+    /// What the core is held to after the step that led to `next`, in words.
+    fn describe_model(self, model: &Self::Model, next: &Self::State) -> String;
+    /// The core's state, projected, in words.
+    fn describe_core(self, core: &Core) -> String;
+    /// After each step's comparison (ParosTrimJump samples the core's nodes for its audits).
+    fn after_step(self, _core: &mut Core) {}
+
     /// Runs `actions` on the core (with the spec's rules), held to the model after each.
-    fn run(self, actions: &[Self::Action]) -> PathRun<Self::Action, Self::State>;
+    fn run(self, actions: &[Self::Action]) -> PathRun<Self::Action, Self::State> {
+        super::drive(self, actions)
+    }
 
     /// A class's facts in words (for reports).
     fn describe_class(self, class: Class) -> String {
@@ -158,8 +175,29 @@ impl Spec for HeadTrim {
         self.config.switches.retention_deletes()
     }
 
-    fn run(self, actions: &[Action]) -> PathRun {
-        run_path_in(self.config, self.rules, self.segments, actions)
+    fn start_core(self) -> Result<Core, String> {
+        let bounds = &self.config.bounds;
+        let seg_size = match self.segments {
+            Segments::Model => u64::from(bounds.seg_size),
+            Segments::Never => 1 << 20,
+        };
+        Core::start(bounds.brokers, bounds.holders, seg_size, self.rules)
+    }
+
+    fn apply(self, core: &mut Core, action: Action) -> Result<(), String> {
+        core.apply(action)
+    }
+
+    fn compare(self, core: &Core, _: &FelixHeadTrim, next: &State) -> Option<Difference> {
+        super::project::compare(core, self.config, next)
+    }
+
+    fn describe_model(self, _: &FelixHeadTrim, next: &State) -> String {
+        super::project::describe_model(next, self.config)
+    }
+
+    fn describe_core(self, core: &Core) -> String {
+        super::project::describe(core, self.config)
     }
 }
 
@@ -245,7 +283,29 @@ impl Spec for Paros {
         true
     }
 
-    fn run(self, actions: &[ParosAction]) -> PathRun<ParosAction, ParosState> {
-        super::paros::run_path(self.config, self.rules, self.segments, actions)
+    fn start_core(self) -> Result<Core, String> {
+        let bounds = &self.config.bounds;
+        paros::driver::start(bounds.voters, bounds.replicas, self.rules, self.segments)
+    }
+
+    fn apply(self, core: &mut Core, action: ParosAction) -> Result<(), String> {
+        paros::driver::apply(core, action)
+    }
+
+    fn compare(self, core: &Core, model: &ParosTrimJump, next: &ParosState) -> Option<Difference> {
+        paros::differs(core, model, self.segments, next)
+    }
+
+    fn describe_model(self, model: &ParosTrimJump, next: &ParosState) -> String {
+        let expected = paros::expected(model, self.segments, next);
+        paros::project::describe_model(&expected, self.config)
+    }
+
+    fn describe_core(self, core: &Core) -> String {
+        paros::project::describe(core, self.config)
+    }
+
+    fn after_step(self, core: &mut Core) {
+        paros::driver::sample(core);
     }
 }

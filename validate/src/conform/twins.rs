@@ -12,6 +12,8 @@
 //! checks earlier than the model (a gap, named), and what ran must neither diverge nor break an
 //! invariant.
 
+use super::core::Core;
+use super::project::Difference;
 use super::search::{followable, shortest_followable, shortest_followable_within, Found};
 use super::spec::{HeadTrim, Paros, Spec};
 use super::{PathRun, Segments};
@@ -312,7 +314,22 @@ impl<S: Spec> Spec for Unfiltered<S> {
     fn filters(self) -> bool {
         false
     }
-    fn run(self, actions: &[S::Action]) -> PathRun<S::Action, S::State> {
-        self.0.run(actions)
+    fn start_core(self) -> Result<Core, String> {
+        self.0.start_core()
+    }
+    fn apply(self, core: &mut Core, action: S::Action) -> Result<(), String> {
+        self.0.apply(core, action)
+    }
+    fn compare(self, core: &Core, model: &S::Model, next: &S::State) -> Option<Difference> {
+        self.0.compare(core, model, next)
+    }
+    fn describe_model(self, model: &S::Model, next: &S::State) -> String {
+        self.0.describe_model(model, next)
+    }
+    fn describe_core(self, core: &Core) -> String {
+        self.0.describe_core(core)
+    }
+    fn after_step(self, core: &mut Core) {
+        self.0.after_step(core)
     }
 }

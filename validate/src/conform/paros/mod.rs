@@ -14,7 +14,8 @@ pub mod project;
 
 use super::core::Core;
 use super::project::Difference;
-use super::{diverged_with, PathRun, Segments};
+use super::spec::Spec as _;
+use super::{PathRun, Segments};
 use felix_core::Rules;
 use felix_model::paros::config::ParosConfig;
 use felix_model::paros::spec::{Action, Kind, ParosTrimJump, State};
@@ -106,7 +107,7 @@ pub fn compacted(model: &ParosTrimJump, state: &State) -> State {
 /// The model state the core is held to after the step that led to `next`: on a core that
 /// compacts, `next` with every `Compact` it enables taken (the core compacts in the step); on one
 /// that never compacts, `next` as it is.
-fn expected(model: &ParosTrimJump, segments: Segments, next: &State) -> State {
+pub(crate) fn expected(model: &ParosTrimJump, segments: Segments, next: &State) -> State {
     match segments {
         Segments::Model => compacted(model, next),
         Segments::Never => next.clone(),
@@ -117,7 +118,7 @@ fn expected(model: &ParosTrimJump, segments: Segments, next: &State) -> State {
 /// compacting core that did not compact is held to `next` itself, which is a state of the model too
 /// (a `Compact` may wait: the FloorPastCommit twin's leader moves its floor at append, and its walk
 /// then has nothing to compact for).
-fn differs(
+pub(crate) fn differs(
     core: &Core,
     model: &ParosTrimJump,
     segments: Segments,
@@ -141,76 +142,10 @@ pub fn run_path(
     segments: Segments,
     actions: &[Action],
 ) -> PathRun<Action, State> {
-    let model = ParosTrimJump::new(config);
-    let (mut run, mut state) = PathRun::from_init(&model);
-    let bounds = &config.bounds;
-    let mut core = match driver::start(bounds.voters, bounds.replicas, rules, segments) {
-        Ok(core) => core,
-        Err(error) => {
-            run.divergence = Some(diverged_with(
-                0,
-                "Init",
-                Difference {
-                    variable: error,
-                    model: String::new(),
-                    core: String::new(),
-                },
-                project::describe_model(&state, config),
-                String::new(),
-            ));
-            return run;
-        }
-    };
-    if let Some(difference) = project::compare(&core, config, &state) {
-        run.divergence = Some(diverged_with(
-            0,
-            "Init",
-            difference,
-            project::describe_model(&state, config),
-            project::describe(&core, config),
-        ));
+    super::spec::Paros {
+        config,
+        rules,
+        segments,
     }
-    for (index, &action) in actions.iter().enumerate() {
-        if run.divergence.is_some() {
-            break;
-        }
-        let Some(next) = model.next_state(&state, action) else {
-            run.refused = Some((index + 1, action));
-            break;
-        };
-        if let Err(why) = takes(config, rules, segments, &state, &action) {
-            run.gap = Some((index + 1, action, why));
-            break;
-        }
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            driver::apply(&mut core, action)
-        }));
-        let driven = match outcome {
-            Ok(driven) => driven,
-            Err(_) => Err("the core panicked".to_string()),
-        };
-        run.actions_run = index + 1;
-        let difference = match driven {
-            Err(reason) => Some(Difference {
-                variable: format!("the driver: {reason}"),
-                model: String::new(),
-                core: String::new(),
-            }),
-            Ok(()) => differs(&core, &model, segments, &next),
-        };
-        driver::sample(&mut core);
-        if let Some(difference) = difference {
-            run.divergence = Some(diverged_with(
-                index + 1,
-                &action.to_string(),
-                difference,
-                project::describe_model(&expected(&model, segments, &next), config),
-                project::describe(&core, config),
-            ));
-        }
-        state = next;
-        run.states.push(state.clone());
-    }
-    run.violations = felix_audits::audit(&core.env.history).violations;
-    run
+    .run(actions)
 }
