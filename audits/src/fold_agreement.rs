@@ -20,6 +20,7 @@ use crate::log::CommittedLog;
 use crate::{step_ref, Violation, FOLD_AGREEMENT};
 use felix_core::api::ClientId;
 use felix_core::client::checkpoint::{checksum, RunRecord};
+use felix_core::client::folder::Fold;
 use felix_core::history::Event;
 use felix_core::record::{Command, Offset};
 use std::collections::{BTreeMap, BTreeSet};
@@ -85,39 +86,108 @@ fn broken_run(
     None
 }
 
+/// A restore from (or a comparison with) committed records that are not one whole run.
+fn restored_from_a_broken_run(
+    history: &[Event],
+    log: &mut Option<CommittedLog>,
+    step: usize,
+    event: &Event,
+) -> Option<Violation> {
+    let (Event::CheckpointRestored { client, begin, end }
+    | Event::CheckpointCompared {
+        client, begin, end, ..
+    }) = event
+    else {
+        return None;
+    };
+    let log = log.get_or_insert_with(|| CommittedLog::from_history(history));
+    let (why, committed) = broken_run(history, log, *begin, *end)?;
+    let verb = match event {
+        Event::CheckpointRestored { .. } => "restored from",
+        _ => "compared its fold with",
+    };
+    Some(
+        Violation::new(
+            FOLD_AGREEMENT,
+            step,
+            format!(
+                "client {client} {verb} the checkpoint run {begin}..={end}, which is not a whole \
+                 run: {why} (committed at {})",
+                step_ref(committed)
+            ),
+        )
+        .with_clients(vec![*client]),
+    )
+}
+
+/// What every fold must be: the fold of the committed log's application writes, from offset 1
+/// up to the first offset the history does not show committed.
+struct Reference {
+    /// Offset of each application write -> the digest after folding it.
+    digests: BTreeMap<Offset, u64>,
+    /// Every record `1..=known_to` is in the history's committed log.
+    known_to: Offset,
+}
+
+impl Reference {
+    /// Folds the committed log as a folder would. Checkpoint runs are not application writes.
+    /// Trim records are folded (with an empty body) only where the run's folders folded one:
+    /// that is what its reads delivered (the VisibleTrims twin's readers see trims).
+    fn of(history: &[Event], log: &CommittedLog) -> Reference {
+        let folded: BTreeSet<Offset> = history
+            .iter()
+            .filter_map(|event| match event {
+                Event::Folded { offset, .. } => Some(*offset),
+                _ => None,
+            })
+            .collect();
+        let trims_delivered = log.iter(history).any(|(_, entry)| {
+            matches!(entry.command, Command::Trim { .. }) && folded.contains(&entry.offset)
+        });
+        let mut fold = Fold::empty();
+        let mut digests = BTreeMap::new();
+        let mut known_to = 0;
+        for (_, entry) in log.iter(history) {
+            if entry.offset != known_to + 1 {
+                break;
+            }
+            known_to = entry.offset;
+            let body: &[u8] = match &entry.command {
+                Command::Write { body, .. } if RunRecord::decode(body).is_none() => body,
+                Command::Trim { .. } if trims_delivered => &[],
+                _ => continue,
+            };
+            fold.apply(entry.offset, body);
+            digests.insert(entry.offset, fold.digest);
+        }
+        Reference { digests, known_to }
+    }
+
+    /// The digest every fold must have reached at `offset`, if the history shows the log up to it.
+    fn at(&self, offset: Offset) -> Option<u64> {
+        (offset <= self.known_to).then(|| {
+            self.digests
+                .range(..=offset)
+                .next_back()
+                .map_or(Fold::empty().digest, |(_, digest)| *digest)
+        })
+    }
+}
+
 /// The violations of FoldAgreement in `history`.
+///
+/// A fold at an offset the history shows the whole committed log up to is held to the fold of
+/// that log (`Reference`): folders that all lost the prefix the same way agree with each other and
+/// are still wrong. Above that, folds are held to each other (the first fold of each offset).
 pub fn check(history: &[Event]) -> Vec<Violation> {
     // offset -> (digest, client, step) of its first fold.
     let mut first: BTreeMap<Offset, (u64, ClientId, usize)> = BTreeMap::new();
     let mut reported: BTreeSet<Offset> = BTreeSet::new();
     let mut violations = Vec::new();
     let mut log: Option<CommittedLog> = None;
+    let mut reference: Option<Reference> = None;
     for (step, event) in history.iter().enumerate() {
-        if let Event::CheckpointRestored { client, begin, end }
-        | Event::CheckpointCompared {
-            client, begin, end, ..
-        } = event
-        {
-            let log = log.get_or_insert_with(|| CommittedLog::from_history(history));
-            if let Some((why, committed)) = broken_run(history, log, *begin, *end) {
-                let verb = match event {
-                    Event::CheckpointRestored { .. } => "restored from",
-                    _ => "compared its fold with",
-                };
-                violations.push(
-                    Violation::new(
-                        FOLD_AGREEMENT,
-                        step,
-                        format!(
-                            "client {client} {verb} the checkpoint run {begin}..={end}, which is \
-                             not a whole run: {why} (committed at {})",
-                            step_ref(committed)
-                        ),
-                    )
-                    .with_clients(vec![*client]),
-                );
-            }
-        }
+        violations.extend(restored_from_a_broken_run(history, &mut log, step, event));
         if let Event::CheckpointCompared {
             client,
             begin,
@@ -150,6 +220,25 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
         else {
             continue;
         };
+        let log = log.get_or_insert_with(|| CommittedLog::from_history(history));
+        let reference = reference.get_or_insert_with(|| Reference::of(history, log));
+        if let Some(expected) = reference.at(*offset) {
+            if expected != *digest && reported.insert(*offset) {
+                violations.push(
+                    Violation::new(
+                        FOLD_AGREEMENT,
+                        step,
+                        format!(
+                            "client {client} folded offset {offset} to digest {digest:#x}, but \
+                             the committed log's application writes up to {offset} fold to \
+                             {expected:#x}"
+                        ),
+                    )
+                    .with_clients(vec![*client]),
+                );
+            }
+            continue;
+        }
         let (first_digest, first_client, first_step) =
             *first.entry(*offset).or_insert((*digest, *client, step));
         if first_digest != *digest && reported.insert(*offset) {
@@ -298,6 +387,98 @@ mod tests {
             folded(3, 2, 20),
         ];
         assert_eq!(check(&history), vec![]);
+    }
+
+    /// `Committed` events for `commands` at offsets 1.. (node 0, term 1).
+    fn committed(commands: Vec<Command>) -> Vec<Event> {
+        commands
+            .into_iter()
+            .enumerate()
+            .map(|(index, command)| Event::Committed {
+                node: 0,
+                entry: Entry {
+                    offset: index as Offset + 1,
+                    term: 1,
+                    command,
+                },
+            })
+            .collect()
+    }
+
+    fn write(body: &[u8]) -> Command {
+        Command::Write {
+            body: body.to_vec(),
+            headers: Headers::default(),
+        }
+    }
+
+    /// The fold of `writes` (offset, body), as a folder reaches it.
+    fn fold_of(writes: &[(Offset, &[u8])]) -> u64 {
+        let mut fold = Fold::empty();
+        for (offset, body) in writes {
+            fold.apply(*offset, body);
+        }
+        fold.digest
+    }
+
+    /// Two folders that both lost the prefix (moved up to the floor with nothing to restore from)
+    /// and folded on from an empty state agree with each other, and are both wrong: each fold is
+    /// held to the committed log's. Folders that folded the whole log hold.
+    #[test]
+    fn folders_agreeing_on_a_lost_prefix_break_it() {
+        let log = committed(vec![write(b"a"), write(b"b"), write(b"c")]);
+        let right = fold_of(&[(1, b"a"), (2, b"b"), (3, b"c")]);
+        let mut good = log.clone();
+        good.extend([folded(1, 3, right), folded(2, 3, right)]);
+        assert_eq!(check(&good), vec![]);
+
+        let from_empty = fold_of(&[(3, b"c")]);
+        let mut lost = log.clone();
+        lost.extend([folded(1, 3, from_empty), folded(2, 3, from_empty)]);
+        let violations = check(&lost);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert_eq!(violations[0].step, 3);
+        assert!(
+            violations[0]
+                .message
+                .contains("the committed log's application writes up to 3 fold to"),
+            "{}",
+            violations[0].message
+        );
+
+        // Above the first offset the history does not show committed, folds are held to each
+        // other only.
+        let mut unknown = committed(vec![write(b"a")]);
+        unknown.extend([folded(1, 3, from_empty), folded(2, 3, from_empty)]);
+        assert_eq!(check(&unknown), vec![]);
+    }
+
+    /// Checkpoint runs and noops are not application writes; a trim is folded (empty body) only
+    /// where the run's folders folded one (the VisibleTrims twin's readers see trims).
+    #[test]
+    fn the_reference_folds_what_reads_deliver() {
+        let trim = Command::Trim {
+            floor: 1,
+            headers: Headers::default(),
+            fence: None,
+        };
+        let log = committed(vec![
+            write(b"a"),
+            write(&RunRecord::Begin.encode()),
+            trim,
+            write(b"d"),
+        ]);
+        let writes_only = fold_of(&[(1, b"a"), (4, b"d")]);
+        let mut history = log.clone();
+        history.push(folded(1, 4, writes_only));
+        assert_eq!(check(&history), vec![]);
+        let with_trim = fold_of(&[(1, b"a"), (3, b""), (4, b"d")]);
+        let mut visible = log.clone();
+        visible.extend([
+            folded(1, 3, fold_of(&[(1, b"a"), (3, b"")])),
+            folded(1, 4, with_trim),
+        ]);
+        assert_eq!(check(&visible), vec![]);
     }
 
     /// A client reaching a different state at an offset breaks it, reported once per offset.

@@ -16,6 +16,7 @@
 //! floors, stale-read matching) at scale.
 
 use felix_core::api::{ReadFrom, ReadRecord, Reply, Request};
+use felix_core::client::folder::Fold;
 use felix_core::history::{Event, Phase};
 use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term};
 
@@ -66,6 +67,8 @@ struct Reference {
     floor: Offset,
     /// The fold digest after each offset (index offset - 1).
     digests: Vec<u64>,
+    /// The fold of the application writes appended so far.
+    fold: Fold,
     folded: Offset,
 }
 
@@ -114,9 +117,12 @@ impl Reference {
             term: self.term,
             command,
         };
-        let digest = self.digests.last().copied().unwrap_or(0).rotate_left(5)
-            ^ offset.wrapping_mul(0x100_0000_01B3);
-        self.digests.push(digest);
+        // The folders' state: the fold of every application write so far (FoldAgreement holds
+        // each fold to the committed log's).
+        if let Command::Write { body, .. } = &entry.command {
+            self.fold.apply(offset, body);
+        }
+        self.digests.push(self.fold.digest);
         if let Command::Trim { floor, .. } = entry.command {
             self.floor = self.floor.max(floor);
         }
@@ -331,6 +337,10 @@ impl Reference {
             return;
         }
         self.folded += 1;
+        // A folder folds the records a read delivers: writes.
+        if !matches!(self.entry(self.folded).command, Command::Write { .. }) {
+            return;
+        }
         for client in [3, 4] {
             self.history.push(Event::Folded {
                 client,
@@ -428,6 +438,7 @@ pub fn correct_history(seed: u64, steps: usize) -> Vec<Event> {
         epoch: 1,
         floor: 0,
         digests: Vec::new(),
+        fold: Fold::empty(),
         folded: 0,
     };
     reference.history.push(Event::LeaseGranted {
