@@ -5,7 +5,8 @@
 # worktree under target/bugbench/ (the working tree is never touched): `git apply` the patch,
 # build felix with the `mutant-sweep` profile (incremental: one worktree, `git checkout -- .`
 # between bugs), then run the layers in order until one catches the bug:
-#   sweep     felix sweep --seeds 0..N --fail-fast
+#   sweep     felix sweep --seeds 0..N --fail-fast (and, as the main job's --require-coverage,
+#             every cataloged behaviour the unpatched sweep reaches must be reached)
 #   guided    felix sweep --guided --seeds 0..N          (N runs; stopped at its first failing run)
 #   validate  felix sweep --seeds 0..N --validate --fail-fast
 # and print one table row per bug: the bug, the layer that caught it (sweep / guided / validate /
@@ -204,7 +205,8 @@ for patch in "${patches[@]}"; do
         # A memory cap (virtual, 10 GiB), as in scripts/mutants.sh: a bug can make a run grow
         # without bound.
         verdict="$(ulimit -v 10485760; cd "$tree" && nice -n 19 python3 "$root/bugbench/layer.py" \
-            "$felix" "$layer" "$seeds" "$jobs" "$timeout" "$logs/$name.$layer.log")"
+            "$felix" "$layer" "$seeds" "$jobs" "$timeout" "$logs/$name.$layer.log" \
+            "$logs/base.sweep.log")"
         IFS=$'\t' read -r outcome first invariant <<< "$verdict"
         case "$outcome" in
             caught)
