@@ -1,9 +1,13 @@
-//! FoldAgreement: every client folds the same record (offset) to the same state (digest).
+//! FoldAgreement: every client folds the same record (offset) to the same state (digest), and
+//! that state is the fold of the committed log.
 //!
-//! Every `Folded { client, offset, digest }` is compared with the first fold of the same offset
-//! (by any client, including the same client after a restore): a different digest is a
-//! violation, reported once per offset. A folder that restored from a checkpoint and folds on
-//! from its `End` must reach the digests the clients that folded the whole prefix reached.
+//! Every `Folded { client, offset, digest }` at an offset the history shows the whole committed
+//! log up to (every record from offset 1 committed) is compared with the fold of that log's
+//! application writes (`Reference`): clients that all lost the prefix the same way agree with
+//! each other and are still wrong. Above that offset, a fold is compared with the first fold of
+//! the same offset (by any client, including the same client after a restore). A different
+//! digest is a violation, reported once per offset. A folder that restored from a checkpoint and
+//! folds on from its `End` must reach the digests of the whole prefix.
 //!
 //! A folder that already held the whole prefix compares a checkpoint run with its own state
 //! (`CheckpointCompared`) instead of restoring from it: a checkpoint whose digest differs from
