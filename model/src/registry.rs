@@ -82,14 +82,6 @@ pub fn names() -> Vec<&'static str> {
     names
 }
 
-/// Every spec's main configuration, FelixHeadTrim's first.
-pub fn main_configs() -> [AnyConfig; 2] {
-    [
-        AnyConfig::HeadTrim(FelixHeadTrim::main_config()),
-        AnyConfig::Paros(ParosTrimJump::main_config()),
-    ]
-}
-
 /// One spec's `AnyConfig::check`.
 fn run<S: Spec>(
     config: &'static SpecConfig<S>,

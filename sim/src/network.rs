@@ -239,10 +239,6 @@ impl Network {
         self.clogged_until.clear();
         self.healed = true;
     }
-
-    pub fn blocked_links(&self) -> usize {
-        self.blocked.len()
-    }
 }
 
 #[cfg(test)]
