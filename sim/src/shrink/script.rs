@@ -50,6 +50,8 @@ struct Coarse {
     crashed: BTreeSet<u32>,
     /// When the network cut written last (`partition`) ends, for a clog (which ends on its own).
     cut_until: Option<u64>,
+    /// Per world folder, the count of verbs when its last `fold` was written.
+    folded: BTreeMap<u32, usize>,
 }
 
 impl Coarse {
@@ -86,6 +88,20 @@ impl Coarse {
         } else if let Some(node) = isolated_node(description).filter(|_| faithful) {
             self.push(format!("partition n{node}"));
         }
+    }
+
+    /// A folder's read: the folder is created at its first, and folds (`fold`, to the tail) at
+    /// its first read after any other verb: a folder's later reads continue a fold only when
+    /// something happened since its last.
+    fn folder_read(&mut self, names: &mut BTreeMap<u32, String>, client: u32) {
+        let name = format!("f{client}");
+        if names.insert(client, name.clone()).is_none() {
+            self.push(format!("folder {name}"));
+        } else if self.folded.get(&client) == Some(&self.verbs.len()) {
+            return;
+        }
+        self.push(format!("fold {name}"));
+        self.folded.insert(client, self.verbs.len());
     }
 
     /// Before a line at `time`: a clog that has ended by then is healed.
@@ -126,6 +142,14 @@ pub fn translate_with(shrunk: &Shrunk, faithful: bool) -> Vec<String> {
                     let name = format!("h{epoch}");
                     names.insert(client, name.clone());
                     out.push(format!("lease {name}"));
+                    after_request.insert(client, out.verbs.len());
+                }
+                Event::Requested {
+                    client,
+                    request: Request::Read { .. },
+                    ..
+                } if kind_of(knobs, client) == Kind::Folder => {
+                    out.folder_read(&mut names, client);
                     after_request.insert(client, out.verbs.len());
                 }
                 Event::Requested {
@@ -227,7 +251,7 @@ fn request_verb(
             if names.contains_key(&client) {
                 return None;
             }
-            // A reader (or folder) asking for the first time: created then.
+            // A reader asking for the first time: created then.
             let name = format!("r{client}");
             names.insert(client, name.clone());
             Some(format!("reader {name}\nread {name} all"))
@@ -499,10 +523,14 @@ pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced
     match scenario_of(shrunk, header) {
         Ok(scenario) => Ok(scenario),
         Err(failed) => {
+            let base = super::Base {
+                seed: shrunk.seed,
+                rules: Rules::twin(shrunk.twin),
+                label: shrunk.twin.name().to_string(),
+                fork: shrunk.fork,
+            };
             let original = super::attempt(
-                shrunk.seed,
-                Rules::twin(shrunk.twin),
-                shrunk.twin.name().to_string(),
+                &base,
                 &shrunk.original.knobs,
                 Some(shrunk.original.choices.clone()),
                 true,
