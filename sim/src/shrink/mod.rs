@@ -190,6 +190,32 @@ pub struct Shrunk {
     /// Tries that were kept.
     pub improvements: u64,
     pub stop: Stop,
+    /// Runs the shrinker passed on its way, largest first (the seed's run cut at its violation,
+    /// then kept ones, thinned to at most `PASSED_MAX`): the scenario's fallbacks when the shrunk
+    /// run translates to no reproducing script (`script::scenario`).
+    pub passed: Vec<Kept>,
+}
+
+/// A run the shrinker kept: its knobs, its recording, and the history index of its violation
+/// (where it is cut).
+#[derive(Clone, Debug)]
+pub struct Kept {
+    pub knobs: Knobs,
+    pub choices: Choices,
+    pub at: usize,
+}
+
+impl Kept {
+    /// The run again, cut right after its violation, with its trace and schedule.
+    pub fn replay(&self, base: &Base) -> Attempt {
+        attempt(
+            base,
+            &self.knobs,
+            Some(self.choices.clone()),
+            true,
+            Some(Cut::at(self.at)),
+        )
+    }
 }
 
 /// Why a seed cannot be shrunk.
@@ -220,12 +246,16 @@ const CHUNKS_FIRST: usize = 8;
 /// Past this many spans per component, spans are single choices (`usize::MAX` chunks), and a
 /// round also lowers single choices.
 const CHUNKS_MAX: usize = 2_048;
+/// The most runs `Shrunk::passed` keeps (thinned evenly past it).
+const PASSED_MAX: usize = 64;
 /// A try's cut in events: twice the best run's events to its violation, plus this (a try that
 /// livelocks stops here instead of at the world's event budget, `world::events_max`).
 const EVENTS_SLACK: u64 = 2_000;
 
 struct Shrinker<'a> {
     base: Base,
+    /// The runs `best` was before (`Shrunk::passed`).
+    passed: Vec<Kept>,
     invariant: Invariant,
     /// The smallest run so far, cut right after its violation.
     best: Attempt,
@@ -301,6 +331,19 @@ impl Shrinker<'_> {
                 candidate.events,
                 candidate.size().0
             ));
+            self.passed.push(Kept {
+                knobs: self.best.knobs.clone(),
+                choices: self.best.choices.clone(),
+                at: self.best_at,
+            });
+            if self.passed.len() > PASSED_MAX {
+                // Thinned evenly, the seed's own run kept: a fallback wants runs of every size.
+                let mut index = 0;
+                self.passed.retain(|_| {
+                    index += 1;
+                    index % 2 == 1
+                });
+            }
             self.best = candidate;
             self.best_at = at;
             return true;
@@ -594,6 +637,7 @@ pub fn shrink(
     let original_to_violation = cut.events;
     let mut shrinker = Shrinker {
         base,
+        passed: Vec::new(),
         invariant,
         best: cut,
         best_at: at,
@@ -629,5 +673,6 @@ pub fn shrink(
         runs: shrinker.runs + 1,
         improvements: shrinker.improvements,
         stop,
+        passed: shrinker.passed,
     })
 }

@@ -517,35 +517,53 @@ pub struct NotReproduced {
 }
 
 /// Translates, verifies and minimizes the shrunk run; renders the file with `header` prose. When
-/// the shrunk run does not translate (the translation is a candidate, see the module doc), the
-/// original run is translated instead: the scenario is then minimized from it by the verb ddmin.
+/// the shrunk run does not translate (the translation is a candidate, see the module doc), runs
+/// the shrinker passed on its way are tried, from the smallest back to the seed's own run
+/// (`fallbacks`): a run that shrank less may keep what the driver needs to follow it.
 pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
-    match scenario_of(shrunk, header) {
-        Ok(scenario) => Ok(scenario),
-        Err(failed) => {
-            let base = super::Base {
-                seed: shrunk.seed,
-                rules: Rules::twin(shrunk.twin),
-                label: shrunk.twin.name().to_string(),
-                fork: shrunk.fork,
-            };
-            let original = super::attempt(
-                &base,
-                &shrunk.original.knobs,
-                Some(shrunk.original.choices.clone()),
-                true,
-                shrunk
-                    .original
-                    .broken_at(shrunk.invariant)
-                    .map(super::Cut::at),
-            );
-            let fallback = Shrunk {
-                shrunk: original,
-                ..shrunk.clone()
-            };
-            scenario_of(&fallback, header).map_err(|_| failed)
+    let failed = match scenario_of(shrunk, header) {
+        Ok(scenario) => return Ok(scenario),
+        Err(failed) => failed,
+    };
+    let base = super::Base {
+        seed: shrunk.seed,
+        rules: Rules::twin(shrunk.twin),
+        label: shrunk.twin.name().to_string(),
+        fork: shrunk.fork,
+    };
+    for kept in fallbacks(&shrunk.passed) {
+        let run = kept.replay(&base);
+        if run.broken_at(shrunk.invariant) != Some(kept.at) {
+            continue;
+        }
+        let fallback = Shrunk {
+            shrunk: run,
+            ..shrunk.clone()
+        };
+        if let Ok(scenario) = scenario_of(&fallback, header) {
+            return Ok(scenario);
         }
     }
+    Err(failed)
+}
+
+/// The most passed runs tried as fallbacks (the seed's own run besides).
+const FALLBACKS_MAX: usize = 6;
+
+/// The passed runs to fall back on, in the order tried: the latest (smallest) first, then ever
+/// further back (the step doubling), at most `FALLBACKS_MAX`, and last the seed's own run.
+fn fallbacks(passed: &[super::Kept]) -> Vec<&super::Kept> {
+    let Some((first, rest)) = passed.split_first() else {
+        return Vec::new();
+    };
+    let mut chosen = Vec::new();
+    let mut back = 1;
+    while back <= rest.len() && chosen.len() < FALLBACKS_MAX {
+        chosen.push(&rest[rest.len() - back]);
+        back *= 2;
+    }
+    chosen.push(first);
+    chosen
 }
 
 /// What `timed_candidate` found: the first schedule translation (for the report), and the one
