@@ -322,7 +322,13 @@ impl Shrinker<'_> {
             // The same run cut earlier must break at the same step (else the tape is flaky).
             return false;
         }
-        let smaller = knobs_changed || candidate.size() < self.best.size();
+        // Simpler knobs are kept when the run drew no more choices to its violation: a knob
+        // change that makes the run longer would undo what the choice passes cut.
+        let smaller = if knobs_changed {
+            candidate.size().0 <= self.best.size().0
+        } else {
+            candidate.size() < self.best.size()
+        };
         if smaller {
             self.improvements += 1;
             (self.progress)(&format!(
