@@ -12,6 +12,7 @@ use crate::args::parse_twin;
 use crate::exit;
 use clap::Args;
 use felix_core::TwinName;
+use felix_sim::fork::Fork;
 use felix_sim::knobs::Knobs;
 use felix_sim::shrink::{self, script, Stop, Target};
 use std::path::PathBuf;
@@ -42,6 +43,10 @@ pub struct ShrinkArgs {
     /// Shrink the run with exactly these knobs (JSON, as a guided sweep prints them).
     #[arg(long)]
     pub knobs: Option<String>,
+    /// Shrink a continuation: the seed's run with every stream that draws the future re-keyed
+    /// after trace step STEP, branch BRANCH (as `felix replay --fork` reruns it).
+    #[arg(long, value_name = "STEP:BRANCH")]
+    pub fork: Option<String>,
     /// The invariant to keep broken (default: the twin's own, if the seed breaks it; else the
     /// run's first finding, which the progress says).
     #[arg(long, value_name = "NAME")]
@@ -153,7 +158,8 @@ names {invariant}.\n",
 }
 
 /// The run to shrink, from the flags replay also takes: the seed's knobs (biased towards the
-/// twin, the default swarm's with `--unbiased`, or the given ones) and the invariant to keep.
+/// twin, the default swarm's with `--unbiased`, or the given ones), the continuation (`--fork`)
+/// and the invariant to keep.
 fn target(args: &ShrinkArgs, seed: u64, twin: TwinName) -> Result<Target, String> {
     let mut target = Target::new(seed, twin);
     if args.unbiased {
@@ -162,6 +168,8 @@ fn target(args: &ShrinkArgs, seed: u64, twin: TwinName) -> Result<Target, String
     if let Some(text) = &args.knobs {
         target.knobs = Knobs::parse(text).map_err(|message| format!("--knobs: {message}"))?;
     }
+    target.fork = (args.fork.as_deref().map(Fork::parse).transpose())
+        .map_err(|message| format!("--fork {message}"))?;
     target.invariant = args
         .invariant
         .as_deref()
@@ -175,6 +183,9 @@ fn flags(args: &ShrinkArgs) -> String {
     let mut flags = String::new();
     if args.unbiased {
         flags.push_str(" --unbiased");
+    }
+    if let Some(fork) = args.fork.as_deref().and_then(|fork| Fork::parse(fork).ok()) {
+        flags.push_str(&format!(" --fork {fork}"));
     }
     if let Some(knobs) = &args.knobs {
         flags.push_str(&format!(" --knobs '{knobs}'"));

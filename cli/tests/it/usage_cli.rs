@@ -192,7 +192,8 @@ fn bench_store_with_a_directory_that_cannot_be_made_is_bad_input() {
 }
 
 /// `felix shrink` refuses bad input with exit 2 and a message: no twin, a bad seed, a budget of
-/// zero, a seed that does not break the twin's invariant.
+/// zero, a seed that does not break the twin's invariant, a fork that is not `STEP:BRANCH` or names
+/// a branch over the most.
 #[test]
 fn shrink_refuses_bad_input() {
     let felix = env!("CARGO_BIN_EXE_felix");
@@ -246,6 +247,24 @@ fn shrink_refuses_bad_input() {
             "--knobs",
             "{}",
         ],
+        vec![
+            "shrink",
+            "--seed",
+            "0",
+            "--twin",
+            "CompactActive",
+            "--fork",
+            "50:x",
+        ],
+        vec![
+            "shrink",
+            "--seed",
+            "0",
+            "--twin",
+            "CompactActive",
+            "--fork",
+            "50:2000000",
+        ],
     ] {
         let output = std::process::Command::new(felix)
             .args(&args)
@@ -283,6 +302,63 @@ fn shrink_takes_the_unbiased_replay_command() {
     let scenario = std::fs::read_to_string(&out).expect("the scenario");
     assert!(
         scenario.contains("--twin CompactActive --unbiased --invariant FloorRecordKept"),
+        "{scenario}"
+    );
+    let output = std::process::Command::new(felix)
+        .arg("scenario")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// `felix shrink` takes a continuation's replay command with `shrink` in its place: `felix replay
+/// --seed 0 --twin CompactActive --unbiased --fork 50:1` is the run it shrinks (its event count is
+/// the one the replay prints, not the unforked run's), the scenario's header repeats `--fork`, and
+/// the scenario passes.
+#[test]
+fn shrink_takes_a_fork_replay_command() {
+    let felix = env!("CARGO_BIN_EXE_felix");
+    let run = ["--seed", "0", "--twin", "CompactActive", "--unbiased"];
+    let fork = ["--fork", "50:1"];
+    let replayed = std::process::Command::new(felix)
+        .arg("replay")
+        .args(run)
+        .args(fork)
+        .output()
+        .expect("runs");
+    let replayed = String::from_utf8_lossy(&replayed.stdout).to_string();
+    let events = |text: &str, after: &str| -> Option<u64> {
+        let rest = &text[text.find(after)? + after.len()..];
+        rest.split_whitespace().next()?.parse().ok()
+    };
+    // The replay's `N events, M trace lines, ..., trace hash H` line.
+    let forked = replayed
+        .lines()
+        .find(|line| line.contains(" events, ") && line.contains("trace hash"))
+        .and_then(|line| line.split_whitespace().next()?.parse::<u64>().ok())
+        .expect("the replay's event count");
+    let directory = tempfile::tempdir().expect("tempdir");
+    let out = directory.path().join("x.txt");
+    let output = std::process::Command::new(felix)
+        .arg("shrink")
+        .args(run)
+        .args(fork)
+        .args(["--budget", "60", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert_eq!(events(&stdout, "; events "), Some(forked), "{stdout}");
+    let scenario = std::fs::read_to_string(&out).expect("the scenario");
+    assert!(
+        scenario.contains("--twin CompactActive --unbiased --fork 50:1 --budget 60"),
         "{scenario}"
     );
     let output = std::process::Command::new(felix)

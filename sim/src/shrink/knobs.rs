@@ -1,7 +1,8 @@
 //! The knob pass of the shrinker: simpler worlds to try, one group of knobs at a time.
 //!
 //! Each group is one function that proposes candidates simpler than the knobs it is given (fewer
-//! nodes and clients, no network faults, no clock skew, one fault kind off, a shorter safety phase);
+//! nodes and clients, no network faults, no BUGGIFY site, no clock skew, one fault kind off, a
+//! shorter safety phase);
 //! the shrinker keeps a candidate only if the run still breaks the same invariant. A new knob field
 //! slots in as one more line in its group (or one more group in `GROUPS`). Every candidate keeps
 //! the knobs' own consistency (an odd number of voters, at least three; syncs no shorter than
@@ -13,11 +14,12 @@ use crate::knobs::{Knobs, Replication, Workload};
 pub type Group = fn(&Knobs) -> Vec<Knobs>;
 
 /// Every group, in the order the pass tries them (cheapest, highest-yield first).
-pub const GROUPS: [(&str, Group); 7] = [
+pub const GROUPS: [(&str, Group); 8] = [
     ("shape", shape),
     ("sizes", sizes),
     ("network", network),
     ("faults", faults),
+    ("buggify", buggify),
     ("clocks", clocks),
     ("disk", disk),
     ("phases", phases),
@@ -128,6 +130,20 @@ fn faults(knobs: &Knobs) -> Vec<Knobs> {
     candidates.push(variant(knobs, |k| k.weight_crash = 0));
     candidates.push(variant(knobs, |k| k.weight_pause = 0));
     candidates.push(variant(knobs, |k| k.weight_lease_move = 0));
+    candidates.into_iter().flatten().collect()
+}
+
+/// No BUGGIFY site active (all off first, then one at a time): a site fires where the swarm would
+/// rarely go, and the scripted driver has no such moments.
+fn buggify(knobs: &Knobs) -> Vec<Knobs> {
+    let mut candidates = vec![variant(knobs, |k| k.buggify.clear())];
+    if knobs.buggify.len() > 1 {
+        for index in 0..knobs.buggify.len() {
+            candidates.push(variant(knobs, |k| {
+                k.buggify.remove(index);
+            }));
+        }
+    }
     candidates.into_iter().flatten().collect()
 }
 

@@ -19,6 +19,7 @@ pub mod knobs;
 pub mod schedule;
 pub mod script;
 
+use crate::fork::Fork;
 use crate::knobs::Knobs;
 use crate::tape::{self, Choices, Schedule, Tape};
 use crate::trace::Recorder;
@@ -92,27 +93,33 @@ impl Cut {
     }
 }
 
-/// Runs `seed` with `knobs` and `rules`, recording (`replay` None) or replaying a tape, to its end
+/// What every run of one shrink shares: the seed, the rules (the twin's), the label the trace
+/// names them by, and the fork when the run is a continuation (`felix shrink --fork`: its streams
+/// re-keyed after the fork's step while recording; a replayed tape hands back the same draws).
+#[derive(Clone, Debug)]
+pub struct Base {
+    pub seed: u64,
+    pub rules: Rules,
+    pub label: String,
+    pub fork: Option<Fork>,
+}
+
+/// Runs the base's seed with `knobs`, recording (`replay` None) or replaying a tape, to its end
 /// or to `cut`.
 pub fn attempt(
-    seed: u64,
-    rules: Rules,
-    label: String,
+    base: &Base,
     knobs: &Knobs,
     replay: Option<Choices>,
     keep_trace: bool,
     cut: Option<Cut>,
 ) -> Attempt {
-    attempt_for(seed, rules, label, knobs, replay, keep_trace, cut, None)
+    attempt_for(base, knobs, replay, keep_trace, cut, None)
 }
 
 /// `attempt`, judged by `only`'s audit alone when given (`judge::judge_by`): a shrinking try asks
 /// only whether its run still breaks the invariant being shrunk.
-#[allow(clippy::too_many_arguments)]
 pub fn attempt_for(
-    seed: u64,
-    rules: Rules,
-    label: String,
+    base: &Base,
     knobs: &Knobs,
     replay: Option<Choices>,
     keep_trace: bool,
@@ -123,10 +130,11 @@ pub fn attempt_for(
     // The schedule is recorded with the trace (the final replay), never on every try.
     let schedule = keep_trace.then(Schedule::default);
     let setup = world::Setup {
-        label: Some(label),
+        label: Some(base.label.clone()),
         tape: Some(tape.clone()),
         schedule: schedule.clone(),
-        ..world::Setup::new(seed, rules, knobs.clone(), keep_trace)
+        fork: base.fork,
+        ..world::Setup::new(base.seed, base.rules, knobs.clone(), keep_trace)
     };
     let ran = world::run(setup, |world| {
         if let Some(cut) = cut {
@@ -166,6 +174,8 @@ pub enum Stop {
 pub struct Shrunk {
     pub seed: u64,
     pub twin: TwinName,
+    /// The continuation shrunk, when the seed's run was one (`Target::fork`).
+    pub fork: Option<Fork>,
     pub invariant: Invariant,
     /// The seed's run, to its end.
     pub original: Attempt,
@@ -180,6 +190,32 @@ pub struct Shrunk {
     /// Tries that were kept.
     pub improvements: u64,
     pub stop: Stop,
+    /// Runs the shrinker passed on its way, largest first (the seed's run cut at its violation,
+    /// then kept ones, thinned to at most `PASSED_MAX`): the scenario's fallbacks when the shrunk
+    /// run translates to no reproducing script (`script::scenario`).
+    pub passed: Vec<Kept>,
+}
+
+/// A run the shrinker kept: its knobs, its recording, and the history index of its violation
+/// (where it is cut).
+#[derive(Clone, Debug)]
+pub struct Kept {
+    pub knobs: Knobs,
+    pub choices: Choices,
+    pub at: usize,
+}
+
+impl Kept {
+    /// The run again, cut right after its violation, with its trace and schedule.
+    pub fn replay(&self, base: &Base) -> Attempt {
+        attempt(
+            base,
+            &self.knobs,
+            Some(self.choices.clone()),
+            true,
+            Some(Cut::at(self.at)),
+        )
+    }
 }
 
 /// Why a seed cannot be shrunk.
@@ -205,14 +241,21 @@ impl std::fmt::Display for ShrinkError {
 /// A try's cut beyond the best run's violation: a candidate may break up to half as far again into
 /// the history (plus this), else it is not worth its run.
 const HISTORY_SLACK: usize = 64;
+/// The first rounds' spans: a component's length over this (`shrink`'s coarse-to-fine rounds).
+const CHUNKS_FIRST: usize = 8;
+/// Past this many spans per component, spans are single choices (`usize::MAX` chunks), and a
+/// round also lowers single choices.
+const CHUNKS_MAX: usize = 2_048;
+/// The most runs `Shrunk::passed` keeps (thinned evenly past it).
+const PASSED_MAX: usize = 64;
 /// A try's cut in events: twice the best run's events to its violation, plus this (a try that
 /// livelocks stops here instead of at the world's event budget, `world::events_max`).
 const EVENTS_SLACK: u64 = 2_000;
 
 struct Shrinker<'a> {
-    seed: u64,
-    rules: Rules,
-    label: String,
+    base: Base,
+    /// The runs `best` was before (`Shrunk::passed`).
+    passed: Vec<Kept>,
     invariant: Invariant,
     /// The smallest run so far, cut right after its violation.
     best: Attempt,
@@ -254,9 +297,7 @@ impl Shrinker<'_> {
         self.tries += 1;
         self.runs += 1;
         let probe = attempt_for(
-            self.seed,
-            self.rules,
-            self.label.clone(),
+            &self.base,
             knobs,
             Some(choices.clone()),
             false,
@@ -270,9 +311,7 @@ impl Shrinker<'_> {
         // violation never needed.
         self.runs += 1;
         let candidate = attempt_for(
-            self.seed,
-            self.rules,
-            self.label.clone(),
+            &self.base,
             knobs,
             Some(choices),
             false,
@@ -283,7 +322,13 @@ impl Shrinker<'_> {
             // The same run cut earlier must break at the same step (else the tape is flaky).
             return false;
         }
-        let smaller = knobs_changed || candidate.size() < self.best.size();
+        // Simpler knobs are kept when the run drew no more choices to its violation: a knob
+        // change that makes the run longer would undo what the choice passes cut.
+        let smaller = if knobs_changed {
+            candidate.size().0 <= self.best.size().0
+        } else {
+            candidate.size() < self.best.size()
+        };
         if smaller {
             self.improvements += 1;
             (self.progress)(&format!(
@@ -292,6 +337,19 @@ impl Shrinker<'_> {
                 candidate.events,
                 candidate.size().0
             ));
+            self.passed.push(Kept {
+                knobs: self.best.knobs.clone(),
+                choices: self.best.choices.clone(),
+                at: self.best_at,
+            });
+            if self.passed.len() > PASSED_MAX {
+                // Thinned evenly, the seed's own run kept: a fallback wants runs of every size.
+                let mut index = 0;
+                self.passed.retain(|_| {
+                    index += 1;
+                    index % 2 == 1
+                });
+            }
             self.best = candidate;
             self.best_at = at;
             return true;
@@ -354,12 +412,15 @@ impl Shrinker<'_> {
         changed
     }
 
-    /// Spans of choices set to zero (`delete` false) or deleted, halving span sizes down to one.
-    fn spans_pass(&mut self, delete: bool) -> bool {
+    /// Spans of choices set to zero (`delete` false) or deleted, halving span sizes down to a
+    /// component's length over `chunks` (at least one choice).
+    fn spans_pass(&mut self, delete: bool, chunks: usize) -> bool {
         let mut changed = false;
         for component in self.components() {
-            let mut size = self.best.choices.get(&component).map_or(0, Vec::len) / 2;
-            while size >= 1 && !self.out_of_budget() {
+            let len = self.best.choices.get(&component).map_or(0, Vec::len);
+            let smallest = (len / chunks).max(1);
+            let mut size = len / 2;
+            while size >= smallest && !self.out_of_budget() {
                 let mut start = 0;
                 loop {
                     let values = self
@@ -399,6 +460,44 @@ impl Shrinker<'_> {
             }
         }
         changed
+    }
+
+    /// The passes, round after round, until a round at single choices changes nothing or the
+    /// budget runs out.
+    fn rounds(&mut self) -> Stop {
+        let mut round = 0;
+        // Coarse to fine: a round's spans are no shorter than a component's length over
+        // `chunks`, so rounds end early (and the knob pass runs again, on a smaller run) instead
+        // of the first round spending the budget on single choices; `chunks` grows fourfold
+        // after a round that changed nothing, up to single choices and the lowering of each.
+        let mut chunks = CHUNKS_FIRST;
+        loop {
+            round += 1;
+            let finest = chunks > CHUNKS_MAX;
+            let spans = if finest { usize::MAX } else { chunks };
+            let mut changed = self.knobs_pass();
+            changed |= self.truncate_pass();
+            changed |= self.spans_pass(false, spans);
+            changed |= self.spans_pass(true, spans);
+            if finest {
+                changed |= self.lower_pass();
+            }
+            (self.progress)(&format!(
+                "shrink: round {round} done: {} tries, {} events, {} choices",
+                self.tries,
+                self.best.events,
+                self.best.size().0
+            ));
+            if self.out_of_budget() {
+                break Stop::Budget;
+            }
+            if !changed {
+                if finest {
+                    break Stop::Fixpoint;
+                }
+                chunks = chunks.saturating_mul(4);
+            }
+        }
     }
 
     /// Each non-zero choice lowered to 0, else to half its value.
@@ -448,6 +547,8 @@ pub struct Target {
     /// The invariant to keep broken; `None`: the twin's named invariant if the run breaks it,
     /// else the run's first finding.
     pub invariant: Option<Invariant>,
+    /// The continuation to shrink (`felix replay --fork STEP:BRANCH`'s run), if any.
+    pub fork: Option<Fork>,
 }
 
 impl Target {
@@ -459,6 +560,7 @@ impl Target {
             twin,
             knobs: Knobs::draw(seed, Some(twin)),
             invariant: None,
+            fork: None,
         }
     }
 
@@ -504,31 +606,25 @@ pub fn shrink(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Shrunk, ShrinkError> {
     let (seed, twin, knobs) = (target.seed, target.twin, &target.knobs);
-    let rules = Rules::twin(twin);
-    let label = twin.name().to_string();
-    let original = attempt(seed, rules, label.clone(), knobs, None, false, None);
+    let base = Base {
+        seed,
+        rules: Rules::twin(twin),
+        label: twin.name().to_string(),
+        fork: target.fork,
+    };
+    let original = attempt(&base, knobs, None, false, None);
     let invariant = target.keep(&original, progress)?;
     let Some(at) = original.broken_at(invariant) else {
         return Err(ShrinkError::Passes { invariant });
     };
     // The recording must replay to the same run (else every try is noise), and the run cut right
     // after its violation must still break there: what follows the violation never mattered.
-    let again = attempt(
-        seed,
-        rules,
-        label.clone(),
-        knobs,
-        Some(original.choices.clone()),
-        false,
-        None,
-    );
+    let again = attempt(&base, knobs, Some(original.choices.clone()), false, None);
     if again.choices != original.choices || again.events != original.events {
         return Err(ShrinkError::Flaky);
     }
     let cut = attempt(
-        seed,
-        rules,
-        label.clone(),
+        &base,
         knobs,
         Some(original.choices.clone()),
         false,
@@ -546,9 +642,8 @@ pub fn shrink(
     ));
     let original_to_violation = cut.events;
     let mut shrinker = Shrinker {
-        seed,
-        rules,
-        label,
+        base,
+        passed: Vec::new(),
         invariant,
         best: cut,
         best_at: at,
@@ -558,34 +653,12 @@ pub fn shrink(
         budget: budget.max(3),
         progress,
     };
-    let mut round = 0;
-    let stop = loop {
-        round += 1;
-        let mut changed = shrinker.knobs_pass();
-        changed |= shrinker.truncate_pass();
-        changed |= shrinker.spans_pass(false);
-        changed |= shrinker.spans_pass(true);
-        changed |= shrinker.lower_pass();
-        (shrinker.progress)(&format!(
-            "shrink: round {round} done: {} tries, {} events, {} choices",
-            shrinker.tries,
-            shrinker.best.events,
-            shrinker.best.size().0
-        ));
-        if shrinker.out_of_budget() {
-            break Stop::Budget;
-        }
-        if !changed {
-            break Stop::Fixpoint;
-        }
-    };
+    let stop = shrinker.rounds();
     let best = shrinker.best.clone();
     // The final run once more, cut at its violation, with its trace and schedule kept for the
     // scenario.
     let shrunk = attempt(
-        seed,
-        rules,
-        twin.name().to_string(),
+        &shrinker.base,
         &best.knobs,
         Some(best.choices.clone()),
         true,
@@ -597,6 +670,7 @@ pub fn shrink(
     Ok(Shrunk {
         seed,
         twin,
+        fork: target.fork,
         invariant,
         original,
         original_to_violation,
@@ -605,5 +679,6 @@ pub fn shrink(
         runs: shrinker.runs + 1,
         improvements: shrinker.improvements,
         stop,
+        passed: shrinker.passed,
     })
 }

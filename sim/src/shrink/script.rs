@@ -50,6 +50,8 @@ struct Coarse {
     crashed: BTreeSet<u32>,
     /// When the network cut written last (`partition`) ends, for a clog (which ends on its own).
     cut_until: Option<u64>,
+    /// Per world folder, the count of verbs when its last `fold` was written.
+    folded: BTreeMap<u32, usize>,
 }
 
 impl Coarse {
@@ -86,6 +88,20 @@ impl Coarse {
         } else if let Some(node) = isolated_node(description).filter(|_| faithful) {
             self.push(format!("partition n{node}"));
         }
+    }
+
+    /// A folder's read: the folder is created at its first, and folds (`fold`, to the tail) at
+    /// its first read after any other verb: a folder's later reads continue a fold only when
+    /// something happened since its last.
+    fn folder_read(&mut self, names: &mut BTreeMap<u32, String>, client: u32) {
+        let name = format!("f{client}");
+        if names.insert(client, name.clone()).is_none() {
+            self.push(format!("folder {name}"));
+        } else if self.folded.get(&client) == Some(&self.verbs.len()) {
+            return;
+        }
+        self.push(format!("fold {name}"));
+        self.folded.insert(client, self.verbs.len());
     }
 
     /// Before a line at `time`: a clog that has ended by then is healed.
@@ -126,6 +142,14 @@ pub fn translate_with(shrunk: &Shrunk, faithful: bool) -> Vec<String> {
                     let name = format!("h{epoch}");
                     names.insert(client, name.clone());
                     out.push(format!("lease {name}"));
+                    after_request.insert(client, out.verbs.len());
+                }
+                Event::Requested {
+                    client,
+                    request: Request::Read { .. },
+                    ..
+                } if kind_of(knobs, client) == Kind::Folder => {
+                    out.folder_read(&mut names, client);
                     after_request.insert(client, out.verbs.len());
                 }
                 Event::Requested {
@@ -227,7 +251,7 @@ fn request_verb(
             if names.contains_key(&client) {
                 return None;
             }
-            // A reader (or folder) asking for the first time: created then.
+            // A reader asking for the first time: created then.
             let name = format!("r{client}");
             names.insert(client, name.clone());
             Some(format!("reader {name}\nread {name} all"))
@@ -493,31 +517,53 @@ pub struct NotReproduced {
 }
 
 /// Translates, verifies and minimizes the shrunk run; renders the file with `header` prose. When
-/// the shrunk run does not translate (the translation is a candidate, see the module doc), the
-/// original run is translated instead: the scenario is then minimized from it by the verb ddmin.
+/// the shrunk run does not translate (the translation is a candidate, see the module doc), runs
+/// the shrinker passed on its way are tried, from the smallest back to the seed's own run
+/// (`fallbacks`): a run that shrank less may keep what the driver needs to follow it.
 pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced> {
-    match scenario_of(shrunk, header) {
-        Ok(scenario) => Ok(scenario),
-        Err(failed) => {
-            let original = super::attempt(
-                shrunk.seed,
-                Rules::twin(shrunk.twin),
-                shrunk.twin.name().to_string(),
-                &shrunk.original.knobs,
-                Some(shrunk.original.choices.clone()),
-                true,
-                shrunk
-                    .original
-                    .broken_at(shrunk.invariant)
-                    .map(super::Cut::at),
-            );
-            let fallback = Shrunk {
-                shrunk: original,
-                ..shrunk.clone()
-            };
-            scenario_of(&fallback, header).map_err(|_| failed)
+    let failed = match scenario_of(shrunk, header) {
+        Ok(scenario) => return Ok(scenario),
+        Err(failed) => failed,
+    };
+    let base = super::Base {
+        seed: shrunk.seed,
+        rules: Rules::twin(shrunk.twin),
+        label: shrunk.twin.name().to_string(),
+        fork: shrunk.fork,
+    };
+    for kept in fallbacks(&shrunk.passed) {
+        let run = kept.replay(&base);
+        if run.broken_at(shrunk.invariant) != Some(kept.at) {
+            continue;
+        }
+        let fallback = Shrunk {
+            shrunk: run,
+            ..shrunk.clone()
+        };
+        if let Ok(scenario) = scenario_of(&fallback, header) {
+            return Ok(scenario);
         }
     }
+    Err(failed)
+}
+
+/// The most passed runs tried as fallbacks (the seed's own run besides).
+const FALLBACKS_MAX: usize = 6;
+
+/// The passed runs to fall back on, in the order tried: the latest (smallest) first, then ever
+/// further back (the step doubling), at most `FALLBACKS_MAX`, and last the seed's own run.
+fn fallbacks(passed: &[super::Kept]) -> Vec<&super::Kept> {
+    let Some((first, rest)) = passed.split_first() else {
+        return Vec::new();
+    };
+    let mut chosen = Vec::new();
+    let mut back = 1;
+    while back <= rest.len() && chosen.len() < FALLBACKS_MAX {
+        chosen.push(&rest[rest.len() - back]);
+        back *= 2;
+    }
+    chosen.push(first);
+    chosen
 }
 
 /// What `timed_candidate` found: the first schedule translation (for the report), and the one
