@@ -125,12 +125,31 @@ impl PowerLoss {
     }
 }
 
+/// Which kind of fsync a slip is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fsync {
+    /// A file's (`sync_all`, `sync_data`).
+    File,
+    /// A directory's (`sync_dir`).
+    Dir,
+}
+
+/// A slip planted in the store's use of the file system, to prove that the judges catch one:
+/// asked before each fsync with its kind and how many fsyncs of that kind this file system took
+/// before, it answers whether to skip it (report success, make nothing durable). Only tests
+/// plant one (`World::plant_slip`); no run the CLI makes has one.
+pub type Slip = fn(Fsync, u64) -> bool;
+
 /// The simulated file system. See the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct SimFs {
     dirs: BTreeMap<PathBuf, Dir>,
     inodes: BTreeMap<u64, Inode>,
     next_inode: u64,
+    /// Fsyncs taken so far, of files and of directories.
+    fsyncs: (u64, u64),
+    /// The slip planted, if any (tests only).
+    pub slip: Option<Slip>,
 }
 
 fn not_found(path: &Path) -> Error {
@@ -152,6 +171,17 @@ fn split(path: &Path) -> std::io::Result<(PathBuf, String)> {
 impl SimFs {
     pub fn new() -> SimFs {
         SimFs::default()
+    }
+
+    /// Counts one fsync of `kind`, and whether a planted slip skips it.
+    fn skipped(&mut self, kind: Fsync) -> bool {
+        let count = match kind {
+            Fsync::File => &mut self.fsyncs.0,
+            Fsync::Dir => &mut self.fsyncs.1,
+        };
+        let before = *count;
+        *count += 1;
+        self.slip.is_some_and(|slip| slip(kind, before))
     }
 
     fn dir_mut(&mut self, dir: &Path) -> std::io::Result<&mut Dir> {
@@ -331,6 +361,9 @@ impl FileSystem for SimFs {
     }
 
     fn sync_all(&mut self, handle: &mut Handle) -> std::io::Result<()> {
+        if self.skipped(Fsync::File) {
+            return Ok(());
+        }
         let inode = self.inode_mut(handle)?;
         inode.durable = inode.current.clone();
         inode.writes.clear();
@@ -342,6 +375,9 @@ impl FileSystem for SimFs {
     }
 
     fn sync_dir(&mut self, dir: &Path) -> std::io::Result<()> {
+        if self.skipped(Fsync::Dir) {
+            return Ok(());
+        }
         let found = self.dir_mut(dir)?;
         found.durable = found.current.clone();
         found.changes.clear();
