@@ -222,7 +222,8 @@ impl SimFs {
     /// prefix of what came since (see the module docs). Everything kept is durable afterwards.
     pub fn lose_power(&mut self, mut stream: Option<&mut Stream>) -> PowerLoss {
         let mut loss = PowerLoss::default();
-        for dir in self.dirs.values_mut() {
+        // A directory or a file with nothing since its last fsync is as it was: no draw, no copy.
+        for dir in self.dirs.values_mut().filter(|dir| !dir.changes.is_empty()) {
             let kept = match stream.as_deref_mut() {
                 Some(stream) if !dir.changes.is_empty() => stream.index(dir.changes.len() + 1),
                 _ => 0,
@@ -240,7 +241,11 @@ impl SimFs {
             .flat_map(|dir| dir.current.values().copied())
             .collect();
         self.inodes.retain(|inode, _| named.contains(inode));
-        for inode in self.inodes.values_mut() {
+        for inode in self
+            .inodes
+            .values_mut()
+            .filter(|inode| !inode.writes.is_empty())
+        {
             let writes = std::mem::take(&mut inode.writes);
             let kept = match stream.as_deref_mut() {
                 Some(stream) if !writes.is_empty() => stream.index(writes.len() + 1),
@@ -267,16 +272,6 @@ impl SimFs {
             inode.current = inode.durable.clone();
         }
         loss
-    }
-
-    /// Drops the inodes no directory names, durably or now, and no handle can still reach.
-    fn collect(&mut self) {
-        let named: std::collections::BTreeSet<u64> = self
-            .dirs
-            .values()
-            .flat_map(|dir| dir.current.values().chain(dir.durable.values()).copied())
-            .collect();
-        self.inodes.retain(|inode, _| named.contains(inode));
     }
 }
 
@@ -364,9 +359,12 @@ impl FileSystem for SimFs {
         if self.skipped(Fsync::File) {
             return Ok(());
         }
+        // The writes since, applied to the durable content: the current content, at the cost of
+        // the bytes written rather than of the file.
         let inode = self.inode_mut(handle)?;
-        inode.durable = inode.current.clone();
-        inode.writes.clear();
+        for write in std::mem::take(&mut inode.writes) {
+            write.apply(&mut inode.durable);
+        }
         Ok(())
     }
 
@@ -378,10 +376,13 @@ impl FileSystem for SimFs {
         if self.skipped(Fsync::Dir) {
             return Ok(());
         }
+        // The changes since, applied to the durable entries: the current entries, at the cost of
+        // the changes rather than of the directory. A file removed stays in memory until the next
+        // power loss drops it (an open handle may still write to it).
         let found = self.dir_mut(dir)?;
-        found.durable = found.current.clone();
-        found.changes.clear();
-        self.collect();
+        for change in std::mem::take(&mut found.changes) {
+            change.apply(&mut found.durable);
+        }
         Ok(())
     }
 
