@@ -297,6 +297,16 @@ pub const CATALOG: &[Entry] = &[
         "a restart could not read its disk and tried again later",
     ),
     sim(
+        "file_store_runs",
+        "a run whose disks were the real file store over the simulated file system (knob \
+         `file_store`)",
+    ),
+    sim(
+        "power_loss_dropped",
+        "a crash of a file-store disk lost power and dropped writes or directory entry changes \
+         not yet fsynced",
+    ),
+    sim(
         "owner_crashes_inside_run",
         "a paros owner died inside its checkpoint run",
     ),

@@ -10,16 +10,24 @@
 //! what survived; `recover_bytes` reads it back as a file store would, through the core's own
 //! recovery of the bytes the file store would hold, damaged or unreadable as the storage faults
 //! draw (`damage.rs`).
+//!
+//! On the seeds of knob `file_store` the disk is the real `FileStore` over a simulated file
+//! system (`file_system.rs`) instead: the same ops, syncs and sync latency, but a crash is a power
+//! loss of that file system (after the store's crash hook wrote a drawn prefix of the unsynced ops
+//! into it) and a restart is the store's own recovery of what the power loss left.
 
 use crate::damage::Damage;
+use crate::file_system::{PowerLoss, SimFs, Slip};
 use crate::queue::Time;
 use crate::rng::Stream;
 use felix_core::storage::image::{image, MemoryFiles};
 use felix_core::storage::inspect::inspect;
-use felix_core::storage::{LogStore, MemoryStore, Recovered, SegmentLayout, StorageOp, StoreError};
+use felix_core::storage::{
+    FileStore, LogStore, MemoryStore, Recovered, SegmentLayout, StorageOp, StoreError,
+};
 use felix_core::NodeId;
 use std::collections::VecDeque;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A storage fault drawn for one read-back (`Disk::recover_bytes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +53,8 @@ pub struct CrashLoss {
     pub unsynced: usize,
     pub kept: usize,
     pub torn: bool,
+    /// What the power loss dropped of the file system's writes (file-store disks only).
+    pub power_loss: Option<PowerLoss>,
 }
 
 /// One node's disk at the end of a run: what it held durably (a crash then would keep exactly
@@ -70,9 +80,33 @@ impl NodeDisk {
     }
 }
 
+/// The store a disk keeps its ops in.
+enum Store {
+    /// The core's in-memory store, which models what a crash loses itself.
+    Memory(MemoryStore),
+    /// The real file store over a simulated file system, in the directory it holds.
+    File(Box<FileStore<SimFs>>),
+}
+
+impl Store {
+    fn log_store(&mut self) -> &mut dyn LogStore {
+        match self {
+            Store::Memory(store) => store,
+            Store::File(store) => store.as_mut(),
+        }
+    }
+
+    fn unsynced_ops(&self) -> usize {
+        match self {
+            Store::Memory(store) => store.unsynced_ops(),
+            Store::File(store) => store.unsynced_ops(),
+        }
+    }
+}
+
 pub struct Disk {
     layout: SegmentLayout,
-    store: MemoryStore,
+    store: Store,
     /// Ops applied since the store was opened or recovered, numbered from 1.
     applied: u64,
     /// Every op up to this number is durable.
@@ -85,9 +119,25 @@ pub struct Disk {
 
 impl Disk {
     pub fn new(layout: SegmentLayout) -> Disk {
+        Disk::with_store(layout, Store::Memory(MemoryStore::new(layout)))
+    }
+
+    /// A disk that is the real file store in directory `dir` of a new simulated file system.
+    pub fn file(layout: SegmentLayout, dir: PathBuf) -> Disk {
+        let mut store = match FileStore::open_in(SimFs::new(), dir, layout) {
+            Ok(store) => store,
+            Err(error) => panic!("the file store refused a new file system: {error}"),
+        };
+        if let Err(error) = store.recover() {
+            panic!("the file store refused to create its directory: {error}");
+        }
+        Disk::with_store(layout, Store::File(Box::new(store)))
+    }
+
+    fn with_store(layout: SegmentLayout, store: Store) -> Disk {
         Disk {
             layout,
-            store: MemoryStore::new(layout),
+            store,
             applied: 0,
             synced: 0,
             syncing: None,
@@ -101,7 +151,7 @@ impl Disk {
         if self.syncing.is_some() {
             self.waiting.push_back(op.clone());
         } else {
-            self.store.apply(op)?;
+            self.store.log_store().apply(op)?;
         }
         self.applied += 1;
         Ok(self.applied)
@@ -123,11 +173,11 @@ impl Disk {
         let Some(covered) = self.syncing.take() else {
             panic!("a sync completed that was never started");
         };
-        self.store.sync()?;
+        self.store.log_store().sync()?;
         assert!(covered >= self.synced);
         self.synced = covered;
         while let Some(op) = self.waiting.pop_front() {
-            self.store.apply(&op)?;
+            self.store.log_store().apply(&op)?;
         }
         assert_eq!(self.store.unsynced_ops() as u64, self.applied - self.synced);
         Ok(())
@@ -165,12 +215,25 @@ impl Disk {
         };
         let torn = kept < in_store && stream.chance(torn_per_million);
         let keep_entries_of_next = if torn { stream.index(4) } else { 0 };
-        self.crash_keeping(kept, keep_entries_of_next)?;
+        let power_loss = self.crash_store(kept, keep_entries_of_next, Some(stream))?;
         Ok(CrashLoss {
             unsynced,
             kept,
             torn,
+            power_loss,
         })
+    }
+
+    /// Plants `slip` in the file system of a file-store disk (tests only: `World::plant_slip`).
+    pub fn plant_slip(&mut self, slip: Slip) {
+        if let Store::File(store) = &mut self.store {
+            store.files_mut().slip = Some(slip);
+        }
+    }
+
+    /// Whether this disk is the real file store (knob `file_store`).
+    pub fn is_file_store(&self) -> bool {
+        matches!(self.store, Store::File(_))
     }
 
     /// Crashes the disk keeping what was synced plus the first `kept` unsynced ops in the store
@@ -180,10 +243,25 @@ impl Disk {
         kept: usize,
         keep_entries_of_next: usize,
     ) -> Result<(), StoreError> {
+        self.crash_store(kept, keep_entries_of_next, None)
+            .map(|_| ())
+    }
+
+    /// `crash_keeping`; on a file store the ops kept are only written, not synced, and the power
+    /// loss that follows keeps what `stream` draws of them (None: nothing).
+    fn crash_store(
+        &mut self,
+        kept: usize,
+        keep_entries_of_next: usize,
+        stream: Option<&mut Stream>,
+    ) -> Result<Option<PowerLoss>, StoreError> {
         self.waiting.clear();
-        self.store.crash(kept, keep_entries_of_next)?;
+        self.store.log_store().crash(kept, keep_entries_of_next)?;
         self.syncing = None;
-        Ok(())
+        Ok(match &mut self.store {
+            Store::Memory(_) => None,
+            Store::File(store) => Some(store.files_mut().lose_power(stream)),
+        })
     }
 
     /// Ops applied and not yet durable (in the store or waiting for the sync in flight).
@@ -193,7 +271,7 @@ impl Disk {
 
     /// Reads back what survived and restarts the op numbering.
     pub fn recover(&mut self) -> Result<Recovered, StoreError> {
-        let recovered = self.store.recover()?;
+        let recovered = self.store.log_store().recover()?;
         self.applied = 0;
         self.synced = 0;
         self.syncing = None;
@@ -230,7 +308,7 @@ impl Disk {
         };
         let recovered = inspect(&files, dir, Some(self.layout)).map(|found| found.recovered);
         if let Ok(recovered) = &recovered {
-            self.store = MemoryStore::restored(self.layout, recovered);
+            self.store = Store::Memory(MemoryStore::restored(self.layout, recovered));
         }
         Ok(ReadBack { damage, recovered })
     }
@@ -238,11 +316,23 @@ impl Disk {
     /// What this disk holds durably now (what a crash keeping no unsynced op would leave),
     /// without touching it: ops waiting behind a sync in flight and unsynced ops are not in it.
     pub fn durable(&self) -> Result<Recovered, StoreError> {
-        self.store.clone().recover()
+        match &self.store {
+            Store::Memory(store) => store.clone().recover(),
+            Store::File(store) => {
+                // A power loss keeping nothing unsynced, on a copy, read back by a second store.
+                let mut files = store.files().clone();
+                files.lose_power(None);
+                FileStore::open_in(files, store.dir(), self.layout)?.recover()
+            }
+        }
     }
 
-    pub fn store(&self) -> &MemoryStore {
-        &self.store
+    /// The in-memory store, None on a file-store disk.
+    pub fn store(&self) -> Option<&MemoryStore> {
+        match &self.store {
+            Store::Memory(store) => Some(store),
+            Store::File(_) => None,
+        }
     }
 }
 
@@ -280,13 +370,15 @@ mod tests {
             unsynced: 0,
             kept: 9,
             torn: true,
+            power_loss: None,
         });
         assert_eq!(
             loss,
             CrashLoss {
                 unsynced: 2,
                 kept: 0,
-                torn: false
+                torn: false,
+                power_loss: None,
             }
         );
         let recovered = disk.recover().map(|recovered| recovered.entries.len());
@@ -320,8 +412,8 @@ mod tests {
         );
         assert_eq!(disk.apply(&append(3)), Ok(3));
         assert_eq!(
-            disk.store().next(),
-            4,
+            disk.store().map(LogStore::next),
+            Some(4),
             "the store itself keeps its unsynced op"
         );
     }
@@ -375,6 +467,7 @@ mod tests {
                 unsynced: 0,
                 kept: 9,
                 torn: true,
+                power_loss: None,
             });
             assert_eq!(loss.unsynced, 4);
             assert!(loss.kept <= 4);
@@ -384,5 +477,45 @@ mod tests {
                 .unwrap_or(99);
             assert_eq!(held, loss.kept, "seed {seed}");
         }
+    }
+
+    /// A file-store disk keeps the same duties: what a sync covered survives the power loss of a
+    /// crash, `durable` reads what a power loss now would keep without touching the disk, and a
+    /// crash that keeps unsynced ops only wrote them: the power loss may drop them again.
+    #[test]
+    fn a_file_store_disk_keeps_what_it_synced() {
+        let mut dropped = 0;
+        for seed in 0..30 {
+            let mut disk = Disk::file(
+                SegmentLayout {
+                    records_per_segment: 2,
+                },
+                PathBuf::from("/n0"),
+            );
+            assert!(disk.is_file_store() && disk.store().is_none());
+            let mut stream = Stream::new(seed, Component::Disk);
+            assert_eq!(disk.apply(&append(1)), Ok(1));
+            assert!(disk.start_sync());
+            assert_eq!(disk.apply(&append(2)), Ok(2));
+            assert_eq!(disk.finish_sync(), Ok(()));
+            assert!(disk.start_sync());
+            assert_eq!(disk.apply(&append(3)), Ok(3));
+            let held = |disk: &Disk| disk.durable().map(|durable| durable.next());
+            assert_eq!(held(&disk), Ok(2), "seed {seed}: offset 1 only is synced");
+            let loss = disk.crash(&mut stream, 1_000_000, 500_000);
+            let Ok(CrashLoss {
+                unsynced: 2,
+                power_loss: Some(power_loss),
+                ..
+            }) = loss
+            else {
+                panic!("seed {seed}: {loss:?}");
+            };
+            dropped += usize::from(power_loss.dropped());
+            let next = disk.recover().map(|recovered| recovered.next());
+            assert!(matches!(next, Ok(2..=3)), "seed {seed}: {next:?}");
+            assert_eq!(held(&disk), next, "seed {seed}: what recovered is durable");
+        }
+        assert!(dropped > 0, "some power loss dropped a written op");
     }
 }

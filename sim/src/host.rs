@@ -17,7 +17,7 @@ use crate::tape::Schedule;
 use felix_audits::witness::Witness;
 use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
 use felix_core::history::Event;
-use felix_core::storage::{Recovered, SegmentLayout};
+use felix_core::storage::Recovered;
 use felix_core::NodeId;
 use std::fmt;
 
@@ -91,7 +91,7 @@ impl Host {
     /// A node with an empty disk, not started yet.
     pub fn new(
         config: BrokerConfig,
-        layout: SegmentLayout,
+        disk: Disk,
         held_max: usize,
         sync_start: SyncStart,
         schedule: Option<Schedule>,
@@ -100,7 +100,7 @@ impl Host {
             id: config.id,
             broker: None,
             config,
-            disk: Disk::new(layout),
+            disk,
             sync_start,
             outbox: Outbox::new(held_max),
             schedule,

@@ -126,6 +126,11 @@ pub struct Knobs {
     /// at all (a failed read, retried). Left out of the knobs when off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_faults: Option<StorageFaults>,
+    /// Each node's disk is the real file store over a simulated file system with power-loss
+    /// semantics (`disk.rs`, `file_system.rs`): a crash is a power loss, a restart the store's
+    /// own recovery. False (the in-memory store) in knobs printed without it; left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub file_store: bool,
 }
 
 /// The chances, per restart, of the storage faults (knob `storage_faults`).
@@ -136,6 +141,11 @@ pub struct StorageFaults {
     pub damage_per_million: u32,
     /// Reading the disk fails; the node tries again after a while.
     pub read_error_per_million: u32,
+}
+
+/// The share of `part` in `part + rest`, per million.
+fn share_per_million(part: u32, rest: u32) -> u32 {
+    (u64::from(part) * 1_000_000 / u64::from(part + rest)) as u32
 }
 
 /// The replication shape before it was drawn (the defaults of knobs printed without it).
@@ -203,8 +213,7 @@ impl Knobs {
         let op_per_million = w.pick(&[50_000, 200_000, 500_000, 1_000_000, 1_000_000]);
         // The writers' operations: writes and trims (checkpoints for an owner), weighted.
         let [weight_write, weight_trim] = w.weights::<2>();
-        let trim_per_million =
-            (u64::from(weight_trim) * 1_000_000 / u64::from(weight_write + weight_trim)) as u32;
+        let trim_per_million = share_per_million(weight_trim, weight_write);
         let owner_crash_per_million = w.pick(&[0, 50_000, 200_000, 500_000]);
         let trim_lag_max = w.pick(&[0, 1, 2, 3, 4, 6, 16]);
         let client_timeout_micros = w.span(100, 600, 10, 3_000) * 1_000;
@@ -261,6 +270,7 @@ impl Knobs {
             broken_runs: false,
             storage_faults: None,
             prober_at_edges: false,
+            file_store: false,
         };
         if let Some(twin) = twin {
             knobs.bias(twin, &mut stream);
@@ -332,6 +342,8 @@ impl Knobs {
         }
         self.appends_in_flight_max =
             Swarm::new(s).pick(&[Some(1), Some(2), Some(3), Some(4), Some(8), None]);
+        // Drawn after every other knob, so that it moved no earlier draw of any seed.
+        self.file_store = Swarm::new(s).pick(&[false, false, false, true]);
     }
 
     /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's
@@ -672,7 +684,7 @@ impl Knobs {
              clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
              safety={}us liveness={}us buggify=[{}] \
              raft: append<={} in_flight<={} heartbeat={} election={}..{} ticks prober={} \
-             old messages={}<={}us{}{}{}{}",
+             old messages={}<={}us{}{}{}{}{}",
             self.brokers,
             self.replicas,
             self.readers,
@@ -739,6 +751,11 @@ impl Knobs {
                 .unwrap_or_default(),
             if self.prober_at_edges {
                 " prober_at_edges=true"
+            } else {
+                ""
+            },
+            if self.file_store {
+                " file_store=true"
             } else {
                 ""
             },

@@ -14,6 +14,7 @@ pub mod clock;
 pub mod damage;
 pub mod describe;
 pub mod disk;
+pub mod file_system;
 pub mod fork;
 pub mod guided;
 pub mod hash;

@@ -45,6 +45,7 @@
 //! - every file replaced together by an older, self-consistent copy.
 
 use super::bounds::Bounds;
+use super::file_system::FileSystem;
 use super::inspect::{
     inspect, DirFiles, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
 };
@@ -56,8 +57,6 @@ use super::{
 use crate::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
 use crate::record::{Entry, Offset};
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 fn io_error(path: &Path, error: std::io::Error) -> StoreError {
@@ -90,10 +89,12 @@ impl std::fmt::Debug for DirectorySyncs {
 
 /// Fsyncs the directory: files created, renamed or deleted in it since survive a power loss only
 /// after this. Counts it in `syncs` and tells its observer, if any.
-fn sync_dir(dir: &Path, syncs: &mut DirectorySyncs) -> Result<(), StoreError> {
-    File::open(dir)
-        .and_then(|handle| handle.sync_all())
-        .map_err(|error| io_error(dir, error))?;
+fn sync_dir<F: FileSystem>(
+    files: &mut F,
+    dir: &Path,
+    syncs: &mut DirectorySyncs,
+) -> Result<(), StoreError> {
+    files.sync_dir(dir).map_err(|error| io_error(dir, error))?;
     syncs.count += 1;
     if let Some(observer) = &mut syncs.observer {
         observer(dir);
@@ -102,7 +103,8 @@ fn sync_dir(dir: &Path, syncs: &mut DirectorySyncs) -> Result<(), StoreError> {
 }
 
 /// Replaces `dir/name` with `bytes`: write temp, fsync, rename, fsync the directory.
-fn write_atomic(
+fn write_atomic<F: FileSystem>(
+    files: &mut F,
     dir: &Path,
     name: &str,
     bytes: &[u8],
@@ -110,14 +112,18 @@ fn write_atomic(
 ) -> Result<(), StoreError> {
     let temp = dir.join(format!("{name}{TEMP_SUFFIX}"));
     let path = dir.join(name);
-    let mut handle = File::create(&temp).map_err(|error| io_error(&temp, error))?;
-    handle
-        .write_all(bytes)
-        .and_then(|()| handle.sync_all())
+    let mut handle = files
+        .create(&temp)
+        .map_err(|error| io_error(&temp, error))?;
+    files
+        .write_at(&mut handle, 0, bytes)
+        .and_then(|()| files.sync_all(&mut handle))
         .map_err(|error| io_error(&temp, error))?;
     drop(handle);
-    fs::rename(&temp, &path).map_err(|error| io_error(&path, error))?;
-    sync_dir(dir, syncs)
+    files
+        .rename(&temp, &path)
+        .map_err(|error| io_error(&path, error))?;
+    sync_dir(files, dir, syncs)
 }
 
 /// What the store knows about one segment file on disk.
@@ -139,11 +145,11 @@ impl Segment {
 
 /// What has been written to disk (synced or not): the state `sync` and `crash` act on.
 #[derive(Debug)]
-struct Disk {
+struct Disk<H> {
     bounds: Bounds,
     segments: BTreeMap<Offset, Segment>,
     /// The open handle of the segment appends go to, and whether it holds unsynced bytes.
-    active: Option<(Offset, File)>,
+    active: Option<(Offset, H)>,
     active_dirty: bool,
     /// A file was created or deleted since the directory was last fsynced.
     dir_dirty: bool,
@@ -151,8 +157,8 @@ struct Disk {
     synced_mark: Offset,
 }
 
-impl Disk {
-    fn new() -> Disk {
+impl<H> Disk<H> {
+    fn new() -> Disk<H> {
         Disk {
             bounds: Bounds::empty(),
             segments: BTreeMap::new(),
@@ -164,16 +170,18 @@ impl Disk {
     }
 }
 
-/// The file-backed `LogStore`. See the module docs.
+/// The file-backed `LogStore`, over the real file system unless told another (`open_in`). See
+/// the module docs.
 #[derive(Debug)]
-pub struct FileStore {
+pub struct FileStore<F: FileSystem = DirFiles> {
+    files: F,
     dir: PathBuf,
     layout: SegmentLayout,
     /// The applied view: every op accepted so far.
     bounds: Bounds,
     /// Ops accepted since the last sync, carried out by the next `sync`.
     pending: Vec<StorageOp>,
-    disk: Disk,
+    disk: Disk<F::Handle>,
     /// False until `recover` succeeds (on open, after a crash, after a failed sync).
     recovered: bool,
     scratch: Vec<u8>,
@@ -185,14 +193,34 @@ impl FileStore {
     /// A store over `dir` (created if missing). Call `recover` before anything else. Dropping the
     /// store without a `sync` loses the ops applied since the last one, as a crash would.
     pub fn open(dir: impl Into<PathBuf>, layout: SegmentLayout) -> Result<FileStore, StoreError> {
+        FileStore::open_in(DirFiles, dir, layout)
+    }
+
+    /// Looks at `dir` without changing anything: what `recover` would read back and which repairs
+    /// it would make. `layout` None takes the layout from the store's meta file.
+    pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, StoreError> {
+        inspect(&DirFiles, dir, layout)
+    }
+}
+
+impl<F: FileSystem> FileStore<F> {
+    /// A store over `dir` in the file system `files` (see `open`).
+    pub fn open_in(
+        mut files: F,
+        dir: impl Into<PathBuf>,
+        layout: SegmentLayout,
+    ) -> Result<FileStore<F>, StoreError> {
         if layout.records_per_segment == 0 {
             return Err(StoreError::Invalid {
                 reason: "a segment must hold at least one record".to_string(),
             });
         }
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(|error| io_error(&dir, error))?;
+        files
+            .create_dir_all(&dir)
+            .map_err(|error| io_error(&dir, error))?;
         Ok(FileStore {
+            files,
             dir,
             layout,
             bounds: Bounds::empty(),
@@ -207,6 +235,17 @@ impl FileStore {
     /// The directory this store lives in.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The file system this store writes through.
+    pub fn files(&self) -> &F {
+        &self.files
+    }
+
+    /// The file system this store writes through, to fault it (a simulated power loss). The
+    /// store must `recover` after anything that changes what it wrote.
+    pub fn files_mut(&mut self) -> &mut F {
+        &mut self.files
     }
 
     /// How many times this store has fsynced its directory. A file created, renamed or deleted
@@ -238,14 +277,16 @@ impl FileStore {
     /// Fsyncs the active segment and the directory if they hold unsynced changes.
     fn flush(&mut self) -> Result<(), StoreError> {
         if self.disk.active_dirty {
-            if let Some((base, handle)) = &self.disk.active {
+            if let Some((base, handle)) = &mut self.disk.active {
                 let path = self.dir.join(segment::file_name(*base));
-                handle.sync_data().map_err(|error| io_error(&path, error))?;
+                self.files
+                    .sync_data(handle)
+                    .map_err(|error| io_error(&path, error))?;
             }
             self.disk.active_dirty = false;
         }
         if self.disk.dir_dirty {
-            sync_dir(&self.dir, &mut self.dir_syncs)?;
+            sync_dir(&mut self.files, &self.dir, &mut self.dir_syncs)?;
             self.disk.dir_dirty = false;
         }
         // Everything written is durable now: raise the synced mark to the first record of the
@@ -273,7 +314,7 @@ impl FileStore {
         self.disk.active = None;
         let path = self.segment_path(base);
         let handle = if self.disk.segments.contains_key(&base) {
-            OpenOptions::new().write(true).open(&path)
+            self.files.open(&path)
         } else {
             self.disk.dir_dirty = true;
             self.disk.segments.insert(
@@ -285,11 +326,7 @@ impl FileStore {
                     len_bytes: 0,
                 },
             );
-            OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&path)
+            self.files.create(&path)
         }
         .map_err(|error| io_error(&path, error))?;
         self.disk.active = Some((base, handle));
@@ -306,9 +343,8 @@ impl FileStore {
             .segments
             .get_mut(base)
             .expect("active segment is known");
-        handle
-            .seek(SeekFrom::Start(segment.len_bytes))
-            .and_then(|_| handle.write_all(bytes))
+        self.files
+            .write_at(handle, segment.len_bytes, bytes)
             .map_err(|error| io_error(&segment.path, error))?;
         self.disk.active_dirty = true;
         Ok(())
@@ -380,7 +416,9 @@ impl FileStore {
             self.disk.active_dirty = false;
         }
         if let Some(segment) = self.disk.segments.remove(&base) {
-            fs::remove_file(&segment.path).map_err(|error| io_error(&segment.path, error))?;
+            self.files
+                .remove(&segment.path)
+                .map_err(|error| io_error(&segment.path, error))?;
             self.disk.dir_dirty = true;
         }
         Ok(())
@@ -400,7 +438,10 @@ impl FileStore {
         }
         let path = segment.path.clone();
         let cut = segment.positions[(start - segment.first) as usize];
-        let bytes = fs::read(&path).map_err(|error| io_error(&path, error))?;
+        let bytes = self
+            .files
+            .read(&path)
+            .map_err(|error| io_error(&path, error))?;
         let kept = bytes
             .get(cut as usize..segment.len_bytes as usize)
             .ok_or_else(|| StoreError::Corrupt {
@@ -413,6 +454,7 @@ impl FileStore {
             self.disk.active = None;
         }
         write_atomic(
+            &mut self.files,
             &self.dir,
             &segment::file_name(base),
             kept,
@@ -446,6 +488,7 @@ impl FileStore {
             StorageOp::HardState(hard_state) => {
                 self.flush()?;
                 write_atomic(
+                    &mut self.files,
                     &self.dir,
                     PROMISE_FILE,
                     &encode_hard_state(hard_state),
@@ -455,6 +498,7 @@ impl FileStore {
             StorageOp::Compact { sealed, .. } | StorageOp::TrimmedTo { state: sealed, .. } => {
                 self.flush()?;
                 write_atomic(
+                    &mut self.files,
                     &self.dir,
                     SEALED_FILE,
                     &encode_sealed(after.start, sealed),
@@ -505,13 +549,13 @@ impl FileStore {
                 self.disk.active = None;
                 self.disk.active_dirty = false;
             }
-            let handle = OpenOptions::new()
-                .write(true)
+            let mut handle = self
+                .files
                 .open(&path)
                 .map_err(|error| io_error(&path, error))?;
-            handle
-                .set_len(cut)
-                .and_then(|()| handle.sync_all())
+            self.files
+                .set_len(&mut handle, cut)
+                .and_then(|()| self.files.sync_all(&mut handle))
                 .map_err(|error| io_error(&path, error))?;
         }
         self.flush()?;
@@ -523,29 +567,32 @@ impl FileStore {
     fn read_back(&mut self) -> Result<Recovered, StoreError> {
         self.disk = Disk::new();
         self.pending.clear();
-        let inspection = inspect(&DirFiles, &self.dir, Some(self.layout))?;
+        let inspection = inspect(&self.files, &self.dir, Some(self.layout))?;
         for repair in &inspection.repairs {
             match repair {
                 Repair::RemoveTemp { path }
                 | Repair::FinishDeletion { path }
                 | Repair::RemoveEmpty { path } => {
-                    fs::remove_file(path).map_err(|error| io_error(path, error))?;
+                    self.files
+                        .remove(path)
+                        .map_err(|error| io_error(path, error))?;
                     self.disk.dir_dirty = true;
                 }
                 Repair::CutTornTail(cut) => {
-                    let handle = OpenOptions::new()
-                        .write(true)
+                    let mut handle = self
+                        .files
                         .open(&cut.path)
                         .map_err(|error| io_error(&cut.path, error))?;
-                    handle
-                        .set_len(cut.position)
-                        .and_then(|()| handle.sync_all())
+                    self.files
+                        .set_len(&mut handle, cut.position)
+                        .and_then(|()| self.files.sync_all(&mut handle))
                         .map_err(|error| io_error(&cut.path, error))?;
                 }
                 Repair::Initialize { promise, meta } => {
                     // Promise first: a meta file vouches that a promise was written.
                     if *promise {
                         write_atomic(
+                            &mut self.files,
                             &self.dir,
                             PROMISE_FILE,
                             // A new store has promised nothing: term 0, no vote.
@@ -589,6 +636,7 @@ impl FileStore {
             synced_mark,
         };
         write_atomic(
+            &mut self.files,
             &self.dir,
             META_FILE,
             &encode_meta(&meta),
@@ -597,18 +645,12 @@ impl FileStore {
         self.disk.synced_mark = synced_mark;
         Ok(())
     }
-
-    /// Looks at `dir` without changing anything: what `recover` would read back and which repairs
-    /// it would make. `layout` None takes the layout from the store's meta file.
-    pub fn inspect(dir: &Path, layout: Option<SegmentLayout>) -> Result<Inspection, StoreError> {
-        inspect(&DirFiles, dir, layout)
-    }
 }
 
-impl LogStore for FileStore {
+impl<F: FileSystem> LogStore for FileStore<F> {
     fn apply(&mut self, op: &StorageOp) -> Result<(), StoreError> {
         if !self.recovered {
-            return Err(FileStore::not_recovered());
+            return Err(Self::not_recovered());
         }
         if self.pending.len() >= UNSYNCED_OPS_MAX {
             return Err(StoreError::Invalid {
@@ -622,7 +664,7 @@ impl LogStore for FileStore {
 
     fn sync(&mut self) -> Result<(), StoreError> {
         if !self.recovered {
-            return Err(FileStore::not_recovered());
+            return Err(Self::not_recovered());
         }
         let pending = std::mem::take(&mut self.pending);
         let mut result = Ok(());

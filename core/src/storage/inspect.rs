@@ -184,6 +184,7 @@ pub trait StoreFiles {
 }
 
 /// The file system: what a `FileStore` reads.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct DirFiles;
 
 impl StoreFiles for DirFiles {

@@ -21,12 +21,14 @@ use std::path::PathBuf;
 
 pub(crate) mod bounds;
 pub mod file;
+pub mod file_system;
 pub mod image;
 pub mod inspect;
 pub mod memory;
 pub mod segment;
 
 pub use file::FileStore;
+pub use file_system::FileSystem;
 pub use inspect::{Inspection, Repair, SegmentFile};
 pub use memory::MemoryStore;
 

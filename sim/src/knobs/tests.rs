@@ -190,3 +190,27 @@ fn storage_faults_are_drawn_in_some_seeds_and_round_trip() {
     let json = serde_json::to_string(&bad).unwrap_or_default();
     assert!(Knobs::parse(&json).is_err());
 }
+
+/// The file store is on in some seeds and off in others. Knobs without it print no `file_store` and parse back to the in-memory store; knobs with it
+/// round-trip through JSON and say so in words.
+#[test]
+fn the_file_store_is_drawn_last_in_some_seeds_and_round_trips() {
+    let draws: Vec<Knobs> = (0..100).map(|seed| Knobs::draw(seed, None)).collect();
+    let on = draws.iter().find(|k| k.file_store);
+    let off = draws.iter().find(|k| !k.file_store);
+    let (Some(on), Some(off)) = (on, off) else {
+        panic!("the file store is on in every seed of 0..100, or in none");
+    };
+    let json = serde_json::to_string(off).unwrap_or_default();
+    assert!(!json.contains("file_store"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(off));
+    let json = serde_json::to_string(on).unwrap_or_default();
+    assert!(json.contains("\"file_store\":true"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(on));
+    let mut without = on.clone();
+    without.file_store = false;
+    let older = serde_json::to_string(&without).unwrap_or_default();
+    assert_eq!(Knobs::parse(&older).map(|k| k.file_store), Ok(false));
+    assert!(on.describe().ends_with(" file_store=true"));
+    assert!(!off.describe().contains("file_store"));
+}

@@ -15,6 +15,7 @@
 //! restarts.
 
 use crate::describe;
+use crate::disk::Disk;
 use crate::host::{Effect, Host, SyncStart};
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::{BrokerConfig, Input};
@@ -252,7 +253,13 @@ impl Env {
                 ..JournalConfig::default()
             };
             tune(&mut config);
-            let mut host = Host::new(config, layout, NETWORK_PACKETS_MAX, sync_start, None);
+            let mut host = Host::new(
+                config,
+                Disk::new(layout),
+                NETWORK_PACKETS_MAX,
+                sync_start,
+                None,
+            );
             if let Err(error) = host.start(false) {
                 panic!("a fresh node cannot fail to start: {error}");
             }

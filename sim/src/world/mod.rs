@@ -376,7 +376,7 @@ impl World {
                 id,
                 host: Host::new(
                     node::config(id, &knobs, rules),
-                    layout,
+                    nodes::disk(&knobs, layout, id),
                     HELD_MAX,
                     SyncStart::Eager,
                     schedule.clone(),
@@ -495,6 +495,14 @@ impl World {
         self.recorder.history(now, event);
     }
 
+    /// Plants `slip` in every file-store disk's file system (a test proving that the judges catch
+    /// a store that skips fsyncs; `world::run`'s `prepare`). Changes nothing on in-memory disks.
+    pub fn plant_slip(&mut self, slip: crate::file_system::Slip) {
+        for slot in &mut self.nodes {
+            slot.host.disk.plant_slip(slip);
+        }
+    }
+
     fn sim(&mut self, event: SimEvent) {
         let now = self.now();
         self.recorder.sim(now, event);
@@ -514,6 +522,9 @@ impl World {
         self.history(Event::PhaseChanged {
             phase: Phase::Safety,
         });
+        if self.knobs.file_store {
+            self.count("file_store_runs");
+        }
         for index in 0..self.nodes.len() {
             self.start_node(index, |host| host.start(false));
         }

@@ -244,6 +244,12 @@ impl World {
             Err(error) => panic!("{error}"),
         };
         self.count("crashes");
+        if loss
+            .power_loss
+            .is_some_and(|power_loss| power_loss.dropped())
+        {
+            self.count("power_loss_dropped");
+        }
         self.history(Event::Crashed { node: id });
         self.sim(SimEvent::DiskLost {
             node: id,
@@ -259,12 +265,28 @@ impl World {
         if slot.host.is_up() || slot.lost {
             return;
         }
-        if let Some(faults) = self.knobs.storage_faults {
+        // The storage faults damage the bytes of an in-memory disk's image: a file-store disk
+        // has no such image, and restarts through its own recovery.
+        if let Some(faults) = self
+            .knobs
+            .storage_faults
+            .filter(|_| !slot.host.disk.is_file_store())
+        {
             self.restart_from_bytes(index, faults);
             return;
         }
         let id = slot.id;
         self.history(Event::Restarted { node: id });
         self.start_node(index, |host| host.start(true));
+    }
+}
+
+/// Node `id`'s disk: on the seeds of knob `file_store` the real file store in directory `/n<id>`
+/// of a simulated file system of its own, else the in-memory store.
+pub(super) fn disk(knobs: &Knobs, layout: SegmentLayout, id: NodeId) -> Disk {
+    if knobs.file_store {
+        Disk::file(layout, std::path::PathBuf::from(format!("/n{id}")))
+    } else {
+        Disk::new(layout)
     }
 }

@@ -5,6 +5,7 @@ mod backoff;
 mod buggify;
 mod determinism;
 mod elections;
+mod file_store;
 mod forks;
 mod judges_alone;
 mod owner_fence;

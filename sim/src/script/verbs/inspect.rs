@@ -83,14 +83,12 @@ pub fn describe_node(env: &Env, id: NodeId) -> Vec<String> {
     let slot = &env.nodes[id as usize];
     let name = describe::node(id);
     let Some(broker) = &slot.host.broker else {
-        let hard_state = slot.host.disk.store().hard_state();
-        let offsets: Vec<u64> = slot
-            .host
-            .disk
-            .store()
-            .entries()
-            .map(|entry| entry.offset)
-            .collect();
+        // A scenario's disks are in-memory stores (the file store runs only on swarm seeds).
+        let Some(store) = slot.host.disk.store() else {
+            return vec![format!("{name} down: its disk is a file store")];
+        };
+        let hard_state = store.hard_state();
+        let offsets: Vec<u64> = store.entries().map(|entry| entry.offset).collect();
         let log = match (offsets.first(), offsets.last()) {
             (Some(first), Some(last)) => format!("log {first}..{last}"),
             _ => "empty log".to_string(),
