@@ -1,0 +1,8 @@
+//! What a run looks like to a user: the trace lines and their hash, each event in words
+//! (`describe`), the causal why of a finding, and the story above it.
+
+pub mod describe;
+pub mod why;
+pub mod trace;
+pub mod hash;
+pub mod story;

@@ -1,0 +1,6 @@
+//! Searching the seed space: the ordered parallel runner, the guided campaign, and the
+//! shrinker.
+
+pub mod guided;
+pub mod shrink;
+pub mod parallel;
