@@ -73,7 +73,7 @@ pub fn compact_actions(actions: &[String]) -> String {
 /// The readable trace of lines `first..last`, each followed by the model actions of the steps
 /// that ended on it (`  = model: node N: actions`).
 pub fn interleaved(
-    lines: &[felix_sim::trace::TraceLine],
+    lines: &[felix_sim::render::trace::TraceLine],
     steps: &[felix_validate::MatchedStep],
     first: usize,
     last: usize,
@@ -81,7 +81,7 @@ pub fn interleaved(
     let mut out = Vec::new();
     let mut next = steps.partition_point(|step| (step.line as usize) < first);
     for (index, line) in lines.iter().enumerate().take(last).skip(first) {
-        out.push(felix_sim::describe::trace_line(line));
+        out.push(felix_sim::render::describe::trace_line(line));
         while let Some(step) = steps.get(next).filter(|step| step.line as usize == index) {
             out.push(format!(
                 "             = model: node {}: {}",

@@ -1,5 +1,5 @@
 //! Records, requests and their parts in words: the vocabulary shared by the simulator's renderer
-//! (`felix_sim::describe`, which re-exports these) and the audits' findings, so a finding names a
+//! (`felix_sim::render::describe`, which re-exports these) and the audits' findings, so a finding names a
 //! record exactly as a replay summary does. Deterministic text, no `Debug`.
 
 use crate::api::{ReadFrom, Request};

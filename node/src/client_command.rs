@@ -18,7 +18,7 @@ use clap::{Args, Subcommand};
 use felix_core::api::{ReadFrom, Reply, Request};
 use felix_core::client::{Client, Reader};
 use felix_core::record::{Headers, Offset, Token};
-use felix_sim::describe;
+use felix_sim::render::describe;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;

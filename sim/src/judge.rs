@@ -5,10 +5,10 @@
 //! panic first (the audits judged a history cut short by it, which is the news), a step trace
 //! validation could not match in step order among them, and a run cut by its event budget last.
 
-use crate::buggify::Site;
-use crate::knobs::Knobs;
-use crate::world::Ran;
-use crate::{stopwatch, Finding};
+use crate::seeded::buggify::Site;
+use crate::seeded::knobs::Knobs;
+use crate::seeded::world::Ran;
+use crate::{env::stopwatch, Finding};
 use felix_audits::progress::Bounds;
 use felix_audits::Coverage;
 use felix_core::rules::Invariant;
@@ -47,7 +47,7 @@ pub fn progress_bounds(knobs: &Knobs) -> Bounds {
             true => SLOW_SYNC_FACTOR_MAX * knobs.sync_max_micros,
             false => knobs.sync_max_micros,
         },
-        read_wait_ticks: crate::node::config(0, knobs, felix_core::Rules::default())
+        read_wait_ticks: crate::env::node::config(0, knobs, felix_core::Rules::default())
             .read_wait_ticks_max,
     }
 }

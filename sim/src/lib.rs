@@ -1,41 +1,29 @@
 //! felix-sim: the deterministic simulator that runs the real Felix core.
 //!
-//! One run is one seed: a single-threaded event loop on simulated time (`queue`), with every
-//! random choice drawn from one ChaCha key split into a stream per component (`rng`). The seed
-//! draws the knobs of its world (`knobs`, swarm testing); the world (`world`) runs the core's
-//! brokers and replicas over a faulty network (`network`) and disks that lose what was not synced
-//! (`disk`), the lease service (`lease`) and clocks that lie (`clock`), and records everything
-//! (`trace`). The audits (`felix-audits`) then judge the history.
+//! One run is one seed: a single-threaded event loop on simulated time (`env::queue`), with every
+//! random choice drawn from one ChaCha key split into a stream per component (`env::rng`). The
+//! seed draws the knobs of its world (`seeded::knobs`, swarm testing); the world
+//! (`seeded::world`) runs the core's brokers and replicas over a faulty network (`env::network`)
+//! and disks that lose what was not synced (`env::disk`), the lease service (`env::lease`) and
+//! clocks that lie (`env::clock`), and records everything (`render::trace`). The audits
+//! (`felix-audits`) then judge the history (`judge`).
+//!
+//! The wings, a folder each: `env` (the environment), `seeded` (the seeded world and its
+//! choices), `script` (the scripted driver), `render` (what a run looks like) and `search` (the
+//! parallel runner, the guided campaign, the shrinker).
 //!
 //! Entry point: `run(&RunSpec) -> RunReport`.
 
-pub mod buggify;
-pub mod clock;
-pub mod damage;
-pub mod describe;
-pub mod disk;
-pub mod file_system;
-pub mod fork;
-pub mod guided;
-pub mod hash;
-pub mod host;
+pub mod env;
 pub mod judge;
-pub mod knobs;
-pub mod lease;
-pub mod network;
-pub mod node;
-pub mod parallel;
-pub mod queue;
-pub mod rng;
+pub mod render;
 pub mod script;
-pub mod shrink;
-pub mod stopwatch;
-pub mod story;
-pub mod swarm;
-pub mod tape;
-pub mod trace;
-pub mod why;
-pub mod world;
+pub mod search;
+pub mod seeded;
+
+use env::{disk, queue};
+use render::{describe, story, trace, why};
+use seeded::{fork, knobs, world};
 
 use felix_core::api::ClientId;
 use felix_core::rules::{Invariant, Rules, TwinName};

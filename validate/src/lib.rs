@@ -24,7 +24,7 @@
 //! - `steps`: the chain both specs share, and the `Abstraction` rules (baseline, crash, restart,
 //!   jump, out of bounds, ...), each counted.
 //! - `observe`: the per-voter loop, generic over a spec's `Projection`.
-//! - `validator` (here): the `felix_sim::world::Observer` that runs the checker after every event
+//! - `validator` (here): the `felix_sim::seeded::world::Observer` that runs the checker after every event
 //!   and keeps the counts; `run_validated` runs one seed with it.
 //!
 //! Holders are projected only where the model's guards read them: the lease (`LeaseGranted`)
@@ -43,8 +43,8 @@ pub mod steps;
 use felix_core::api::Request;
 use felix_core::history::Event;
 use felix_core::rules::Invariant;
-use felix_sim::knobs::Workload;
-use felix_sim::world::{Observer, World};
+use felix_sim::seeded::knobs::Workload;
+use felix_sim::seeded::world::{Observer, World};
 use felix_sim::{Finding, RunReport, RunSpec};
 use head_trim::projection::BrokerProjection;
 use head_trim::window;

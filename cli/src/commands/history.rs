@@ -10,7 +10,7 @@ use crate::output;
 use clap::{Args, Subcommand};
 use felix_audits::linearizable::{check_operations, operations, Budget, Verdict};
 use felix_core::history::Event;
-use felix_sim::trace::{TraceEvent, TraceLine};
+use felix_sim::render::trace::{TraceEvent, TraceLine};
 use serde::Serialize;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};

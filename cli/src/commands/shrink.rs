@@ -1,8 +1,8 @@
 //! `felix shrink`: from a failing seed to the smallest scenario that still fails.
 //!
-//! Shrinks the seed's run under its twin (`felix_sim::shrink`: knobs, then the recorded choices)
+//! Shrinks the seed's run under its twin (`felix_sim::search::shrink`: knobs, then the recorded choices)
 //! while it still breaks the twin's invariant, then writes the shrunk run as a scenario file
-//! (`felix_sim::shrink::script`): prose naming the seed, the twin, the invariant and what happened,
+//! (`felix_sim::search::shrink::script`): prose naming the seed, the twin, the invariant and what happened,
 //! then the same verbs with every rule on (audit `ok`) and under the twin (audit names the
 //! invariant). Progress goes to stderr; the report (events before and after, verbs, tries,
 //! seconds) to stdout. Exit 0: written; 1: shrunk, but no script reproduced it in the driver;
@@ -12,9 +12,9 @@ use crate::args::parse_twin;
 use crate::exit;
 use clap::Args;
 use felix_core::TwinName;
-use felix_sim::fork::Fork;
-use felix_sim::knobs::Knobs;
-use felix_sim::shrink::{self, script, Stop, Target};
+use felix_sim::search::shrink::{self, script, Stop, Target};
+use felix_sim::seeded::fork::Fork;
+use felix_sim::seeded::knobs::Knobs;
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -13,7 +13,7 @@ use crate::exit;
 use clap::{Args, Subcommand};
 use felix_core::record::{Command, Entry, Offset};
 use felix_core::storage::{FileStore, Inspection, StoreError};
-use felix_sim::describe;
+use felix_sim::render::describe;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
 //! `felix trace show FILE.jsonl`: render a trace file (`felix replay --trace`) readably, one
-//! sentence per line, with the renderer replay summaries use (`felix_sim::describe`).
+//! sentence per line, with the renderer replay summaries use (`felix_sim::render::describe`).
 //!
 //! `--html PAGE` also draws the trace as a sequence diagram (`crate::html::trace_file`): a
 //! simulated run's trace or a `felix nemesis` trace of real processes.
@@ -11,8 +11,8 @@
 use crate::exit;
 use crate::output;
 use clap::{Args, Subcommand};
-use felix_sim::describe;
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT, TRACE_FORMATS_READ};
+use felix_sim::render::describe;
+use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT, TRACE_FORMATS_READ};
 use std::io::BufRead;
 use std::path::PathBuf;
 

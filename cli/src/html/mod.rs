@@ -46,10 +46,10 @@ pub struct Diagram {
     pub window: Window,
     /// A note on rows left out of the page (a long run), empty when every row is in.
     pub omitted: String,
-    /// The rows of the first violation's why (`felix_sim::why::causal`), marked in the page; the
+    /// The rows of the first violation's why (`felix_sim::render::why::causal`), marked in the page; the
     /// first window reaches back to the earliest of them when it is near enough.
     pub why: Vec<usize>,
-    /// The why told by party in a few lines (`felix_sim::story`), shown under the violation.
+    /// The why told by party in a few lines (`felix_sim::render::story`), shown under the violation.
     pub story: Vec<String>,
 }
 

@@ -14,8 +14,8 @@ use felix_core::history::Event;
 // Drawn as nothing: samples and the PromiseDurable bookkeeping.
 use felix_core::history::Event::{AckSent, DurableLog, DurablePromise, NodeState, PromiseSent};
 use felix_core::{Headers, NodeId, Offset};
-use felix_sim::describe;
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_sim::render::describe;
+use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_sim::RunReport;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -184,7 +184,7 @@ impl Lanes {
 /// frozen or thawed client.
 fn client_of(line: &TraceLine) -> Option<ClientId> {
     match &line.event {
-        TraceEvent::History(event) => felix_sim::why::client_of(event),
+        TraceEvent::History(event) => felix_sim::render::why::client_of(event),
         TraceEvent::Sim(event) => match event {
             SimEvent::LeaseMoved { to, .. } => Some(*to),
             SimEvent::Paused { client } | SimEvent::Resumed { client } => Some(*client),

@@ -10,7 +10,7 @@
 use super::sim::draw;
 use super::{Diagram, Finding, Header};
 use felix_core::NodeId;
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
 
 /// Node lifelines a page draws at most (a file naming node 4000000000 is refused, not drawn).
 pub const NODES_MAX: NodeId = 64;

@@ -2,15 +2,15 @@
 //! and its story in a few lines under the violation.
 
 use super::{Diagram, Finding};
-use felix_sim::trace::TraceLine;
-use felix_sim::{story, why};
+use felix_sim::render::trace::TraceLine;
+use felix_sim::{render::story, render::why};
 
 /// The most rows the first window reaches back to show the why's earliest event.
 const WHY_WINDOW_MAX: usize = 400;
 
 /// Marks the first violation's why (the events it names and what they depend on) and widens the
 /// first window back to the earliest of them, up to `WHY_WINDOW_MAX` rows before the violation;
-/// tells its story (`felix_sim::story`) for the header.
+/// tells its story (`felix_sim::render::story`) for the header.
 pub fn mark_why(diagram: &mut Diagram, lines: &[TraceLine], findings: &[Finding]) {
     let Some(row) = diagram.violations.first().map(|violation| violation.row) else {
         return;

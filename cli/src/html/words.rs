@@ -1,7 +1,7 @@
 //! A simulated run in words, for the top of its page: what ran and what the faults did, read from
 //! the knobs and the run's own counters, before the full knob line.
 
-use felix_sim::knobs::Workload;
+use felix_sim::seeded::knobs::Workload;
 use felix_sim::RunReport;
 
 /// "3 brokers and 1 replica, 2 felixd holders, 2 readers and a prober; 30.5 s simulated: 252

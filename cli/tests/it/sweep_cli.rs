@@ -201,7 +201,10 @@ fn trace_show_reads_its_own_format_and_refuses_another() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let trace = std::fs::read_to_string(&path).expect("the trace");
     let first = trace.lines().next().expect("a first line");
-    let format = format!("\"trace_format\":{}", felix_sim::trace::TRACE_FORMAT);
+    let format = format!(
+        "\"trace_format\":{}",
+        felix_sim::render::trace::TRACE_FORMAT
+    );
     assert!(first.contains(&format), "{first}");
     let future = trace.replacen(&format, "\"trace_format\":99", 1);
     let future_path = directory.path().join("future.jsonl");

@@ -365,7 +365,9 @@ mod tests {
             "{}\nnot json\n{}\n",
             serde_json::to_string(&FromClient::Line(Stamped {
                 time_micros: 9,
-                event: felix_sim::trace::TraceEvent::Sim(felix_sim::trace::SimEvent::Healed),
+                event: felix_sim::render::trace::TraceEvent::Sim(
+                    felix_sim::render::trace::SimEvent::Healed
+                ),
             }))
             .expect("serializes"),
             serde_json::to_string(&FromClient::Counts(counts)).expect("serializes"),

@@ -21,7 +21,7 @@ use crate::process::NodeProcess;
 use felix_core::api::ClientId;
 use felix_core::history::Event;
 use felix_core::record::NodeId;
-use felix_sim::trace::SimEvent;
+use felix_sim::render::trace::SimEvent;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

@@ -11,7 +11,7 @@
 
 use crate::serve::event_log::{now_micros, LoggedEvent};
 use felix_core::history::Event;
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT};
+use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine, TRACE_FORMAT};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
 use std::path::Path;

@@ -37,7 +37,7 @@ use felix_audits::Report;
 use felix_core::history::{Event, Phase};
 use felix_core::record::NodeId;
 use felix_core::rules::{Invariant, Rules, TwinName};
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
 use history::Recorder;
 use schedule::Action;
 use std::collections::BTreeMap;
@@ -451,5 +451,5 @@ fn verdict(lines: &[TraceLine], report: &Report) -> Vec<TraceLine> {
             detail: violation.message.clone(),
         })
         .collect();
-    felix_sim::trace::violation_lines(lines, &findings)
+    felix_sim::render::trace::violation_lines(lines, &findings)
 }

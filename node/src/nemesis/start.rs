@@ -10,7 +10,7 @@ use super::workload::{self, Shared};
 use super::NemesisConfig;
 use crate::process::{NodeProcess, NodeSpec};
 use felix_core::record::NodeId;
-use felix_sim::trace::SimEvent;
+use felix_sim::render::trace::SimEvent;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;

@@ -1,4 +1,4 @@
-//! The node's event loop: the real-IO twin of the simulator's host (`sim/src/host.rs`).
+//! The node's event loop: the real-IO twin of the simulator's host (`sim/src/env/host.rs`).
 //!
 //! One thread owns the broker, the file store, the core `Outbox` and the event log; nothing else
 //! touches them. Each turn of the loop:

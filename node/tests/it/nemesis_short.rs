@@ -8,7 +8,7 @@
 use super::support::exe;
 use felix_core::history::Event;
 use felix_node::nemesis::{self, schedule, NemesisConfig};
-use felix_sim::trace::{SimEvent, TraceEvent};
+use felix_sim::render::trace::{SimEvent, TraceEvent};
 use std::time::Duration;
 
 #[test]
@@ -77,20 +77,20 @@ fn a_short_nemesis_run_holds_every_invariant() {
         outcome.cuts
     );
     let text = std::fs::read_to_string(&outcome.trace).expect("the trace");
-    let lines: Vec<felix_sim::trace::TraceLine> = text
+    let lines: Vec<felix_sim::render::trace::TraceLine> = text
         .lines()
         .map(|line| serde_json::from_str(line).expect("a trace line"))
         .collect();
     // `felix trace show` renders each line with this function: every line of a nemesis trace
     // has its sentence.
     for line in &lines {
-        assert!(!felix_sim::describe::trace_line(line).is_empty());
+        assert!(!felix_sim::render::describe::trace_line(line).is_empty());
     }
     let count = |pick: &dyn Fn(&Event) -> bool| {
         lines
             .iter()
             .filter(
-                |line| matches!(&line.event, felix_sim::trace::TraceEvent::History(e) if pick(e)),
+                |line| matches!(&line.event, felix_sim::render::trace::TraceEvent::History(e) if pick(e)),
             )
             .count()
     };
@@ -154,7 +154,7 @@ fn real_nodes_that_acknowledge_before_the_fsync_break_promise_durable() {
 }
 
 /// The nemesis froze and thawed client processes (their requests came over their output).
-fn the_clients_froze_and_thawed(lines: &[felix_sim::trace::TraceLine]) {
+fn the_clients_froze_and_thawed(lines: &[felix_sim::render::trace::TraceLine]) {
     let sim = |pick: &dyn Fn(&SimEvent) -> bool| {
         lines
             .iter()

@@ -5,7 +5,7 @@
 //! lease for longer than the lease service does, which is exactly why Felix fences by the tail and
 //! never by time. Integer arithmetic keeps every reading exact and reproducible.
 
-use crate::queue::Time;
+use crate::env::queue::Time;
 use serde::{Deserialize, Serialize};
 
 /// One node's clock error.

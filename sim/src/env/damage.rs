@@ -9,7 +9,7 @@
 //! reads exactly as a torn write, which recovery cuts (what `FileStore` cannot tell is listed in
 //! `core/src/storage/file.rs`).
 
-use crate::rng::Stream;
+use crate::env::rng::Stream;
 use felix_core::storage::image::Image;
 
 /// The bytes of one disk sector.
@@ -126,7 +126,7 @@ pub fn damage(image: &mut Image, kind: Damage, stream: &mut Stream) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Component;
+    use crate::env::rng::Component;
     use felix_core::record::{Command, Entry};
     use felix_core::storage::image::{image, MemoryFiles};
     use felix_core::storage::inspect::inspect;

@@ -16,10 +16,10 @@
 //! loss of that file system (after the store's crash hook wrote a drawn prefix of the unsynced ops
 //! into it) and a restart is the store's own recovery of what the power loss left.
 
-use crate::damage::Damage;
-use crate::file_system::{PowerLoss, SimFs, Slip};
-use crate::queue::Time;
-use crate::rng::Stream;
+use crate::env::damage::Damage;
+use crate::env::file_system::{PowerLoss, SimFs, Slip};
+use crate::env::queue::Time;
+use crate::env::rng::Stream;
 use felix_core::storage::image::{image, MemoryFiles};
 use felix_core::storage::inspect::inspect;
 use felix_core::storage::{
@@ -70,7 +70,7 @@ pub struct NodeDisk {
 
 impl NodeDisk {
     /// What `host`'s disk holds durably now.
-    pub fn of(node: NodeId, layout: SegmentLayout, host: &crate::host::Host) -> NodeDisk {
+    pub fn of(node: NodeId, layout: SegmentLayout, host: &crate::env::host::Host) -> NodeDisk {
         NodeDisk {
             node,
             layout,
@@ -292,7 +292,9 @@ impl Disk {
         let held = self.recover()?;
         let mut image = image(self.layout, &held);
         let damage = match fault {
-            Some(StorageFault::Damage(kind)) => crate::damage::damage(&mut image, kind, stream),
+            Some(StorageFault::Damage(kind)) => {
+                crate::env::damage::damage(&mut image, kind, stream)
+            }
             _ => None,
         };
         let unreadable = match fault {
@@ -339,7 +341,7 @@ impl Disk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Component;
+    use crate::env::rng::Component;
     use felix_core::record::{Command, Entry};
 
     fn append(offset: u64) -> StorageOp {

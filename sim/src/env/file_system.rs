@@ -22,7 +22,7 @@
 //! sectors within one write, nor garbage past what was written). Pure: no real file is touched,
 //! every collection is ordered, every draw comes from the stream passed in.
 
-use crate::rng::Stream;
+use crate::env::rng::Stream;
 use felix_core::storage::inspect::StoreFiles;
 use felix_core::storage::{FileSystem, StoreError};
 use std::collections::BTreeMap;

@@ -11,9 +11,9 @@
 //! What differs between the schedulers (when a sync completes, which message arrives next, what a
 //! crash keeps) stays with them.
 
-use crate::disk::Disk;
-use crate::network::{Address, Packet, Payload};
-use crate::tape::Schedule;
+use crate::env::disk::Disk;
+use crate::env::network::{Address, Packet, Payload};
+use crate::env::tape::Schedule;
 use felix_audits::witness::Witness;
 use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
 use felix_core::history::Event;
@@ -147,7 +147,7 @@ impl Host {
         effects.extend(self.durable_events.drain(..).map(Effect::Observe));
         self.outputs.clear();
         let outputs = &mut self.outputs;
-        crate::stopwatch::time(crate::stopwatch::Section::BrokerStep, || {
+        crate::env::stopwatch::time(crate::env::stopwatch::Section::BrokerStep, || {
             broker.step(input, outputs)
         });
         self.witness.made(broker, &self.outputs);
@@ -208,15 +208,17 @@ impl Host {
     fn note(&self, input: Input, term_before: u64, effects: &[Effect], held: bool) {
         let to = self.id;
         let step = match input {
-            Input::Message { from, message } => crate::tape::Step::Message { from, to, message },
+            Input::Message { from, message } => {
+                crate::env::tape::Step::Message { from, to, message }
+            }
             Input::Client {
                 client, request, ..
-            } => crate::tape::Step::Request {
+            } => crate::env::tape::Step::Request {
                 client,
                 to,
                 request,
             },
-            Input::Tick => crate::tape::Step::Tick {
+            Input::Tick => crate::env::tape::Step::Tick {
                 node: to,
                 campaigned: self.broker.as_ref().map_or(0, Broker::term) > term_before,
                 sent: held
@@ -235,7 +237,7 @@ impl Host {
     /// deliveries it covers, then tells the broker. Returns how far the disk is durable.
     pub fn finish_sync(&mut self, effects: &mut Vec<Effect>) -> Result<u64, HostError> {
         if let Some(schedule) = &self.schedule {
-            schedule.note(crate::tape::Step::Synced { node: self.id });
+            schedule.note(crate::env::tape::Step::Synced { node: self.id });
         }
         self.disk.finish_sync().map_err(|error| HostError::Store {
             node: self.id,

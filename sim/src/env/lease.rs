@@ -5,7 +5,7 @@
 //! believing it holds the lease. Safety must not depend on that belief; the tail fence is what
 //! stops a stale holder.
 
-use crate::queue::Time;
+use crate::env::queue::Time;
 use felix_core::api::ClientId;
 use serde::{Deserialize, Serialize};
 

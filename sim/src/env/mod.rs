@@ -3,14 +3,14 @@
 //! faults, each node's host, and the stopwatch that measures a run from outside.
 
 pub mod clock;
-pub mod queue;
-pub mod rng;
-pub mod tape;
+pub mod damage;
+pub mod disk;
+pub mod file_system;
+pub mod host;
 pub mod lease;
 pub mod network;
-pub mod disk;
-pub mod damage;
-pub mod host;
 pub mod node;
+pub mod queue;
+pub mod rng;
 pub mod stopwatch;
-pub mod file_system;
+pub mod tape;

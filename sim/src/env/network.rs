@@ -7,8 +7,8 @@
 //! address holds its traffic until the clog lifts instead of losing it. After `heal` no link is
 //! blocked or clogged and nothing is dropped, so the liveness phase runs on a reliable network.
 
-use crate::queue::Time;
-use crate::rng::Stream;
+use crate::env::queue::Time;
+use crate::env::rng::Stream;
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::Message;
 use felix_core::NodeId;
@@ -244,7 +244,7 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Component;
+    use crate::env::rng::Component;
 
     fn knobs() -> NetworkKnobs {
         NetworkKnobs {

@@ -1,9 +1,9 @@
 //! The simulator's view of a node: the real core `Broker`'s configuration (a voter or a
 //! non-voting replica) for a run's knobs and rules, and the driver's choices (election timeouts
-//! drawn from the node's own stream) made here. The host (`crate::host`) builds and recovers it.
+//! drawn from the node's own stream) made here. The host (`crate::env::host`) builds and recovers it.
 
-use crate::knobs::Knobs;
-use crate::rng::Stream;
+use crate::env::rng::Stream;
+use crate::seeded::knobs::Knobs;
 use felix_core::broker::BrokerConfig;
 use felix_core::journal::JournalConfig;
 use felix_core::storage::SegmentLayout;

@@ -6,7 +6,7 @@
 //! draws of another: a change to the network model leaves the knobs and the workload of a seed
 //! alone. Nothing else in a run may be random.
 
-use crate::tape::Tape;
+use crate::env::tape::Tape;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

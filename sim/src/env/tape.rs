@@ -15,7 +15,7 @@
 //! translation. Both are explicit parts of the world that asks for them, shared by its streams,
 //! hosts and recorder: nothing on the thread changes or watches a run.
 
-use crate::rng::Component;
+use crate::env::rng::Component;
 use felix_core::api::{ClientId, Request};
 use felix_core::broker::Message;
 use felix_core::NodeId;
@@ -129,7 +129,7 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Stream;
+    use crate::env::rng::Stream;
 
     /// Recording changes no draw; replaying the recording gives the same draws; a replay whose
     /// recording ran out or no longer fits answers the simplest value.

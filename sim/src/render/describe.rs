@@ -8,7 +8,7 @@
 //! (`CursorTooOld`, `TrimmedTo`, floor, tail, tag). Clients are named by the caller (`Names`):
 //! replay says `c3`, a scenario says the name its verb gave (`lease1`).
 
-use crate::trace::{SimEvent, TraceEvent, TraceLine};
+use crate::render::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::ClientId;
 use felix_core::api::{InvalidRequest, ReadRecord, Reply};
 use felix_core::broker::{AppendResult, Ask, Message};

@@ -2,7 +2,7 @@
 //! (`describe`), the causal why of a finding, and the story above it.
 
 pub mod describe;
-pub mod why;
-pub mod trace;
 pub mod hash;
 pub mod story;
+pub mod trace;
+pub mod why;

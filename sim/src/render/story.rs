@@ -8,8 +8,8 @@
 //! disk loss of nothing is left out. It is a pure regrouping of `why::causal`'s lines: it adds no
 //! event and judges nothing.
 
-use crate::describe;
-use crate::trace::{SimEvent, TraceEvent, TraceLine};
+use crate::render::describe;
+use crate::render::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::history::Event;
 use std::collections::BTreeSet;
 

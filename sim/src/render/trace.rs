@@ -7,9 +7,9 @@
 //! machine, every `--jobs` value, and whether or not the lines are kept. A line is rendered as
 //! JSON only when the lines are kept (replay, `--trace`, determinism checks, failing runs).
 
-use crate::hash;
-use crate::queue::Time;
-use crate::tape::Schedule;
+use crate::env::queue::Time;
+use crate::env::tape::Schedule;
+use crate::render::hash;
 use felix_core::api::ClientId;
 use felix_core::history::Event;
 use felix_core::NodeId;
@@ -211,7 +211,7 @@ impl Recorder {
     /// data (`hash::hash_value`, no text).
     fn hash_line<T: Serialize>(&mut self, time: Time, kind: u64, event: &T) {
         if let Some(schedule) = &self.schedule {
-            schedule.note(crate::tape::Step::Line);
+            schedule.note(crate::env::tape::Step::Line);
         }
         let mut hash = hash::mix(self.hash, self.steps);
         hash = hash::mix(hash, time);

@@ -15,7 +15,7 @@
 //! clients are left out.
 //! Everything here is a pure filter over the trace: it explains, it judges nothing.
 
-use crate::trace::{SimEvent, TraceEvent, TraceLine};
+use crate::render::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::{ClientId, Reply, Request};
 use felix_core::history::Event;
 use felix_core::record::{NodeId, Offset};

@@ -14,9 +14,9 @@
 //! `Replied` for every client exchange, `LeaseGranted`, the clients' own events, crashes and
 //! restarts.
 
-use crate::describe;
-use crate::disk::Disk;
-use crate::host::{Effect, Host, SyncStart};
+use crate::env::disk::Disk;
+use crate::env::host::{Effect, Host, SyncStart};
+use crate::render::describe;
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::{BrokerConfig, Input};
 use felix_core::client::{
@@ -47,7 +47,7 @@ pub const UNSYNCED_OPS_MAX: usize = 4_096;
 pub const READS_MAX: u32 = 64;
 
 pub use super::trace::{Shape, Syncs, Trace};
-pub use crate::network::{Address, Packet, Payload};
+pub use crate::env::network::{Address, Packet, Payload};
 
 /// One broker or replica: its host (broker, disk, outbox), and whether a verb paused it.
 pub struct NodeSlot {

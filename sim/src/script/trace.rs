@@ -1,6 +1,6 @@
 //! What a verb prints (`Trace`), and the shape of a scripted cluster (`Shape`, `Syncs`).
 
-use crate::describe;
+use crate::render::describe;
 use felix_core::storage::SegmentLayout;
 use felix_core::{NodeId, Rules};
 

@@ -33,9 +33,9 @@
 //! of threads that run a batch. Every run is a `RunSpec` with its knobs in full, so a finding
 //! replays with `felix replay --seed S --knobs JSON`.
 
-use crate::fork::Fork;
-use crate::knobs::Knobs;
-use crate::rng::{Component, Stream};
+use crate::env::rng::{Component, Stream};
+use crate::seeded::fork::Fork;
+use crate::seeded::knobs::Knobs;
 use crate::{RunReport, RunSpec};
 use felix_core::TwinName;
 use serde_json::Value;
@@ -266,7 +266,13 @@ impl Campaign {
                 self.locates += 1;
                 pending.step = (pending.counters.iter())
                     .filter_map(|counter| {
-                        crate::fork::first_step(pending.seed, rules, &pending.knobs, None, counter)
+                        crate::seeded::fork::first_step(
+                            pending.seed,
+                            rules,
+                            &pending.knobs,
+                            None,
+                            counter,
+                        )
                     })
                     .min();
             }
@@ -534,7 +540,7 @@ mod tests {
         let continuations: Vec<&RunSpec> =
             third.iter().filter(|spec| spec.fork.is_some()).collect();
         assert_eq!(continuations.len(), FOLLOW_UPS as usize);
-        let step = crate::fork::first_step(
+        let step = crate::seeded::fork::first_step(
             second[0].seed,
             felix_core::Rules::default(),
             &second[0].knobs(),

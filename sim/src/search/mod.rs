@@ -2,5 +2,5 @@
 //! shrinker.
 
 pub mod guided;
-pub mod shrink;
 pub mod parallel;
+pub mod shrink;

@@ -11,7 +11,7 @@
 //!
 //! The world evaluates the sites (`world/buggify.rs`); this module holds their names and gates.
 
-use crate::rng::Stream;
+use crate::env::rng::Stream;
 use serde::{Deserialize, Serialize};
 
 /// The chance that a site is active in a run.
@@ -173,7 +173,7 @@ impl Buggify {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Component;
+    use crate::env::rng::Component;
 
     /// An inactive site never fires; an active one fires sometimes, not always; the same seed
     /// fires the same way.

@@ -15,8 +15,8 @@
 //! A snapshot (a `Clone` of the world) would save the prefix's re-run; the world holds the core's
 //! brokers, hosts and clients, which are not `Clone`, and the prefix costs at most one run.
 
-use crate::knobs::Knobs;
-use crate::world;
+use crate::seeded::knobs::Knobs;
+use crate::seeded::world;
 use felix_core::Rules;
 
 /// Where a continuation leaves its parent, and which of its siblings it is.

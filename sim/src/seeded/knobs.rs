@@ -10,11 +10,11 @@
 //! nodes for the jump twin, crashes for the durability twins), so `felix replay --seed S --twin T`
 //! reruns exactly what `felix sweep --twin T` ran.
 
-use crate::buggify::Site;
-use crate::network::NetworkKnobs;
-use crate::queue::Time;
-use crate::rng::{Component, Stream};
-use crate::swarm::Swarm;
+use crate::env::network::NetworkKnobs;
+use crate::env::queue::Time;
+use crate::env::rng::{Component, Stream};
+use crate::seeded::buggify::Site;
+use crate::seeded::swarm::Swarm;
 use felix_core::TwinName;
 use serde::{Deserialize, Serialize};
 

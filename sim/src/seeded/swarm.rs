@@ -13,7 +13,7 @@
 //!
 //! Everything is drawn from the knobs stream, so the seed still decides the whole run.
 
-use crate::rng::Stream;
+use crate::env::rng::Stream;
 
 /// The chance that a knob takes an extreme (an edge of its range): one in four.
 pub const EXTREME_PER_MILLION: u32 = 250_000;
@@ -91,7 +91,7 @@ impl<'a> Swarm<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Component;
+    use crate::env::rng::Component;
 
     /// Spans hit both edges and the inside; weights keep a non-empty subset in 1..=100 and
     /// sometimes drop variants; picks reach both ends of the list.

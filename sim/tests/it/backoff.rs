@@ -9,7 +9,7 @@
 
 use felix_core::api::Reply;
 use felix_core::history::Event;
-use felix_sim::trace::TraceEvent;
+use felix_sim::render::trace::TraceEvent;
 use felix_sim::{run, RunSpec};
 use std::collections::BTreeMap;
 

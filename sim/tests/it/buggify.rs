@@ -2,8 +2,8 @@
 //! with every site active and every rule on stays clean (the sites inject what the journal must
 //! survive, not bugs).
 
-use felix_sim::buggify::Site;
-use felix_sim::knobs::Knobs;
+use felix_sim::seeded::buggify::Site;
+use felix_sim::seeded::knobs::Knobs;
 use felix_sim::{run, RunSpec};
 use std::collections::BTreeMap;
 
@@ -111,7 +111,7 @@ fn read_after_jump_sends_a_reader_below_the_point() {
 /// clean with every rule on. Seeds where the site stays off record no replay.
 #[test]
 fn replay_past_sends_a_nodes_old_messages_again_after_an_election() {
-    use felix_sim::trace::{SimEvent, TraceEvent};
+    use felix_sim::render::trace::{SimEvent, TraceEvent};
     let replays = |report: &felix_sim::RunReport| -> Vec<usize> {
         let lines = report.trace_lines.as_deref().unwrap_or(&[]);
         lines

@@ -4,10 +4,10 @@
 //! The slip is planted here, in the test (`World::plant_slip`): no run the CLI makes has one.
 
 use felix_core::rules::{Invariant, Rules};
-use felix_sim::file_system::{Fsync, Slip};
+use felix_sim::env::file_system::{Fsync, Slip};
 use felix_sim::judge::judge;
-use felix_sim::knobs::Knobs;
-use felix_sim::world::{self, Setup};
+use felix_sim::seeded::knobs::Knobs;
+use felix_sim::seeded::world::{self, Setup};
 
 /// What the judges found in `seed`'s run with every disk a file store, `slip` planted if given,
 /// and how many power losses dropped something.

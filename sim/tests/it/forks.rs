@@ -1,8 +1,8 @@
-//! Continuations (`felix_sim::fork`): a run forked at a trace step is its parent up to the step
+//! Continuations (`felix_sim::seeded::fork`): a run forked at a trace step is its parent up to the step
 //! and a timeline of its own after it, named by (seed, step, branch) alone.
 
-use felix_sim::fork::{first_step, Fork};
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_sim::seeded::fork::{first_step, Fork};
 use felix_sim::{run, RunSpec};
 
 /// The seed and step the tests fork at: early enough that every run reaches it.

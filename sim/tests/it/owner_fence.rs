@@ -95,7 +95,7 @@ fn owners_that_may_hold_the_fence_truncate_only_at_their_checkpoint() {
         let mut spec = RunSpec::new(seed, None);
         if !matches!(
             spec.knobs().workload,
-            felix_sim::knobs::Workload::Paros { .. }
+            felix_sim::seeded::knobs::Workload::Paros { .. }
         ) {
             continue;
         }
@@ -108,8 +108,8 @@ fn owners_that_may_hold_the_fence_truncate_only_at_their_checkpoint() {
             .expect("a kept trace")
             .iter()
             .filter_map(|line| match &line.event {
-                felix_sim::trace::TraceEvent::History(event) => Some(event.clone()),
-                felix_sim::trace::TraceEvent::Sim(_) => None,
+                felix_sim::render::trace::TraceEvent::History(event) => Some(event.clone()),
+                felix_sim::render::trace::TraceEvent::Sim(_) => None,
             })
             .collect();
         checked += assert_truncates_at_checkpoints(seed, &history);

@@ -7,8 +7,8 @@
 use felix_core::api::Request;
 use felix_core::history::Event;
 use felix_core::TwinName;
-use felix_sim::trace::{SimEvent, TraceEvent, TraceLine};
-use felix_sim::world::QUIESCE_SHARE;
+use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
+use felix_sim::seeded::world::QUIESCE_SHARE;
 use felix_sim::{run, RunReport, RunSpec};
 
 fn traced(mut spec: RunSpec) -> (RunReport, Vec<TraceLine>) {

@@ -12,7 +12,7 @@
 
 use felix_core::rules::{Layer, TwinName};
 use felix_sim::script;
-use felix_sim::shrink::{self, script as shrink_script};
+use felix_sim::search::shrink::{self, script as shrink_script};
 
 /// Twins whose shrunk runs the scripted driver cannot yet replay, with why. For these the test
 /// still requires the seeded run to shrink (and to keep breaking the invariant), and fails as

@@ -10,8 +10,8 @@
 
 use super::shrink::{commands, shrunk_scenario_of};
 use felix_core::rules::{Layer, TwinName};
-use felix_sim::knobs::Knobs;
-use felix_sim::shrink::Target;
+use felix_sim::search::shrink::Target;
+use felix_sim::seeded::knobs::Knobs;
 
 /// The twins held here: every simulator twin whose first unbiased failing seed shrinks to a
 /// reproducing scenario within twice the hand-written one. VisibleTrims' run needed the prober

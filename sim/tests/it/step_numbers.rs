@@ -11,8 +11,8 @@
 //! "VIOLATION ... at step 13517" (a trace step): two numberings in one sentence.
 
 use felix_core::rules::{Invariant, Layer, TwinName};
-use felix_sim::describe::trace_line;
-use felix_sim::trace::{violation_lines, SimEvent, TraceEvent, TraceLine};
+use felix_sim::render::describe::trace_line;
+use felix_sim::render::trace::{violation_lines, SimEvent, TraceEvent, TraceLine};
 use felix_sim::{run, Finding, RunSpec};
 
 /// The first failing seed of each twin lies well inside this range (`felix twins --sim`).

@@ -3,7 +3,7 @@
 //! run with the faults replays exactly from its printed knobs.
 
 use felix_core::history::Event;
-use felix_sim::trace::TraceEvent;
+use felix_sim::render::trace::TraceEvent;
 use felix_sim::{run, RunSpec};
 
 const DAMAGE: [&str; 3] = [
@@ -80,7 +80,7 @@ fn a_node_found_corrupt_stays_down_and_the_run_holds() {
 fn storage_faults_replay_from_their_knobs() {
     let seed = (0..100)
         .find(|seed| {
-            felix_sim::knobs::Knobs::draw(*seed, None)
+            felix_sim::seeded::knobs::Knobs::draw(*seed, None)
                 .storage_faults
                 .is_some()
         })
@@ -88,7 +88,7 @@ fn storage_faults_replay_from_their_knobs() {
     let first = run(&RunSpec::new(seed, None));
     let json = serde_json::to_string(&first.knobs).unwrap_or_default();
     let mut spec = RunSpec::new(seed, None);
-    spec.knobs = felix_sim::knobs::Knobs::parse(&json).ok();
+    spec.knobs = felix_sim::seeded::knobs::Knobs::parse(&json).ok();
     assert!(spec.knobs.is_some(), "{json}");
     let again = run(&spec);
     assert_eq!(first.trace_hash, again.trace_hash);
@@ -99,7 +99,7 @@ fn storage_faults_replay_from_their_knobs() {
 /// per count of `disk_read_failed`, and the node is not restarted before the retry it names.
 #[test]
 fn a_failed_read_is_a_trace_line_and_the_node_restarts_no_sooner_than_its_retry() {
-    use felix_sim::trace::SimEvent;
+    use felix_sim::render::trace::SimEvent;
     for seed in 0..200 {
         let report = run(&RunSpec::new(seed, None));
         let failed = report

@@ -390,7 +390,7 @@ impl Core {
             Some(reply) => Err(format!(
                 "{} refused the append: {}",
                 node_name(node(s)),
-                felix_sim::describe::reply(&reply)
+                felix_sim::render::describe::reply(&reply)
             )),
         }
     }
@@ -424,7 +424,9 @@ impl Core {
                 return Err(format!(
                     "{} answered {}",
                     node_name(node(s)),
-                    reply.map_or("nothing".to_string(), |r| felix_sim::describe::reply(&r))
+                    reply.map_or("nothing".to_string(), |r| {
+                        felix_sim::render::describe::reply(&r)
+                    })
                 ))
             }
         };
@@ -529,7 +531,7 @@ impl Core {
                     return Err(format!(
                         "{} answered the read {}",
                         node_name(node(s)),
-                        felix_sim::describe::reply(&other)
+                        felix_sim::render::describe::reply(&other)
                     ))
                 }
             }
@@ -654,7 +656,7 @@ impl Core {
 }
 
 pub(crate) fn node_name(id: NodeId) -> String {
-    felix_sim::describe::node(id)
+    felix_sim::render::describe::node(id)
 }
 
 /// A message between brokers.

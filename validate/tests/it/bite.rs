@@ -102,7 +102,7 @@ fn paros_seeds(count: usize) -> Vec<u64> {
         .filter(|&seed| {
             matches!(
                 RunSpec::new(seed, None).knobs().workload,
-                felix_sim::knobs::Workload::Paros { .. }
+                felix_sim::seeded::knobs::Workload::Paros { .. }
             )
         })
         .take(count)

@@ -1,7 +1,7 @@
 //! `felix bench sim`: the simulator's speed, and where its time goes.
 //!
 //! Runs a range of seeds one after the other on one thread, twice: the first pass gives seeds/s
-//! and events/s (no timers), the second turns on the stopwatch (`felix_sim::stopwatch`) and gives
+//! and events/s (no timers), the second turns on the stopwatch (`felix_sim::env::stopwatch`) and gives
 //! the share of wall time spent inside the core's `Broker::step` and inside the audits. The
 //! timers only add up wall time beside the run, never inside its decisions: both passes must give
 //! the same sweep hash, which the benchmark checks (a difference is a bug: exit 1). Wall-clock
@@ -12,7 +12,7 @@ use crate::exit;
 use crate::output;
 use clap::Args;
 use felix_core::TwinName;
-use felix_sim::{stopwatch, RunSpec};
+use felix_sim::{env::stopwatch, RunSpec};
 use serde_json::json;
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -49,7 +49,7 @@ fn pass(seeds: &Range<u64>, twin: Option<TwinName>, timed: bool) -> Pass {
         events: 0,
         steps: 0,
         failed: 0,
-        sweep_hash: felix_sim::trace::FNV_OFFSET,
+        sweep_hash: felix_sim::render::trace::FNV_OFFSET,
         timers: stopwatch::Totals::default(),
     };
     let started = Instant::now();
@@ -59,7 +59,7 @@ fn pass(seeds: &Range<u64>, twin: Option<TwinName>, timed: bool) -> Pass {
         pass.steps += report.steps;
         pass.failed += u64::from(!report.violations.is_empty());
         pass.sweep_hash =
-            felix_sim::trace::fnv1a(pass.sweep_hash, &report.trace_hash.to_le_bytes());
+            felix_sim::render::trace::fnv1a(pass.sweep_hash, &report.trace_hash.to_le_bytes());
     }
     pass.wall = started.elapsed();
     stopwatch::enable(false);

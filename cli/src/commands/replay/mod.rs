@@ -14,9 +14,9 @@ use crate::exit;
 use crate::output;
 use clap::Args;
 use felix_core::rules::{Layer, TwinName};
-use felix_sim::fork::Fork;
-use felix_sim::knobs::Knobs;
-use felix_sim::trace::TraceLine;
+use felix_sim::render::trace::TraceLine;
+use felix_sim::seeded::fork::Fork;
+use felix_sim::seeded::knobs::Knobs;
 use felix_sim::{RunReport, RunSpec, Window};
 use std::io::Write;
 use std::path::PathBuf;
@@ -143,7 +143,9 @@ pub fn run(args: ReplayArgs) -> u8 {
         },
         None => None,
     };
-    let why_max = args.why_max.unwrap_or(felix_sim::why::WHY_LINES_MAX);
+    let why_max = args
+        .why_max
+        .unwrap_or(felix_sim::render::why::WHY_LINES_MAX);
     if !(1..=WHY_MAX_MAX).contains(&why_max) {
         return exit::bad_input(format!(
             "--why-max {why_max}: out of range (1..={WHY_MAX_MAX})"
@@ -316,7 +318,7 @@ fn same_run_twice(spec: &RunSpec, report: &RunReport) -> bool {
 /// lines it wrote.
 fn write_trace(file: &mut impl Write, report: &RunReport) -> std::io::Result<String> {
     let lines = report.trace_lines.as_deref().unwrap_or(&[]);
-    let verdict = felix_sim::trace::violation_lines(lines, &report.violations);
+    let verdict = felix_sim::render::trace::violation_lines(lines, &report.violations);
     lines
         .iter()
         .chain(&verdict)
@@ -355,7 +357,7 @@ mod tests {
         );
         // A continuation's command names its fork.
         let spec = RunSpec {
-            fork: Some(felix_sim::fork::Fork {
+            fork: Some(felix_sim::seeded::fork::Fork {
                 step: 1200,
                 branch: 3,
             }),

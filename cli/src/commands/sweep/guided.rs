@@ -1,4 +1,4 @@
-//! `felix sweep --guided`: a coverage-guided campaign (`felix_sim::guided`) run over threads.
+//! `felix sweep --guided`: a coverage-guided campaign (`felix_sim::search::guided`) run over threads.
 //!
 //! A campaign is a deterministic function of its start seed and budget (`--seeds A..B`: start A,
 //! B - A runs): each batch of runs is generated from the corpus as it stood, run on `--jobs`
@@ -11,7 +11,7 @@ use crate::commands::sweep::summary::by_name;
 use crate::exit;
 use crate::output;
 use felix_core::rules::{Invariant, TwinName};
-use felix_sim::guided::Campaign;
+use felix_sim::search::guided::Campaign;
 use felix_sim::{RunReport, RunSpec};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -45,12 +45,12 @@ pub fn run_campaign(
             break;
         }
         let mut going = true;
-        felix_sim::parallel::run_in_order(
+        felix_sim::search::parallel::run_in_order(
             batch.len() as u64,
             |position| batch.get(position as usize).cloned(),
             jobs,
             |report| {
-                let spec = &batch[(index % felix_sim::guided::BATCH) as usize];
+                let spec = &batch[(index % felix_sim::search::guided::BATCH) as usize];
                 campaign.observe(index, &report);
                 going = visit(index, spec, &report);
                 index += 1;

@@ -168,7 +168,7 @@ pub fn run(args: SweepArgs) -> u8 {
     let mut stopped: Option<&str> = None;
     let started = Instant::now();
     let mut totals = Totals {
-        sweep_hash: felix_sim::trace::FNV_OFFSET,
+        sweep_hash: felix_sim::render::trace::FNV_OFFSET,
         ..Totals::default()
     };
     let mut visit = |report: RunReport| {
@@ -176,7 +176,7 @@ pub fn run(args: SweepArgs) -> u8 {
         totals.events += report.events;
         totals.steps += report.steps;
         totals.sweep_hash =
-            felix_sim::trace::fnv1a(totals.sweep_hash, &report.trace_hash.to_le_bytes());
+            felix_sim::render::trace::fnv1a(totals.sweep_hash, &report.trace_hash.to_le_bytes());
         totals.trace_hashes.push(report.trace_hash);
         totals.simulated_micros += u128::from(report.simulated_micros);
         for (name, count) in &report.coverage {
@@ -233,7 +233,7 @@ pub fn run(args: SweepArgs) -> u8 {
     } else {
         felix_sim::run
     };
-    felix_sim::parallel::run_in_order_with(
+    felix_sim::search::parallel::run_in_order_with(
         seeds.count,
         |index| seeds.get(index).map(spec),
         jobs,

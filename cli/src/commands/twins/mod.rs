@@ -197,7 +197,7 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
         spec.unbiased = unbiased;
         spec
     };
-    felix_sim::parallel::run_in_order(
+    felix_sim::search::parallel::run_in_order(
         budget,
         |index| (index < budget).then(|| spec(start.wrapping_add(index))),
         jobs,

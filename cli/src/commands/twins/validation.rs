@@ -59,7 +59,7 @@ fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize) -> Hunt {
         runs: 0,
         control: Vec::new(),
     };
-    felix_sim::parallel::run_in_order_with(
+    felix_sim::search::parallel::run_in_order_with(
         budget,
         |index| (index < budget).then(|| RunSpec::new(start.wrapping_add(index), Some(twin))),
         jobs,

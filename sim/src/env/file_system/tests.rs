@@ -1,5 +1,5 @@
 use super::*;
-use crate::rng::Component;
+use crate::env::rng::Component;
 
 fn path(name: &str) -> PathBuf {
     Path::new("/n").join(name)

@@ -19,7 +19,7 @@ use super::env::{
     HEARTBEAT_TICKS, READS_MAX,
 };
 use super::parse::Arg;
-use crate::describe;
+use crate::render::describe;
 use clients::*;
 use faults::*;
 use felix_core::broker::Role;

@@ -8,7 +8,7 @@
 //! the knobs' own consistency (an odd number of voters, at least three; syncs no shorter than
 //! their minimum; a safety phase longer than zero).
 
-use crate::knobs::{Knobs, Replication, Workload};
+use crate::seeded::knobs::{Knobs, Replication, Workload};
 
 /// A group of knobs: the simpler variants of `knobs` it proposes (possibly none).
 pub type Group = fn(&Knobs) -> Vec<Knobs>;

@@ -19,11 +19,11 @@ pub mod knobs;
 pub mod schedule;
 pub mod script;
 
-use crate::fork::Fork;
-use crate::knobs::Knobs;
-use crate::tape::{self, Choices, Schedule, Tape};
-use crate::trace::Recorder;
-use crate::{judge, world, Finding};
+use crate::env::tape::{self, Choices, Schedule, Tape};
+use crate::render::trace::Recorder;
+use crate::seeded::fork::Fork;
+use crate::seeded::knobs::Knobs;
+use crate::{judge, seeded::world, Finding};
 use felix_core::rules::{Invariant, Layer};
 use felix_core::{Rules, TwinName};
 use std::collections::BTreeMap;
@@ -41,7 +41,7 @@ pub struct Attempt {
     /// The history the audits judged (for rendering a scenario).
     pub history: Vec<felix_core::history::Event>,
     /// The trace lines, when asked for.
-    pub trace_lines: Option<Vec<crate::trace::TraceLine>>,
+    pub trace_lines: Option<Vec<crate::render::trace::TraceLine>>,
     /// What each node's host was given, interleaved with the trace lines (with the trace only).
     pub schedule: Vec<tape::Step>,
 }
@@ -378,7 +378,7 @@ impl Shrinker<'_> {
         changed
     }
 
-    fn components(&self) -> Vec<crate::rng::Component> {
+    fn components(&self) -> Vec<crate::env::rng::Component> {
         self.best.choices.keys().copied().collect()
     }
 

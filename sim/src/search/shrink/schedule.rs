@@ -24,12 +24,12 @@
 //! the result is a candidate: `script::scenario` verifies it in the driver and minimizes it.
 
 use super::Attempt;
-use crate::knobs::{Knobs, Workload};
-use crate::network::{Address, Packet, Payload};
+use crate::env::network::{Address, Packet, Payload};
+use crate::env::tape::Step;
+use crate::render::trace::{SimEvent, TraceEvent, TraceLine};
 use crate::script::env::{Env, Syncs};
 use crate::script::{parse, verbs};
-use crate::tape::Step;
-use crate::trace::{SimEvent, TraceEvent, TraceLine};
+use crate::seeded::knobs::{Knobs, Workload};
 use felix_core::api::Request;
 use felix_core::broker::Role;
 use felix_core::client::checkpoint::MAGIC;

@@ -16,9 +16,9 @@
 
 use super::schedule::{kind_of, Kind};
 use super::Shrunk;
+use crate::render::trace::{SimEvent, TraceEvent, TraceLine};
 use crate::script;
 use crate::script::env::{ELECTION_TIMEOUT_TICKS, HEARTBEAT_TICKS};
-use crate::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_core::api::Request;
 use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;

@@ -11,8 +11,8 @@
 //! restore, and FoldAgreement judges every restore and comparison against the committed run.
 
 use super::Role;
-use crate::knobs::Knobs;
-use crate::rng::Stream;
+use crate::env::rng::Stream;
+use crate::seeded::knobs::Knobs;
 use felix_core::api::Request;
 use felix_core::client::checkpoint::RunRecord;
 use felix_core::Offset;
@@ -107,7 +107,7 @@ impl Breaker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Component;
+    use crate::env::rng::Component;
     use felix_core::client::checkpoint::{checksum, encode_run};
     use felix_core::client::Fold;
     use felix_core::Headers;

@@ -1,4 +1,4 @@
-//! The world's BUGGIFY sites (`crate::buggify`): where each is evaluated, and what a firing does.
+//! The world's BUGGIFY sites (`crate::seeded::buggify`): where each is evaluated, and what a firing does.
 //!
 //! The hooks in the world are one call each (after a client's acknowledged append, after a
 //! client sent an append or trim, after a node answered one, when a sync starts); a firing is
@@ -6,10 +6,10 @@
 //! another step. Sites fire only in the safety phase: the liveness phase is fault-free.
 
 use super::{Ev, Reader, Role, World};
-use crate::buggify::Site;
-use crate::network::{Address, Payload};
-use crate::queue::Time;
-use crate::trace::SimEvent;
+use crate::env::network::{Address, Payload};
+use crate::env::queue::Time;
+use crate::render::trace::SimEvent;
+use crate::seeded::buggify::Site;
 use felix_core::history::Phase;
 
 /// What a firing site does, at the instant it fired.

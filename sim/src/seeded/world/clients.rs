@@ -416,7 +416,7 @@ impl World {
             None => return,
         };
         if let Some(schedule) = &self.schedule {
-            schedule.note(crate::tape::Step::TimedOut { client: client_id });
+            schedule.note(crate::env::tape::Step::TimedOut { client: client_id });
         }
         self.count("client_timeouts");
         self.apply_step(client, step);

@@ -1,9 +1,9 @@
-//! A continuation's fork in the seeded world (`crate::fork`): where its streams are re-keyed,
+//! A continuation's fork in the seeded world (`crate::seeded::fork`): where its streams are re-keyed,
 //! and how its first line names it.
 
 use super::World;
-use crate::fork::Fork;
-use crate::trace::SimEvent;
+use crate::render::trace::SimEvent;
+use crate::seeded::fork::Fork;
 
 impl World {
     /// A continuation's fork: once the trace holds line `fork.step`, every stream that draws the

@@ -52,19 +52,19 @@ mod nodes;
 pub mod prober;
 mod storage;
 
-use crate::clock::Clock;
-use crate::disk::Disk;
-use crate::disk::NodeDisk;
-use crate::host::{Effect, Host, HostError, SyncStart};
-use crate::knobs::{Knobs, Workload};
-use crate::lease::LeaseService;
-use crate::network::Payload;
-use crate::network::{Address, Network};
-use crate::node;
-use crate::queue::{EventQueue, Time};
-use crate::rng::{Component, Stream};
-use crate::tape::{Schedule, Tape};
-use crate::trace::{Recorder, SimEvent};
+use crate::env::clock::Clock;
+use crate::env::disk::Disk;
+use crate::env::disk::NodeDisk;
+use crate::env::host::{Effect, Host, HostError, SyncStart};
+use crate::env::lease::LeaseService;
+use crate::env::network::Payload;
+use crate::env::network::{Address, Network};
+use crate::env::node;
+use crate::env::queue::{EventQueue, Time};
+use crate::env::rng::{Component, Stream};
+use crate::env::tape::{Schedule, Tape};
+use crate::render::trace::{Recorder, SimEvent};
+use crate::seeded::knobs::{Knobs, Workload};
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::Broker;
 use felix_core::client::checkpoint::OwnerOp;
@@ -283,7 +283,7 @@ pub struct World {
     cluster_committed: u64,
     /// The newest writer token of a committed fence record.
     fence_committed: u64,
-    buggify: crate::buggify::Buggify,
+    buggify: crate::seeded::buggify::Buggify,
     /// Trace validation's observer, if any (`run_observed`).
     observer: Option<Box<dyn Observer>>,
     /// With an observer: the client request the current event delivered, and to which node.
@@ -293,7 +293,7 @@ pub struct World {
     /// Hand back each node's durable disk at the end (`keep_disks`).
     keep_disks: bool,
     /// The fork this world is a continuation of (`Setup::fork`), until its streams are re-keyed.
-    fork: Option<crate::fork::Fork>,
+    fork: Option<crate::seeded::fork::Fork>,
 }
 
 impl World {
@@ -439,7 +439,7 @@ impl World {
             panicked: None,
             cluster_committed: 0,
             fence_committed: 0,
-            buggify: crate::buggify::Buggify::new(
+            buggify: crate::seeded::buggify::Buggify::new(
                 Stream::taped(seed, Component::Buggify, tape),
                 &knobs.buggify,
             ),
@@ -497,7 +497,7 @@ impl World {
 
     /// Plants `slip` in every file-store disk's file system (a test proving that the judges catch
     /// a store that skips fsyncs; `world::run`'s `prepare`). Changes nothing on in-memory disks.
-    pub fn plant_slip(&mut self, slip: crate::file_system::Slip) {
+    pub fn plant_slip(&mut self, slip: crate::env::file_system::Slip) {
         for slot in &mut self.nodes {
             slot.host.disk.plant_slip(slip);
         }
@@ -514,7 +514,7 @@ impl World {
     fn start(&mut self, label: Option<String>) {
         let knobs_json = serde_json::to_value(&self.knobs).unwrap_or_default();
         self.sim(SimEvent::Started {
-            trace_format: crate::trace::TRACE_FORMAT,
+            trace_format: crate::render::trace::TRACE_FORMAT,
             seed: self.seed,
             twin: label,
             knobs: knobs_json,
@@ -608,7 +608,7 @@ pub struct Setup {
     pub schedule: Option<Schedule>,
     /// A continuation: the run of (seed, rules, knobs) with every stream that draws the future
     /// re-keyed after trace step `fork.step` (`fork`).
-    pub fork: Option<crate::fork::Fork>,
+    pub fork: Option<crate::seeded::fork::Fork>,
 }
 
 impl Setup {

@@ -122,7 +122,7 @@ impl Probe {
             Probe::BodyTooLarge => Request::Append {
                 expected_tail: None,
                 fence: token,
-                body: vec![b'x'; crate::node::BODY_BYTES_MAX as usize + 1],
+                body: vec![b'x'; crate::env::node::BODY_BYTES_MAX as usize + 1],
                 headers: Headers::default(),
             },
             Probe::TrimPastItself => Request::Trim {

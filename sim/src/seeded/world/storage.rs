@@ -17,9 +17,9 @@
 //! judge the nodes that are left (a node down for good is not live: neither judges it).
 
 use super::*;
-use crate::damage::Damage;
-use crate::disk::StorageFault;
-use crate::knobs::StorageFaults;
+use crate::env::damage::Damage;
+use crate::env::disk::StorageFault;
+use crate::seeded::knobs::StorageFaults;
 use felix_core::storage::StoreError;
 
 /// A failed read is tried again after a delay drawn in this range (microseconds).

@@ -142,7 +142,7 @@ fn sequence(core: &mut Core, o: u8, l: u8, request: Request) -> Result<(), Strin
         Some(reply) => Err(format!(
             "{} refused it: {}",
             node_name(node(l)),
-            felix_sim::describe::reply(&reply)
+            felix_sim::render::describe::reply(&reply)
         )),
     }
 }
