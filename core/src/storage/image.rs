@@ -7,7 +7,7 @@
 //! `inspect`: the same frame checksums, offset checks and torn-tail rule a real recovery runs, so
 //! a check the core does not make lets the damage through. Pure: no file is touched.
 
-use super::inspect::{StoreFiles, META_FILE, PROMISE_FILE, SEALED_FILE};
+use super::inspect::{too_long, StoreFiles, META_FILE, PROMISE_FILE, SEALED_FILE};
 use super::{segment, Recovered, SegmentLayout, StoreError, StoreMeta};
 use crate::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
 use crate::record::Offset;
@@ -108,14 +108,7 @@ impl StoreFiles for MemoryFiles {
             return Ok(None);
         };
         if bytes.len() as u64 > bytes_max {
-            return Err(StoreError::Corrupt {
-                path: path.to_path_buf(),
-                position: bytes_max,
-                reason: format!(
-                    "{} bytes, more than the store ever writes to this file ({bytes_max})",
-                    bytes.len()
-                ),
-            });
+            return Err(too_long(path, bytes.len() as u64, bytes_max));
         }
         Ok(Some(bytes.clone()))
     }

@@ -235,6 +235,16 @@ fn check_regular(path: &Path) -> Result<bool, StoreError> {
     }
 }
 
+/// A store file of `len` bytes, longer than the `bytes_max` the store ever writes to it: every
+/// `StoreFiles::read_regular` refuses it so.
+pub fn too_long(path: &Path, len: u64, bytes_max: u64) -> StoreError {
+    corrupt(
+        path,
+        bytes_max,
+        format!("{len} bytes, more than the store ever writes to this file ({bytes_max})"),
+    )
+}
+
 /// Reads the regular file at `path` (None when missing), refusing one longer than `bytes_max`.
 fn read_regular(path: &Path, bytes_max: u64) -> Result<Option<Vec<u8>>, StoreError> {
     if !check_regular(path)? {
@@ -247,14 +257,7 @@ fn read_regular(path: &Path, bytes_max: u64) -> Result<Option<Vec<u8>>, StoreErr
         return Err(corrupt(path, 0, "not a regular file"));
     }
     if metadata.len() > bytes_max {
-        return Err(corrupt(
-            path,
-            bytes_max,
-            format!(
-                "{} bytes, more than the store ever writes to this file ({bytes_max})",
-                metadata.len()
-            ),
-        ));
+        return Err(too_long(path, metadata.len(), bytes_max));
     }
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
     handle

@@ -23,7 +23,7 @@
 //! every collection is ordered, every draw comes from the stream passed in.
 
 use crate::env::rng::Stream;
-use felix_core::storage::inspect::StoreFiles;
+use felix_core::storage::inspect::{too_long, StoreFiles};
 use felix_core::storage::{FileSystem, StoreError};
 use std::collections::BTreeMap;
 use std::io::{Error, ErrorKind};
@@ -295,14 +295,7 @@ impl StoreFiles for SimFs {
             return Ok(None);
         };
         if bytes.len() as u64 > bytes_max {
-            return Err(StoreError::Corrupt {
-                path: path.to_path_buf(),
-                position: bytes_max,
-                reason: format!(
-                    "{} bytes, more than the store ever writes to this file ({bytes_max})",
-                    bytes.len()
-                ),
-            });
+            return Err(too_long(path, bytes.len() as u64, bytes_max));
         }
         Ok(Some(bytes.to_vec()))
     }
