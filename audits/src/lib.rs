@@ -64,6 +64,7 @@ pub mod no_read_below_floor;
 pub mod probes;
 pub mod progress;
 pub mod promise_durable;
+pub mod recovery_faithful;
 pub mod stale_trim_refused;
 pub mod synthetic;
 pub mod term_never_decreases;
@@ -91,10 +92,11 @@ pub const CONVERGENCE: Invariant = Invariant::Convergence;
 pub const ELECTION_SAFETY: Invariant = Invariant::ElectionSafety;
 pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
 pub const PROMISE_DURABLE: Invariant = Invariant::PromiseDurable;
+pub const RECOVERY_FAITHFUL: Invariant = Invariant::RecoveryFaithful;
 pub const PROGRESS: Invariant = Invariant::Progress;
 
 /// Every invariant the audits judge, in `Invariant::ALL` order.
-pub const INVARIANTS: [Invariant; 12] = [
+pub const INVARIANTS: [Invariant; 13] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -106,6 +108,7 @@ pub const INVARIANTS: [Invariant; 12] = [
     ELECTION_SAFETY,
     LINEARIZABLE,
     PROMISE_DURABLE,
+    RECOVERY_FAITHFUL,
     PROGRESS,
 ];
 
@@ -253,6 +256,7 @@ pub fn audit_one(history: &[Event], invariant: Invariant) -> Report {
         Invariant::ElectionSafety => election_safety::check(history),
         Invariant::Linearizable => linearizable::check_with_verdict(history).0,
         Invariant::PromiseDurable => promise_durable::check(history),
+        Invariant::RecoveryFaithful => recovery_faithful::check(history),
         // Judged from the history and its times under the run's bounds (`progress::check`, run
         // by the simulator's judge): a history alone holds no time.
         Invariant::Progress => Vec::new(),
@@ -283,6 +287,7 @@ pub fn audit(history: &[Event]) -> Report {
     violations.extend(convergence::check(history));
     violations.extend(election_safety::check(history));
     violations.extend(promise_durable::check(history));
+    violations.extend(recovery_faithful::check(history));
     let (linearizable, verdict) = linearizable::check_with_verdict(history);
     violations.extend(linearizable);
     violations.sort_by_key(|violation| (violation.step, invariant_rank(violation.invariant)));

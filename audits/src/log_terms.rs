@@ -33,6 +33,17 @@ impl LogTerms {
         Some(self.runs[run].1)
     }
 
+    /// Whether every record `first..=last` (`first >= 1`, `first <= last`) is of `term`.
+    pub fn holds(&self, first: Offset, last: Offset, term: Term) -> bool {
+        if first == 0 || last > self.last() {
+            return false;
+        }
+        // Runs of one term are merged, so one run holds them all or they differ.
+        let run = self.runs.partition_point(|&(end, _)| end < first);
+        let (end, run_term) = self.runs[run];
+        run_term == term && end >= last
+    }
+
     /// Drops every record above `last` (nothing, when the log ends at or below it).
     pub fn cut(&mut self, last: Offset) {
         let run = self.runs.partition_point(|&(end, _)| end < last);

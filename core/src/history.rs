@@ -209,6 +209,16 @@ pub enum Event {
     PhaseChanged {
         phase: Phase,
     },
+    // ---- a node event last, so that the variants before it keep their index (the trace hash
+    // feeds a variant's index) ----
+    /// A restart read back from the node's store a state that its disk never held durably plus
+    /// a prefix of the ops it took since its last sync (the store's contract; the witness of the
+    /// driver that saw every op says what differs: RecoveryFaithful). Recorded by the driver
+    /// before the node starts from it.
+    RecoveryUnfaithful {
+        node: NodeId,
+        detail: String,
+    },
 }
 
 impl Event {
@@ -233,6 +243,7 @@ impl Event {
             | Event::Crashed { node }
             | Event::Restarted { node }
             | Event::StoreCorrupt { node, .. }
+            | Event::RecoveryUnfaithful { node, .. }
             | Event::Requested { node, .. }
             | Event::Replied { node, .. } => Some(*node),
             Event::LeaseGranted { .. }

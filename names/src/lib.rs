@@ -38,6 +38,9 @@ pub enum Invariant {
     Linearizable,
     /// A message that carries a term or a vote leaves a node only once that promise is durable.
     PromiseDurable,
+    /// A restarted node's store reads back what its disk held durably plus a prefix of the ops it
+    /// took since its last sync: nothing synced lost, nothing durably removed brought back.
+    RecoveryFaithful,
     /// Liveness, in time: after faults heal, every lagging node catches up and every client with
     /// work gets an answer within a bound derived from the run's own knobs.
     Progress,
@@ -60,7 +63,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every name, the journal's invariants first (in the order of the README's tables).
-    pub const ALL: [Invariant; 18] = [
+    pub const ALL: [Invariant; 19] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -73,6 +76,7 @@ impl Invariant {
         Invariant::ElectionSafety,
         Invariant::Linearizable,
         Invariant::PromiseDurable,
+        Invariant::RecoveryFaithful,
         Invariant::Progress,
         Invariant::TypeOk,
         Invariant::EventBudget,
@@ -95,6 +99,7 @@ impl Invariant {
             Invariant::ElectionSafety => "ElectionSafety",
             Invariant::Linearizable => "Linearizable",
             Invariant::PromiseDurable => "PromiseDurable",
+            Invariant::RecoveryFaithful => "RecoveryFaithful",
             Invariant::Progress => "Progress",
             Invariant::StaleHolderRetires => "StaleHolderRetires",
             Invariant::TypeOk => "TypeOK",

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 /// What a storage op does to the terms of the log.
 #[derive(Clone, Debug)]
-enum Change {
+pub(super) enum Change {
     /// Records `(offset, term)` appended after the end.
     Append(Vec<(Offset, Term)>),
     /// Every record at or above `from` dropped.
@@ -35,9 +35,9 @@ enum Change {
 #[derive(Clone, Debug, Default)]
 pub struct Acks {
     /// The log changes applied to the disk and not yet covered by a sync, by op number.
-    unsynced: VecDeque<(u64, Change)>,
+    pub(super) unsynced: VecDeque<(u64, Change)>,
     /// The terms of what the disk holds durably.
-    durable: LogTerms,
+    pub(super) durable: LogTerms,
     /// The durable log as the history last described it.
     recorded: LogTerms,
     /// The durable log changed since it was last recorded.
@@ -179,7 +179,7 @@ fn accepted(message: &Message) -> Option<Offset> {
 }
 
 /// Applies one log change to `terms`.
-fn apply(terms: &mut LogTerms, change: Change) {
+pub(super) fn apply(terms: &mut LogTerms, change: Change) {
     match change {
         Change::Append(records) => {
             for (offset, term) in records {

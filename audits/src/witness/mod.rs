@@ -6,7 +6,8 @@
 //! (`felix_sim`) and the real node's event loop (`felix_node`) keep one `Witness` each and call it
 //! at the same moments, so both histories are judged alike:
 //! - `applied` when the store takes an op, `synced` when a sync makes ops durable, `recovered`
-//!   when a restart read the store back, `restarted` when the broker starts or crashes;
+//!   when a restart read the store back (the simulator's host asks `explain_recovery` first: the
+//!   RecoveryFaithful check), `restarted` when the broker starts or crashes;
 //! - `made` right after each broker step (an acknowledgement describes the log as the step left
 //!   it), `leaving` as each message goes onto the network, whatever held it before;
 //! - `durable_changed` whenever the durable state may have changed (after a sync, before a step
@@ -17,6 +18,7 @@
 
 pub mod acks;
 pub mod promises;
+mod recovery;
 
 use acks::Acks;
 use felix_core::broker::{Broker, Message, Output};
@@ -44,6 +46,15 @@ impl Witness {
     pub fn synced(&mut self, through: u64) {
         self.promises.synced(through);
         self.acks.synced(through);
+    }
+
+    /// RecoveryFaithful: `Ok` when `recovered` (what the node's store read back at a restart) is
+    /// what the disk held durably plus a prefix of the ops it took since its last sync (the last
+    /// maybe partial), else why not (`recovery.rs`). Call it before `recovered`. Only a host that
+    /// saw every op of this store since it was created can ask (the simulator's; a real node's
+    /// process starts with a witness that knows nothing of the disk it opens).
+    pub fn explain_recovery(&self, recovered: &Recovered) -> Result<(), String> {
+        recovery::explain(&self.promises, &self.acks, recovered)
     }
 
     /// The node restarts from a store that recovered `recovered` (what a crash kept is durable

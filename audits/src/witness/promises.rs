@@ -21,9 +21,9 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, Default)]
 pub struct Promises {
     /// The promises applied to the disk and not yet covered by a sync, by op number.
-    unsynced: VecDeque<(u64, HardState)>,
+    pub(super) unsynced: VecDeque<(u64, HardState)>,
     /// What the disk holds durably.
-    durable: HardState,
+    pub(super) durable: HardState,
     /// The durable promise last recorded in the history.
     recorded: HardState,
     /// The highest term a recorded sent message carried.

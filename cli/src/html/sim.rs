@@ -5,8 +5,7 @@
 //! holder are fault marks; commits, floors and deletions are marks on the node. The run does not
 //! record broker-to-broker messages except `TrimmedTo`, which is drawn as a peer arrow.
 //! `NodeState` samples are not drawn; with `Committed` they give each node's state (term, role,
-//! floor and its tag, commit, the retained records). A client's state is what it believes: its
-//! epoch, the tail it last asked for, its cursor, its last answer.
+//! floor, tag, commit, records). A client's state is what it believes (epoch, tail, cursor, reply).
 
 use super::{Diagram, Finding, Header, Lane, LaneKind, Mark, Row, Style, Violation, Window};
 use felix_core::api::{ClientId, Reply, Request};
@@ -249,6 +248,14 @@ fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
     }
 }
 
+/// The mark of a restart whose store failed the node: corrupt, or read back unfaithfully.
+fn store_fault(event: &Event) -> &'static str {
+    match event {
+        Event::StoreCorrupt { .. } => "store corrupt",
+        _ => "unfaithful recovery",
+    }
+}
+
 /// How one history event is drawn.
 fn history_mark(lanes: &Lanes, event: &Event) -> Mark {
     match event {
@@ -314,8 +321,8 @@ fn history_mark(lanes: &Lanes, event: &Event) -> Mark {
         }
         Event::Crashed { node } => point(lanes.node(*node), "crash".into(), Style::Fault),
         Event::Restarted { node } => point(lanes.node(*node), "restart".into(), Style::Note),
-        Event::StoreCorrupt { node, .. } => {
-            point(lanes.node(*node), "store corrupt".into(), Style::Fault)
+        Event::StoreCorrupt { node, .. } | Event::RecoveryUnfaithful { node, .. } => {
+            point(lanes.node(*node), store_fault(event).into(), Style::Fault)
         }
         NodeState { .. } | DurablePromise { .. } | PromiseSent { .. } => Mark::Hidden,
         DurableLog { .. } | AckSent { .. } => Mark::Hidden,

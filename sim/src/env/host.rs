@@ -52,12 +52,19 @@ pub enum HostError {
     Store { node: NodeId, what: String },
     /// The outbox held `held_max` deliveries waiting for one sync: a message storm.
     HeldFull { node: NodeId, held_max: usize },
+    /// A restart read back what the disk never held (RecoveryFaithful, `detail` says what
+    /// differs), and the core refused to start from it or the store could not read it at all: the
+    /// node cannot start. The driver records it and keeps the node down for good.
+    Unfaithful { node: NodeId, detail: String },
 }
 
 impl fmt::Display for HostError {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HostError::Store { node, what } => write!(formatter, "node {node}: {what}"),
+            HostError::Unfaithful { node, detail } => {
+                write!(formatter, "node {node}: unfaithful recovery: {detail}")
+            }
             HostError::HeldFull { node, held_max } => write!(
                 formatter,
                 "node {node} holds {held_max} messages waiting for one sync: a message storm"
@@ -309,11 +316,13 @@ impl Host {
     pub fn start(&mut self, restart: bool) -> Result<(), HostError> {
         assert!(self.broker.is_none(), "only a node that is down starts");
         if restart {
-            let recovered = self.disk.recover().map_err(|error| HostError::Store {
+            // No fault touched this disk: a store that cannot read back what a crash left broke
+            // its contract.
+            let recovered = self.disk.recover().map_err(|error| HostError::Unfaithful {
                 node: self.id,
-                what: format!("recovery failed: {error}"),
+                detail: format!("its store could not read back what the crash left: {error}"),
             })?;
-            return self.start_from(recovered);
+            return self.start_from(recovered, true);
         }
         self.outbox.crash();
         self.witness.restarted();
@@ -325,18 +334,39 @@ impl Host {
     }
 
     /// Starts the broker rebuilt from `recovered` (what the caller read back from the disk), as
-    /// the next incarnation. The outbox starts empty.
-    pub fn start_from(&mut self, recovered: Recovered) -> Result<(), HostError> {
+    /// the next incarnation. The outbox starts empty. When `judged` (no drawn storage fault
+    /// touched what was read back), the witness first holds `recovered` to what the disk held
+    /// (RecoveryFaithful): a difference is recorded as `RecoveryUnfaithful` before the node's
+    /// first event, and is an error if the core then refuses to start from it.
+    pub fn start_from(&mut self, recovered: Recovered, judged: bool) -> Result<(), HostError> {
         assert!(self.broker.is_none(), "only a node that is down starts");
+        let unfaithful = judged
+            .then(|| self.witness.explain_recovery(&recovered).err())
+            .flatten();
         self.outbox.crash();
         self.config.incarnation += 1;
         self.witness.recovered(&recovered);
-        let broker = Broker::from_recovered(self.config.clone(), recovered).map_err(|error| {
-            HostError::Store {
-                node: self.id,
-                what: format!("the core refused its own store: {error:?}"),
+        let broker = match Broker::from_recovered(self.config.clone(), recovered) {
+            Ok(broker) => broker,
+            Err(error) => {
+                return Err(match unfaithful {
+                    Some(detail) => HostError::Unfaithful {
+                        node: self.id,
+                        detail: format!("{detail}; the core refused to start from it: {error:?}"),
+                    },
+                    None => HostError::Store {
+                        node: self.id,
+                        what: format!("the core refused its own store: {error:?}"),
+                    },
+                })
             }
-        })?;
+        };
+        if let Some(detail) = unfaithful {
+            self.durable_events.push(Event::RecoveryUnfaithful {
+                node: self.id,
+                detail,
+            });
+        }
         self.broker = Some(broker);
         self.prime_sample();
         Ok(())

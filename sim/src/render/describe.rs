@@ -234,6 +234,12 @@ fn life(event: &Event) -> String {
                 node(*id)
             )
         }
+        Event::RecoveryUnfaithful { node: id, detail } => {
+            format!(
+                "{}: restart read back what its disk never held: {detail}",
+                node(*id)
+            )
+        }
         _ => unreachable!("only a crash, a restart or a corrupt store"),
     }
 }
@@ -252,9 +258,7 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
         Event::Committed {
             node: id,
             entry: record,
-        } => {
-            format!("{}: committed {}", node(*id), entry(record))
-        }
+        } => format!("{}: committed {}", node(*id), entry(record)),
         Event::FloorApplied {
             node: id,
             floor,
@@ -318,7 +322,10 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
                 role(*leader)
             )
         }
-        Event::Crashed { .. } | Event::Restarted { .. } | Event::StoreCorrupt { .. } => life(event),
+        Event::Crashed { .. }
+        | Event::Restarted { .. }
+        | Event::StoreCorrupt { .. }
+        | Event::RecoveryUnfaithful { .. } => life(event),
         Event::Requested {
             client,
             node: id,

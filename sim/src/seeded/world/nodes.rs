@@ -13,8 +13,18 @@ impl World {
     ) {
         let slot = &mut self.nodes[index];
         slot.incarnation += 1;
-        if let Err(error) = start(&mut slot.host) {
-            panic!("{error}");
+        match start(&mut slot.host) {
+            Ok(()) => {}
+            // The store broke its contract and the core cannot start from what it read back:
+            // judged (RecoveryFaithful), and the node stays down for good, as one found corrupt.
+            Err(HostError::Unfaithful { node, detail }) => {
+                slot.lost = true;
+                let reason = format!("it cannot start from what its store read back: {detail}");
+                self.history(Event::RecoveryUnfaithful { node, detail });
+                self.history(Event::StoreCorrupt { node, reason });
+                return;
+            }
+            Err(error) => panic!("{error}"),
         }
         let incarnation = slot.incarnation;
         let tick = slot.clock.true_duration(self.knobs.tick_micros).max(1);

@@ -72,7 +72,10 @@ impl World {
         match read.recovered {
             Ok(recovered) => {
                 self.history(Event::Restarted { node: id });
-                self.start_node(index, |host| host.start_from(recovered));
+                // Bytes a drawn fault damaged are not the disk's to answer for: RecoveryFaithful
+                // judges only a read-back no fault touched.
+                let judged = read.damage.is_none();
+                self.start_node(index, |host| host.start_from(recovered, judged));
             }
             Err(error @ StoreError::Io { .. }) => {
                 self.count("disk_read_failed");
