@@ -40,8 +40,9 @@ fn a_mismatch_exits_1_with_a_diff_and_rewrite_fixes_it() {
 
 #[test]
 fn bad_files_exit_2_with_file_and_line() {
-    // Proves an unknown verb, a missing `----`, a bad argument and an unreadable path are each
-    // reported as file:line (or file) on stderr with exit 2, never a panic.
+    // Proves an unknown verb, a missing `----`, a bad argument (a number; a name `stabilize hold=`
+    // does not know) and an unreadable path are each reported as file:line (or file) on stderr
+    // with exit 2, never a panic.
     let cases = [
         (
             "verb",
@@ -57,6 +58,11 @@ fn bad_files_exit_2_with_file_and_line() {
             "argument",
             "cluster brokers=x\n----\nok\n",
             ":1: bad argument: `brokers` must be a number",
+        ),
+        (
+            "hold",
+            "cluster\n----\nx\n\nstabilize hold=h9\n----\nok\n",
+            ":5: bad argument: `h9` is neither a node nor a client",
         ),
     ];
     for (name, text, expected) in cases {

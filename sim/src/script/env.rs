@@ -553,11 +553,13 @@ impl Env {
         dropped
     }
 
-    /// Delivers and syncs until nothing moves. Returns the rounds taken, or an error past
+    /// Delivers and syncs until nothing moves, leaving every message to or from `held` queued
+    /// (none: every message moves). Returns the rounds taken, or an error past
     /// `STABILIZE_ROUNDS_MAX`.
-    pub fn stabilize(&mut self, trace: &mut Trace) -> EnvResult<usize> {
+    pub fn stabilize(&mut self, held: Option<Address>, trace: &mut Trace) -> EnvResult<usize> {
+        let moves = |packet: &Packet| held.is_none_or(|at| packet.from != at && packet.to != at);
         for round in 0..STABILIZE_ROUNDS_MAX {
-            let delivered = self.deliver(&|_| true, usize::MAX, trace)?;
+            let delivered = self.deliver(&moves, usize::MAX, trace)?;
             let mut synced = false;
             for id in 0..self.nodes.len() as NodeId {
                 synced |= self.sync_node(id, trace)?;

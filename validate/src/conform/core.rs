@@ -108,11 +108,11 @@ impl Core {
                 break;
             }
         }
-        core.env.stabilize(&mut trace)?;
+        core.env.stabilize(None, &mut trace)?;
         for _ in 0..HEARTBEAT_TICKS {
             core.env.step_node(0, Input::Tick, &mut trace)?;
         }
-        core.env.stabilize(&mut trace)?;
+        core.env.stabilize(None, &mut trace)?;
         core.take_replies();
         let settled = (0..core.nodes()).all(|id| {
             core.env.nodes[id as usize]

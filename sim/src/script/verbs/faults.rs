@@ -284,14 +284,19 @@ pub(super) fn timeout(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
     Ok(finish(trace, result.map(|_| ())))
 }
 
-/// `stabilize [verbose]`
+/// `stabilize [verbose] [hold=<name>]`
 ///
 /// Delivers every message and completes every node's storage, round after round, until nothing
 /// moves (at most 1000 rounds). Prints client exchanges and node events (coalesced commits);
-/// `verbose` also prints every broker message and sync.
+/// `verbose` also prints every broker message and sync. `hold=X` leaves every message to or from
+/// the node or client X queued, as a slow link to X would (a later verb delivers them).
 pub(super) fn stabilize(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&[], 1)?;
+    args.only(&["hold"], 1)?;
     need_cluster(env)?;
+    let held = args
+        .text("hold")
+        .map(|name| addr_arg(env, name))
+        .transpose()?;
     let verbose = match args.positional.first().map(String::as_str) {
         None => false,
         Some("verbose") => true,
@@ -302,7 +307,7 @@ pub(super) fn stabilize(env: &mut Env, args: &Args) -> Result<Vec<String>, Strin
         }
     };
     let mut trace = Trace::new(verbose);
-    let result = env.stabilize(&mut trace);
+    let result = env.stabilize(held, &mut trace);
     let mut lines = finish(trace, result.map(|_| ()));
     if lines.is_empty() {
         lines.push("quiet: nothing to deliver or sync".to_string());

@@ -16,6 +16,7 @@
 //! turns the shrunk run into a scenario file.
 
 pub mod knobs;
+mod minimize;
 pub mod schedule;
 pub mod script;
 
@@ -413,14 +414,21 @@ impl Shrinker<'_> {
     }
 
     /// Spans of choices set to zero (`delete` false) or deleted, halving span sizes down to a
-    /// component's length over `chunks` (at least one choice).
-    fn spans_pass(&mut self, delete: bool, chunks: usize) -> bool {
+    /// component's length over `chunks` (at least one choice), starting below its length over
+    /// `coarser` (the band the round before took) when given.
+    fn spans_pass(&mut self, delete: bool, chunks: usize, coarser: Option<usize>) -> bool {
         let mut changed = false;
         for component in self.components() {
             let len = self.best.choices.get(&component).map_or(0, Vec::len);
             let smallest = (len / chunks).max(1);
             let mut size = len / 2;
-            while size >= smallest && !self.out_of_budget() {
+            if let Some(coarser) = coarser {
+                let done = (len / coarser).max(1);
+                while size >= done && size >= 1 {
+                    size /= 2;
+                }
+            }
+            while size >= smallest && size >= 1 && !self.out_of_budget() {
                 let mut start = 0;
                 loop {
                     let values = self
@@ -462,23 +470,35 @@ impl Shrinker<'_> {
         changed
     }
 
-    /// The passes, round after round, until a round at single choices changes nothing or the
-    /// budget runs out.
+    /// The passes, round after round, until a whole cycle of rounds (coarse to single choices)
+    /// changes nothing or the budget runs out.
     fn rounds(&mut self) -> Stop {
         let mut round = 0;
-        // Coarse to fine: a round's spans are no shorter than a component's length over
-        // `chunks`, so rounds end early (and the knob pass runs again, on a smaller run) instead
-        // of the first round spending the budget on single choices; `chunks` grows fourfold
-        // after a round that changed nothing, up to single choices and the lowering of each.
+        // Coarse to fine: each round takes one band of span sizes, below a component's length
+        // over the last round's `chunks` down to its length over this round's (fourfold more),
+        // so the knob pass runs again between bands on a smaller run, and no round spends the
+        // budget trying again the sizes the one before it tried. After the band of single
+        // choices (with the lowering of each), a cycle that changed anything starts over at the
+        // coarsest band.
+        let mut coarser: Option<usize> = None;
         let mut chunks = CHUNKS_FIRST;
+        let mut cycle_changed = false;
+        // The run the knob and truncate passes last ran on: on the same run they would try the
+        // same candidates and fail again (every try is deterministic).
+        let mut passes_ran_on: Option<(Knobs, Choices)> = None;
         loop {
             round += 1;
             let finest = chunks > CHUNKS_MAX;
             let spans = if finest { usize::MAX } else { chunks };
-            let mut changed = self.knobs_pass();
-            changed |= self.truncate_pass();
-            changed |= self.spans_pass(false, spans);
-            changed |= self.spans_pass(true, spans);
+            let mut changed = false;
+            let run = (self.best.knobs.clone(), self.best.choices.clone());
+            if passes_ran_on.as_ref() != Some(&run) {
+                passes_ran_on = Some(run);
+                changed |= self.knobs_pass();
+                changed |= self.truncate_pass();
+            }
+            changed |= self.spans_pass(false, spans, coarser);
+            changed |= self.spans_pass(true, spans, coarser);
             if finest {
                 changed |= self.lower_pass();
             }
@@ -491,10 +511,16 @@ impl Shrinker<'_> {
             if self.out_of_budget() {
                 break Stop::Budget;
             }
-            if !changed {
-                if finest {
+            cycle_changed |= changed;
+            if finest {
+                if !cycle_changed {
                     break Stop::Fixpoint;
                 }
+                cycle_changed = false;
+                coarser = None;
+                chunks = CHUNKS_FIRST;
+            } else {
+                coarser = Some(chunks);
                 chunks = chunks.saturating_mul(4);
             }
         }

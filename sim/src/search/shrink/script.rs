@@ -14,6 +14,7 @@
 //! ddmin-style while both still hold. `render` writes the file with its expectations filled in by
 //! the driver itself, so `felix scenario` passes on it by construction.
 
+use super::minimize::{self, with_ticks_merged};
 use super::schedule::{kind_of, Kind};
 use super::Shrunk;
 use crate::render::trace::{SimEvent, TraceEvent, TraceLine};
@@ -28,8 +29,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The longest schedule translation worth minimizing (each try replays the whole script).
 const SCHEDULE_VERBS_MAX: usize = 5_000;
-/// The most ticks one `tick` verb gives (the verb's own bound).
-const TICKS_MAX: u64 = 1_000;
 /// The most scripts the minimization runs (each replays the whole script, so a long translation
 /// costs more per try): past it, the smallest script found so far is written.
 const SCRIPTS_MAX: u64 = 2_000;
@@ -363,70 +362,6 @@ fn renamed(verbs: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// `tick nK [count]` as the node and its count.
-fn ticks(verb: &str) -> Option<(&str, u64)> {
-    let mut words = verb.strip_prefix("tick ")?.split(' ');
-    let node = words.next()?;
-    let count = match words.next() {
-        Some(count) => count.parse().ok()?,
-        None => 1,
-    };
-    words.next().is_none().then_some((node, count))
-}
-
-/// The verb merging `first` and `second` when they are neighbours of one kind: two syncs are one
-/// `sync` of both nodes; two ticks of one node are one `tick` (the same ticks in a row); two deliveries of the next message on one link are `n=2` (which differs:
-/// the second message must be queued before the first arrives, so the merge is verified).
-fn merged(first: &str, second: &str) -> Option<String> {
-    if let (Some(a), Some(b)) = (first.strip_prefix("sync "), second.strip_prefix("sync ")) {
-        return Some(format!("sync {a} {b}"));
-    }
-    if let (Some((a, n)), Some((b, m))) = (ticks(first), ticks(second)) {
-        return (a == b && n + m <= TICKS_MAX).then(|| format!("tick {a} {}", n + m));
-    }
-    let (a, n) = first.rsplit_once(" n=")?;
-    let (b, m) = second.rsplit_once(" n=")?;
-    let (n, m) = (n.parse::<u64>().ok()?, m.parse::<u64>().ok()?);
-    (a == b && a.starts_with("deliver ") && !a.contains("skip="))
-        .then(|| format!("{a} n={}", n + m))
-}
-
-/// `verbs` with each run of one node's neighbouring ticks written as one `tick`.
-fn merged_ticks(verbs: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for verb in verbs {
-        let merge = out.last().and_then(|last| {
-            let (a, n) = ticks(last)?;
-            let (b, m) = ticks(verb)?;
-            (a == b && n + m <= TICKS_MAX).then(|| format!("tick {a} {}", n + m))
-        });
-        match merge {
-            Some(verb) => *out.last_mut().expect("a last verb") = verb,
-            None => out.push(verb.clone()),
-        }
-    }
-    out
-}
-
-/// `verbs` with neighbouring ticks merged (`merged_ticks`) when `still` holds for them (one
-/// script, counted in `tries`), else `verbs` as they were.
-fn with_ticks_merged(
-    verbs: Vec<String>,
-    tries: &mut u64,
-    still: &dyn Fn(&[String]) -> bool,
-) -> Vec<String> {
-    let fewer = merged_ticks(&verbs);
-    if fewer.len() == verbs.len() {
-        return verbs;
-    }
-    *tries += 1;
-    if still(&fewer) {
-        fewer
-    } else {
-        verbs
-    }
-}
-
 /// The coarse candidates, in the order tried: the translation as it is, then with a stabilize
 /// after every verb; then the faithful translation (`translate_with`: every change of leader,
 /// isolated and clogged nodes), likewise.
@@ -443,54 +378,6 @@ fn coarse_candidates(shrunk: &Shrunk, translated: &[String]) -> Vec<Vec<String>>
         );
     }
     candidates
-}
-
-/// Shortens `verbs` while `still` holds: windows (halving sizes, side by side)
-/// replaced by one `stabilize` (a stretch of the schedule whose order did not matter), then
-/// neighbours merged, then single verbs deleted.
-fn coarsened(mut verbs: Vec<String>, still: &mut dyn FnMut(&[String]) -> bool) -> Vec<String> {
-    let mut size = verbs.len();
-    while size >= 2 {
-        let mut start = 0;
-        while start + size <= verbs.len() {
-            let window = &verbs[start..start + size];
-            if window.iter().any(|verb| verb != "stabilize") {
-                let mut edited = verbs[..start].to_vec();
-                edited.push("stabilize".to_string());
-                edited.extend_from_slice(&verbs[start + size..]);
-                if still(&edited) {
-                    verbs = edited;
-                    start += 1;
-                    continue;
-                }
-            }
-            start += size;
-        }
-        size /= 2;
-    }
-    let mut index = 0;
-    while index + 1 < verbs.len() {
-        if let Some(verb) = merged(&verbs[index], &verbs[index + 1]) {
-            let mut edited = verbs.clone();
-            edited.splice(index..index + 2, [verb]);
-            if still(&edited) {
-                verbs = edited;
-                continue;
-            }
-        }
-        index += 1;
-    }
-    let mut index = 0;
-    while index < verbs.len() {
-        let mut edited = verbs.clone();
-        edited.remove(index);
-        if still(&edited) {
-            verbs = edited;
-        } else {
-            index += 1;
-        }
-    }
-    verbs
 }
 
 /// A scenario that reproduces the shrunk run's violation in the driver.
@@ -673,57 +560,7 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
         tries += 1;
         reproduces(&cluster, twin, invariant, edited)
     };
-    // What follows the violation never mattered: the shortest prefix that still reproduces, by
-    // bisection (a few scripts, however long the translation).
-    let (mut low, mut high) = (0, verbs.len());
-    while low + 1 < high {
-        let middle = low + (high - low) / 2;
-        if still(&verbs[..middle]) {
-            high = middle;
-        } else {
-            low = middle;
-        }
-    }
-    verbs.truncate(high);
-    // Likewise the longest prefix whose order did not matter: one `stabilize` in its place.
-    let with_prefix_settled = |verbs: &[String], cut: usize| -> Vec<String> {
-        let mut edited = vec!["stabilize".to_string()];
-        edited.extend_from_slice(&verbs[cut..]);
-        edited
-    };
-    let (mut low, mut high) = (0, verbs.len());
-    while low + 1 < high {
-        let middle = low + (high - low) / 2;
-        if still(&with_prefix_settled(&verbs, middle)) {
-            low = middle;
-        } else {
-            high = middle;
-        }
-    }
-    if low > 0 {
-        verbs = with_prefix_settled(&verbs, low);
-    }
-    // Stretches whose order did not matter become one `stabilize` (cheap on a long schedule),
-    // then ddmin over verbs: delete chunks, halving sizes, while it still reproduces.
-    verbs = coarsened(verbs, &mut still);
-    let mut size = verbs.len() / 2;
-    while size >= 1 {
-        let mut start = 0;
-        while start < verbs.len() {
-            let end = (start + size).min(verbs.len());
-            let mut edited = verbs.clone();
-            edited.drain(start..end);
-            if still(&edited) {
-                verbs = edited;
-            } else {
-                start = end;
-            }
-        }
-        size /= 2;
-    }
-    // A schedule's deliveries and syncs, shortened: a window of them becomes one `stabilize`,
-    // neighbours merge (`sync n0 n1`, `deliver ... n=2`), while the script still reproduces.
-    verbs = coarsened(verbs, &mut still);
+    verbs = minimize::minimized(verbs, &mut still);
     let budget_spent = tries >= SCRIPTS_MAX;
     // The ticks the minimization left side by side, merged even past its budget (the same
     // steps; checked once all the same).
