@@ -10,4 +10,5 @@
 
 pub mod config;
 pub mod properties;
+pub mod record;
 pub mod spec;
