@@ -46,12 +46,13 @@ fn only_conformance_catches_an_early_fence() {
 }
 
 /// The never-compacting core's cover conforms too, and the two covers together leave out only
-/// edges with a named reason.
+/// edges with a named reason; with crashes too (a crash restarts a node from its disk).
 #[test]
 fn both_covers_conform() {
     for paros in [
         ParosTrimJump::main_config(),
         ParosTrimJump::lookup("Replica").expect("Replica"),
+        ParosTrimJump::lookup("Crashes").expect("Crashes"),
     ] {
         for segments in [Segments::Model, Segments::Never] {
             let spec = Paros {

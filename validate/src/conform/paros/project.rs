@@ -180,10 +180,12 @@ fn compare_node(n: u8, view: &View, crashed: bool, state: &State) -> Option<Diff
         }
     }
     let floor = u64::from(state.floor[i]);
-    let floor_agrees = if view.jump_floor {
+    let floor_agrees = if crashed && view.floor <= floor {
+        true
+    } else if view.jump_floor {
         floor <= view.floor && view.floor == view.start
     } else {
-        floor == view.floor || (crashed && view.floor < floor)
+        floor == view.floor
     };
     if !floor_agrees {
         return differ(
