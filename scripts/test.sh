@@ -69,7 +69,7 @@ step "felix twins --conform, and felix conform on every default FelixHeadTrim an
 # each configuration's transition cover (every action kind x state class edge of the steps the
 # core can take) must run on the core with no divergence.
 "$felix" twins --conform
-for config in Main Steady Promotions Crash Failover Liveness Combined ParosTrimJump ParosTrimJumpReplica; do
+for config in Main Steady Promotions Crash Failover Liveness Combined ParosTrimJump ParosTrimJumpReplica ParosTrimJumpCrashes; do
     "$felix" conform "$config"
 done
 

@@ -20,6 +20,14 @@
 (* (ReadAnswer): only with a read index, then CursorTooOld below the       *)
 (* floor, NotHeld below the first held slot, else served.                  *)
 (*                                                                         *)
+(* Durability: a node's log is durable up to slot durable[n]; the rest is  *)
+(* volatile, and Crash(n) drops it.  A node persists before it sends, so   *)
+(* everything it holds is durable once it answers; the one exception is    *)
+(* the AckBeforeSync twin, whose follower answers a replicated record      *)
+(* before it is durable.  With the rule on, a leader counts a copy toward  *)
+(* commit only once it is durable (with every rule on, every copy a node   *)
+(* answered for is); the twin counts any copy a majority holds.            *)
+(*                                                                         *)
 (* The Stateright model in model/src/paros/ mirrors this spec ONE TO ONE:  *)
 (* same variables, same actions with the same parameters and guards, same  *)
 (* initial state, so TLC's distinct-state count equals Stateright's        *)
@@ -44,16 +52,19 @@ CONSTANTS
     MaxTruncates,     \* truncates sequenced
     MaxSetLeaders,    \* SetLeader commands sequenced
     MaxPromotions,    \* elections (each appends the new leader's noop)
+    MaxCrashes,       \* crash-restarts (each drops what a node holds that is not durable)
     \* Rule switches.  FALSE everywhere is the design with every rule on.
     JumpResetsTerm,   \* a TrimmedTo jump overwrites term and vote with the sealed term
     UnfencedTruncate, \* the walk accepts a truncate whatever its fence
     FloorPastCommit,  \* a node applies a truncate's floor when it appends it, not when it walks it
-    AckBeforeSync     \* a write is acknowledged when the leader sequences it, before a majority holds it
+    AckBeforeSync     \* a follower answers before its record is durable, and a write is acknowledged
+                      \* once a majority holds it, durable or not
 
 ASSUME NumVoters \in Nat \ {0}
 ASSUME NumReplicas \in Nat
 ASSUME NumOwners \in Nat \ {0}
 ASSUME MaxWrites \in Nat /\ MaxTruncates \in Nat /\ MaxSetLeaders \in Nat /\ MaxPromotions \in Nat
+ASSUME MaxCrashes \in Nat
 ASSUME \A sw \in {JumpResetsTerm, UnfencedTruncate, FloorPastCommit, AckBeforeSync} : sw \in BOOLEAN
 
 Voters == 1..NumVoters
@@ -87,10 +98,12 @@ VARIABLES
     writes,      \* writes sequenced so far
     truncates,   \* truncates sequenced so far
     setleaders,  \* SetLeader commands sequenced so far
-    promotions   \* elections so far
+    promotions,  \* elections so far
+    durable,     \* durable[n]: the last slot of log[n] that is durable (start[n] - 1: none)
+    crashes      \* crash-restarts so far
 
 vars == <<term, vote, leader, log, start, commit, writer, floor, sterm, swriter, sfloor,
-          high, decided, acked, writes, truncates, setleaders, promotions>>
+          high, decided, acked, writes, truncates, setleaders, promotions, durable, crashes>>
 
 -----------------------------------------------------------------------------
 (* Helpers: pure functions of the state. *)
@@ -166,12 +179,17 @@ Holds(lg, q, x, t) ==
     /\ x - start[q] + 1 <= Len(lg[q])
     /\ lg[q][x - start[q] + 1].t = t
 
-\* Leader l's commit index once the logs are lg: the highest slot of its own term that a
-\* majority of voters holds, or its commit index unchanged.
-CommitIn(lg, l) ==
+\* Whether voter q's copy at slot x counts toward commit once the durable marks are dur: a
+\* copy counts once it is durable (AckBeforeSync: whether durable or not).
+Counts(lg, dur, q, x, t) == Holds(lg, q, x, t) /\ (AckBeforeSync \/ x <= dur[q])
+
+\* Leader l's commit index once the logs are lg and the durable marks dur: the highest slot of
+\* its own term that a majority of voters holds (durably, with the rule on), or its commit
+\* index unchanged.
+CommitIn(lg, dur, l) ==
     LET c == {x \in (commit[l] + 1)..(start[l] - 1 + Len(lg[l])) :
                  /\ lg[l][x - start[l] + 1].t = term[l]
-                 /\ 2 * Cardinality({q \in Voters : Holds(lg, q, x, term[l])}) > NumVoters}
+                 /\ 2 * Cardinality({q \in Voters : Counts(lg, dur, q, x, term[l])}) > NumVoters}
     IN IF c = {} THEN commit[l] ELSE SetMax(c)
 
 \* Leader l's reads are confirmed: its term's noop is committed and a majority of voters
@@ -214,13 +232,17 @@ Init ==
     /\ truncates = 0
     /\ setleaders = 0
     /\ promotions = 0
+    /\ durable = [n \in Nodes |-> 0]
+    /\ crashes = 0
 
 -----------------------------------------------------------------------------
 (* Actions.  Each is a named operator with explicit parameters. *)
 
 \* Voter b is elected by the majority Q of voters (b in Q): every member's log is at most as
 \* up to date as b's.  The members take the new term and vote for b; b leads and appends its
-\* noop; the other members that led stop.  Nodes outside Q learn the term later.
+\* noop; the other members that led stop.  Nodes outside Q learn the term later.  A member
+\* persists its vote before it answers, and b its noop and its vote before it asks, so the
+\* members' logs are durable.
 Promote(b, Q) ==
     LET newTerm == SetMax({term[q] : q \in Q}) + 1 IN
     /\ promotions < MaxPromotions
@@ -234,20 +256,21 @@ Promote(b, Q) ==
     /\ log' = [log EXCEPT ![b] = Append(@, [k |-> "n", o |-> 0, t |-> newTerm, u |-> 0])]
     /\ high' = [n \in Nodes |-> IF n \in Q THEN HighAfter(n, newTerm, b) ELSE high[n]]
     /\ promotions' = promotions + 1
+    /\ durable' = [n \in Nodes |-> IF n \in Q THEN start[n] - 1 + Len(log'[n]) ELSE durable[n]]
     /\ UNCHANGED <<start, commit, writer, floor, sterm, swriter, sfloor, decided, acked,
-                   writes, truncates, setleaders>>
+                   writes, truncates, setleaders, crashes>>
 
-\* Owner o writes through leader l, fenced by o.  AckBeforeSync: acknowledged at once.
+\* Owner o writes through leader l, fenced by o.  A leader's own append is durable before it
+\* is sent (persist before send), here at once.
 Write(o, l) ==
     LET r == [k |-> "w", o |-> o, t |-> term[l], u |-> 0] IN
     /\ writes < MaxWrites
     /\ leader[l]
     /\ log' = [log EXCEPT ![l] = Append(@, r)]
-    /\ acked' = IF AckBeforeSync THEN Judged(acked \cup {<<LastIndex(l) + 1, r>>}, decided)
-                ELSE acked
+    /\ durable' = [durable EXCEPT ![l] = LastIndex(l) + 1]
     /\ writes' = writes + 1
     /\ UNCHANGED <<term, vote, leader, start, commit, writer, floor, sterm, swriter, sfloor,
-                   high, decided, truncates, setleaders, promotions>>
+                   high, decided, acked, truncates, setleaders, promotions, crashes>>
 
 \* Owner o asks leader l to truncate, fenced by o, up to the truncate's own slot (everything
 \* before it: the owner's state covers it; a lower up_to only keeps more).  FloorPastCommit:
@@ -259,9 +282,10 @@ Truncate(o, l) ==
     /\ log' = [log EXCEPT ![l] = Append(@, r)]
     /\ floor' = IF FloorPastCommit /\ AcceptsTruncate(writer[l], o)
                    THEN [floor EXCEPT ![l] = Max(@, r.u)] ELSE floor
+    /\ durable' = [durable EXCEPT ![l] = LastIndex(l) + 1]
     /\ truncates' = truncates + 1
     /\ UNCHANGED <<term, vote, leader, start, commit, writer, sterm, swriter, sfloor,
-                   high, decided, acked, writes, setleaders, promotions>>
+                   high, decided, acked, writes, setleaders, promotions, crashes>>
 
 \* Owner o (2 or more) asks leader l for the writer token: SetLeader { new: o, old: o - 1 }.
 SetLeader(o, l) ==
@@ -269,16 +293,20 @@ SetLeader(o, l) ==
     /\ setleaders < MaxSetLeaders
     /\ leader[l]
     /\ log' = [log EXCEPT ![l] = Append(@, [k |-> "s", o |-> o, t |-> term[l], u |-> 0])]
+    /\ durable' = [durable EXCEPT ![l] = LastIndex(l) + 1]
     /\ setleaders' = setleaders + 1
     /\ UNCHANGED <<term, vote, leader, start, commit, writer, floor, sterm, swriter, sfloor,
-                   high, decided, acked, writes, truncates, promotions>>
+                   high, decided, acked, writes, truncates, promotions, crashes>>
 
 \* Leader l sends node f one AppendEntries and handles its answer in the same step.  f gets
 \* the record after their common prefix (dropping a conflicting suffix), or nothing; f takes
 \* l's term (a new term: no vote, and a leader of an older term stops); f's commit index
 \* rises to l's as sent (commit[l], capped by what f now matches) and f walks to it; then l
 \* commits what a majority of voters holds of its term and walks to it, acknowledging writes.
-\* FloorPastCommit: f applies a received truncate's floor at once.
+\* FloorPastCommit: f applies a received truncate's floor at once.  f persists what it takes
+\* before it answers, so its log is durable; AckBeforeSync: a follower of l's term answers
+\* before the record it takes is durable (a new term's promise is persisted first, and the
+\* answer waits for it, so then the record is durable too).
 Replicate(l, f) ==
     LET m == MatchLen(l, f)
         sent == m < LastIndex(l)
@@ -289,7 +317,10 @@ Replicate(l, f) ==
         fc == Max(commit[f], Min(commit[l], matched))
         fw == WalkTo(f, newF, fc, FALSE)
         lg == [log EXCEPT ![f] = newF]
-        lc == CommitIn(lg, l)
+        fd == IF AckBeforeSync /\ sent /\ term[f] = term[l] THEN m
+              ELSE start[f] - 1 + Len(newF)
+        dur == [durable EXCEPT ![f] = fd]
+        lc == CommitIn(lg, dur, l)
         lw == Walk([w |-> writer[l], f |-> floor[l], d |-> fw.d, a |-> acked,
                     i |-> commit[l] + 1, ack |-> TRUE],
                    Slots(log[l], start[l], commit[l] + 1, lc))
@@ -311,7 +342,9 @@ Replicate(l, f) ==
     /\ vote' = [vote EXCEPT ![f] = fVote]
     /\ leader' = [leader EXCEPT ![f] = IF term[f] < term[l] THEN FALSE ELSE leader[f]]
     /\ high' = [high EXCEPT ![f] = HighAfter(f, term[l], fVote)]
-    /\ UNCHANGED <<start, sterm, swriter, sfloor, writes, truncates, setleaders, promotions>>
+    /\ durable' = dur
+    /\ UNCHANGED <<start, sterm, swriter, sfloor, writes, truncates, setleaders, promotions,
+                   crashes>>
 
 \* Leader l no longer holds the slot after f's log (nor any slot where they agree): it answers
 \* TrimmedTo { point: start[l], state: its sealed state }.  f drops what it holds, holds
@@ -342,7 +375,8 @@ TrimmedTo(l, f) ==
     /\ term' = [term EXCEPT ![f] = newTerm]
     /\ vote' = [vote EXCEPT ![f] = newVote]
     /\ high' = [high EXCEPT ![f] = HighAfter(f, newTerm, newVote)]
-    /\ UNCHANGED <<leader, decided, acked, writes, truncates, setleaders, promotions>>
+    /\ durable' = [durable EXCEPT ![f] = point - 1]
+    /\ UNCHANGED <<leader, decided, acked, writes, truncates, setleaders, promotions, crashes>>
 
 \* A leader learns from node f that a newer term exists: it takes the term (no vote in it)
 \* and stops leading.  Until then a deposed leader keeps sequencing.
@@ -354,10 +388,10 @@ StepDown(l, f) ==
     /\ leader' = [leader EXCEPT ![l] = FALSE]
     /\ high' = [high EXCEPT ![l] = HighAfter(l, term[f], 0)]
     /\ UNCHANGED <<log, start, commit, writer, floor, sterm, swriter, sfloor, decided, acked,
-                   writes, truncates, setleaders, promotions>>
+                   writes, truncates, setleaders, promotions, durable, crashes>>
 
 \* Node n drops every slot below its floor, clamped to its committed prefix, and seals the
-\* term of the last dropped slot and the state the dropped slots folded to.
+\* term of the last dropped slot and the state the dropped slots folded to (sealed durably).
 Compact(n) ==
     LET s == Min(floor[n], commit[n] + 1)
         st == Walk([w |-> swriter[n], f |-> sfloor[n], d |-> 1, a |-> {}, i |-> start[n],
@@ -370,8 +404,23 @@ Compact(n) ==
     /\ sterm' = [sterm EXCEPT ![n] = Rec(n, s - 1).t]
     /\ swriter' = [swriter EXCEPT ![n] = st.w]
     /\ sfloor' = [sfloor EXCEPT ![n] = st.f]
+    /\ durable' = [durable EXCEPT ![n] = Max(@, s - 1)]
     /\ UNCHANGED <<term, vote, leader, commit, writer, floor, high, decided, acked,
-                   writes, truncates, setleaders, promotions>>
+                   writes, truncates, setleaders, promotions, crashes>>
+
+\* Node n crashes and restarts at once: it drops the slots it holds that are not durable, and
+\* a leader restarts as a follower of the same term.  Its promise, sealed state, commit index
+\* (clamped to what it still holds) and walk are durable.  A crash that would change nothing
+\* but the count (a follower holding nothing volatile) is not taken.
+Crash(n) ==
+    /\ crashes < MaxCrashes
+    /\ leader[n] \/ durable[n] < LastIndex(n)
+    /\ log' = [log EXCEPT ![n] = SubSeq(@, 1, durable[n] - start[n] + 1)]
+    /\ leader' = [leader EXCEPT ![n] = FALSE]
+    /\ commit' = [commit EXCEPT ![n] = Min(@, durable[n])]
+    /\ crashes' = crashes + 1
+    /\ UNCHANGED <<term, vote, start, writer, floor, sterm, swriter, sfloor, high, decided,
+                   acked, writes, truncates, setleaders, promotions, durable>>
 
 -----------------------------------------------------------------------------
 
@@ -384,6 +433,7 @@ Next ==
     \/ \E l \in Voters, f \in Nodes : TrimmedTo(l, f)
     \/ \E l \in Voters, f \in Nodes : StepDown(l, f)
     \/ \E n \in Nodes : Compact(n)
+    \/ \E n \in Nodes : Crash(n)
 
 Spec == Init /\ [][Next]_vars
 
@@ -410,10 +460,19 @@ TypeOK ==
     /\ truncates \in 0..MaxTruncates
     /\ setleaders \in 0..MaxSetLeaders
     /\ promotions \in 0..MaxPromotions
+    /\ \A n \in Nodes : start[n] - 1 <= durable[n] /\ durable[n] <= LastIndex(n)
+    /\ crashes \in 0..MaxCrashes
 
 \* A node's promise (term, then vote within a term) never goes back, jumps included.
 TermNeverDecreases ==
     \A n \in Nodes : ~GoesBack(high[n], <<term[n], vote[n]>>)
+
+\* Every acknowledged write at or above the decided floor stays: every node that committed
+\* its slot and holds it holds that write, and no node's floor or first held slot passes it.
+AckedWritesKept ==
+    \A x \in acked : \A n \in Nodes :
+        /\ (x[1] <= commit[n] /\ start[n] <= x[1] /\ x[1] <= LastIndex(n)) => Rec(n, x[1]) = x[2]
+        /\ x[1] >= decided => (floor[n] <= x[1] /\ start[n] <= x[1])
 
 \* No two nodes hold different records at a slot both have committed.
 CommittedPrefixAgreement ==
@@ -422,13 +481,6 @@ CommittedPrefixAgreement ==
          /\ start[a] <= i /\ i <= LastIndex(a)
          /\ start[b] <= i /\ i <= LastIndex(b))
         => Rec(a, i) = Rec(b, i)
-
-\* Every acknowledged write at or above the decided floor stays: every node that committed
-\* its slot and holds it holds that write, and no node's floor or first held slot passes it.
-AckedWritesKept ==
-    \A x \in acked : \A n \in Nodes :
-        /\ (x[1] <= commit[n] /\ start[n] <= x[1] /\ x[1] <= LastIndex(n)) => Rec(n, x[1]) = x[2]
-        /\ x[1] >= decided => (floor[n] <= x[1] /\ start[n] <= x[1])
 
 \* No read is served a slot below the floor of a truncate acknowledged before it (decided:
 \* a truncate is acknowledged when its leader's walk accepts it), judged cluster-wide.

@@ -27,6 +27,8 @@ pub trait Spec:
 
     /// The spec's name: its TLA+ module, and the prefix of every configuration's name.
     const NAME: &'static str;
+    /// The layer its twins belong to (`felix_names::TwinName::expected`).
+    const LAYER: felix_names::Layer;
     /// Whether a bare `Main` names this spec's main configuration (one spec only may say so).
     const MAIN_ALIAS: bool;
     /// Why the search cannot run up to a symmetry of this spec, or `None` if it can.

@@ -317,6 +317,18 @@ impl TwinName {
         }
     }
 
+    /// Invariants this twin breaks in `layer` at the same depth as its named one, which the
+    /// layer's checkers therefore find beside it (`expected` stays the one it is held to).
+    /// AckBeforeSync in ParosTrimJump: the leader that acknowledged the lost write still holds
+    /// it committed when a new leader commits another record at its slot, so the state that
+    /// breaks AckedWritesKept there breaks CommittedPrefixAgreement too (the core does the same).
+    pub const fn breaks_beside(self, layer: Layer) -> &'static [Invariant] {
+        match (self, layer) {
+            (TwinName::AckBeforeSync, Layer::Paros) => &[Invariant::CommittedPrefixAgreement],
+            _ => &[],
+        }
+    }
+
     /// The invariant this twin must break in `layer`. Panics where the layer has no such twin: a
     /// caller holds a twin of the layer (one of `in_layer`, or parsed by `parse_in`), so that is a
     /// bug of the caller, not an input.

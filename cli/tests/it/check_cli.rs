@@ -100,7 +100,15 @@ fn twins_model_holds_every_twin_to_its_invariant() {
     for line in &lines {
         assert_eq!(line["layer"], "model");
         assert_eq!(line["ok"], true, "{line}");
-        assert_eq!(line["found"], line["expected"], "{line}");
+        if line["twin"] == "AckBeforeSync" {
+            // The same state breaks CommittedPrefixAgreement too (`TwinName::breaks_beside`).
+            assert_eq!(
+                line["found"], "AckedWritesKept+CommittedPrefixAgreement",
+                "{line}"
+            );
+        } else {
+            assert_eq!(line["found"], line["expected"], "{line}");
+        }
         assert!(line["seeds_to_detect"].is_null());
     }
 }

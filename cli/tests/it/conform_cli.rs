@@ -68,14 +68,14 @@ fn twins_conform_table() {
     }
     let caught = rows.iter().filter(|row| row["verdict"] == "ok").count();
     // FelixHeadTrim: 9 (TagAtFloor has no switch; VisibleTrims under another configuration's
-    // bounds); ParosTrimJump: 3 (AckBeforeSync a gap).
-    assert_eq!(caught, 12, "{stdout}");
+    // bounds); ParosTrimJump: 4 (AckBeforeSync through a crash).
+    assert_eq!(caught, 13, "{stdout}");
     let gaps: Vec<&str> = rows
         .iter()
         .filter(|row| row["verdict"] == "gap")
         .map(|row| row["twin"].as_str().expect("twin"))
         .collect();
-    assert_eq!(gaps, ["AckBeforeSync"]);
+    assert!(gaps.is_empty(), "{gaps:?}");
     let other_bounds: Vec<&str> = rows
         .iter()
         .filter(|row| !row["bounds_of"].is_null())

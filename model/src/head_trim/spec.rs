@@ -872,6 +872,7 @@ impl crate::spec::Spec for FelixHeadTrim {
     type Bounds = super::config::Bounds;
     type Switches = super::config::Switches;
     const NAME: &'static str = "FelixHeadTrim";
+    const LAYER: felix_names::Layer = felix_names::Layer::HeadTrim;
     const MAIN_ALIAS: bool = true;
     const NO_SYMMETRY: Option<&'static str> = None;
     const NO_DIAGRAM: Option<&'static str> = None;

@@ -22,8 +22,9 @@ pub struct ParosSwitches {
     /// A node applies a truncate's floor when its walk reaches it (off: FloorPastCommit, when it
     /// appends it).
     pub floor_after_commit: bool,
-    /// A write is acknowledged only once a majority holds it (off: AckBeforeSync, when the leader
-    /// sequences it).
+    /// A follower answers a replicated record only once it is durable, and a write is
+    /// acknowledged only once a majority holds it durably (off: AckBeforeSync, a follower answers
+    /// first and any copy counts).
     pub ack_after_sync: bool,
 }
 
@@ -73,6 +74,8 @@ pub struct ParosBounds {
     pub max_setleaders: u8,
     /// `MaxPromotions`: elections.
     pub max_promotions: u8,
+    /// `MaxCrashes`: crash-restarts (each drops what a node holds that is not durable).
+    pub max_crashes: u8,
 }
 
 impl ParosBounds {
@@ -87,7 +90,7 @@ impl ParosBounds {
     }
 
     /// The constants as `(TLA+ name, value)`, in the `.cfg` files' order.
-    pub fn constants(&self) -> [(&'static str, u8); 7] {
+    pub fn constants(&self) -> [(&'static str, u8); 8] {
         [
             ("NumVoters", self.voters),
             ("NumReplicas", self.replicas),
@@ -96,6 +99,7 @@ impl ParosBounds {
             ("MaxTruncates", self.max_truncates),
             ("MaxSetLeaders", self.max_setleaders),
             ("MaxPromotions", self.max_promotions),
+            ("MaxCrashes", self.max_crashes),
         ]
     }
 }
@@ -111,7 +115,7 @@ const ALL_ON: ParosSwitches = ParosSwitches {
 };
 
 /// `ParosTrimJump.cfg`: three voters, two owners, a write, a truncate, a SetLeader and a
-/// promotion.
+/// promotion, no crash.
 const MAIN_BOUNDS: ParosBounds = ParosBounds {
     voters: 3,
     replicas: 0,
@@ -120,6 +124,15 @@ const MAIN_BOUNDS: ParosBounds = ParosBounds {
     max_truncates: 1,
     max_setleaders: 1,
     max_promotions: 1,
+    max_crashes: 0,
+};
+
+/// `ParosTrimJumpCrashes.cfg`: the main bounds with one crash and no SetLeader (so that TLC
+/// finishes in about two minutes).
+const CRASH_BOUNDS: ParosBounds = ParosBounds {
+    max_setleaders: 0,
+    max_crashes: 1,
+    ..MAIN_BOUNDS
 };
 
 /// `ParosTrimJumpReplica.cfg`: the main bounds plus a non-voting replica, with no promotion.
@@ -136,6 +149,12 @@ const MAIN: ParosConfig = ParosConfig {
     switches: ALL_ON,
     expectation: Expectation::Pass,
     twin: None,
+};
+
+const CRASH: ParosConfig = ParosConfig {
+    name: "ParosTrimJumpCrashes",
+    bounds: CRASH_BOUNDS,
+    ..MAIN
 };
 
 /// A twin: `base` with one rule off; it must break what `felix-names` says it breaks in
@@ -161,13 +180,14 @@ const fn twin(
 
 /// Every configuration (one per `.cfg` file), passing ones first, then the twins
 /// (`Spec::configs`).
-pub static CONFIGS: [ParosConfig; 6] = [
+pub static CONFIGS: [ParosConfig; 7] = [
     MAIN,
     ParosConfig {
         name: "ParosTrimJumpReplica",
         bounds: REPLICA_BOUNDS,
         ..MAIN
     },
+    CRASH,
     twin(
         "ParosTrimJumpJumpResetsTerm",
         TwinName::JumpResetsTerm,
@@ -198,7 +218,7 @@ pub static CONFIGS: [ParosConfig; 6] = [
     twin(
         "ParosTrimJumpAckBeforeSync",
         TwinName::AckBeforeSync,
-        &MAIN,
+        &CRASH,
         ParosSwitches {
             ack_after_sync: false,
             ..ALL_ON

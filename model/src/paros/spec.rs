@@ -16,141 +16,12 @@ use stateright::{Model, Property};
 
 use super::config::ParosConfig;
 use super::properties;
-use crate::log::Packed;
 use crate::spec::{function, Rendered};
 
 /// Nodes a state can hold (the spec's `NumVoters + NumReplicas` is at most this).
 pub const NODES_MAX: usize = 4;
+pub use super::record::{Acked, Kind, Log, Record, ACKED_MAX};
 pub use crate::log::LOG_MAX;
-/// Acknowledged writes a state can hold (the spec's `MaxWrites` is at most this).
-pub const ACKED_MAX: usize = 4;
-
-/// A record's kind: the spec's `k` field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Kind {
-    /// Not a record: an unused slot past the end of a log.
-    Empty,
-    /// `"w"`: an owner's write.
-    Write,
-    /// `"t"`: `Truncate { leader: o, up_to: u }`.
-    Truncate,
-    /// `"s"`: `SetLeader { new: o, old: o - 1 }`.
-    SetLeader,
-    /// `"n"`: the leader's noop.
-    Noop,
-}
-
-/// A record: `[k, o, t, u]` in the spec.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Record {
-    /// `k`: the command.
-    pub k: Kind,
-    /// `o`: the owner's fence (the new owner of a SetLeader; 0 on a noop).
-    pub o: u8,
-    /// `t`: the term of the leader that sequenced it.
-    pub t: u8,
-    /// `u`: a truncate's `up_to` (0 on the others).
-    pub u: u8,
-}
-
-impl crate::log::Packed for Record {
-    /// Packs a record into 16 bits: `k` 3 bits, `o` 3 bits, `t` 4 bits, `u` 6 bits.
-    fn pack(self) -> u16 {
-        crate::log::pack_fields(self.k as u16, 3, [(self.o, 3), (self.t, 4), (self.u, 6)])
-    }
-
-    /// Unpacks a record packed by `pack`.
-    fn unpack(bits: u16) -> Record {
-        let (k, [o, t, u]) = crate::log::unpack_fields(bits, 3, [3, 4, 6]);
-        let k = match k {
-            0 => Kind::Empty,
-            1 => Kind::Write,
-            2 => Kind::Truncate,
-            3 => Kind::SetLeader,
-            _ => Kind::Noop,
-        };
-        Record { k, o, t, u }
-    }
-}
-
-impl fmt::Display for Record {
-    /// TLC's rendering: fields in alphabetical order.
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let k = match self.k {
-            Kind::Empty => "?",
-            Kind::Write => "w",
-            Kind::Truncate => "t",
-            Kind::SetLeader => "s",
-            Kind::Noop => "n",
-        };
-        crate::log::write_tlc_record(
-            formatter,
-            ("k", k),
-            [("o", self.o), ("t", self.t), ("u", self.u)],
-        )
-    }
-}
-
-/// The records one node holds, from its `start` slot (`log[n]`), packed (`crate::log`).
-pub type Log = crate::log::Log<Record>;
-
-/// The set `acked` of `<<slot, record>>` pairs, as a sorted array of packed pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Acked {
-    len: u8,
-    pairs: [u32; ACKED_MAX],
-}
-
-impl Acked {
-    const EMPTY: Acked = Acked {
-        len: 0,
-        pairs: [0; ACKED_MAX],
-    };
-
-    fn pack(slot: u8, record: Record) -> u32 {
-        (u32::from(slot) << 16) | u32::from(record.pack())
-    }
-
-    /// The pairs, in increasing order of slot.
-    pub fn pairs(&self) -> impl Iterator<Item = (u8, Record)> + '_ {
-        self.pairs[..usize::from(self.len)]
-            .iter()
-            .map(|&bits| ((bits >> 16) as u8, Record::unpack(bits as u16)))
-    }
-
-    /// `acked \cup {<<slot, record>>}`.
-    fn insert(&mut self, slot: u8, record: Record) {
-        let bits = Acked::pack(slot, record);
-        let held = &self.pairs[..usize::from(self.len)];
-        if held.contains(&bits) {
-            return;
-        }
-        assert!(usize::from(self.len) < ACKED_MAX, "acked capacity exceeded");
-        self.pairs[usize::from(self.len)] = bits;
-        self.len += 1;
-        self.pairs[..usize::from(self.len)].sort_unstable();
-    }
-
-    /// `Judged(acked, d)`: keeps the pairs whose slot is at least `d`.
-    fn judged(self, d: u8) -> Acked {
-        let mut kept = Acked::EMPTY;
-        for (slot, record) in self.pairs().filter(|(slot, _)| *slot >= d) {
-            kept.insert(slot, record);
-        }
-        kept
-    }
-}
-
-impl fmt::Display for Acked {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pairs: Vec<String> = self
-            .pairs()
-            .map(|(slot, record)| format!("<<{slot}, {record}>>"))
-            .collect();
-        write!(formatter, "{{{}}}", pairs.join(", "))
-    }
-}
 
 /// The spec's variables, in its order (`vars`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -191,6 +62,10 @@ pub struct State {
     pub setleaders: u8,
     /// `promotions`: elections so far.
     pub promotions: u8,
+    /// `durable[n]`: the last slot of `log[n]` that is durable (`start[n] - 1`: none).
+    pub durable: [u8; NODES_MAX],
+    /// `crashes`: crash-restarts so far.
+    pub crashes: u8,
 }
 
 /// A node number (1-based, as in the spec).
@@ -359,6 +234,8 @@ impl State {
             ("truncates", scalar(self.truncates)),
             ("setleaders", scalar(self.setleaders)),
             ("promotions", scalar(self.promotions)),
+            ("durable", function(&self.durable[..nodes])),
+            ("crashes", scalar(self.crashes)),
         ]
     }
 }
@@ -395,6 +272,8 @@ pub enum Action {
     StepDown(Node, Node),
     /// `Compact(n)`.
     Compact(Node),
+    /// `Crash(n)`.
+    Crash(Node),
 }
 
 impl fmt::Display for Action {
@@ -414,6 +293,7 @@ impl fmt::Display for Action {
             Action::TrimmedTo(l, f) => write!(formatter, "TrimmedTo({l}, {f})"),
             Action::StepDown(l, f) => write!(formatter, "StepDown({l}, {f})"),
             Action::Compact(n) => write!(formatter, "Compact({n})"),
+            Action::Crash(n) => write!(formatter, "Crash({n})"),
         }
     }
 }
@@ -482,15 +362,26 @@ impl ParosTrimJump {
         }
     }
 
-    /// `CommitIn(lg, l)`.
-    fn commit_in(&self, state: &State, lg: &[Log; NODES_MAX], l: Node) -> u8 {
+    /// `CommitIn(lg, dur, l)`, with `Counts(lg, dur, q, x, t)`: a copy counts once it is durable
+    /// (AckBeforeSync: durable or not).
+    fn commit_in(
+        &self,
+        state: &State,
+        lg: &[Log; NODES_MAX],
+        dur: &[u8; NODES_MAX],
+        l: Node,
+    ) -> u8 {
         let voters = self.config.bounds.voters;
         let start_l = state.start[index(l)];
         let term_l = state.term[index(l)];
         let last = start_l - 1 + lg[index(l)].len();
+        let any_copy = !self.config.switches.ack_after_sync;
         let holds = |q: Node, x: u8| {
             let s = state.start[index(q)];
-            s <= x && x - s < lg[index(q)].len() && lg[index(q)].at(x - s + 1).t == term_l
+            s <= x
+                && x - s < lg[index(q)].len()
+                && lg[index(q)].at(x - s + 1).t == term_l
+                && (any_copy || x <= dur[index(q)])
         };
         ((state.commit[index(l)] + 1)..=last)
             .rev()
@@ -543,7 +434,111 @@ impl ParosTrimJump {
                 let s = state.floor[index(n)].min(state.commit[index(n)] + 1);
                 state.start[index(n)] < s
             }
+            Action::Crash(n) => {
+                state.crashes < bounds.max_crashes
+                    && (state.leader[index(n)] || state.durable[index(n)] < state.last_index(n))
+            }
         }
+    }
+
+    /// `Replicate(l, f)`: f persists what it takes before it answers (AckBeforeSync: a follower
+    /// of l's term answers first, and the record it takes is not yet durable).
+    fn replicate(&self, state: &State, l: Node, f: Node) -> State {
+        let switches = &self.config.switches;
+        let mut next = state.clone();
+        let m = state.match_len(l, f, self.max_len());
+        let sent = m < state.last_index(l);
+        let mut new_f = state.log[index(f)];
+        let mut received = None;
+        if sent {
+            let r = state.rec(l, m + 1);
+            new_f.keep_first(m + 1 - state.start[index(f)]);
+            new_f.append(r);
+            received = Some(r);
+        }
+        let matched = if sent { m + 1 } else { m };
+        let fc = state.commit[index(f)].max(state.commit[index(l)].min(matched));
+        let mut fw = Fold {
+            w: state.writer[index(f)],
+            f: state.floor[index(f)],
+            d: state.decided,
+            a: state.acked,
+            i: state.commit[index(f)] + 1,
+            ack: false,
+        };
+        self.walk(
+            &mut fw,
+            &new_f,
+            state.start[index(f)],
+            state.commit[index(f)] + 1,
+            fc,
+        );
+        let mut lg = state.log;
+        lg[index(f)] = new_f;
+        let same_term = state.term[index(f)] == state.term[index(l)];
+        let durable_f = if !switches.ack_after_sync && sent && same_term {
+            m
+        } else {
+            state.start[index(f)] - 1 + new_f.len()
+        };
+        let mut dur = state.durable;
+        dur[index(f)] = durable_f;
+        let lc = self.commit_in(state, &lg, &dur, l);
+        let mut lw = Fold {
+            w: state.writer[index(l)],
+            f: state.floor[index(l)],
+            d: fw.d,
+            a: state.acked,
+            i: state.commit[index(l)] + 1,
+            ack: true,
+        };
+        self.walk(
+            &mut lw,
+            &state.log[index(l)],
+            state.start[index(l)],
+            state.commit[index(l)] + 1,
+            lc,
+        );
+        let f_floor = match received {
+            Some(r)
+                if !switches.floor_after_commit
+                    && r.k == Kind::Truncate
+                    && self.accepts_truncate(state.writer[index(f)], r.o) =>
+            {
+                fw.f.max(r.u)
+            }
+            _ => fw.f,
+        };
+        let newer = state.term[index(f)] < state.term[index(l)];
+        let f_vote = if newer { 0 } else { state.vote[index(f)] };
+        next.log = lg;
+        next.commit[index(f)] = fc;
+        next.commit[index(l)] = lc;
+        next.writer[index(f)] = fw.w;
+        next.writer[index(l)] = lw.w;
+        next.floor[index(f)] = f_floor;
+        next.floor[index(l)] = lw.f;
+        next.decided = lw.d;
+        next.acked = lw.a.judged(lw.d);
+        next.term[index(f)] = state.term[index(l)];
+        next.vote[index(f)] = f_vote;
+        if newer {
+            next.leader[index(f)] = false;
+        }
+        next.high[index(f)] = state.high_after(f, state.term[index(l)], f_vote);
+        next.durable = dur;
+        next
+    }
+
+    /// `Crash(n)`: n drops what is not durable; a leader restarts as a follower of its term.
+    fn crash(&self, state: &State, n: Node) -> State {
+        let mut next = state.clone();
+        let durable = state.durable[index(n)];
+        next.log[index(n)].keep_first(durable + 1 - state.start[index(n)]);
+        next.leader[index(n)] = false;
+        next.commit[index(n)] = state.commit[index(n)].min(durable);
+        next.crashes = state.crashes + 1;
+        next
     }
 
     /// The state after `action` (whose guard holds): the primed variables.
@@ -570,6 +565,9 @@ impl ParosTrimJump {
                     t: new_term,
                     u: 0,
                 });
+                for m in self.members(q) {
+                    next.durable[index(m)] = next.last_index(m);
+                }
                 next.promotions = state.promotions + 1;
             }
             Action::Write(o, l) => {
@@ -580,11 +578,7 @@ impl ParosTrimJump {
                     u: 0,
                 };
                 next.log[index(l)].append(r);
-                if !switches.ack_after_sync {
-                    let mut acked = state.acked;
-                    acked.insert(state.last_index(l) + 1, r);
-                    next.acked = acked.judged(state.decided);
-                }
+                next.durable[index(l)] = state.last_index(l) + 1;
                 next.writes = state.writes + 1;
             }
             Action::Truncate(o, l) => {
@@ -599,6 +593,7 @@ impl ParosTrimJump {
                 {
                     next.floor[index(l)] = state.floor[index(l)].max(r.u);
                 }
+                next.durable[index(l)] = state.last_index(l) + 1;
                 next.truncates = state.truncates + 1;
             }
             Action::SetLeader(o, l) => {
@@ -608,82 +603,10 @@ impl ParosTrimJump {
                     t: state.term[index(l)],
                     u: 0,
                 });
+                next.durable[index(l)] = state.last_index(l) + 1;
                 next.setleaders = state.setleaders + 1;
             }
-            Action::Replicate(l, f) => {
-                let m = state.match_len(l, f, self.max_len());
-                let sent = m < state.last_index(l);
-                let mut new_f = state.log[index(f)];
-                let mut received = None;
-                if sent {
-                    let r = state.rec(l, m + 1);
-                    new_f.keep_first(m + 1 - state.start[index(f)]);
-                    new_f.append(r);
-                    received = Some(r);
-                }
-                let matched = if sent { m + 1 } else { m };
-                let fc = state.commit[index(f)].max(state.commit[index(l)].min(matched));
-                let mut fw = Fold {
-                    w: state.writer[index(f)],
-                    f: state.floor[index(f)],
-                    d: state.decided,
-                    a: state.acked,
-                    i: state.commit[index(f)] + 1,
-                    ack: false,
-                };
-                self.walk(
-                    &mut fw,
-                    &new_f,
-                    state.start[index(f)],
-                    state.commit[index(f)] + 1,
-                    fc,
-                );
-                let mut lg = state.log;
-                lg[index(f)] = new_f;
-                let lc = self.commit_in(state, &lg, l);
-                let mut lw = Fold {
-                    w: state.writer[index(l)],
-                    f: state.floor[index(l)],
-                    d: fw.d,
-                    a: state.acked,
-                    i: state.commit[index(l)] + 1,
-                    ack: true,
-                };
-                self.walk(
-                    &mut lw,
-                    &state.log[index(l)],
-                    state.start[index(l)],
-                    state.commit[index(l)] + 1,
-                    lc,
-                );
-                let f_floor = match received {
-                    Some(r)
-                        if !switches.floor_after_commit
-                            && r.k == Kind::Truncate
-                            && self.accepts_truncate(state.writer[index(f)], r.o) =>
-                    {
-                        fw.f.max(r.u)
-                    }
-                    _ => fw.f,
-                };
-                let newer = state.term[index(f)] < state.term[index(l)];
-                let f_vote = if newer { 0 } else { state.vote[index(f)] };
-                next.log = lg;
-                next.commit[index(f)] = fc;
-                next.commit[index(l)] = lc;
-                next.writer[index(f)] = fw.w;
-                next.writer[index(l)] = lw.w;
-                next.floor[index(f)] = f_floor;
-                next.floor[index(l)] = lw.f;
-                next.decided = lw.d;
-                next.acked = lw.a.judged(lw.d);
-                next.term[index(f)] = state.term[index(l)];
-                next.vote[index(f)] = f_vote;
-                if newer {
-                    next.leader[index(f)] = false;
-                }
-                next.high[index(f)] = state.high_after(f, state.term[index(l)], f_vote);
-            }
+            Action::Replicate(l, f) => next = self.replicate(state, l, f),
             Action::TrimmedTo(l, f) => {
                 let point = state.start[index(l)];
                 let (new_term, new_vote) = if !switches.jump_keeps_term {
@@ -702,6 +625,7 @@ impl ParosTrimJump {
                 next.term[index(f)] = new_term;
                 next.vote[index(f)] = new_vote;
                 next.high[index(f)] = state.high_after(f, new_term, new_vote);
+                next.durable[index(f)] = point - 1;
             }
             Action::StepDown(l, f) => {
                 next.term[index(l)] = state.term[index(f)];
@@ -726,7 +650,9 @@ impl ParosTrimJump {
                 next.sterm[index(n)] = state.rec(n, s - 1).t;
                 next.swriter[index(n)] = st.w;
                 next.sfloor[index(n)] = st.f;
+                next.durable[index(n)] = state.durable[index(n)].max(s - 1);
             }
+            Action::Crash(n) => next = self.crash(state, n),
         }
         next
     }
@@ -758,6 +684,8 @@ impl Model for ParosTrimJump {
             truncates: 0,
             setleaders: 0,
             promotions: 0,
+            durable: [0; NODES_MAX],
+            crashes: 0,
         };
         for n in 1..=bounds.nodes() {
             let i = index(n);
@@ -824,6 +752,9 @@ impl Model for ParosTrimJump {
         for n in 1..=nodes {
             push(Action::Compact(n));
         }
+        for n in 1..=nodes {
+            push(Action::Crash(n));
+        }
     }
 
     fn next_state(&self, state: &State, action: Action) -> Option<State> {
@@ -846,6 +777,7 @@ impl crate::spec::Spec for ParosTrimJump {
     type Bounds = super::config::ParosBounds;
     type Switches = super::config::ParosSwitches;
     const NAME: &'static str = "ParosTrimJump";
+    const LAYER: felix_names::Layer = felix_names::Layer::Paros;
     const MAIN_ALIAS: bool = false;
     const NO_SYMMETRY: Option<&'static str> = Some(
         "ParosTrimJump has no symmetry reduction (only FelixHeadTrim's brokers are searched up to \

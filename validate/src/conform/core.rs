@@ -563,6 +563,12 @@ impl Core {
         f: NodeId,
     ) -> Result<Option<AppendResult>, String> {
         let mut trace = Trace::new(false);
+        let answer_first = !self.rules.ack_after_sync;
+        if answer_first {
+            // AckBeforeSync: what f took before is durable by the time it answers again (an
+            // answer waits behind earlier unsynced writes).
+            self.env.sync_node(f, &mut trace)?;
+        }
         self.env.deliver(
             &|packet| {
                 link(packet, l, f)
@@ -574,7 +580,20 @@ impl Core {
             1,
             &mut trace,
         )?;
-        self.env.sync_node(f, &mut trace)?;
+        let answered = |core: &Core| {
+            core.env.network.iter().any(|packet| {
+                link(packet, f, l)
+                    && matches!(
+                        packet.payload,
+                        Payload::Message(Message::AppendReply { .. })
+                    )
+            })
+        };
+        if !answer_first || !answered(self) {
+            // Persist before send: f's answer leaves once what it took is durable. Under
+            // AckBeforeSync an answer that left first leaves the records unsynced.
+            self.env.sync_node(f, &mut trace)?;
+        }
         let result = self.env.network.iter().find_map(|packet| {
             match (link(packet, f, l), &packet.payload) {
                 (true, Payload::Message(Message::AppendReply { result, .. })) => Some(*result),
@@ -648,8 +667,15 @@ impl Core {
     /// `Crash(b)`: b's storage completes, then it crashes and restarts from its disk.
     fn crash(&mut self, id: NodeId) -> Result<(), String> {
         let mut trace = Trace::new(false);
-        self.crashed = true;
         self.env.sync_node(id, &mut trace)?;
+        self.crash_unsynced(id)
+    }
+
+    /// A crash that loses every write of node `id` not yet synced, and a restart from its disk
+    /// (ParosTrimJump's `Crash(n)`: the model drops what is not durable).
+    pub(crate) fn crash_unsynced(&mut self, id: NodeId) -> Result<(), String> {
+        let mut trace = Trace::new(false);
+        self.crashed = true;
         self.env.crash(id, 0, &mut trace)?;
         self.env.restart(id, &mut trace)
     }

@@ -235,6 +235,7 @@ impl Spec for Paros {
             ParosAction::TrimmedTo(..) => "TrimmedTo",
             ParosAction::StepDown(..) => "StepDown",
             ParosAction::Compact(..) => "Compact",
+            ParosAction::Crash(..) => "Crash",
         }
     }
 

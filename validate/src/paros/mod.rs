@@ -52,7 +52,8 @@
 //! - `unfenced` (not checked): a trim without a fence.
 //!
 //! Not seen by this model at all: when a write is acknowledged (`AckBeforeSync`: `acked` is a
-//! history variable, not a node's), and reads (the model's `ReadAnswer`).
+//! history variable, not a node's), reads (the model's `ReadAnswer`), and durability (a window
+//! counts every record a node holds as durable, `durable`; a crash sets a baseline).
 //!
 //! The ghosts of `crate::head_trim::checker` stand for hidden senders the same way: a follower's sender is
 //! the follower after the step (its log, commit and term), a leader's acknowledging majority its

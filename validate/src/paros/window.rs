@@ -22,6 +22,7 @@ pub static PAROS_WINDOW: ParosConfig = ParosConfig {
         max_truncates: 2,
         max_setleaders: 2,
         max_promotions: 1,
+        max_crashes: 0,
     },
     switches: ParosSwitches {
         jump_keeps_term: true,
@@ -158,6 +159,9 @@ pub(crate) fn window(nodes: [WindowNode; 3]) -> Option<State> {
         state.swriter[index] = node.swriter;
         state.sfloor[index] = node.sfloor;
         state.high[index] = (node.term, 0);
+        // Every record a node holds counts as durable: with every rule on a node answers only
+        // for what it persisted, and a window takes no crash.
+        state.durable[index] = (last - 1) as u8;
     }
     Some(state)
 }

@@ -104,6 +104,8 @@ pub fn apply(core: &mut Core, action: Action) -> Result<(), String> {
         Action::StepDown(l, f) => core.step_down(node(l), node(f)),
         // The core compacted in the action that moved the floor (segments of one record).
         Action::Compact(_) => Ok(()),
+        // What n's disk did not sync is lost; it restarts from the rest.
+        Action::Crash(n) => core.crash_unsynced(node(n)),
     };
     core.take_replies();
     core.quiesce();

@@ -39,6 +39,11 @@ pub const JUMP_TERM: &str = "the core's leader learns that a node lags below its
      offset only from the node's refusal of an AppendEntries, which carries the leader's term: the \
      node takes that term before it jumps; the model's TrimmedTo leaves an older term as it is";
 
+/// A replication that overwrites a record the follower committed.
+pub const COMMITTED_SLOT: &str = "the core never drops a record it committed: it refuses an \
+     AppendEntries that conflicts at or below its commit index; the model's Replicate overwrites \
+     it (reachable only once a twin has broken agreement)";
+
 /// A compaction or a jump on a core that never compacts.
 pub const NEVER_COMPACTS: &str = "the core runs with segments it never fills: it never compacts, \
      so its leaders never send TrimmedTo";
@@ -88,8 +93,19 @@ pub fn takes(
         {
             Err(JUMP_TERM)
         }
+        Action::Replicate(_, f) if drops_committed(config, state, action, f) => Err(COMMITTED_SLOT),
         _ => Ok(()),
     }
+}
+
+/// Whether `action` changes a record node `f` holds at or below its commit index.
+fn drops_committed(config: &'static ParosConfig, state: &State, action: &Action, f: u8) -> bool {
+    let Some(next) = ParosTrimJump::new(config).next_state(state, *action) else {
+        return false;
+    };
+    let committed = state.commit[usize::from(f) - 1].min(state.last_index(f));
+    (state.start[usize::from(f) - 1]..=committed)
+        .any(|slot| !next.holds(f, slot) || next.rec(f, slot) != state.rec(f, slot))
 }
 
 /// `state` with every `Compact` it enables taken, in node order: what the core holds after the
