@@ -43,6 +43,11 @@ pub fn noop(offset: Offset, term: Term) -> Entry {
     }
 }
 
+/// Leader noops at `offsets`, all of `term`.
+pub fn noops(offsets: std::ops::RangeInclusive<Offset>, term: Term) -> Vec<Entry> {
+    offsets.map(|offset| noop(offset, term)).collect()
+}
+
 /// `node`'s walk reached `entry`.
 pub fn committed(node: NodeId, entry: Entry) -> Event {
     Event::Committed { node, entry }

@@ -203,21 +203,11 @@ pub(super) fn apply(terms: &mut LogTerms, change: Change) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use felix_core::record::{Command, Entry};
+    use crate::test_support::noops;
     use felix_core::storage::HardState;
 
-    fn entries(offsets: std::ops::RangeInclusive<Offset>, term: Term) -> Vec<Entry> {
-        offsets
-            .map(|offset| Entry {
-                offset,
-                term,
-                command: Command::Noop,
-            })
-            .collect()
-    }
-
     fn append(offsets: std::ops::RangeInclusive<Offset>, term: Term) -> StorageOp {
-        StorageOp::Append(entries(offsets, term))
+        StorageOp::Append(noops(offsets, term))
     }
 
     fn recorded(acks: &mut Acks) -> Vec<(Offset, Term)> {
@@ -256,7 +246,7 @@ mod tests {
             hard_state: HardState::default(),
             sealed: None,
             start: 1,
-            entries: [entries(1..=1, 1), entries(2..=3, 2)].concat(),
+            entries: [noops(1..=1, 1), noops(2..=3, 2)].concat(),
             tail_cut: None,
         };
         acks.recovered(&recovered);

@@ -165,19 +165,10 @@ pub(super) fn explain(
 
 #[cfg(test)]
 mod tests {
+    use crate::test_support::noops;
     use crate::witness::Witness;
-    use felix_core::record::{Command, Entry, Offset, Term};
+    use felix_core::record::{Offset, Term};
     use felix_core::storage::{HardState, Recovered, SealedState, StorageOp};
-
-    fn entries(offsets: std::ops::RangeInclusive<Offset>, term: Term) -> Vec<Entry> {
-        offsets
-            .map(|offset| Entry {
-                offset,
-                term,
-                command: Command::Noop,
-            })
-            .collect()
-    }
 
     fn recovered(term: Term, start: Offset, logs: &[(Offset, Offset, Term)]) -> Recovered {
         let sealed = (start > 1).then(|| SealedState {
@@ -191,7 +182,7 @@ mod tests {
             start,
             entries: logs
                 .iter()
-                .flat_map(|&(first, last, term)| entries(first..=last, term))
+                .flat_map(|&(first, last, term)| noops(first..=last, term))
                 .collect(),
             tail_cut: None,
         }
@@ -206,13 +197,13 @@ mod tests {
                 term: 1,
                 vote: None,
             }),
-            StorageOp::Append(entries(1..=4, 1)),
+            StorageOp::Append(noops(1..=4, 1)),
             StorageOp::HardState(HardState {
                 term: 2,
                 vote: None,
             }),
             StorageOp::TruncateSuffix { from: 3 },
-            StorageOp::Append(entries(3..=5, 2)),
+            StorageOp::Append(noops(3..=5, 2)),
         ];
         for (number, op) in ops.iter().enumerate() {
             witness.applied(number as u64 + 1, op);
