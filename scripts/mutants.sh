@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Mutation testing of felix-core (docs/dev/mutation-testing.md).
+# Mutation testing of felix-core and felix-store (docs/dev/mutation-testing.md).
 #
 # Two stages, so the expensive test runs only where it can matter:
-#   1. cargo-mutants mutates felix-core and runs the core's own tests (`cargo test -p felix-core`)
-#      against every mutant; a mutant the tests fail on, or that times out, is killed.
+#   1. cargo-mutants mutates felix-core and felix-store and runs their own tests (`cargo test -p
+#      felix-core`, and `-p felix-store` for the storage files) against every mutant; a mutant the
+#      tests fail on, or that times out, is killed.
 #   2. Every mutant that survives stage 1 is applied to a scratch copy of the tree, the felix
 #      binary is built from it, and `felix scenario scenarios/` plus `felix sweep --seeds 0..500`
 #      run against it; a failure there kills it too.
@@ -16,8 +17,9 @@
 #   --shard K/N      run only shard K of N (cargo-mutants' own sharding; K counts from 0)
 #   --in-diff [BASE] only the mutants on lines changed since BASE (default: the commit in
 #                    .ci/landed, the last landed main; the diff is BASE..HEAD plus uncommitted
-#                    changes under core/)
-#   --file PATH      only this core source file (repeatable), e.g. core/src/broker/mod.rs
+#                    changes under core/src and store/src)
+#   --file PATH      only this source file of core/src or store/src (repeatable), e.g.
+#                    core/src/broker/mod.rs
 #   --no-sweep       stage 1 only
 #   --re RE, --exclude-re RE  only / not the mutants whose names match RE (cargo-mutants')
 #   --stage2-of DIR  skip stage 1: take the outcomes of an earlier run from DIR (a mutants.out
@@ -69,7 +71,7 @@ while [[ $# -gt 0 ]]; do
             if [[ $# -ge 2 && "$2" != --* ]]; then base="$2"; shift; fi
             shift ;;
         --file)
-            [[ $# -ge 2 && -f "$2" && "$2" == core/src/* ]] || { echo "--file needs a file under core/src/ (got '${2:-}')" >&2; exit 2; }
+            [[ $# -ge 2 && -f "$2" && ( "$2" == core/src/* || "$2" == store/src/* ) ]] || { echo "--file needs a file under core/src/ or store/src/ (got '${2:-}')" >&2; exit 2; }
             files+=("$2"); shift 2 ;;
         --no-sweep) sweep=0; shift ;;
         --re|--exclude-re)
@@ -107,8 +109,7 @@ out="$(cd "$out" && pwd)"
 # copy built in the tree's own target dir would overwrite the tree's felix-core with mutants:
 # the copies get a target dir of their own, kept between runs.
 mutants_target="$out/target"
-common=(mutants --package felix-core --jobs "$jobs" --gitignore true --baseline skip --timeout "$timeout"
-        --test-package felix-core)
+common=(mutants --jobs "$jobs" --gitignore true --baseline skip --timeout "$timeout")
 # Round-robin: a shard is then a sample of every file (the default slices: one shard, a few files).
 [[ -n "$shard" ]] && common+=(--shard "$shard" --sharding round-robin)
 [[ ${#extra[@]} -gt 0 ]] && common+=("${extra[@]}")
@@ -128,11 +129,11 @@ if [[ $in_diff -eq 1 ]]; then
         exit 2
     fi
     diff_file="$out/in-diff.patch"
-    git diff "$base" -- core/src > "$diff_file"
+    git diff "$base" -- core/src store/src > "$diff_file"
     changed=$(grep -c '^+++ ' "$diff_file" || true)
-    echo "diff against $(git rev-parse --short "$base") (with uncommitted changes): $changed file(s) of core/src changed"
+    echo "diff against $(git rev-parse --short "$base") (with uncommitted changes): $changed file(s) of core/src and store/src changed"
     if [[ ! -s "$diff_file" ]]; then
-        echo "no change under core/src since $base: no mutant to run."
+        echo "no change under core/src or store/src since $base: no mutant to run."
         exit 0
     fi
     common+=(--in-diff "$diff_file")
@@ -147,28 +148,30 @@ if ! command -v cargo-mutants >/dev/null 2>&1; then
 fi
 echo "cargo-mutants: $(cargo mutants --version)"
 
-# Two groups, each under the tests that can see it: the storage files (and the codec, which only
-# the file store uses) under every core test; everything else under every core test but the two
-# store test modules (store_contract and store_file_crash: ~30 s of fsyncs per run, and neither
-# touches a broker, journal or client). The selection goes to the build as well as the test
-# command (--cargo-arg), so the test step never compiles (its time limit is for tests).
-# The core's integration tests are one binary (core/tests/it/): the store files' modules are
-# skipped by name, after the `--` that cargo-mutants passes on to `cargo test`.
-logic_args=(--exclude 'core/src/storage/**' --exclude core/src/codec.rs --cargo-arg=--lib
+# Two groups, each under the tests that can see it: the storage files (felix-store's, the core's
+# storage module and the codec, which the file store writes with) under the tests of both crates;
+# everything else of the core under the core's own tests (the store's crash tests, ~30 s of
+# fsyncs per run, touch no broker, journal or client). The selection goes to the build as well as
+# the test command (--cargo-arg), so the test step never compiles (its time limit is for tests).
+logic_args=(--package felix-core --test-package felix-core
+            --exclude 'core/src/storage/**' --exclude core/src/codec.rs --cargo-arg=--lib
             --cargo-arg=--test --cargo-arg=it)
-logic_test_args=(-- -- --skip store_contract:: --skip store_file_crash::)
-store_args=(--file 'core/src/storage/**' --file core/src/codec.rs)
+logic_test_args=()
+store_packages=(--package felix-core --package felix-store --test-package felix-core
+                --test-package felix-store)
+store_args=("${store_packages[@]}" --file 'store/src/**' --file 'core/src/storage/**'
+            --file core/src/codec.rs)
 if [[ ${#files[@]} -gt 0 ]]; then
     logic_files=(); store_files=()
     for file in "${files[@]}"; do
-        if [[ "$file" == core/src/storage/* || "$file" == core/src/codec.rs ]]; then
+        if [[ "$file" == store/src/* || "$file" == core/src/storage/* || "$file" == core/src/codec.rs ]]; then
             store_files+=(--file "$file")
         else
             logic_files+=(--file "$file")
         fi
     done
     if [[ ${#logic_files[@]} -gt 0 ]]; then logic_args=("${logic_files[@]}" "${logic_args[@]}"); else logic_args=(); fi
-    if [[ ${#store_files[@]} -gt 0 ]]; then store_args=("${store_files[@]}"); else store_args=(); fi
+    if [[ ${#store_files[@]} -gt 0 ]]; then store_args=("${store_packages[@]}" "${store_files[@]}"); else store_args=(); fi
 fi
 
 if [[ $list -eq 1 ]]; then

@@ -4,9 +4,8 @@
 //! trait, the journal rules evaluated in the sequencing step, Raft-shaped brokers that replicate
 //! the log, and the writer/reader clients. Nothing in this crate reads a clock, a random source,
 //! a thread, a file or a socket on its own: the driver (the simulator, a test, or a real server)
-//! feeds events in and carries out the commands that come out. The one exception is
-//! `storage::file`, the file-backed store, which a driver owns and calls; the state machines
-//! never touch it.
+//! feeds events in and carries out the commands that come out. The file-backed store, which does
+//! IO, is a crate of its own (`felix-store`), so the crate graph keeps this one free of it.
 
 pub mod api;
 pub mod body_json;

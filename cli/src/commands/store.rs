@@ -12,8 +12,9 @@
 use crate::exit;
 use clap::{Args, Subcommand};
 use felix_core::record::{Command, Entry, Offset};
-use felix_core::storage::{FileStore, Inspection, StoreError};
+use felix_core::storage::StoreError;
 use felix_sim::render::describe;
+use felix_store::{FileStore, Inspection};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,9 @@
 
 use super::support::felix;
 use felix_core::record::{Command as Record, Entry, Headers, Offset};
-use felix_core::storage::{
-    segment, FileStore, HardState, LogStore, SealedState, SegmentLayout, StorageOp,
-};
+use felix_core::storage::{HardState, LogStore, SealedState, SegmentLayout, StorageOp};
+use felix_store::segment;
+use felix_store::FileStore;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -8,7 +8,7 @@ use crate::record::Offset;
 
 /// The store holds the contiguous entries `start .. next` (empty when equal).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Bounds {
+pub struct Bounds {
     pub start: Offset,
     pub next: Offset,
 }

@@ -1,8 +1,9 @@
 //! Durable storage: the segmented log store and its contract.
 //!
 //! The state machines (journal, broker) never touch storage directly. They emit `StorageOp`s; the
-//! driver applies them, in order, to a `LogStore` (the in-memory store in the simulator, the
-//! file-backed store in a real server), syncs, and reports completion. After a crash the driver
+//! driver applies them, in order, to a `LogStore` (the in-memory store here, `MemoryStore`; the
+//! file-backed store, which does the IO, is the `felix-store` crate's `FileStore`), syncs, and
+//! reports completion. After a crash the driver
 //! calls `LogStore::recover` and rebuilds the node from what survived.
 //!
 //! Contract of every `LogStore` (checked by the shared proptests against a trivial model):
@@ -19,17 +20,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
 
-pub(crate) mod bounds;
-pub mod file;
-pub mod file_system;
-pub mod image;
-pub mod inspect;
+pub mod bounds;
 pub mod memory;
-pub mod segment;
 
-pub use file::FileStore;
-pub use file_system::FileSystem;
-pub use inspect::{Inspection, Repair, SegmentFile};
 pub use memory::MemoryStore;
 
 /// The journal state that deleted records folded to, sealed durably in the same write that drops

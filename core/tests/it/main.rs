@@ -23,7 +23,3 @@ mod journal_model;
 mod journal_rules;
 mod journal_support;
 mod journal_walk_order;
-mod store_contract;
-mod store_file_crash;
-mod store_image;
-mod store_power_loss;

@@ -4,8 +4,9 @@
 use super::support::{exe, start_cluster};
 use felix_core::api::{Reply, Request};
 use felix_core::record::{Command, Entry, Headers};
-use felix_core::storage::{FileStore, LogStore, SegmentLayout, StorageOp};
+use felix_core::storage::{LogStore, SegmentLayout, StorageOp};
 use felix_node::client::ClusterClient;
+use felix_store::FileStore;
 use std::io::Write;
 use std::net::TcpStream;
 use std::process::Command as Process;
@@ -127,7 +128,7 @@ fn a_damaged_store_refuses_to_start() {
     store.sync().expect("sync");
     drop(store);
     // Flip a byte inside the middle segment's first record.
-    let middle = store_dir.join(felix_core::storage::segment::file_name(3));
+    let middle = store_dir.join(felix_store::segment::file_name(3));
     let mut bytes = std::fs::read(&middle).expect("the middle segment exists");
     let at = bytes.len() / 2;
     bytes[at] ^= 0xff;

@@ -2,15 +2,15 @@
 //! record written at another record's place (a misdirected write), and a read that fails.
 //!
 //! The damage is done to the bytes a file store holding the disk's state would keep
-//! (`felix_core::storage::image`), which the disk then reads back through the core's own recovery
+//! (`felix_store::image`), which the disk then reads back through the core's own recovery
 //! (`inspect`): whether the damage is found is the core's frame checksums and offset checks, not
 //! a flag of the simulator's. Damage lands only where a store can tell it from a crash: never in
 //! the last record of the newest segment file, where a damaged frame with nothing valid after it
 //! reads exactly as a torn write, which recovery cuts (what `FileStore` cannot tell is listed in
-//! `core/src/storage/file.rs`).
+//! `store/src/file.rs`).
 
 use crate::env::rng::Stream;
-use felix_core::storage::image::Image;
+use felix_store::image::Image;
 
 /// The bytes of one disk sector.
 pub const SECTOR_BYTES: u64 = 512;
@@ -128,9 +128,9 @@ mod tests {
     use super::*;
     use crate::env::rng::Component;
     use felix_core::record::{Command, Entry};
-    use felix_core::storage::image::{image, MemoryFiles};
-    use felix_core::storage::inspect::inspect;
     use felix_core::storage::{HardState, Recovered, SegmentLayout, StoreError};
+    use felix_store::image::{image, MemoryFiles};
+    use felix_store::inspect::inspect;
     use std::path::Path;
 
     const LAYOUT: SegmentLayout = SegmentLayout {

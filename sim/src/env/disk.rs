@@ -20,12 +20,11 @@ use crate::env::damage::Damage;
 use crate::env::file_system::{PowerLoss, SimFs, Slip};
 use crate::env::queue::Time;
 use crate::env::rng::Stream;
-use felix_core::storage::image::{image, MemoryFiles};
-use felix_core::storage::inspect::inspect;
-use felix_core::storage::{
-    FileStore, LogStore, MemoryStore, Recovered, SegmentLayout, StorageOp, StoreError,
-};
+use felix_core::storage::{LogStore, MemoryStore, Recovered, SegmentLayout, StorageOp, StoreError};
 use felix_core::NodeId;
+use felix_store::image::{image, MemoryFiles};
+use felix_store::inspect::inspect;
+use felix_store::FileStore;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
@@ -279,7 +278,7 @@ impl Disk {
     }
 
     /// Reads back what survived as a file store in directory `dir` would: renders it as the
-    /// bytes that store would hold (`storage::image`), applies `fault` (drawing where from
+    /// bytes that store would hold (`felix_store::image`), applies `fault` (drawing where from
     /// `stream`), and reads the bytes back with the core's recovery (`inspect`). On success the
     /// disk holds what was read back, and the op numbering restarts; otherwise it keeps what it
     /// held (a failed read may be tried again).

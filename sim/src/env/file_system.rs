@@ -23,8 +23,9 @@
 //! every collection is ordered, every draw comes from the stream passed in.
 
 use crate::env::rng::Stream;
-use felix_core::storage::inspect::{too_long, StoreFiles};
-use felix_core::storage::{FileSystem, StoreError};
+use felix_core::storage::StoreError;
+use felix_store::inspect::{too_long, StoreFiles};
+use felix_store::FileSystem;
 use std::collections::BTreeMap;
 use std::io::{Error, ErrorKind};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,8 @@ pub mod sim;
 use crate::exit;
 use clap::{Args, Subcommand};
 use felix_core::record::{Command, Entry, Headers, Offset};
-use felix_core::storage::{FileStore, LogStore, MemoryStore, SegmentLayout, StorageOp};
+use felix_core::storage::{LogStore, MemoryStore, SegmentLayout, StorageOp};
+use felix_store::FileStore;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

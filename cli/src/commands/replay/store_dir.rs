@@ -9,8 +9,9 @@
 //!
 //! DIR must be new or empty: an existing store is never overwritten.
 
-use felix_core::storage::{FileStore, LogStore, Recovered, StorageOp, StoreError};
+use felix_core::storage::{LogStore, Recovered, StorageOp, StoreError};
 use felix_sim::env::disk::NodeDisk;
+use felix_store::FileStore;
 use std::path::{Path, PathBuf};
 
 /// Refuses a DIR that is a file or a non-empty directory (checked before the run).

@@ -215,7 +215,8 @@ fn missing_files_fail_and_power_loss_is_deterministic() {
 #[test]
 fn the_file_store_keeps_what_it_synced() {
     use felix_core::record::{Command, Entry};
-    use felix_core::storage::{FileStore, HardState, LogStore, SegmentLayout, StorageOp};
+    use felix_core::storage::{HardState, LogStore, SegmentLayout, StorageOp};
+    use felix_store::FileStore;
     let layout = SegmentLayout {
         records_per_segment: 2,
     };

@@ -7,9 +7,9 @@
 use felix_core::codec::{encode_meta, encode_sealed};
 use felix_core::record::{Command, Entry, Headers, Offset};
 use felix_core::storage::{
-    segment, FileStore, HardState, LogStore, Recovered, Repair, SealedState, SegmentLayout,
-    StorageOp, StoreError, StoreMeta,
+    HardState, LogStore, Recovered, SealedState, SegmentLayout, StorageOp, StoreError, StoreMeta,
 };
+use felix_store::{segment, FileStore, Repair};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

@@ -44,18 +44,18 @@
 //!   membership), so a driver must not add a node back only because its store opened cleanly;
 //! - every file replaced together by an older, self-consistent copy.
 
-use super::bounds::Bounds;
-use super::file_system::FileSystem;
-use super::inspect::{
+use crate::file_system::FileSystem;
+use crate::inspect::{
     inspect, DirFiles, Inspection, Repair, META_FILE, PROMISE_FILE, SEALED_FILE, TEMP_SUFFIX,
 };
-use super::segment;
-use super::{
+use crate::segment;
+use felix_core::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
+use felix_core::record::{Entry, Offset};
+use felix_core::storage::bounds::Bounds;
+use felix_core::storage::{
     HardState, LogStore, Recovered, SegmentLayout, StorageOp, StoreError, StoreMeta,
     UNSYNCED_OPS_MAX,
 };
-use crate::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
-use crate::record::{Entry, Offset};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -257,7 +257,7 @@ impl<F: FileSystem> FileStore<F> {
     /// Fault injection: calls `observer` with the directory right after each directory fsync,
     /// the moments at which the directory's entries as they stand become durable. A power-loss
     /// test snapshots the directory there to know which creations, deletions and renames a power
-    /// loss may undo (`core/tests/it/store_power_loss.rs`).
+    /// loss may undo (`store/tests/it/power_loss.rs`).
     pub fn observe_directory_syncs(&mut self, observer: impl FnMut(&Path) + Send + 'static) {
         self.dir_syncs.observer = Some(Box::new(observer));
     }

@@ -7,8 +7,9 @@
 
 use felix_core::record::{Command, Entry, Headers, Offset, Token};
 use felix_core::storage::{
-    FileStore, HardState, LogStore, MemoryStore, SealedState, SegmentLayout, StorageOp, StoreError,
+    HardState, LogStore, MemoryStore, SealedState, SegmentLayout, StorageOp, StoreError,
 };
+use felix_store::FileStore;
 use proptest::prelude::*;
 
 /// The trivial model: what the contract says the store holds.

@@ -5,7 +5,7 @@
 //! store's ordering of writes, fsyncs, renames and directory fsyncs runs in every sweep. Reads
 //! go through `StoreFiles`, which `inspect` already reads a directory with.
 
-use super::inspect::{DirFiles, StoreFiles};
+use crate::inspect::{DirFiles, StoreFiles};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;

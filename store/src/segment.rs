@@ -6,8 +6,8 @@
 //! corruption in the middle (a valid frame follows the bad one); the store decides what to do,
 //! because only the last segment may have a torn tail.
 
-use crate::codec::{decode_entry, take_frame, DecodeError, FRAME_HEADER_BYTES};
-use crate::record::{Entry, Offset};
+use felix_core::codec::{decode_entry, take_frame, DecodeError, FRAME_HEADER_BYTES};
+use felix_core::record::{Entry, Offset};
 
 const PREFIX: &str = "seg-";
 const SUFFIX: &str = ".log";
@@ -104,8 +104,8 @@ fn valid_frame_after(bytes: &[u8], position: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::encode_entry;
-    use crate::record::Command;
+    use felix_core::codec::encode_entry;
+    use felix_core::record::Command;
 
     fn frames(offsets: std::ops::RangeInclusive<Offset>) -> Vec<u8> {
         let mut bytes = Vec::new();
@@ -143,7 +143,7 @@ mod tests {
         // with nothing valid after it.
         let mut bytes = frames(1..=2);
         let position = bytes.len() as u64;
-        bytes.extend_from_slice(&crate::codec::encode_hard_state(&Default::default()));
+        bytes.extend_from_slice(&felix_core::codec::encode_hard_state(&Default::default()));
         let scan = scan(&bytes);
         assert_eq!(scan.entries.len(), 2);
         assert!(matches!(

@@ -16,13 +16,13 @@
 //! its promise must not rejoin as if it never voted. A wholly empty directory is a new store; see
 //! `file.rs` for what the store cannot tell.
 
-use super::segment::{self, ScanEnd};
-use super::{Recovered, SealedState, SegmentLayout, StoreError, StoreMeta, TailCut};
-use crate::codec::{
+use crate::segment::{self, ScanEnd};
+use felix_core::codec::{
     decode_hard_state, decode_meta, decode_sealed, DecodeError, FRAME_HEADER_BYTES,
     PAYLOAD_BYTES_MAX,
 };
-use crate::record::Offset;
+use felix_core::record::Offset;
+use felix_core::storage::{Recovered, SealedState, SegmentLayout, StoreError, StoreMeta, TailCut};
 use std::fmt;
 use std::fs::{self, File};
 use std::io::Read;

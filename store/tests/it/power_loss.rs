@@ -12,7 +12,8 @@
 //! synced may be lost, and the store still opens.
 
 use felix_core::record::{Command, Entry, Headers, Offset};
-use felix_core::storage::{FileStore, HardState, LogStore, SegmentLayout, StorageOp};
+use felix_core::storage::{HardState, LogStore, SegmentLayout, StorageOp};
+use felix_store::FileStore;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

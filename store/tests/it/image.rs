@@ -1,13 +1,13 @@
-//! A store directory as bytes (`storage::image`) read back through the core's recovery
+//! A store directory as bytes (`felix_store::image`) read back through the core's recovery
 //! (`inspect` over `MemoryFiles`): exactly what it was made of, frames where the image says, a
 //! failed read or an oversized file refused, and a `MemoryStore` restored from it holding it.
 
 use felix_core::record::{Command, Entry, Headers, Offset};
-use felix_core::storage::image::{image, MemoryFiles};
-use felix_core::storage::inspect::inspect;
 use felix_core::storage::{
     HardState, LogStore, MemoryStore, Recovered, SealedState, SegmentLayout, StoreError,
 };
+use felix_store::image::{image, MemoryFiles};
+use felix_store::inspect::inspect;
 use std::path::Path;
 
 const LAYOUT: SegmentLayout = SegmentLayout {

@@ -7,10 +7,11 @@
 //! `inspect`: the same frame checksums, offset checks and torn-tail rule a real recovery runs, so
 //! a check the core does not make lets the damage through. Pure: no file is touched.
 
-use super::inspect::{too_long, StoreFiles, META_FILE, PROMISE_FILE, SEALED_FILE};
-use super::{segment, Recovered, SegmentLayout, StoreError, StoreMeta};
-use crate::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
-use crate::record::Offset;
+use crate::inspect::{too_long, StoreFiles, META_FILE, PROMISE_FILE, SEALED_FILE};
+use crate::segment;
+use felix_core::codec::{encode_entry, encode_hard_state, encode_meta, encode_sealed};
+use felix_core::record::Offset;
+use felix_core::storage::{Recovered, SegmentLayout, StoreError, StoreMeta};
 use std::collections::BTreeMap;
 use std::path::Path;
 
