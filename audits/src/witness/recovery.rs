@@ -18,6 +18,7 @@ use super::promises::Promises;
 use crate::log_terms::LogTerms;
 use felix_core::record::{Offset, Term};
 use felix_core::storage::{HardState, Recovered};
+use felix_core::words;
 
 /// What a store recovered, as the check compares it.
 struct Found<'a> {
@@ -63,16 +64,12 @@ impl<'a> Found<'a> {
     }
 
     fn describe(&self) -> String {
-        let hard = self.recovered.hard_state;
-        let vote = hard
-            .vote
-            .map_or("none".to_string(), |vote| vote.to_string());
         let runs: Vec<String> = (self.runs.iter())
             .map(|&(first, last, term)| format!("{first}..={last} of term {term}"))
             .collect();
         format!(
-            "term {} vote {vote}, base {} of term {}, records {}",
-            hard.term,
+            "{}, base {} of term {}, records {}",
+            promise_words(self.recovered.hard_state),
             self.base.0,
             self.base.1,
             if runs.is_empty() {
@@ -84,13 +81,15 @@ impl<'a> Found<'a> {
     }
 }
 
+/// A promise in words, as the simulator's renderer says one (`words::vote`).
+fn promise_words(promise: HardState) -> String {
+    format!("term {} vote {}", promise.term, words::vote(promise.vote))
+}
+
 fn describe_log(promise: HardState, log: &LogTerms) -> String {
-    let vote = promise
-        .vote
-        .map_or("none".to_string(), |vote| vote.to_string());
     format!(
-        "term {} vote {vote}, records through {} (of term {})",
-        promise.term,
+        "{}, records through {} (of term {})",
+        promise_words(promise),
         log.last(),
         log.term_at(log.last()).unwrap_or(0)
     )
