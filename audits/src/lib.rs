@@ -51,6 +51,7 @@
 //! correct histories from a trivial reference cluster (property tests, `examples/audit_bench.rs`).
 
 pub mod acked_writes_kept;
+pub mod committed_durable;
 pub mod committed_prefix_agreement;
 pub mod convergence;
 pub mod coverage;
@@ -93,10 +94,11 @@ pub const ELECTION_SAFETY: Invariant = Invariant::ElectionSafety;
 pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
 pub const PROMISE_DURABLE: Invariant = Invariant::PromiseDurable;
 pub const RECOVERY_FAITHFUL: Invariant = Invariant::RecoveryFaithful;
+pub const COMMITTED_DURABLE: Invariant = Invariant::CommittedDurable;
 pub const PROGRESS: Invariant = Invariant::Progress;
 
 /// Every invariant the audits judge, in `Invariant::ALL` order.
-pub const INVARIANTS: [Invariant; 13] = [
+pub const INVARIANTS: [Invariant; 14] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -109,6 +111,7 @@ pub const INVARIANTS: [Invariant; 13] = [
     LINEARIZABLE,
     PROMISE_DURABLE,
     RECOVERY_FAITHFUL,
+    COMMITTED_DURABLE,
     PROGRESS,
 ];
 
@@ -260,6 +263,9 @@ pub fn audit_one(history: &[Event], invariant: Invariant) -> Report {
         // Judged from the history and its times under the run's bounds (`progress::check`, run
         // by the simulator's judge): a history alone holds no time.
         Invariant::Progress => Vec::new(),
+        // Judged from the history under the run's voters (`committed_durable::check`, run by the
+        // simulator's judge): a history alone does not say which nodes vote.
+        Invariant::CommittedDurable => Vec::new(),
         // Not an audit's: nothing in a history to judge.
         Invariant::StaleHolderRetires
         | Invariant::TypeOk

@@ -41,6 +41,8 @@ pub enum Invariant {
     /// A restarted node's store reads back what its disk held durably plus a prefix of the ops it
     /// took since its last sync: nothing synced lost, nothing durably removed brought back.
     RecoveryFaithful,
+    /// A record is first taken as committed only when a majority of the voters hold it durably.
+    CommittedDurable,
     /// Liveness, in time: after faults heal, every lagging node catches up and every client with
     /// work gets an answer within a bound derived from the run's own knobs.
     Progress,
@@ -63,7 +65,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every name, the journal's invariants first (in the order of the README's tables).
-    pub const ALL: [Invariant; 19] = [
+    pub const ALL: [Invariant; 20] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -77,6 +79,7 @@ impl Invariant {
         Invariant::Linearizable,
         Invariant::PromiseDurable,
         Invariant::RecoveryFaithful,
+        Invariant::CommittedDurable,
         Invariant::Progress,
         Invariant::TypeOk,
         Invariant::EventBudget,
@@ -100,6 +103,7 @@ impl Invariant {
             Invariant::Linearizable => "Linearizable",
             Invariant::PromiseDurable => "PromiseDurable",
             Invariant::RecoveryFaithful => "RecoveryFaithful",
+            Invariant::CommittedDurable => "CommittedDurable",
             Invariant::Progress => "Progress",
             Invariant::StaleHolderRetires => "StaleHolderRetires",
             Invariant::TypeOk => "TypeOK",

@@ -66,6 +66,19 @@ fn judge_progress(ran: &Ran, violations: &mut Vec<felix_audits::Violation>) {
     violations.sort_by_key(|violation| violation.step);
 }
 
+/// Adds CommittedDurable's violations (the history and the run's voters) in step order.
+fn judge_committed_durable(ran: &Ran, violations: &mut Vec<felix_audits::Violation>) {
+    let Some(voters) = ran.voters else {
+        return;
+    };
+    let found = felix_audits::committed_durable::check(&ran.recorder.history, voters);
+    if found.is_empty() {
+        return;
+    }
+    violations.extend(found);
+    violations.sort_by_key(|violation| violation.step);
+}
+
 /// Judges `ran` with every audit, its panic, its budget and its observer's finding.
 pub fn judge(ran: &Ran) -> Judged {
     judge_by(ran, None)
@@ -81,6 +94,9 @@ pub fn judge_by(ran: &Ran, only: Option<Invariant>) -> Judged {
     });
     if only.is_none() || only == Some(Invariant::Progress) {
         judge_progress(ran, &mut report.violations);
+    }
+    if only.is_none() || only == Some(Invariant::CommittedDurable) {
+        judge_committed_durable(ran, &mut report.violations);
     }
     let mut broken: BTreeMap<Invariant, usize> = BTreeMap::new();
     for violation in &report.violations {

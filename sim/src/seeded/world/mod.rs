@@ -237,6 +237,9 @@ pub struct Ran {
     /// The Progress judge's bounds, worked out from the run's knobs (`None`: the world was never
     /// built).
     pub progress: Option<felix_audits::progress::Bounds>,
+    /// How many voters the run's cluster has (nodes `0..voters`), for CommittedDurable (`None`:
+    /// the world was never built).
+    pub voters: Option<felix_core::NodeId>,
 }
 
 pub struct World {
@@ -587,6 +590,7 @@ impl World {
             observer: self.observer,
             disks,
             progress: Some(crate::judge::progress_bounds(&self.knobs)),
+            voters: Some(felix_core::NodeId::from(self.knobs.brokers)),
         }
     }
 }
@@ -660,6 +664,7 @@ pub fn run(setup: Setup, prepare: impl FnOnce(&mut World)) -> Ran {
             observer: None,
             disks: Vec::new(),
             progress: None,
+            voters: None,
         },
     }
 }

@@ -1,0 +1,90 @@
+//! CommittedDurable: a record is first taken as committed only when a majority of the voters hold
+//! it durably (Raft's commit rule, judged at the decision rather than by its consequences).
+//!
+//! A leader counts a record committed when a majority of the voters hold it: itself, through the
+//! end of its own durable log, and each follower through the offset it acknowledged, which it sends
+//! only once those records are durable (PromiseDurable judges that send). When the count is wrong
+//! (an acknowledgement counted that did not describe the leader's records, a durable end taken too
+//! far, a quorum one short), nothing else need go wrong at once: the record is lost only if the
+//! nodes that really hold it then crash or lose an election before it spreads, and the other judges
+//! see the loss only then (AckedWritesKept, CommittedPrefixAgreement). This judge sees the wrong
+//! count itself, at the first `Committed` event of the offset.
+//!
+//! Read from two events the driver records: `DurableLog { node, last, term }` (what each node's
+//! store holds durably, kept offset by offset as `log_terms::LogTerms`, as PromiseDurable keeps it)
+//! and `Committed { node, entry }`. At the first `Committed` of an offset in the history (any
+//! node's: the leader's, in a correct run, since followers learn what is committed from it), the
+//! voters whose durable log holds a record of the entry's term at its offset must be a majority of
+//! the voters. A term stands for the record (one leader per term writes it), as in PromiseDurable.
+//!
+//! Why the first commit only: the records at and below an offset that some node has committed may
+//! later be folded by a trim-point jump into a sealed base, whose durable log keeps only the base's
+//! term; a later commit of the offset (a follower catching up, a node re-learning it after a
+//! restart) is judged by CommittedPrefixAgreement, which compares the records themselves. A jump
+//! past an offset needs some node to have committed it first, so no voter's log is a jump's
+//! approximation at the first commit.
+//!
+//! Why it holds in a correct run: a record committed in term T is held by every later leader (the
+//! election restriction), so no node that acknowledged it drops it before the leader counts the
+//! acknowledgement, and what was durable stays durable (a crash loses only unsynced ops; a damaged
+//! sector is the disk's fault, not a change of what the node made durable).
+//!
+//! The voters are not in the history: the caller names how many there are (nodes `0..voters`;
+//! non-voting replicas are numbered after them), as the simulator's judge does from the run's
+//! knobs.
+
+use crate::log_terms::LogTerms;
+use crate::{Violation, COMMITTED_DURABLE};
+use felix_core::history::Event;
+use felix_core::record::{NodeId, Offset};
+use std::collections::BTreeMap;
+
+/// The violations of CommittedDurable in `history`, for a cluster whose voters are nodes
+/// `0..voters`.
+pub fn check(history: &[Event], voters: NodeId) -> Vec<Violation> {
+    let mut logs: BTreeMap<NodeId, LogTerms> = BTreeMap::new();
+    // The highest offset any node has committed so far: every offset at or below it was judged.
+    let mut judged: Offset = 0;
+    let mut violations = Vec::new();
+    let majority = voters / 2 + 1;
+    for (step, event) in history.iter().enumerate() {
+        match event {
+            Event::DurableLog { node, last, term } => {
+                logs.entry(*node).or_default().end_at(*last, *term);
+            }
+            Event::Committed { node, entry } if entry.offset > judged => {
+                judged = entry.offset;
+                let holders: Vec<NodeId> = (0..voters)
+                    .filter(|voter| {
+                        logs.get(voter)
+                            .is_some_and(|log| log.term_at(entry.offset) == Some(entry.term))
+                    })
+                    .collect();
+                if (holders.len() as NodeId) < majority {
+                    let held = match holders.as_slice() {
+                        [] => "no voter".to_string(),
+                        nodes => format!(
+                            "only {}",
+                            nodes
+                                .iter()
+                                .map(|node| format!("node {node}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    };
+                    violations.push(Violation::new(
+                        COMMITTED_DURABLE,
+                        step,
+                        format!(
+                            "node {node} took offset {} (term {}) as committed while {held} of \
+                             the {voters} voters held it durably (a majority is {majority})",
+                            entry.offset, entry.term
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    violations
+}
