@@ -88,3 +88,68 @@ pub fn check(history: &[Event], voters: NodeId) -> Vec<Violation> {
     }
     violations
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{committed, noop};
+
+    fn durable(node: NodeId, last: Offset, term: u64) -> Event {
+        Event::DurableLog { node, last, term }
+    }
+
+    /// A first commit held durably by two of three voters holds; by one it breaks, once, at that
+    /// commit, naming the one holder.
+    #[test]
+    fn a_first_commit_needs_a_durable_majority() {
+        let held = vec![durable(0, 1, 1), durable(2, 1, 1), committed(0, noop(1, 1))];
+        assert_eq!(check(&held, 3), Vec::new());
+        let short = vec![
+            durable(0, 2, 1),
+            durable(1, 1, 1),
+            committed(0, noop(1, 1)),
+            committed(0, noop(2, 1)),
+            committed(1, noop(2, 1)),
+        ];
+        let found = check(&short, 3);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].invariant, found[0].step), (COMMITTED_DURABLE, 3));
+        assert!(
+            found[0].message.contains("only node 0 of the 3 voters"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    /// A record of another term at the offset is not the committed record; a non-voting replica
+    /// (numbered after the voters) does not count; a log cut back no longer holds what it cut.
+    #[test]
+    fn only_voters_holding_the_same_record_count() {
+        let other_term = vec![durable(0, 1, 2), durable(1, 1, 1), committed(0, noop(1, 2))];
+        assert_eq!(check(&other_term, 3).len(), 1);
+        let replica = vec![durable(0, 1, 1), durable(3, 1, 1), committed(0, noop(1, 1))];
+        assert_eq!(check(&replica, 3).len(), 1);
+        let cut = vec![
+            durable(0, 2, 1),
+            durable(1, 2, 1),
+            durable(1, 1, 1),
+            committed(0, noop(2, 1)),
+        ];
+        assert_eq!(check(&cut, 3).len(), 1);
+    }
+
+    /// Only an offset's first commit is judged: a later node committing it (after the voters'
+    /// durable logs moved on, a jump's sealed base say) is CommittedPrefixAgreement's business.
+    #[test]
+    fn a_later_commit_of_a_judged_offset_is_not_judged_again() {
+        let history = vec![
+            durable(0, 1, 1),
+            durable(1, 1, 1),
+            committed(0, noop(1, 1)),
+            durable(1, 1, 3),
+            durable(0, 1, 3),
+            committed(2, noop(1, 1)),
+        ];
+        assert_eq!(check(&history, 3), Vec::new());
+    }
+}

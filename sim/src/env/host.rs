@@ -15,7 +15,9 @@ use crate::env::disk::Disk;
 use crate::env::network::{Address, Packet, Payload};
 use crate::env::tape::Schedule;
 use felix_audits::witness::Witness;
-use felix_core::broker::{Broker, BrokerConfig, Delivery, Duty, Input, Outbox, Output};
+use felix_core::broker::{
+    AppendResult, Broker, BrokerConfig, Delivery, Duty, Input, Message, Outbox, Output,
+};
 use felix_core::history::Event;
 use felix_core::storage::Recovered;
 use felix_core::NodeId;
@@ -92,6 +94,10 @@ pub struct Host {
     witness: Witness,
     /// A buffer reused for the witness's events.
     durable_events: Vec<Event>,
+    /// A planted slip (tests only, `World::plant_ack_one_high`): every acknowledgement of appended
+    /// records goes on the wire claiming one record more than the node matched, as an encoder
+    /// off by one would send it. The witness sees the acknowledgement the node made.
+    ack_one_high: bool,
 }
 
 impl Host {
@@ -116,7 +122,13 @@ impl Host {
             released: Vec::new(),
             witness: Witness::default(),
             durable_events: Vec::new(),
+            ack_one_high: false,
         }
+    }
+
+    /// Plants the slip `ack_one_high` (tests only).
+    pub fn plant_ack_one_high(&mut self) {
+        self.ack_one_high = true;
     }
 
     pub fn is_up(&self) -> bool {
@@ -201,11 +213,24 @@ impl Host {
 
     /// Puts a delivery on the network, recording the promise and the acknowledgement it carries
     /// first (`felix_audits::witness`).
-    fn transmit(&mut self, delivery: Delivery, effects: &mut Vec<Effect>) {
+    fn transmit(&mut self, mut delivery: Delivery, effects: &mut Vec<Effect>) {
         if let Delivery::Send { to, message } = &delivery {
             self.witness
                 .leaving(self.id, *to, message, &mut self.durable_events);
             effects.extend(self.durable_events.drain(..).map(Effect::Observe));
+        }
+        if let Delivery::Send {
+            message:
+                Message::AppendReply {
+                    result: AppendResult::Accepted { matched },
+                    ..
+                },
+            ..
+        } = &mut delivery
+        {
+            if self.ack_one_high && *matched > 0 {
+                *matched += 1;
+            }
         }
         effects.push(Effect::Transmit(packet(Address::Node(self.id), delivery)));
     }

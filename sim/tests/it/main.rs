@@ -3,6 +3,7 @@
 
 mod backoff;
 mod buggify;
+mod committed_durable;
 mod determinism;
 mod elections;
 mod file_store;

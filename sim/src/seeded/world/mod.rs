@@ -506,6 +506,16 @@ impl World {
         }
     }
 
+    /// Plants a slip in every node's host: each acknowledgement of appended records goes on the
+    /// wire claiming one record more than its node matched (a test proving that CommittedDurable
+    /// catches a leader that counts records a follower does not hold; `world::run`'s `prepare`).
+    /// No run the CLI makes has it.
+    pub fn plant_ack_one_high(&mut self) {
+        for slot in &mut self.nodes {
+            slot.host.plant_ack_one_high();
+        }
+    }
+
     fn sim(&mut self, event: SimEvent) {
         let now = self.now();
         self.recorder.sim(now, event);
