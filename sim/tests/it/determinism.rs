@@ -1,5 +1,6 @@
 //! Whole-run properties of the simulator: determinism, a clean default sweep, twins caught.
 
+use felix_audits::{Counter, Counts};
 use felix_core::rules::{Layer, TwinName};
 use felix_sim::{run, RunSpec};
 
@@ -49,7 +50,7 @@ fn threads_do_not_change_runs() {
 /// invariants guard are taken, and every run reaches the end of its liveness phase.
 #[test]
 fn default_sweep_holds_every_invariant() {
-    let mut coverage = std::collections::BTreeMap::<String, u64>::new();
+    let mut coverage = Counts::default();
     for seed in 0..60 {
         let report = run(&RunSpec::new(seed, None));
         assert!(
@@ -57,20 +58,18 @@ fn default_sweep_holds_every_invariant() {
             "seed {seed}: {:?}",
             report.violations
         );
-        for (name, count) in report.coverage {
-            *coverage.entry(name).or_insert(0) += count;
-        }
+        coverage.sum(&report.coverage);
     }
-    for name in [
-        "read_below_trim_refused",
-        "crashes",
-        "lease_moves",
-        "pauses",
-        "partitions",
+    for counter in [
+        Counter::ReadBelowTrimRefused,
+        Counter::Crashes,
+        Counter::LeaseMoves,
+        Counter::Pauses,
+        Counter::Partitions,
     ] {
         assert!(
-            coverage.get(name).copied().unwrap_or(0) > 0,
-            "{name} never happened: {coverage:?}"
+            coverage.count(counter) > 0,
+            "{counter} never happened: {coverage:?}"
         );
     }
 }
