@@ -359,7 +359,10 @@ const fn index(catalog: &[Entry; Counter::COUNT]) -> [usize; Counter::COUNT] {
     let mut at = 0;
     while at < catalog.len() {
         let counter = catalog[at].counter as usize;
-        assert!(index[counter] == usize::MAX, "a counter is cataloged twice");
+        assert!(
+            index[counter] == usize::MAX,
+            "a counter is cataloged twice (and another left out)"
+        );
         index[counter] = at;
         at += 1;
     }

@@ -38,7 +38,7 @@ fn answer_probe(reply: &Reply) -> Option<Counter> {
     }
 }
 
-/// The probes, in a fixed order (the names of `probes`'s result).
+/// The probes, in a fixed order (the counters of `probes`'s result).
 pub const PROBES: [Counter; 23] = [
     Counter::StaleHolderRefused,
     Counter::StaleHolderActs,
