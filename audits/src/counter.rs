@@ -244,11 +244,6 @@ impl Counts {
         }
         entries
     }
-
-    /// Nothing present.
-    pub fn is_empty(&self) -> bool {
-        self.counters.iter().all(Option::is_none) && self.outside.is_empty()
-    }
 }
 
 impl Serialize for Counts {
@@ -305,7 +300,7 @@ mod tests {
     #[test]
     fn counts_keep_presence_and_name_order() {
         let mut run = Counts::default();
-        assert!(run.is_empty());
+        assert!(run.entries().is_empty());
         run.set(Counter::Crashes, 0);
         run.add(Counter::AckSent, 2);
         run.insert("validated_steps".to_string(), 5);

@@ -46,6 +46,26 @@ fn threads_do_not_change_runs() {
     assert_eq!(here, there);
 }
 
+/// A run reports every counter of the audits and every probe, zeros included, and a simulator
+/// counter only once it counted it: a run's summary lists what is present, so a zero the world
+/// reported would change it.
+#[test]
+fn a_run_reports_the_audits_counters_always_and_the_simulators_once_counted() {
+    use felix_audits::coverage::Origin;
+    let report = run(&RunSpec::new(0, None));
+    for counter in Counter::ALL {
+        match counter.entry().origin {
+            Origin::Counter | Origin::Probe => {
+                assert!(report.coverage.get(counter).is_some(), "{counter}")
+            }
+            Origin::Sim => assert_ne!(report.coverage.get(counter), Some(0), "{counter}"),
+        }
+    }
+    assert!(report.coverage.get(Counter::Crashes).is_some());
+    assert_eq!(report.coverage.get(Counter::MessagesDropped), None);
+    assert_eq!(report.coverage.get(Counter::RetentionDeleted), Some(0));
+}
+
 /// With every rule on, a small sweep breaks no invariant and is not vacuous: the paths the
 /// invariants guard are taken, and every run reaches the end of its liveness phase.
 #[test]
