@@ -2,18 +2,19 @@
 //! sweep is not vacuous. They are not invariants; a sweep reports their totals, and a sweep in
 //! which one stays at zero has not exercised that path.
 //!
-//! [`CATALOG`] declares every name a run's coverage map can hold (these counters, the probes of
+//! [`CATALOG`] declares every `Counter` a run can report (these counters, the probes of
 //! `probes.rs`, the simulator's fault and BUGGIFY counters) once, with its meaning, whether it
 //! counts a behaviour a sweep must reach or a problem that must stay at zero, and, for a
 //! behaviour the rules in force make impossible, why (Antithesis' catalog of *sometimes*
 //! assertions: a sweep that never reaches a behaviour proves nothing about it).
 
+use crate::counter::Counter;
 use felix_core::api::Reply;
 use felix_core::history::Event;
 use felix_core::rules::Rules;
 use serde::Serialize;
 
-/// What a cataloged name counts.
+/// What a cataloged counter counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// A behaviour a sweep must reach (a *sometimes*), unless the rules make it impossible.
@@ -22,7 +23,7 @@ pub enum Kind {
     Problem,
 }
 
-/// Who counts a cataloged name.
+/// Who counts a cataloged counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
     /// `Coverage`, over the history.
@@ -33,10 +34,10 @@ pub enum Origin {
     Sim,
 }
 
-/// One cataloged name.
+/// One cataloged counter.
 #[derive(Clone, Copy, Debug)]
 pub struct Entry {
-    pub name: &'static str,
+    pub counter: Counter,
     pub origin: Origin,
     pub kind: Kind,
     /// What one count means, in one line.
@@ -74,14 +75,14 @@ fn sequencing_checks_fence(_: &Rules) -> Option<&'static str> {
     )
 }
 
-const fn entry(
-    name: &'static str,
+const fn sometimes(
+    counter: Counter,
     origin: Origin,
     meaning: &'static str,
     unreachable: fn(&Rules) -> Option<&'static str>,
 ) -> Entry {
     Entry {
-        name,
+        counter,
         origin,
         kind: Kind::Sometimes,
         meaning,
@@ -89,265 +90,288 @@ const fn entry(
     }
 }
 
-const fn sim(name: &'static str, meaning: &'static str) -> Entry {
-    entry(name, Origin::Sim, meaning, reachable)
+const fn sim(counter: Counter, meaning: &'static str) -> Entry {
+    sometimes(counter, Origin::Sim, meaning, reachable)
 }
 
-const fn probe(name: &'static str, meaning: &'static str) -> Entry {
-    entry(name, Origin::Probe, meaning, reachable)
+const fn probe(counter: Counter, meaning: &'static str) -> Entry {
+    sometimes(counter, Origin::Probe, meaning, reachable)
 }
 
-const fn counter(name: &'static str, meaning: &'static str) -> Entry {
-    entry(name, Origin::Counter, meaning, reachable)
+const fn counter(counter: Counter, meaning: &'static str) -> Entry {
+    sometimes(counter, Origin::Counter, meaning, reachable)
 }
 
-/// Every name a run's coverage map may hold, declared once.
-pub const CATALOG: &[Entry] = &[
+/// Every counter, declared once (in any order: `INDEX` places each).
+pub const CATALOG: [Entry; Counter::COUNT] = [
     Entry {
         unreachable: no_tag,
         ..counter(
-            "stale_holder_retired_by_tag",
+            Counter::StaleHolderRetiredByTag,
             "a stale holder retired on a tagged CursorTooOld",
         )
     },
     counter(
-        "promise_sent",
+        Counter::PromiseSent,
         "a node sent a term it adopted in a message (PromiseSent without a vote)",
     ),
     counter(
-        "vote_grant_sent",
+        Counter::VoteGrantSent,
         "a node sent a vote grant (PromiseSent with a vote)",
     ),
     counter(
-        "ack_sent",
+        Counter::AckSent,
         "a node acknowledged appended records (AckSent: an accepting AppendReply left it)",
     ),
     counter(
-        "broker_jumped",
+        Counter::BrokerJumped,
         "a below-floor broker jumped to a peer's trim point",
     ),
     counter(
-        "replica_jumped",
+        Counter::ReplicaJumped,
         "a below-floor replica jumped to a peer's trim point",
     ),
     counter(
-        "read_below_trim_refused",
+        Counter::ReadBelowTrimRefused,
         "a read below the readable start was refused CursorTooOld",
     ),
     counter(
-        "checkpoint_restored",
+        Counter::CheckpointRestored,
         "a folder restored its state from a checkpoint run",
     ),
     counter(
-        "read_not_held",
+        Counter::ReadNotHeld,
         "a jumped node answered a read below its trim point NotHeld",
     ),
     counter(
-        "history_checked",
+        Counter::HistoryChecked,
         "a history was proved or refuted Linearizable within budget",
     ),
     Entry {
         kind: Kind::Problem,
         ..counter(
-            "history_unchecked",
+            Counter::HistoryUnchecked,
             "a history was over the Linearizable checker's budget: neither proved nor refuted",
         )
     },
     probe(
-        "stale_holder_refused",
+        Counter::StaleHolderRefused,
         "a holder with an older epoch than the newest was refused",
     ),
     probe(
-        "stale_holder_acts",
+        Counter::StaleHolderActs,
         "a holder behind a newer fenced holder sent a write or trim",
     ),
-    probe("untagged_refusal", "a CursorTooOld carried no tag"),
+    probe(Counter::UntaggedRefusal, "a CursorTooOld carried no tag"),
     Entry {
         unreachable: no_tag,
         ..probe(
-            "tagged_refusal",
+            Counter::TaggedRefusal,
             "a CursorTooOld carried the floor-setting trim's headers",
         )
     },
     probe(
-        "noop_trim_answered",
+        Counter::NoopTrimAnswered,
         "a trim at or below the floor was answered TrimNoop",
     ),
     probe(
-        "noop_trim_refused",
+        Counter::NoopTrimRefused,
         "a trim at or below the floor was refused by its tail or fence",
     ),
     probe(
-        "trim_to_own_offset",
+        Counter::TrimToOwnOffset,
         "a trim landed at the very floor it asked for",
     ),
-    probe("not_held", "a read was answered NotHeld"),
+    probe(Counter::NotHeld, "a read was answered NotHeld"),
     probe(
-        "gap_reported",
+        Counter::GapReported,
         "a reader was moved up to the floor and reported a gap",
     ),
     probe(
-        "holder_retired_by_read",
+        Counter::HolderRetiredByRead,
         "a holder retired on what it read, not on a tag",
     ),
     Entry {
         unreachable: sequencing_checks_fence,
         ..probe(
-            "truncate_refused",
+            Counter::TruncateRefused,
             "a committed trim with a stale fence was refused in place",
         )
     },
-    probe("segments_deleted", "a node deleted segments"),
+    probe(Counter::SegmentsDeleted, "a node deleted segments"),
     Entry {
         unreachable: only_trims_delete,
         ..probe(
-            "retention_deleted",
+            Counter::RetentionDeleted,
             "retention, not the floor, chose what a node deleted",
         )
     },
-    probe("earliest_read", "a client read from Earliest"),
+    probe(Counter::EarliestRead, "a client read from Earliest"),
     probe(
-        "invalid_write_refused",
+        Counter::InvalidWriteRefused,
         "a write with malformed headers, or a body or headers over the limits, was refused Invalid",
     ),
     probe(
-        "floor_past_itself_refused",
+        Counter::FloorPastItselfRefused,
         "a trim asking for a floor above its own offset was refused Invalid",
     ),
-    probe("leader_changed", "a node became leader"),
+    probe(Counter::LeaderChanged, "a node became leader"),
     probe(
-        "deposed_leader_write",
+        Counter::DeposedLeaderWrite,
         "a deposed leader's own write committed in its old term",
     ),
     probe(
-        "ack_then_crash",
+        Counter::AckThenCrash,
         "the node that acknowledged the last write crashed next",
     ),
     probe(
-        "fence_deleted",
+        Counter::FenceDeleted,
         "the newest writer's first write was deleted while an older one ran",
     ),
     probe(
-        "stale_holder_too_old",
+        Counter::StaleHolderTooOld,
         "a stale holder's read was refused CursorTooOld",
     ),
     probe(
-        "stale_holder_resumed",
+        Counter::StaleHolderResumed,
         "a stale holder was served right after such a refusal",
     ),
     probe(
-        "stale_holder_blind",
+        Counter::StaleHolderBlind,
         "what it was then served names no newer writer",
     ),
-    sim("crashes", "a node crashed (and restarted later)"),
-    sim("clogs", "a link was clogged"),
-    sim("partitions", "a partition was drawn"),
-    sim("pauses", "a client was paused"),
+    sim(Counter::Crashes, "a node crashed (and restarted later)"),
+    sim(Counter::Clogs, "a link was clogged"),
+    sim(Counter::Partitions, "a partition was drawn"),
+    sim(Counter::Pauses, "a client was paused"),
     sim(
-        "lease_moves",
+        Counter::LeaseMoves,
         "the lease moved to another felixd process as a fault",
     ),
-    sim("leases_granted", "the lease service granted a lease"),
-    sim("fences_taken", "a paros owner took the writer fence"),
-    sim("messages_dropped", "the network dropped a message"),
+    sim(Counter::LeasesGranted, "the lease service granted a lease"),
+    sim(Counter::FencesTaken, "a paros owner took the writer fence"),
+    sim(Counter::MessagesDropped, "the network dropped a message"),
     sim(
-        "appends_held_back",
+        Counter::AppendsHeldBack,
         "a leader at its bound of appends in flight to a follower held records back from it \
          (`BrokerConfig::appends_in_flight_max`; counted per leader tick and follower)",
     ),
-    sim("messages_duplicated", "the network duplicated a message"),
     sim(
-        "messages_old",
+        Counter::MessagesDuplicated,
+        "the network duplicated a message",
+    ),
+    sim(
+        Counter::MessagesOld,
         "a copy of a message between nodes came back a second or more later",
     ),
     sim(
-        "messages_captured",
+        Counter::MessagesCaptured,
         "a message between nodes was held back and delivered a second or more later",
     ),
     sim(
-        "late_replies",
+        Counter::LateReplies,
         "a reply reached a client that no longer waited for it",
     ),
     sim(
-        "client_timeouts",
+        Counter::ClientTimeouts,
         "a client gave up waiting (an unknown outcome)",
     ),
     sim(
-        "holders_told_by_renewal",
+        Counter::HoldersToldByRenewal,
         "a holder learned from a failed renewal that it lost",
     ),
     sim(
-        "broken_runs",
+        Counter::BrokenRuns,
         "a broken writer sent a checkpoint run no folder may restore",
     ),
     sim(
-        "disk_bit_flipped",
+        Counter::DiskBitFlipped,
         "a restart read its disk back with a bit flipped: found corrupt, down for good",
     ),
     sim(
-        "disk_sector_zeroed",
+        Counter::DiskSectorZeroed,
         "a restart read its disk back with a sector zeroed: found corrupt, down for good",
     ),
     sim(
-        "disk_write_misdirected",
+        Counter::DiskWriteMisdirected,
         "a restart read a record at another record's place: found corrupt, down for good",
     ),
     sim(
-        "disk_read_failed",
+        Counter::DiskReadFailed,
         "a restart could not read its disk and tried again later",
     ),
     sim(
-        "file_store_runs",
+        Counter::FileStoreRuns,
         "a run whose disks were the real file store over the simulated file system (knob \
          `file_store`)",
     ),
     sim(
-        "power_loss_dropped",
+        Counter::PowerLossDropped,
         "a crash of a file-store disk lost power and dropped writes or directory entry changes \
          not yet fsynced",
     ),
     sim(
-        "owner_crashes_inside_run",
+        Counter::OwnerCrashesInsideRun,
         "a paros owner died inside its checkpoint run",
     ),
     sim(
-        "buggify_pause_after_ack",
+        Counter::BuggifyPauseAfterAck,
         "BUGGIFY: a writer paused right after an acknowledgement",
     ),
     sim(
-        "buggify_pause_in_flight",
+        Counter::BuggifyPauseInFlight,
         "BUGGIFY: a writer paused with a request in flight",
     ),
     sim(
-        "buggify_lease_move_in_flight",
+        Counter::BuggifyLeaseMoveInFlight,
         "BUGGIFY: the lease moved with a write in flight",
     ),
     sim(
-        "buggify_crash_after_ack",
+        Counter::BuggifyCrashAfterAck,
         "BUGGIFY: the acknowledging node crashed",
     ),
     sim(
-        "buggify_isolate_after_ack",
+        Counter::BuggifyIsolateAfterAck,
         "BUGGIFY: the acknowledging node was isolated",
     ),
     sim(
-        "buggify_power_loss_after_ack",
+        Counter::BuggifyPowerLossAfterAck,
         "BUGGIFY: the cluster lost power after an ack",
     ),
-    sim("buggify_slow_sync", "BUGGIFY: a sync was slowed down"),
+    sim(Counter::BuggifySlowSync, "BUGGIFY: a sync was slowed down"),
     sim(
-        "buggify_read_after_jump",
+        Counter::BuggifyReadAfterJump,
         "BUGGIFY: a reader was aimed at a node that just jumped",
     ),
     sim(
-        "buggify_replay_past",
+        Counter::BuggifyReplayPast,
         "BUGGIFY: a node's past messages came again after an election",
     ),
 ];
 
-/// The catalog's entry for `name`, if it has one.
-pub fn cataloged(name: &str) -> Option<&'static Entry> {
-    CATALOG.iter().find(|entry| entry.name == name)
+/// Where each counter's entry sits in `CATALOG`, by counter. Built when the crate compiles: a
+/// counter cataloged twice fails the build, and so does one left out (the catalog has one entry
+/// per counter, so a missing one means another is there twice).
+const INDEX: [usize; Counter::COUNT] = index(&CATALOG);
+
+const fn index(catalog: &[Entry; Counter::COUNT]) -> [usize; Counter::COUNT] {
+    let mut index = [usize::MAX; Counter::COUNT];
+    let mut at = 0;
+    while at < catalog.len() {
+        let counter = catalog[at].counter as usize;
+        assert!(
+            index[counter] == usize::MAX,
+            "a counter is cataloged twice (and another left out)"
+        );
+        index[counter] = at;
+        at += 1;
+    }
+    index
+}
+
+/// The catalog's entry for `counter` (`Counter::entry`).
+pub fn entry(counter: Counter) -> &'static Entry {
+    &CATALOG[INDEX[counter as usize]]
 }
 
 /// Counts over one history: the *sometimes* of the invariants (each path a judge guards was taken).
@@ -403,23 +427,23 @@ impl Coverage {
         }
     }
 
-    /// The counters by name, in a fixed order (for summaries).
-    pub fn named(&self) -> [(&'static str, u64); 11] {
+    /// The counters with their counts, in a fixed order (for summaries).
+    pub fn named(&self) -> [(Counter, u64); 11] {
         [
             (
-                "stale_holder_retired_by_tag",
+                Counter::StaleHolderRetiredByTag,
                 self.stale_holder_retired_by_tag,
             ),
-            ("broker_jumped", self.broker_jumped),
-            ("replica_jumped", self.replica_jumped),
-            ("read_below_trim_refused", self.read_below_trim_refused),
-            ("checkpoint_restored", self.checkpoint_restored),
-            ("read_not_held", self.read_not_held),
-            ("history_checked", self.history_checked),
-            ("history_unchecked", self.history_unchecked),
-            ("promise_sent", self.promise_sent),
-            ("vote_grant_sent", self.vote_grant_sent),
-            ("ack_sent", self.ack_sent),
+            (Counter::BrokerJumped, self.broker_jumped),
+            (Counter::ReplicaJumped, self.replica_jumped),
+            (Counter::ReadBelowTrimRefused, self.read_below_trim_refused),
+            (Counter::CheckpointRestored, self.checkpoint_restored),
+            (Counter::ReadNotHeld, self.read_not_held),
+            (Counter::HistoryChecked, self.history_checked),
+            (Counter::HistoryUnchecked, self.history_unchecked),
+            (Counter::PromiseSent, self.promise_sent),
+            (Counter::VoteGrantSent, self.vote_grant_sent),
+            (Counter::AckSent, self.ack_sent),
         ]
     }
 }
@@ -455,44 +479,38 @@ mod tests {
     use super::*;
     use crate::test_support::read_request;
 
-    /// Every counter and probe is cataloged once with a meaning, and every catalog entry the
-    /// audits count is one of them; the marks follow the rules (retention, tags, the fence).
+    /// Every counter is cataloged once (`INDEX`, checked when the crate compiles) with a meaning,
+    /// under the origin that counts it: the audits' counters are `Coverage`'s, the probes are
+    /// `PROBES`; the marks follow the rules (retention, tags, the fence).
     #[test]
     fn the_catalog_declares_every_counter_and_probe_once() {
-        let counters = Coverage::default().named().map(|(name, _)| name);
-        for name in counters.iter().chain(crate::probes::PROBES.iter()) {
-            let entries = CATALOG.iter().filter(|entry| entry.name == *name).count();
-            assert_eq!(entries, 1, "{name}");
-        }
-        for entry in CATALOG {
-            assert!(!entry.meaning.is_empty());
-            assert_eq!(
-                CATALOG
-                    .iter()
-                    .filter(|other| other.name == entry.name)
-                    .count(),
-                1,
-                "{}",
-                entry.name
-            );
-            match entry.origin {
-                Origin::Counter => assert!(counters.contains(&entry.name), "{}", entry.name),
-                Origin::Probe => assert!(crate::probes::PROBES.contains(&entry.name)),
-                Origin::Sim => {}
-            }
+        let counters = Coverage::default().named().map(|(counter, _)| counter);
+        for counter in Counter::ALL {
+            let entry = counter.entry();
+            assert_eq!(entry.counter, counter);
+            assert!(!entry.meaning.is_empty(), "{counter}");
+            let origin = match (
+                counters.contains(&counter),
+                crate::probes::PROBES.contains(&counter),
+            ) {
+                (true, false) => Origin::Counter,
+                (false, true) => Origin::Probe,
+                (false, false) => Origin::Sim,
+                (true, true) => panic!("{counter} is both a coverage counter and a probe"),
+            };
+            assert_eq!(entry.origin, origin, "{counter}");
         }
         let rules = Rules::default();
-        let required = |name| cataloged(name).is_some_and(|entry| entry.required(&rules));
-        assert!(!required("retention_deleted"));
-        assert!(!required("truncate_refused"));
-        assert!(!required("history_unchecked"));
-        assert!(required("untagged_refusal") && required("earliest_read"));
-        assert!(required("tagged_refusal"));
+        let required = |counter: Counter| counter.entry().required(&rules);
+        assert!(!required(Counter::RetentionDeleted));
+        assert!(!required(Counter::TruncateRefused));
+        assert!(!required(Counter::HistoryUnchecked));
+        assert!(required(Counter::UntaggedRefusal) && required(Counter::EarliestRead));
+        assert!(required(Counter::TaggedRefusal));
         let retention = Rules::twin(felix_core::rules::TwinName::Retention);
-        assert!(cataloged("retention_deleted").is_some_and(|entry| entry.required(&retention)));
+        assert!(Counter::RetentionDeleted.entry().required(&retention));
         let untagged = Rules::twin(felix_core::rules::TwinName::Untagged);
-        assert!(cataloged("tagged_refusal").is_some_and(|entry| !entry.required(&untagged)));
-        assert_eq!(cataloged("nope").map(|entry| entry.name), None);
+        assert!(!Counter::TaggedRefusal.entry().required(&untagged));
     }
 
     /// Each counter counts its own event and nothing else.
@@ -503,18 +521,18 @@ mod tests {
         assert_eq!(
             counts.named(),
             [
-                ("stale_holder_retired_by_tag", 1),
-                ("broker_jumped", 1),
-                ("replica_jumped", 2),
-                ("read_below_trim_refused", 1),
-                ("checkpoint_restored", 1),
-                ("read_not_held", 1),
+                (Counter::StaleHolderRetiredByTag, 1),
+                (Counter::BrokerJumped, 1),
+                (Counter::ReplicaJumped, 2),
+                (Counter::ReadBelowTrimRefused, 1),
+                (Counter::CheckpointRestored, 1),
+                (Counter::ReadNotHeld, 1),
                 // Counted by `audit`, which runs the checker; `coverage` alone does not.
-                ("history_checked", 0),
-                ("history_unchecked", 0),
-                ("promise_sent", 1),
-                ("vote_grant_sent", 2),
-                ("ack_sent", 1),
+                (Counter::HistoryChecked, 0),
+                (Counter::HistoryUnchecked, 0),
+                (Counter::PromiseSent, 1),
+                (Counter::VoteGrantSent, 2),
+                (Counter::AckSent, 1),
             ]
         );
         let mut total = counts;

@@ -54,6 +54,7 @@ pub mod acked_writes_kept;
 pub mod committed_durable;
 pub mod committed_prefix_agreement;
 pub mod convergence;
+pub mod counter;
 pub mod coverage;
 pub mod election_safety;
 pub mod floor_record_kept;
@@ -71,6 +72,7 @@ pub mod synthetic;
 pub mod term_never_decreases;
 pub mod witness;
 
+pub use counter::{Counter, Counts};
 pub use coverage::{coverage, Coverage};
 
 use felix_core::api::ClientId;

@@ -15,63 +15,60 @@
 //! name the steps towards a hazard, not a rule: they give a guided campaign a gradient towards
 //! runs where a stale writer meets deletion, which plain seeds reach in a few runs in a hundred.
 
+use crate::counter::Counter;
 use felix_core::api::{ClientId, InvalidRequest, ReadFrom, Reply, Request};
 use felix_core::history::Event;
 use felix_core::{Command, Offset};
 use std::collections::BTreeMap;
 
 /// The probe an answer reaches by its kind alone, if any.
-fn answer_probe(reply: &Reply) -> Option<&'static str> {
+fn answer_probe(reply: &Reply) -> Option<Counter> {
     match reply {
-        Reply::CursorTooOld { tag: None, .. } => Some("untagged_refusal"),
-        Reply::CursorTooOld { tag: Some(_), .. } => Some("tagged_refusal"),
-        Reply::TrimNoop { .. } => Some("noop_trim_answered"),
+        Reply::CursorTooOld { tag: None, .. } => Some(Counter::UntaggedRefusal),
+        Reply::CursorTooOld { tag: Some(_), .. } => Some(Counter::TaggedRefusal),
+        Reply::TrimNoop { .. } => Some(Counter::NoopTrimAnswered),
         Reply::Invalid(
             InvalidRequest::TooLarge { .. } | InvalidRequest::MalformedHeaders { .. },
-        ) => Some("invalid_write_refused"),
+        ) => Some(Counter::InvalidWriteRefused),
         Reply::Invalid(InvalidRequest::FloorAboveOffset { .. }) => {
-            Some("floor_past_itself_refused")
+            Some(Counter::FloorPastItselfRefused)
         }
-        Reply::NotHeld { .. } => Some("not_held"),
+        Reply::NotHeld { .. } => Some(Counter::NotHeld),
         _ => None,
     }
 }
 
-/// The probes, in a fixed order (the names of `probes`'s result).
-pub const PROBES: [&str; 23] = [
-    "stale_holder_refused",
-    "stale_holder_acts",
-    "untagged_refusal",
-    "tagged_refusal",
-    "noop_trim_answered",
-    "noop_trim_refused",
-    "trim_to_own_offset",
-    "not_held",
-    "gap_reported",
-    "holder_retired_by_read",
-    "truncate_refused",
-    "segments_deleted",
-    "retention_deleted",
-    "earliest_read",
-    "leader_changed",
-    "deposed_leader_write",
-    "ack_then_crash",
-    "fence_deleted",
-    "stale_holder_too_old",
-    "stale_holder_resumed",
-    "stale_holder_blind",
-    "invalid_write_refused",
-    "floor_past_itself_refused",
+/// The probes, in a fixed order (the counters of `probes`'s result).
+pub const PROBES: [Counter; 23] = [
+    Counter::StaleHolderRefused,
+    Counter::StaleHolderActs,
+    Counter::UntaggedRefusal,
+    Counter::TaggedRefusal,
+    Counter::NoopTrimAnswered,
+    Counter::NoopTrimRefused,
+    Counter::TrimToOwnOffset,
+    Counter::NotHeld,
+    Counter::GapReported,
+    Counter::HolderRetiredByRead,
+    Counter::TruncateRefused,
+    Counter::SegmentsDeleted,
+    Counter::RetentionDeleted,
+    Counter::EarliestRead,
+    Counter::LeaderChanged,
+    Counter::DeposedLeaderWrite,
+    Counter::AckThenCrash,
+    Counter::FenceDeleted,
+    Counter::StaleHolderTooOld,
+    Counter::StaleHolderResumed,
+    Counter::StaleHolderBlind,
+    Counter::InvalidWriteRefused,
+    Counter::FloorPastItselfRefused,
 ];
 
 /// Counts each probe of `history`, in `PROBES` order.
-pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
-    let mut counts = [0u64; PROBES.len()];
-    let mut bump = |name: &str| {
-        if let Some(index) = PROBES.iter().position(|probe| *probe == name) {
-            counts[index] += 1;
-        }
-    };
+pub fn probes(history: &[Event]) -> [(Counter, u64); PROBES.len()] {
+    let mut counts = [0u64; Counter::COUNT];
+    let mut bump = |probe: Counter| counts[probe as usize] += 1;
     // The newest epoch granted, each client's own newest epoch, and the newest epoch whose holder
     // got an acknowledged write (it fenced).
     let mut epoch_newest = 0u64;
@@ -97,35 +94,35 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                 live.insert(*client, *epoch);
             }
             Event::BecameLeader { node, term } => {
-                bump("leader_changed");
+                bump(Counter::LeaderChanged);
                 term_newest = term_newest.max(*term);
                 leading.insert(*node, *term);
             }
             Event::FloorApplied { floor, .. } => floor_highest = floor_highest.max(*floor),
-            Event::TruncateRefused { .. } => bump("truncate_refused"),
+            Event::TruncateRefused { .. } => bump(Counter::TruncateRefused),
             Event::SegmentsDeleted {
                 retention, below, ..
             } => {
-                bump("segments_deleted");
+                bump(Counter::SegmentsDeleted);
                 if *retention {
-                    bump("retention_deleted");
+                    bump(Counter::RetentionDeleted);
                 }
                 // The newest writer's proof of its fence deleted while an older writer still
                 // runs: from now on only what deletion left (a tag, a later record) can stop it.
                 let older_live = live.values().any(|epoch| *epoch < fenced_newest);
                 if older_live && fence_offset.is_some_and(|offset| offset < *below) {
-                    bump("fence_deleted");
+                    bump(Counter::FenceDeleted);
                 }
             }
-            Event::Gap { .. } => bump("gap_reported"),
+            Event::Gap { .. } => bump(Counter::GapReported),
             Event::HolderRetired { client, by_tag, .. } => {
                 live.remove(client);
                 if !by_tag {
-                    bump("holder_retired_by_read");
+                    bump(Counter::HolderRetiredByRead);
                 }
             }
             Event::Crashed { node } if last_ack == Some(*node) => {
-                bump("ack_then_crash");
+                bump(Counter::AckThenCrash);
                 last_ack = None;
             }
             Event::Requested {
@@ -135,7 +132,7 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                     .get(client)
                     .is_some_and(|epoch| *epoch < fenced_newest);
                 if stale && !matches!(request, Request::Read { .. }) {
-                    bump("stale_holder_acts");
+                    bump(Counter::StaleHolderActs);
                 }
                 if matches!(
                     request,
@@ -144,7 +141,7 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                         ..
                     }
                 ) {
-                    bump("earliest_read");
+                    bump(Counter::EarliestRead);
                 }
             }
             Event::Replied {
@@ -160,10 +157,10 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                 if behind_fence && matches!(request, Request::Read { .. }) {
                     let too_old = matches!(reply, Reply::CursorTooOld { .. });
                     if too_old {
-                        bump("stale_holder_too_old");
+                        bump(Counter::StaleHolderTooOld);
                     } else if let Reply::Records { records, .. } = reply {
                         if jumped.get(client).copied().unwrap_or(false) {
-                            bump("stale_holder_resumed");
+                            bump(Counter::StaleHolderResumed);
                             // Nothing it was served names a newer writer: it lost sight of
                             // its successor.
                             let own = epoch.unwrap_or(0);
@@ -171,23 +168,23 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                                 .iter()
                                 .all(|record| record.headers.epoch().is_none_or(|e| e <= own));
                             if blind {
-                                bump("stale_holder_blind");
+                                bump(Counter::StaleHolderBlind);
                             }
                         }
                     }
                     jumped.insert(*client, too_old);
                 }
-                if let Some(name) = answer_probe(reply) {
-                    bump(name);
+                if let Some(probe) = answer_probe(reply) {
+                    bump(probe);
                 }
                 match reply {
                     Reply::OffsetMismatch { .. } | Reply::FenceMismatch { .. } => {
                         if stale {
-                            bump("stale_holder_refused");
+                            bump(Counter::StaleHolderRefused);
                         }
                         if let Request::Trim { floor, .. } = request {
                             if *floor <= floor_highest {
-                                bump("noop_trim_refused");
+                                bump(Counter::NoopTrimRefused);
                             }
                         }
                     }
@@ -195,7 +192,7 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                         last_ack = Some(*node);
                         if let Request::Trim { floor, .. } = request {
                             if floor == offset {
-                                bump("trim_to_own_offset");
+                                bump(Counter::TrimToOwnOffset);
                             }
                         }
                         if !matches!(request, Request::Fence { .. }) {
@@ -217,17 +214,13 @@ pub fn probes(history: &[Event]) -> [(&'static str, u64); PROBES.len()] {
                     .get(node)
                     .is_some_and(|term| *term < term_newest && entry.term == *term);
                 if deposed && matches!(entry.command, Command::Write { .. }) {
-                    bump("deposed_leader_write");
+                    bump(Counter::DeposedLeaderWrite);
                 }
             }
             _ => {}
         }
     }
-    let mut named = [("", 0u64); PROBES.len()];
-    for (index, name) in PROBES.iter().enumerate() {
-        named[index] = (name, counts[index]);
-    }
-    named
+    PROBES.map(|probe| (probe, counts[probe as usize]))
 }
 
 #[cfg(test)]
@@ -245,10 +238,10 @@ mod tests {
         }
     }
 
-    fn count(history: &[Event], name: &str) -> u64 {
+    fn count(history: &[Event], counter: Counter) -> u64 {
         probes(history)
             .iter()
-            .find(|(probe, _)| *probe == name)
+            .find(|(probe, _)| *probe == counter)
             .map_or(0, |(_, count)| *count)
     }
 
@@ -279,8 +272,8 @@ mod tests {
             },
             refused(1),
         ];
-        assert_eq!(count(&history, "stale_holder_refused"), 1);
-        assert_eq!(count(&history, "noop_trim_refused"), 1);
+        assert_eq!(count(&history, Counter::StaleHolderRefused), 1);
+        assert_eq!(count(&history, Counter::NoopTrimRefused), 1);
     }
 
     /// A stale writer meeting deletion is followed step by step: the newest holder's first write
@@ -345,10 +338,10 @@ mod tests {
             // Nobody older runs any more.
             deleted,
         ];
-        assert_eq!(count(&history, "fence_deleted"), 1);
-        assert_eq!(count(&history, "stale_holder_too_old"), 1);
-        assert_eq!(count(&history, "stale_holder_resumed"), 1);
-        assert_eq!(count(&history, "stale_holder_blind"), 1);
+        assert_eq!(count(&history, Counter::FenceDeleted), 1);
+        assert_eq!(count(&history, Counter::StaleHolderTooOld), 1);
+        assert_eq!(count(&history, Counter::StaleHolderResumed), 1);
+        assert_eq!(count(&history, Counter::StaleHolderBlind), 1);
     }
 
     /// Refusals with and without a tag, no-op answers, NotHeld and earliest reads count apart.
@@ -384,17 +377,17 @@ mod tests {
                 },
             },
         ];
-        for name in [
-            "untagged_refusal",
-            "tagged_refusal",
-            "noop_trim_answered",
-            "not_held",
-            "earliest_read",
-            "invalid_write_refused",
+        for probe in [
+            Counter::UntaggedRefusal,
+            Counter::TaggedRefusal,
+            Counter::NoopTrimAnswered,
+            Counter::NotHeld,
+            Counter::EarliestRead,
+            Counter::InvalidWriteRefused,
         ] {
-            assert_eq!(count(&history, name), 1, "{name}");
+            assert_eq!(count(&history, probe), 1, "{probe}");
         }
-        assert_eq!(count(&history, "stale_holder_refused"), 0);
+        assert_eq!(count(&history, Counter::StaleHolderRefused), 0);
         assert_eq!(probes(&history).len(), PROBES.len());
     }
 }

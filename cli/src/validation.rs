@@ -1,18 +1,20 @@
 //! `--validate` output shared by `felix sweep` and `felix replay`: the counts of trace
 //! validation (`felix-validate`) from a run's (or a sweep's summed) coverage counters.
 
-use std::collections::BTreeMap;
+use felix_audits::Counts;
 
 /// The models a run can be held to, as their count keys name them.
 const MODELS: [&str; 2] = ["FelixHeadTrim", "ParosTrimJump"];
 
 /// One line: validated steps, stutters, matched steps and holder requests in all; then, per
 /// model that validated any step, its steps, matched model actions by name, and the abstraction
-/// rules by name (steps not checked, and details hidden in checked steps).
-pub fn summary_line(coverage: &BTreeMap<String, u64>) -> String {
-    let get = |name: &str| coverage.get(name).copied().unwrap_or(0);
+/// rules by name (steps not checked, and details hidden in checked steps). Validation names its
+/// counts itself (`felix_validate::Counts::coverage`): they are the counts outside the catalog.
+pub fn summary_line(coverage: &Counts) -> String {
+    let validated = coverage.outside();
+    let get = |name: &str| validated.get(name).copied().unwrap_or(0);
     let listed = |prefix: &str| -> String {
-        let entries: Vec<String> = coverage
+        let entries: Vec<String> = validated
             .iter()
             .filter_map(|(name, count)| {
                 name.strip_prefix(prefix)

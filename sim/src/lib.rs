@@ -25,11 +25,11 @@ use env::{disk, queue};
 use render::{describe, story, trace, why};
 use seeded::{fork, knobs, world};
 
+use felix_audits::Counts;
 use felix_core::api::ClientId;
 use felix_core::rules::{Invariant, Rules, TwinName};
 use knobs::Knobs;
 use queue::Time;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// What to run: one seed, maybe with one rule off.
@@ -110,8 +110,9 @@ pub struct RunReport {
     pub events: u64,
     pub simulated_micros: Time,
     pub violations: Vec<Finding>,
-    /// The audits' coverage counters and the simulator's fault counters.
-    pub coverage: BTreeMap<String, u64>,
+    /// The audits' coverage counters and probes (every one, zeros included) and the
+    /// simulator's counters (those it counted); trace validation adds its counts by name.
+    pub coverage: Counts,
     pub trace_lines: Option<Vec<trace::TraceLine>>,
     /// Each node's durable disk at the end, in node order, when `RunSpec::keep_disks` asked.
     pub disks: Vec<disk::NodeDisk>,
@@ -146,7 +147,7 @@ impl RunReport {
             events: 0,
             simulated_micros: 0,
             violations: Vec::new(),
-            coverage: BTreeMap::new(),
+            coverage: Counts::default(),
             trace_lines: None,
             disks: Vec::new(),
         }
@@ -193,10 +194,8 @@ impl RunReport {
             self.simulated_micros as f64 / 1e6,
             self.trace_hash
         );
-        let coverage: Vec<String> = self
-            .coverage
-            .iter()
-            .map(|(name, count)| format!("{name}={count}"))
+        let coverage: Vec<String> = (self.coverage.entries().iter())
+            .map(|(key, count)| format!("{key}={count}"))
             .collect();
         let _ = writeln!(text, "  coverage: {}", coverage.join(" "));
         if self.violations.is_empty() {
@@ -303,18 +302,14 @@ pub fn run_observed(
         }
     });
     let judged = judge::judge(&ran);
-    let mut coverage: BTreeMap<String, u64> = judged
-        .coverage
-        .named()
-        .iter()
-        .map(|(name, count)| (name.to_string(), *count))
-        .collect();
-    for (name, count) in felix_audits::probes::probes(&ran.recorder.history) {
-        coverage.insert(name.to_string(), count);
+    let mut coverage = Counts::default();
+    for (counter, count) in judged.coverage.named() {
+        coverage.set(counter, count);
     }
-    for (name, count) in &ran.counters {
-        coverage.insert(name.to_string(), *count);
+    for (probe, count) in felix_audits::probes::probes(&ran.recorder.history) {
+        coverage.set(probe, count);
     }
+    coverage.sum(&ran.counters);
     let report = RunReport {
         seed: spec.seed,
         twin: spec.twin,

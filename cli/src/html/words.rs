@@ -1,6 +1,7 @@
 //! A simulated run in words, for the top of its page: what ran and what the faults did, read from
 //! the knobs and the run's own counters, before the full knob line.
 
+use felix_audits::Counter;
 use felix_sim::seeded::knobs::Workload;
 use felix_sim::RunReport;
 
@@ -32,23 +33,27 @@ pub fn run_in_words(report: &RunReport) -> String {
     if knobs.prober {
         cast.push("a prober".to_string());
     }
-    let counted = |name: &str| report.coverage.get(name).copied().unwrap_or(0);
+    let counted = |counter: Counter| report.coverage.count(counter);
     let faults: Vec<String> = [
-        ("crashes", "crash", "crashes"),
-        ("partitions", "partition", "partitions"),
-        ("clogs", "clogged link", "clogged links"),
-        ("pauses", "client pause", "client pauses"),
-        ("lease_moves", "lease move", "lease moves"),
-        ("messages_dropped", "message dropped", "messages dropped"),
+        (Counter::Crashes, "crash", "crashes"),
+        (Counter::Partitions, "partition", "partitions"),
+        (Counter::Clogs, "clogged link", "clogged links"),
+        (Counter::Pauses, "client pause", "client pauses"),
+        (Counter::LeaseMoves, "lease move", "lease moves"),
         (
-            "messages_duplicated",
+            Counter::MessagesDropped,
+            "message dropped",
+            "messages dropped",
+        ),
+        (
+            Counter::MessagesDuplicated,
             "message duplicated",
             "messages duplicated",
         ),
     ]
     .iter()
-    .filter(|(name, _, _)| counted(name) > 0)
-    .map(|(name, one, many)| plural(counted(name), one, many))
+    .filter(|(counter, _, _)| counted(*counter) > 0)
+    .map(|(counter, one, many)| plural(counted(*counter), one, many))
     .collect();
     let faults = if faults.is_empty() {
         "no fault".to_string()
@@ -87,14 +92,14 @@ mod tests {
         report.knobs.readers = 0;
         report.knobs.prober = true;
         report.simulated_micros = 30_540_000;
-        report.coverage.insert("crashes".to_string(), 1);
-        report.coverage.insert("partitions".to_string(), 60);
-        report.coverage.insert("pauses".to_string(), 0);
+        report.coverage.set(Counter::Crashes, 1);
+        report.coverage.set(Counter::Partitions, 60);
+        report.coverage.set(Counter::Pauses, 0);
         assert_eq!(
             run_in_words(&report),
             "3 brokers, 1 replica, 2 felixd holders and a prober; 30.5 s simulated: 1 crash, 60 partitions"
         );
-        report.coverage.clear();
+        report.coverage = Default::default();
         assert!(run_in_words(&report).ends_with("simulated: no fault"));
     }
 }

@@ -10,6 +10,7 @@
 //! `store/src/file.rs`).
 
 use crate::env::rng::Stream;
+use felix_audits::Counter;
 use felix_store::image::Image;
 
 /// The bytes of one disk sector.
@@ -26,12 +27,12 @@ pub enum Damage {
 impl Damage {
     pub const ALL: [Damage; 3] = [Damage::BitFlip, Damage::ZeroedSector, Damage::Misdirected];
 
-    /// The catalog counter of this damage (`felix_audits::coverage`).
-    pub fn counter(self) -> &'static str {
+    /// The counter of this damage (in the run's coverage).
+    pub fn counter(self) -> Counter {
         match self {
-            Damage::BitFlip => "disk_bit_flipped",
-            Damage::ZeroedSector => "disk_sector_zeroed",
-            Damage::Misdirected => "disk_write_misdirected",
+            Damage::BitFlip => Counter::DiskBitFlipped,
+            Damage::ZeroedSector => Counter::DiskSectorZeroed,
+            Damage::Misdirected => Counter::DiskWriteMisdirected,
         }
     }
 }

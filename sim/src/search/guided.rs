@@ -37,6 +37,8 @@ use crate::env::rng::{Component, Stream};
 use crate::seeded::fork::Fork;
 use crate::seeded::knobs::Knobs;
 use crate::{RunReport, RunSpec};
+use felix_audits::coverage::Origin;
+use felix_audits::{Counter, Counts};
 use felix_core::TwinName;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -66,20 +68,19 @@ pub fn bucket(count: u64) -> u8 {
 
 /// Whether a counter measures what the system did (the audits' coverage and the probes), not
 /// what the harness injected (faults, BUGGIFY firings, messages dropped): only those guide.
-pub fn guides(name: &str) -> bool {
-    felix_audits::probes::PROBES.contains(&name)
-        || felix_audits::Coverage::default()
-            .named()
-            .iter()
-            .any(|(counter, _)| *counter == name)
+pub fn guides(counter: Counter) -> bool {
+    match counter.entry().origin {
+        Origin::Counter | Origin::Probe => true,
+        Origin::Sim => false,
+    }
 }
 
-/// The (counter, bucket) pairs a run reached, over the counters that guide.
-pub fn features(coverage: &BTreeMap<String, u64>) -> Vec<(String, u8)> {
-    coverage
-        .iter()
-        .filter(|(name, count)| **count > 0 && guides(name))
-        .map(|(name, count)| (name.clone(), bucket(*count)))
+/// The (counter, bucket) pairs a run reached, over the counters that guide, in the counters'
+/// (name) order.
+pub fn features(coverage: &Counts) -> Vec<(Counter, u8)> {
+    (coverage.counters())
+        .filter(|(counter, count)| *count > 0 && guides(*counter))
+        .map(|(counter, count)| (counter, bucket(count)))
         .collect()
 }
 
@@ -88,7 +89,7 @@ pub fn features(coverage: &BTreeMap<String, u64>) -> Vec<(String, u8)> {
 pub struct Entry {
     pub index: u64,
     pub knobs: Knobs,
-    pub features: Vec<(String, u8)>,
+    pub features: Vec<(Counter, u8)>,
 }
 
 /// The campaign's state.
@@ -99,10 +100,10 @@ pub struct Campaign {
     stream: Stream,
     generated: u64,
     /// How many runs reached each pair.
-    hits: BTreeMap<(String, u8), u64>,
+    hits: BTreeMap<(Counter, u8), u64>,
     corpus: Vec<Entry>,
     /// Counters some run reached (any bucket).
-    reached: std::collections::BTreeSet<String>,
+    reached: std::collections::BTreeSet<Counter>,
     /// Corpus entries owed reseeds, oldest first, with how many are left: a situation's first
     /// hit is explored before energy decides (Antithesis's sometimes-assertions branch from the
     /// first run that satisfies one; energy alone spreads a rare hit's share over every entry
@@ -122,7 +123,7 @@ pub struct Campaign {
 struct Pending {
     seed: u64,
     knobs: Knobs,
-    counters: Vec<String>,
+    counters: Vec<Counter>,
     step: Option<u64>,
     next_branch: u32,
 }
@@ -212,7 +213,7 @@ impl Campaign {
         let features = features(&report.coverage);
         let mut new = false;
         for feature in &features {
-            let hits = self.hits.entry(feature.clone()).or_insert(0);
+            let hits = self.hits.entry(*feature).or_insert(0);
             if *hits == 0 {
                 new = true;
             }
@@ -223,14 +224,14 @@ impl Campaign {
         let reached_before = self.reached.clone();
         let first_hit = features
             .iter()
-            .filter(|(counter, _)| self.reached.insert(counter.clone()))
+            .filter(|(counter, _)| self.reached.insert(*counter))
             .count()
             > 0;
         if first_hit && index >= BATCH {
             if self.branching && report.fork.is_none() {
                 let counters = (features.iter())
                     .filter(|(counter, _)| !reached_before.contains(counter))
-                    .map(|(counter, _)| counter.clone())
+                    .map(|(counter, _)| *counter)
                     .collect();
                 self.forks.push_back(Pending {
                     seed: report.seed,
@@ -271,7 +272,7 @@ impl Campaign {
                             rules,
                             &pending.knobs,
                             None,
-                            counter,
+                            *counter,
                         )
                     })
                     .min();
@@ -445,13 +446,9 @@ mod tests {
                 for (offset, spec) in batch.iter().enumerate() {
                     // Reports whose coverage makes the corpus grow predictably.
                     let index = first + offset as u64;
-                    let report = RunReport {
-                        coverage: BTreeMap::from([(
-                            felix_audits::probes::PROBES[(index % 7) as usize].to_string(),
-                            index % 3 + 1,
-                        )]),
-                        ..RunReport::unrun(spec)
-                    };
+                    let mut report = RunReport::unrun(spec);
+                    let probe = felix_audits::probes::PROBES[(index % 7) as usize];
+                    report.coverage.set(probe, index % 3 + 1);
                     campaign.observe(first + offset as u64, &report);
                 }
                 specs.extend(batch);
@@ -476,9 +473,10 @@ mod tests {
     /// counter the first batch already reached earns nothing.
     #[test]
     fn a_first_hit_is_followed_up() {
-        let report = |spec: &RunSpec, counter: &str| RunReport {
-            coverage: BTreeMap::from([(counter.to_string(), 1)]),
-            ..RunReport::unrun(spec)
+        let report = |spec: &RunSpec, counter: Counter| {
+            let mut report = RunReport::unrun(spec);
+            report.coverage.set(counter, 1);
+            report
         };
         let common = felix_audits::probes::PROBES[0];
         let rare = felix_audits::probes::PROBES[1];
@@ -517,13 +515,14 @@ mod tests {
     /// where it first reached the new counter (one run more to find it), and no reseeds.
     #[test]
     fn a_first_hit_is_branched_with_branching_on() {
-        let report = |spec: &RunSpec, counter: &str| RunReport {
-            coverage: BTreeMap::from([(counter.to_string(), 1)]),
-            ..RunReport::unrun(spec)
+        let report = |spec: &RunSpec, counter: Counter| {
+            let mut report = RunReport::unrun(spec);
+            report.coverage.set(counter, 1);
+            report
         };
         // The common counter is what the reports say; the rare one is one the real run reaches.
         let common = felix_audits::probes::PROBES[0];
-        let rare = "leader_changed";
+        let rare = Counter::LeaderChanged;
         let mut campaign = Campaign::new(9, 4 * BATCH, None).branching();
         let first = campaign.next_batch();
         for (index, spec) in first.iter().enumerate() {

@@ -12,6 +12,7 @@
 //! The world evaluates the sites (`world/buggify.rs`); this module holds their names and gates.
 
 use crate::env::rng::Stream;
+use felix_audits::Counter;
 use serde::{Deserialize, Serialize};
 
 /// The chance that a site is active in a run.
@@ -75,17 +76,17 @@ impl Site {
     ];
 
     /// The counter a firing bumps (in the run's coverage).
-    pub fn counter(self) -> &'static str {
+    pub fn counter(self) -> Counter {
         match self {
-            Site::PauseAfterAck => "buggify_pause_after_ack",
-            Site::PauseInFlight => "buggify_pause_in_flight",
-            Site::LeaseMoveInFlight => "buggify_lease_move_in_flight",
-            Site::CrashAfterAck => "buggify_crash_after_ack",
-            Site::IsolateAfterAck => "buggify_isolate_after_ack",
-            Site::PowerLossAfterAck => "buggify_power_loss_after_ack",
-            Site::SlowSync => "buggify_slow_sync",
-            Site::ReadAfterJump => "buggify_read_after_jump",
-            Site::ReplayPast => "buggify_replay_past",
+            Site::PauseAfterAck => Counter::BuggifyPauseAfterAck,
+            Site::PauseInFlight => Counter::BuggifyPauseInFlight,
+            Site::LeaseMoveInFlight => Counter::BuggifyLeaseMoveInFlight,
+            Site::CrashAfterAck => Counter::BuggifyCrashAfterAck,
+            Site::IsolateAfterAck => Counter::BuggifyIsolateAfterAck,
+            Site::PowerLossAfterAck => Counter::BuggifyPowerLossAfterAck,
+            Site::SlowSync => Counter::BuggifySlowSync,
+            Site::ReadAfterJump => Counter::BuggifyReadAfterJump,
+            Site::ReplayPast => Counter::BuggifyReplayPast,
         }
     }
 

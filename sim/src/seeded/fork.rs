@@ -17,6 +17,7 @@
 
 use crate::seeded::knobs::Knobs;
 use crate::seeded::world;
+use felix_audits::Counter;
 use felix_core::Rules;
 
 /// Where a continuation leaves its parent, and which of its siblings it is.
@@ -72,14 +73,14 @@ fn mix(value: u64) -> u64 {
 
 /// The counters that `first_step` can place: the audits' coverage and the probes, both pure
 /// functions of a history prefix whose counts never fall as the prefix grows.
-fn count_of(history: &[felix_core::history::Event], counter: &str) -> u64 {
+fn count_of(history: &[felix_core::history::Event], counter: Counter) -> u64 {
     if let Some((_, count)) =
-        (felix_audits::probes::probes(history).iter()).find(|(name, _)| *name == counter)
+        (felix_audits::probes::probes(history).iter()).find(|(probe, _)| *probe == counter)
     {
         return *count;
     }
     (felix_audits::coverage::coverage(history).named().iter())
-        .find(|(name, _)| *name == counter)
+        .find(|(named, _)| *named == counter)
         .map_or(0, |(_, count)| *count)
 }
 
@@ -91,7 +92,7 @@ pub fn first_step(
     rules: Rules,
     knobs: &Knobs,
     fork: Option<Fork>,
-    counter: &str,
+    counter: Counter,
 ) -> Option<u64> {
     let setup = world::Setup {
         fork,

@@ -2,6 +2,7 @@
 //! with every site active and every rule on stays clean (the sites inject what the journal must
 //! survive, not bugs).
 
+use felix_audits::Counter;
 use felix_sim::seeded::buggify::Site;
 use felix_sim::seeded::knobs::Knobs;
 use felix_sim::{run, RunSpec};
@@ -32,7 +33,7 @@ fn every_site_fires_when_active_and_never_when_not() {
             report.violations.first()
         );
         for site in Site::ALL {
-            let count = report.coverage.get(site.counter()).copied().unwrap_or(0);
+            let count = report.coverage.count(site.counter());
             *fired.entry(site).or_insert(0) += count;
         }
         knobs.buggify.clear();
@@ -56,7 +57,7 @@ fn every_site_fires_when_active_and_never_when_not() {
 fn the_default_sweep_reaches_not_held() {
     let found = (0..1_000u64).find_map(|seed| {
         let report = run(&RunSpec::new(seed, None));
-        let not_held = report.coverage.get("read_not_held").copied().unwrap_or(0);
+        let not_held = report.coverage.count(Counter::ReadNotHeld);
         (not_held > 0).then_some((seed, report))
     });
     let Some((seed, report)) = found else {
@@ -75,19 +76,14 @@ fn the_default_sweep_reaches_not_held() {
 /// reader asks below the point the node just jumped to), and that run is clean with every rule on.
 #[test]
 fn read_after_jump_sends_a_reader_below_the_point() {
-    let not_held =
-        |report: &felix_sim::RunReport| report.coverage.get("read_not_held").copied().unwrap_or(0);
+    let not_held = |report: &felix_sim::RunReport| report.coverage.count(Counter::ReadNotHeld);
     let found = (0..400u64).find_map(|seed| {
         let mut knobs = Knobs::draw(seed, None);
         knobs.buggify = vec![Site::ReadAfterJump];
         let mut spec = RunSpec::new(seed, None);
         spec.knobs = Some(knobs.clone());
         let on = run(&spec);
-        let fired = on
-            .coverage
-            .get(Site::ReadAfterJump.counter())
-            .copied()
-            .unwrap_or(0);
+        let fired = on.coverage.count(Site::ReadAfterJump.counter());
         if fired == 0 {
             return None;
         }
@@ -133,11 +129,7 @@ fn replay_past_sends_a_nodes_old_messages_again_after_an_election() {
         spec.knobs = Some(knobs.clone());
         spec.keep_trace = true;
         let on = run(&spec);
-        let fired = on
-            .coverage
-            .get(Site::ReplayPast.counter())
-            .copied()
-            .unwrap_or(0);
+        let fired = on.coverage.count(Site::ReplayPast.counter());
         if fired == 0 {
             return None;
         }

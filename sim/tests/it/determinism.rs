@@ -1,5 +1,6 @@
 //! Whole-run properties of the simulator: determinism, a clean default sweep, twins caught.
 
+use felix_audits::{Counter, Counts};
 use felix_core::rules::{Layer, TwinName};
 use felix_sim::{run, RunSpec};
 
@@ -45,11 +46,31 @@ fn threads_do_not_change_runs() {
     assert_eq!(here, there);
 }
 
+/// A run reports every counter of the audits and every probe, zeros included, and a simulator
+/// counter only once it counted it: a run's summary lists what is present, so a zero the world
+/// reported would change it.
+#[test]
+fn a_run_reports_the_audits_counters_always_and_the_simulators_once_counted() {
+    use felix_audits::coverage::Origin;
+    let report = run(&RunSpec::new(0, None));
+    for counter in Counter::ALL {
+        match counter.entry().origin {
+            Origin::Counter | Origin::Probe => {
+                assert!(report.coverage.get(counter).is_some(), "{counter}")
+            }
+            Origin::Sim => assert_ne!(report.coverage.get(counter), Some(0), "{counter}"),
+        }
+    }
+    assert!(report.coverage.get(Counter::Crashes).is_some());
+    assert_eq!(report.coverage.get(Counter::MessagesDropped), None);
+    assert_eq!(report.coverage.get(Counter::RetentionDeleted), Some(0));
+}
+
 /// With every rule on, a small sweep breaks no invariant and is not vacuous: the paths the
 /// invariants guard are taken, and every run reaches the end of its liveness phase.
 #[test]
 fn default_sweep_holds_every_invariant() {
-    let mut coverage = std::collections::BTreeMap::<String, u64>::new();
+    let mut coverage = Counts::default();
     for seed in 0..60 {
         let report = run(&RunSpec::new(seed, None));
         assert!(
@@ -57,20 +78,18 @@ fn default_sweep_holds_every_invariant() {
             "seed {seed}: {:?}",
             report.violations
         );
-        for (name, count) in report.coverage {
-            *coverage.entry(name).or_insert(0) += count;
-        }
+        coverage.sum(&report.coverage);
     }
-    for name in [
-        "read_below_trim_refused",
-        "crashes",
-        "lease_moves",
-        "pauses",
-        "partitions",
+    for counter in [
+        Counter::ReadBelowTrimRefused,
+        Counter::Crashes,
+        Counter::LeaseMoves,
+        Counter::Pauses,
+        Counter::Partitions,
     ] {
         assert!(
-            coverage.get(name).copied().unwrap_or(0) > 0,
-            "{name} never happened: {coverage:?}"
+            coverage.count(counter) > 0,
+            "{counter} never happened: {coverage:?}"
         );
     }
 }

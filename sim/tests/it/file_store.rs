@@ -3,6 +3,7 @@
 //!
 //! The slip is planted here, in the test (`World::plant_slip`): no run the CLI makes has one.
 
+use felix_audits::Counter;
 use felix_core::rules::{Invariant, Rules};
 use felix_sim::env::file_system::{Fsync, Slip};
 use felix_sim::judge::judge;
@@ -20,10 +21,7 @@ fn run(seed: u64, slip: Option<Slip>) -> (Vec<Invariant>, u64) {
             world.plant_slip(slip);
         }
     });
-    let dropped = (ran.counters.iter())
-        .filter(|(name, _)| *name == &"power_loss_dropped")
-        .map(|(_, count)| *count)
-        .sum();
+    let dropped = ran.counters.count(Counter::PowerLossDropped);
     let judged = judge(&ran);
     let invariants = judged
         .findings

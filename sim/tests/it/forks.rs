@@ -1,6 +1,7 @@
 //! Continuations (`felix_sim::seeded::fork`): a run forked at a trace step is its parent up to the step
 //! and a timeline of its own after it, named by (seed, step, branch) alone.
 
+use felix_audits::Counter;
 use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
 use felix_sim::seeded::fork::{first_step, Fork};
 use felix_sim::{run, RunSpec};
@@ -93,7 +94,7 @@ fn first_step_finds_where_a_counter_first_rose() {
     let report = run(&spec);
     let lines = report.trace_lines.as_deref().unwrap_or_default();
     let rules = felix_core::Rules::default();
-    let step = first_step(SEED, rules, &report.knobs, None, "leader_changed")
+    let step = first_step(SEED, rules, &report.knobs, None, Counter::LeaderChanged)
         .expect("the run elects a leader");
     let first_leader = lines
         .iter()
@@ -106,7 +107,7 @@ fn first_step_finds_where_a_counter_first_rose() {
         .map(|line| line.step);
     assert_eq!(Some(step), first_leader);
     assert_eq!(
-        first_step(SEED, rules, &report.knobs, None, "retention_deleted"),
+        first_step(SEED, rules, &report.knobs, None, Counter::RetentionDeleted),
         None
     );
 }

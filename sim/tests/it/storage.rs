@@ -2,21 +2,19 @@
 //! by the core's recovery and stays down for good, and the run still holds every invariant; a
 //! run with the faults replays exactly from its printed knobs.
 
+use felix_audits::{Counter, Counts};
 use felix_core::history::Event;
 use felix_sim::render::trace::TraceEvent;
 use felix_sim::{run, RunSpec};
 
-const DAMAGE: [&str; 3] = [
-    "disk_bit_flipped",
-    "disk_sector_zeroed",
-    "disk_write_misdirected",
+const DAMAGE: [Counter; 3] = [
+    Counter::DiskBitFlipped,
+    Counter::DiskSectorZeroed,
+    Counter::DiskWriteMisdirected,
 ];
 
-fn damaged(coverage: &std::collections::BTreeMap<String, u64>) -> u64 {
-    DAMAGE
-        .iter()
-        .map(|name| coverage.get(*name).copied().unwrap_or(0))
-        .sum()
+fn damaged(coverage: &Counts) -> u64 {
+    DAMAGE.iter().map(|counter| coverage.count(*counter)).sum()
 }
 
 /// In the first seeds whose disks were damaged: the history records `StoreCorrupt` for as many
@@ -102,11 +100,7 @@ fn a_failed_read_is_a_trace_line_and_the_node_restarts_no_sooner_than_its_retry(
     use felix_sim::render::trace::SimEvent;
     for seed in 0..200 {
         let report = run(&RunSpec::new(seed, None));
-        let failed = report
-            .coverage
-            .get("disk_read_failed")
-            .copied()
-            .unwrap_or(0);
+        let failed = report.coverage.count(Counter::DiskReadFailed);
         if failed == 0 {
             continue;
         }

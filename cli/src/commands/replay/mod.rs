@@ -268,12 +268,7 @@ fn print_validated(
     for line in crate::validation::interleaved(lines, steps, first, last) {
         output::line(&line);
     }
-    let coverage: std::collections::BTreeMap<String, u64> = report
-        .coverage
-        .iter()
-        .map(|(name, count)| (name.clone(), *count))
-        .collect();
-    output::line(&crate::validation::summary_line(&coverage));
+    output::line(&crate::validation::summary_line(&report.coverage));
 }
 
 /// Runs `spec` again and compares the trace hashes with `report`'s, printing the outcome (the

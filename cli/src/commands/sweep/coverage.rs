@@ -3,9 +3,10 @@
 //! make unreachable (and why), and the problems counted; `--require-coverage` fails the sweep when
 //! a reachable behaviour was never reached.
 
-use felix_audits::coverage::{cataloged, Kind, CATALOG};
+use felix_audits::counter::Key;
+use felix_audits::coverage::Kind;
+use felix_audits::{Counter, Counts};
 use felix_core::rules::{Rules, TwinName};
-use std::collections::BTreeMap;
 
 /// The rules a sweep's runs were under: a twin's, unless its control runs (every rule on).
 pub fn rules_of(twin: Option<TwinName>, control: bool) -> Rules {
@@ -15,15 +16,12 @@ pub fn rules_of(twin: Option<TwinName>, control: bool) -> Rules {
     }
 }
 
-/// Every cataloged name with its total (0 when no run counted it), and any name a run counted
-/// that the catalog lacks.
-pub fn totals(coverage: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
-    let mut all: BTreeMap<String, u64> = CATALOG
-        .iter()
-        .map(|entry| (entry.name.to_string(), 0))
-        .collect();
-    for (name, count) in coverage {
-        *all.entry(name.clone()).or_insert(0) += count;
+/// Every counter with its total (0 when no run counted it), and any count a run named outside
+/// the catalog.
+pub fn totals(coverage: &Counts) -> Counts {
+    let mut all = coverage.clone();
+    for counter in Counter::ALL {
+        all.add(counter, 0);
     }
     all
 }
@@ -31,31 +29,40 @@ pub fn totals(coverage: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
 /// The coverage verdict of a sweep under `rules`.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Verdict {
-    /// Reachable behaviours no run reached (and uncataloged names at zero).
+    /// Reachable behaviours no run reached (and names outside the catalog at zero), by name.
     pub never: Vec<String>,
     /// Behaviours the rules make unreachable, with the reason.
-    pub unreachable: Vec<(String, &'static str)>,
+    pub unreachable: Vec<(Counter, &'static str)>,
     /// Behaviours marked unreachable that a run reached anyway: the catalog is wrong.
-    pub reached_anyway: Vec<String>,
+    pub reached_anyway: Vec<Counter>,
     /// Problems counted (nonzero only).
-    pub problems: Vec<(String, u64)>,
+    pub problems: Vec<(Counter, u64)>,
 }
 
 impl Verdict {
-    pub fn of(coverage: &BTreeMap<String, u64>, rules: &Rules) -> Verdict {
+    /// Walks every count in name order (the order the lists print in).
+    pub fn of(coverage: &Counts, rules: &Rules) -> Verdict {
         let mut verdict = Verdict::default();
-        for (name, count) in totals(coverage) {
-            let entry = cataloged(&name);
-            let why = entry.and_then(|entry| (entry.unreachable)(rules));
-            match (entry.map(|entry| entry.kind), why) {
-                (Some(Kind::Problem), _) => {
+        for (key, count) in totals(coverage).entries() {
+            let counter = match key {
+                Key::Counter(counter) => counter,
+                Key::Outside(name) => {
+                    if count == 0 {
+                        verdict.never.push(name.to_string());
+                    }
+                    continue;
+                }
+            };
+            let entry = counter.entry();
+            match (entry.kind, (entry.unreachable)(rules)) {
+                (Kind::Problem, _) => {
                     if count > 0 {
-                        verdict.problems.push((name, count));
+                        verdict.problems.push((counter, count));
                     }
                 }
-                (_, Some(why)) if count == 0 => verdict.unreachable.push((name, why)),
-                (_, Some(_)) => verdict.reached_anyway.push(name),
-                (_, None) if count == 0 => verdict.never.push(name),
+                (_, Some(why)) if count == 0 => verdict.unreachable.push((counter, why)),
+                (_, Some(_)) => verdict.reached_anyway.push(counter),
+                (_, None) if count == 0 => verdict.never.push(counter.name().to_string()),
                 (_, None) => {}
             }
         }
@@ -88,9 +95,10 @@ impl Verdict {
             ));
         }
         if !self.reached_anyway.is_empty() {
+            let reached: Vec<&str> = self.reached_anyway.iter().map(|c| c.name()).collect();
             lines.push(format!(
                 "  reached though cataloged unreachable (fix the catalog): {}",
-                self.reached_anyway.join(" ")
+                reached.join(" ")
             ));
         }
         if !self.problems.is_empty() {
@@ -109,41 +117,60 @@ impl Verdict {
 mod tests {
     use super::*;
 
+    /// Every counter at 1 but `zero` (at 0) and `absent` (never counted).
+    fn counts(zero: &[(Counter, u64)], absent: &[Counter]) -> Counts {
+        let mut coverage = Counts::default();
+        for counter in Counter::ALL
+            .iter()
+            .filter(|counter| !absent.contains(counter))
+        {
+            coverage.set(*counter, 1);
+        }
+        for (counter, count) in zero {
+            coverage.set(*counter, *count);
+        }
+        coverage
+    }
+
     /// A zero is never hit, unreachable or a problem at zero, by the catalog; a problem shows
     /// only when counted; a reached "unreachable" fails the requirement like a missing one.
     #[test]
     fn zeros_are_told_apart() {
-        let mut coverage: BTreeMap<String, u64> = CATALOG
-            .iter()
-            .map(|entry| (entry.name.to_string(), 1))
-            .collect();
-        coverage.insert("retention_deleted".to_string(), 0);
-        coverage.insert("truncate_refused".to_string(), 0);
-        coverage.insert("history_unchecked".to_string(), 0);
+        let unreachable = [
+            (Counter::RetentionDeleted, 0),
+            (Counter::TruncateRefused, 0),
+            (Counter::HistoryUnchecked, 0),
+        ];
         let rules = Rules::default();
-        let verdict = Verdict::of(&coverage, &rules);
+        let verdict = Verdict::of(&counts(&unreachable, &[]), &rules);
         assert!(verdict.complete(), "{verdict:?}");
         assert_eq!(verdict.unreachable.len(), 2);
         assert!(verdict.problems.is_empty());
-        coverage.insert("earliest_read".to_string(), 0);
-        coverage.insert("history_unchecked".to_string(), 2);
-        let verdict = Verdict::of(&coverage, &rules);
-        assert_eq!(verdict.never, vec!["earliest_read".to_string()]);
-        assert_eq!(verdict.problems, vec![("history_unchecked".to_string(), 2)]);
-        assert!(!verdict.complete());
-        coverage.insert("earliest_read".to_string(), 1);
-        coverage.insert("retention_deleted".to_string(), 3);
+        let mut short = unreachable.to_vec();
+        short.extend([(Counter::EarliestRead, 0), (Counter::HistoryUnchecked, 2)]);
+        let mut coverage = counts(&short, &[]);
+        // A count named outside the catalog at zero is listed among them, in name order.
+        coverage.insert("validated_holder_requests".to_string(), 0);
+        coverage.insert("validated_steps".to_string(), 3);
         let verdict = Verdict::of(&coverage, &rules);
         assert_eq!(
-            verdict.reached_anyway,
-            vec!["retention_deleted".to_string()]
+            verdict.never,
+            ["earliest_read", "validated_holder_requests"]
         );
+        assert_eq!(verdict.problems, [(Counter::HistoryUnchecked, 2)]);
+        assert!(!verdict.complete());
+        let reached = [
+            (Counter::TruncateRefused, 0),
+            (Counter::RetentionDeleted, 3),
+        ];
+        let coverage = counts(&reached, &[]);
+        let verdict = Verdict::of(&coverage, &rules);
+        assert_eq!(verdict.reached_anyway, [Counter::RetentionDeleted]);
         assert!(!verdict.complete());
         let retention = rules_of(Some(TwinName::Retention), false);
         assert!(Verdict::of(&coverage, &retention).complete());
-        // A sim counter no run counted is absent from the runs' maps: still listed.
-        coverage.remove("crashes");
-        let verdict = Verdict::of(&coverage, &retention);
-        assert_eq!(verdict.never, vec!["crashes".to_string()]);
+        // A sim counter no run counted is absent from the runs' counts: still listed.
+        let verdict = Verdict::of(&counts(&reached, &[Counter::Crashes]), &retention);
+        assert_eq!(verdict.never, ["crashes"]);
     }
 }

@@ -112,7 +112,7 @@ pub fn sweep(options: &Options, jobs: usize, json_out: bool) -> u8 {
     let mut mutants = 0u64;
     let mut continuations = 0u64;
     let mut violations: BTreeMap<Invariant, u64> = BTreeMap::new();
-    let mut coverage: BTreeMap<String, u64> = BTreeMap::new();
+    let mut coverage = felix_audits::Counts::default();
     let campaign = run_campaign(options, jobs, |index, spec, report| {
         events += report.events;
         if spec.knobs.is_some() {
@@ -121,9 +121,7 @@ pub fn sweep(options: &Options, jobs: usize, json_out: bool) -> u8 {
         if spec.fork.is_some() {
             continuations += 1;
         }
-        for (name, count) in &report.coverage {
-            *coverage.entry(name.clone()).or_insert(0) += count;
-        }
+        coverage.sum(&report.coverage);
         if let Some(finding) = report.violations.first() {
             failed += 1;
             *violations.entry(finding.invariant).or_insert(0) += 1;
@@ -134,10 +132,10 @@ pub fn sweep(options: &Options, jobs: usize, json_out: bool) -> u8 {
         true
     });
     let seconds = started.elapsed().as_secs_f64();
-    let never: Vec<&String> = coverage
-        .iter()
-        .filter(|(_, count)| **count == 0)
-        .map(|(name, _)| name)
+    let entries = coverage.entries();
+    let never: Vec<&str> = (entries.iter())
+        .filter(|(_, count)| *count == 0)
+        .map(|(key, _)| key.name())
         .collect();
     if json_out {
         output::line(&format!(
@@ -177,7 +175,6 @@ pub fn sweep(options: &Options, jobs: usize, json_out: bool) -> u8 {
                 campaign.locates()
             ));
         }
-        let never: Vec<&str> = never.iter().map(|name| name.as_str()).collect();
         if !never.is_empty() {
             output::line(&format!("  never hit: {}", never.join(" ")));
         }

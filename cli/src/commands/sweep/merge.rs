@@ -206,7 +206,9 @@ fn merge(shards: &[Shard], range: &std::ops::Range<u64>) -> Result<Totals, Strin
         totals.steps += count(&shard.summary, "trace_lines");
         totals.simulated_micros += u128::from(count(&shard.summary, "simulated_micros"));
     }
-    totals.coverage = sum_maps(shards, "coverage");
+    for (name, count) in sum_maps(shards, "coverage") {
+        totals.coverage.insert(name, count);
+    }
     totals.violations = by_invariant(sum_maps(shards, "violations"))?;
     totals.broken = by_invariant(sum_maps(shards, "broken"))?;
     Ok(totals)

@@ -179,9 +179,7 @@ pub fn run(args: SweepArgs) -> u8 {
             felix_sim::render::trace::fnv1a(totals.sweep_hash, &report.trace_hash.to_le_bytes());
         totals.trace_hashes.push(report.trace_hash);
         totals.simulated_micros += u128::from(report.simulated_micros);
-        for (name, count) in &report.coverage {
-            *totals.coverage.entry(name.clone()).or_insert(0) += count;
-        }
+        totals.coverage.sum(&report.coverage);
         let mut broken: Vec<Invariant> = report.violations.iter().map(|f| f.invariant).collect();
         broken.sort_unstable();
         broken.dedup();

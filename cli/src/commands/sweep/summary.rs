@@ -21,7 +21,7 @@ pub struct Totals {
     pub events: u64,
     pub steps: u64,
     pub simulated_micros: u128,
-    pub coverage: BTreeMap<String, u64>,
+    pub coverage: felix_audits::Counts,
     pub violations: BTreeMap<Invariant, u64>,
     /// Per invariant, the seeds that broke it (any of their findings, not only the first).
     pub broken: BTreeMap<Invariant, u64>,
@@ -116,9 +116,8 @@ pub fn by_name(counts: &BTreeMap<Invariant, u64>) -> BTreeMap<&'static str, u64>
 }
 
 /// `name=count` pairs, space-separated.
-fn pairs<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
-    let pairs: Vec<String> = counts
-        .iter()
+fn pairs<K: std::fmt::Display>(counts: impl IntoIterator<Item = (K, u64)>) -> String {
+    let pairs: Vec<String> = (counts.into_iter())
         .map(|(name, count)| format!("{name}={count}"))
         .collect();
     pairs.join(" ")
@@ -154,7 +153,7 @@ pub fn summary_text(
     ];
     if coverage == CoverageShown::Full {
         let all = crate::commands::sweep::coverage::totals(&totals.coverage);
-        lines.push(format!("  coverage: {}", pairs(&all)));
+        lines.push(format!("  coverage: {}", pairs(all.entries())));
     }
     if coverage != CoverageShown::None || require_coverage {
         let rules = crate::commands::sweep::coverage::rules_of(ending.twin, ending.control);
@@ -169,7 +168,8 @@ pub fn summary_text(
         lines.push(crate::validation::summary_line(&totals.coverage));
     }
     if !totals.violations.is_empty() {
-        lines.push(format!("  violations: {}", pairs(&totals.violations)));
+        let violations = totals.violations.iter().map(|(name, count)| (name, *count));
+        lines.push(format!("  violations: {}", pairs(violations)));
     }
     if !totals.broken.is_empty() {
         // Per invariant, the seeds that broke it: a twin's named invariant apart from the

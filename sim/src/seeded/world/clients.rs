@@ -35,7 +35,7 @@ impl World {
                 renew_at_local,
             },
         );
-        self.count("leases_granted");
+        self.count(Counter::LeasesGranted);
         self.history(Event::LeaseGranted {
             client: id,
             epoch: grant.epoch,
@@ -70,7 +70,7 @@ impl World {
         slot.in_flight = None;
         let id = slot.id;
         self.owner_current = Some(client);
-        self.count("fences_taken");
+        self.count(Counter::FencesTaken);
         self.history(Event::LeaseGranted {
             client: id,
             epoch: self.owner_token,
@@ -177,7 +177,7 @@ impl World {
             _ => {}
         }
         if owner_crashes > 0 {
-            self.count("owner_crashes_inside_run");
+            self.count(Counter::OwnerCrashesInsideRun);
         }
         if let Some(epoch) = renew {
             let delay = self.workload.range(
@@ -253,7 +253,7 @@ impl World {
                     renew_at_local: 0,
                 },
             );
-            self.count("holders_told_by_renewal");
+            self.count(Counter::HoldersToldByRenewal);
         }
     }
 
@@ -293,7 +293,7 @@ impl World {
             Some(breaker) if breaker.client == client => {
                 let (request, broken) = breaker.send(&mut self.workload, request);
                 if broken {
-                    self.count("broken_runs");
+                    self.count(Counter::BrokenRuns);
                 }
                 request
             }
@@ -361,7 +361,7 @@ impl World {
             .as_ref()
             .is_some_and(|flight| flight.generation == wire && flight.node == node);
         if !matches {
-            self.count("late_replies");
+            self.count(Counter::LateReplies);
             return;
         }
         let Some(flight) = slot.in_flight.take() else {
@@ -418,7 +418,7 @@ impl World {
         if let Some(schedule) = &self.schedule {
             schedule.note(crate::env::tape::Step::TimedOut { client: client_id });
         }
-        self.count("client_timeouts");
+        self.count(Counter::ClientTimeouts);
         self.apply_step(client, step);
         let target = self.workload.index(self.nodes.len());
         self.clients[client].target = target;

@@ -11,7 +11,7 @@ impl World {
         }
         slot.paused = true;
         let id = slot.id;
-        self.count("pauses");
+        self.count(Counter::Pauses);
         self.sim(SimEvent::Paused { client: id });
         self.queue.push(until, Ev::Resume { client });
     }
@@ -112,7 +112,7 @@ impl World {
             from.map(|index| self.clients[index].id),
             self.clients[to].id,
         );
-        self.count("lease_moves");
+        self.count(Counter::LeaseMoves);
         self.sim(SimEvent::LeaseMoved {
             from: from_id,
             to: to_id,
@@ -132,7 +132,7 @@ impl World {
             from.map(|index| self.clients[index].id),
             self.clients[to].id,
         );
-        self.count("lease_moves");
+        self.count(Counter::LeaseMoves);
         self.sim(SimEvent::LeaseMoved {
             from: from_id,
             to: to_id,
@@ -176,7 +176,7 @@ impl World {
             1 => {
                 let address = self.random_address();
                 self.network.clog(address, now + duration);
-                self.count("clogs");
+                self.count(Counter::Clogs);
                 self.sim(SimEvent::NetworkFault {
                     description: format!("clog {address} for {duration}us"),
                 });
@@ -262,7 +262,7 @@ impl World {
                 format!("isolate {client} from every node")
             }
         };
-        self.count("partitions");
+        self.count(Counter::Partitions);
         self.sim(SimEvent::NetworkFault {
             description: format!("{description} for {duration}us"),
         });

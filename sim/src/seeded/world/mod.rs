@@ -65,6 +65,7 @@ use crate::env::rng::{Component, Stream};
 use crate::env::tape::{Schedule, Tape};
 use crate::render::trace::{Recorder, SimEvent};
 use crate::seeded::knobs::{Knobs, Workload};
+use felix_audits::{Counter, Counts};
 use felix_core::api::{ClientId, Reply, Request, RequestId};
 use felix_core::broker::Broker;
 use felix_core::client::checkpoint::OwnerOp;
@@ -75,7 +76,6 @@ use felix_core::client::{
 use felix_core::history::{Event, Phase};
 use felix_core::storage::SegmentLayout;
 use felix_core::{Command, NodeId, Rules, Token};
-use std::collections::BTreeMap;
 
 /// The most events one run may process per simulated second of its length (safety plus
 /// liveness): a run that needs more is a livelock or a storm (a bug). A rate, not a count, so a
@@ -217,15 +217,14 @@ pub trait Observer {
     }
 }
 
-/// Counters of what the simulator did (for the sweep summary).
-pub type SimCounters = BTreeMap<&'static str, u64>;
-
 /// The outcome of the loop, before the audits.
 pub struct Ran {
     pub recorder: Recorder,
     pub events: u64,
     pub simulated_micros: Time,
-    pub counters: SimCounters,
+    /// What the simulator counted (its faults, the driver's events, BUGGIFY firings): only the
+    /// counters it counted at least once are present.
+    pub counters: Counts,
     /// Why the run was cut short by a budget (a livelock or a storm), if it was.
     pub exhausted: Option<String>,
     /// The message of a panic that ended the run, if one did.
@@ -273,10 +272,8 @@ pub struct World {
     events: u64,
     /// This run's event budget: `EVENTS_PER_SECOND_MAX` per simulated second of its length.
     events_max: u64,
-    /// What `count` counted, by name, in first-counted order: a short list searched by the
-    /// name's address first (a counter is named by one literal), so counting costs no string
-    /// compares; `run` hands it back as `SimCounters`.
-    counters: Vec<(&'static str, u64)>,
+    /// What `count` counted: an array indexed by the counter, so counting is one add.
+    counters: Counts,
     finished: bool,
     /// The committed index of every node at the previous settle check, when they agreed.
     settle_last: Option<Vec<Option<u64>>>,
@@ -435,7 +432,7 @@ impl World {
             quiesced: false,
             events: 0,
             events_max: events_max(&knobs),
-            counters: Vec::new(),
+            counters: Counts::default(),
             finished: false,
             settle_last: None,
             exhausted: None,
@@ -466,21 +463,8 @@ impl World {
         }
     }
 
-    fn count(&mut self, name: &'static str) {
-        let same_literal = |known: &&'static str| std::ptr::eq(*known, name);
-        let found = match self
-            .counters
-            .iter()
-            .position(|(known, _)| same_literal(known))
-        {
-            Some(index) => Some(index),
-            // The same words from another literal still name the same counter.
-            None => self.counters.iter().position(|(known, _)| *known == name),
-        };
-        match found {
-            Some(index) => self.counters[index].1 += 1,
-            None => self.counters.push((name, 1)),
-        }
+    fn count(&mut self, counter: Counter) {
+        self.counters.add(counter, 1);
     }
 
     fn now(&self) -> Time {
@@ -536,7 +520,7 @@ impl World {
             phase: Phase::Safety,
         });
         if self.knobs.file_store {
-            self.count("file_store_runs");
+            self.count(Counter::FileStoreRuns);
         }
         for index in 0..self.nodes.len() {
             self.start_node(index, |host| host.start(false));
@@ -594,7 +578,7 @@ impl World {
             recorder: self.recorder,
             events: self.events,
             simulated_micros,
-            counters: self.counters.into_iter().collect(),
+            counters: self.counters,
             exhausted: self.exhausted,
             panicked: self.panicked,
             observer: self.observer,
@@ -668,7 +652,7 @@ pub fn run(setup: Setup, prepare: impl FnOnce(&mut World)) -> Ran {
             recorder: Recorder::new(keep_trace, None),
             events: 0,
             simulated_micros: 0,
-            counters: SimCounters::new(),
+            counters: Counts::default(),
             exhausted: None,
             panicked: Some(panicked.unwrap_or_default()),
             observer: None,

@@ -75,7 +75,7 @@ impl World {
             .filter(|progress| progress.in_flight.full(bound) && progress.next < tail)
             .count();
         for _ in 0..held_back {
-            self.count("appends_held_back");
+            self.count(Counter::AppendsHeldBack);
         }
     }
 
@@ -179,15 +179,15 @@ impl World {
         let now = self.now();
         let arrivals = self.network.route(now, from, to);
         if arrivals.is_empty() {
-            self.count("messages_dropped");
+            self.count(Counter::MessagesDropped);
         }
         if arrivals.len() > 1 && !arrivals.old || arrivals.len() > 2 {
-            self.count("messages_duplicated");
+            self.count(Counter::MessagesDuplicated);
         }
         if arrivals.captured {
-            self.count("messages_captured");
+            self.count(Counter::MessagesCaptured);
         } else if arrivals.old {
-            self.count("messages_old");
+            self.count(Counter::MessagesOld);
         }
         // The last copy takes the payload itself; only a duplicate clones it.
         let mut payload = Some(payload);
@@ -253,12 +253,12 @@ impl World {
             Ok(loss) => loss,
             Err(error) => panic!("{error}"),
         };
-        self.count("crashes");
+        self.count(Counter::Crashes);
         if loss
             .power_loss
             .is_some_and(|power_loss| power_loss.dropped())
         {
-            self.count("power_loss_dropped");
+            self.count(Counter::PowerLossDropped);
         }
         self.history(Event::Crashed { node: id });
         self.sim(SimEvent::DiskLost {

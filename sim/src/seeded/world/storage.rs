@@ -78,7 +78,7 @@ impl World {
                 self.start_node(index, |host| host.start_from(recovered, judged));
             }
             Err(error @ StoreError::Io { .. }) => {
-                self.count("disk_read_failed");
+                self.count(Counter::DiskReadFailed);
                 let (low, high) = READ_RETRY_MICROS;
                 let delay = self.storage_stream.range(low, high);
                 self.sim(SimEvent::DiskReadFailed {
