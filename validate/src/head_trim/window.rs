@@ -15,8 +15,11 @@
 //! A step whose values do not fit (more than `LOG_MAX` records above the base, too many distinct
 //! terms) is not checked and is counted as `Abstraction::OutOfBounds`, never passed silently.
 
+use super::projection::ProjectedRecord;
+use crate::renaming;
+use crate::steps::{Failure, Renaming, OUT, UNSEEN};
 use felix_model::head_trim::config::{Bounds, Config, ALL_ON};
-use felix_model::head_trim::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
+use felix_model::head_trim::spec::{Kind, Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
 use felix_model::spec::Expectation;
 
 /// The configuration every window runs under: the design (every rule on), three brokers, one
@@ -38,6 +41,9 @@ pub static WINDOW: Config = Config {
     expectation: Expectation::Pass,
     twin: None,
 };
+
+/// The highest term a window holds: the model's terms are below 32.
+pub(crate) const TERMS_LAST: u8 = 31;
 
 /// One broker of a window, already renamed.
 #[derive(Clone, Debug)]
@@ -88,6 +94,74 @@ pub fn state(brokers: [WindowBroker; BROKERS_MAX], expected: u8) -> Option<State
         promotions: 0,
         crashes: 0,
     })
+}
+
+/// The renamings of a window's records: terms (1..=31), the trims' floors (1..=63), epochs
+/// (densely, 0..=7).
+pub(crate) struct Names {
+    pub(crate) terms: Renaming,
+    pub(crate) floors: Renaming,
+    pub(crate) epochs: Renaming,
+}
+
+impl Names {
+    /// The renamings of `records`, with the further `terms` and `floors` the window holds.
+    pub(crate) fn new(
+        records: &[ProjectedRecord],
+        terms: impl IntoIterator<Item = u64>,
+        floors: impl IntoIterator<Item = u64>,
+    ) -> Result<Names, Failure> {
+        Ok(Names {
+            terms: renaming::terms(records, terms, TERMS_LAST)?,
+            floors: renaming::floors(records, floors)?,
+            // The model only compares epochs: renamed densely (see the module doc).
+            epochs: Renaming::dense(
+                records
+                    .iter()
+                    .map(|record| record.epoch)
+                    .chain(std::iter::once(0)),
+                0,
+                7,
+            )
+            .ok_or(OUT)?,
+        })
+    }
+
+    /// The records, renamed; a record the projection never saw is not checked.
+    pub(crate) fn records(&self, projected: &[ProjectedRecord]) -> Result<Vec<Record>, Failure> {
+        projected
+            .iter()
+            .map(|projected| {
+                if projected.kind == Kind::Empty {
+                    return Err(UNSEEN);
+                }
+                Ok(Record {
+                    k: projected.kind,
+                    h: self.epochs.to(projected.epoch),
+                    t: self.terms.to(projected.term),
+                    f: if projected.kind == Kind::Trim {
+                        self.floors.to(projected.floor)
+                    } else {
+                        0
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// The term a model term stands for.
+    pub(crate) fn term(&self, image: u8) -> u64 {
+        self.terms
+            .back(image)
+            .unwrap_or_else(|| unreachable!("the model's terms come from the window"))
+    }
+
+    /// The floor a model floor stands for.
+    pub(crate) fn floor(&self, image: u8) -> u64 {
+        self.floors
+            .back(image)
+            .unwrap_or_else(|| unreachable!("the model's walk ends on a floor it was given"))
+    }
 }
 
 #[cfg(test)]

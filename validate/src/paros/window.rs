@@ -2,6 +2,7 @@
 //! floors and tokens renamed into its bounds, and one model action taken on it (see `super`).
 
 use super::projection::ParosRecord;
+use crate::renaming;
 use crate::steps::{self, Abstraction, Failure, Renaming, OUT, UNSEEN};
 use felix_model::paros::config::{ParosBounds, ParosConfig, ParosSwitches};
 use felix_model::paros::spec::{Action, Kind, Log, ParosTrimJump, Record, State};
@@ -33,6 +34,9 @@ pub static PAROS_WINDOW: ParosConfig = ParosConfig {
     expectation: Expectation::Pass,
     twin: None,
 };
+
+/// The highest term a window holds (terms renamed into 1..=15).
+pub(crate) const TERMS_LAST: u8 = 15;
 
 /// The highest slot of a window (`MaxLen`).
 pub(crate) const SLOTS: u64 = 7;
@@ -205,25 +209,8 @@ impl Names {
         {
             return Err(Failure::Abstract(Abstraction::Unfenced));
         }
-        let terms = Renaming::new(
-            records
-                .iter()
-                .map(|record| record.term)
-                .chain(terms.iter().copied()),
-            1,
-            15,
-        )
-        .ok_or(OUT)?;
-        let floors = Renaming::new(
-            records
-                .iter()
-                .filter(|record| record.kind == Kind::Truncate)
-                .map(|record| record.up_to)
-                .chain(floors.iter().copied()),
-            1,
-            63,
-        )
-        .ok_or(OUT)?;
+        let terms = renaming::terms(records, terms.iter().copied(), TERMS_LAST)?;
+        let floors = renaming::floors(records, floors.iter().copied())?;
         let values: Vec<u64> = records
             .iter()
             .filter(|record| record.kind == Kind::Truncate)
