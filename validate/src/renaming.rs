@@ -64,6 +64,46 @@ impl Renaming {
     }
 }
 
+/// A window's renamings: its records' terms and trims' floors, renamed alike for both specs, and
+/// what else the spec's records carry (`more`: FelixHeadTrim's epochs, ParosTrimJump's tokens).
+pub(crate) struct Names<M> {
+    pub(crate) terms: Renaming,
+    pub(crate) floors: Renaming,
+    pub(crate) more: M,
+}
+
+impl<M> Names<M> {
+    /// The terms of `records` and `terms` renamed into `1..=terms_last`, the floors their trims
+    /// ask for and `floors`, beside the spec's `more`.
+    pub(crate) fn renamed<R: Projected>(
+        records: &[R],
+        terms: impl IntoIterator<Item = u64>,
+        terms_last: u8,
+        floors: impl IntoIterator<Item = u64>,
+        more: M,
+    ) -> Result<Names<M>, Failure> {
+        Ok(Names {
+            terms: self::terms(records, terms, terms_last)?,
+            floors: self::floors(records, floors)?,
+            more,
+        })
+    }
+
+    /// The term a model term stands for.
+    pub(crate) fn term(&self, image: u8) -> u64 {
+        self.terms
+            .back(image)
+            .unwrap_or_else(|| unreachable!("the model's terms come from the window"))
+    }
+
+    /// The floor a model floor stands for.
+    pub(crate) fn floor(&self, image: u8) -> u64 {
+        self.floors
+            .back(image)
+            .unwrap_or_else(|| unreachable!("the model's floors come from the window"))
+    }
+}
+
 /// The terms of `records` and `more`, renamed into `1..=last` (`Renaming::new`).
 pub(crate) fn terms<R: Projected>(
     records: &[R],

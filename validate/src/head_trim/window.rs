@@ -96,13 +96,9 @@ pub fn state(brokers: [WindowBroker; BROKERS_MAX], expected: u8) -> Option<State
     })
 }
 
-/// The renamings of a window's records: terms (1..=31), the trims' floors (1..=63), epochs
+/// The renamings of a window's records: terms (1..=31), the trims' floors (1..=63) and epochs
 /// (densely, 0..=7).
-pub(crate) struct Names {
-    pub(crate) terms: Renaming,
-    pub(crate) floors: Renaming,
-    pub(crate) epochs: Renaming,
-}
+pub(crate) type Names = renaming::Names<Renaming>;
 
 impl Names {
     /// The renamings of `records`, with the further `terms` and `floors` the window holds.
@@ -111,20 +107,13 @@ impl Names {
         terms: impl IntoIterator<Item = u64>,
         floors: impl IntoIterator<Item = u64>,
     ) -> Result<Names, Failure> {
-        Ok(Names {
-            terms: renaming::terms(records, terms, TERMS_LAST)?,
-            floors: renaming::floors(records, floors)?,
-            // The model only compares epochs: renamed densely (see the module doc).
-            epochs: Renaming::dense(
-                records
-                    .iter()
-                    .map(|record| record.epoch)
-                    .chain(std::iter::once(0)),
-                0,
-                7,
-            )
-            .ok_or(OUT)?,
-        })
+        // The model only compares epochs: renamed densely (see the module doc).
+        let epochs = records
+            .iter()
+            .map(|record| record.epoch)
+            .chain(std::iter::once(0));
+        let epochs = Renaming::dense(epochs, 0, 7).ok_or(OUT)?;
+        Names::renamed(records, terms, TERMS_LAST, floors, epochs)
     }
 
     /// The records, renamed; a record the projection never saw is not checked.
@@ -137,7 +126,7 @@ impl Names {
                 }
                 Ok(Record {
                     k: projected.kind,
-                    h: self.epochs.to(projected.epoch),
+                    h: self.more.to(projected.epoch),
                     t: self.terms.to(projected.term),
                     f: if projected.kind == Kind::Trim {
                         self.floors.to(projected.floor)
@@ -147,20 +136,6 @@ impl Names {
                 })
             })
             .collect()
-    }
-
-    /// The term a model term stands for.
-    pub(crate) fn term(&self, image: u8) -> u64 {
-        self.terms
-            .back(image)
-            .unwrap_or_else(|| unreachable!("the model's terms come from the window"))
-    }
-
-    /// The floor a model floor stands for.
-    pub(crate) fn floor(&self, image: u8) -> u64 {
-        self.floors
-            .back(image)
-            .unwrap_or_else(|| unreachable!("the model's walk ends on a floor it was given"))
     }
 }
 

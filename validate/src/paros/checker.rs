@@ -77,7 +77,7 @@ impl Steps for ParosNode {
         let me = WindowNode {
             term: names.terms.to(self.term),
             leader: true,
-            writer: names.tokens.to(self.writer),
+            writer: names.tokens().to(self.writer),
             floor: names.floors.to(self.floor),
             ..WindowNode::absent(1)
         };
@@ -139,7 +139,7 @@ impl Steps for ParosNode {
             term,
             leader: true,
             records: names.records(records),
-            writer: names.tokens.to(self.writer),
+            writer: names.tokens().to(self.writer),
             floor: names.floors.to(self.floor),
             sterm: names.terms.to(sterm),
             ..WindowNode::absent(1)
@@ -213,7 +213,7 @@ impl Steps for ParosNode {
             leader: true,
             records: ghost_window.clone(),
             commit: span.ghost_commit,
-            writer: names.tokens.to(after.writer),
+            writer: names.tokens().to(after.writer),
             floor: names.floors.to(after.floor),
             sterm: names.terms.to(sterm),
             ..WindowNode::absent(1)
@@ -223,7 +223,7 @@ impl Steps for ParosNode {
             leader: self.leader,
             records: own_window.clone(),
             commit: span.own_commit,
-            writer: names.tokens.to(self.writer),
+            writer: names.tokens().to(self.writer),
             floor: names.floors.to(self.floor),
             sterm: names.terms.to(sterm),
             ..WindowNode::absent(1)

@@ -3,7 +3,7 @@
 
 use super::projection::ParosRecord;
 use crate::renaming;
-use crate::steps::{self, Abstraction, Failure, Renaming, OUT, UNSEEN};
+use crate::steps::{self, Abstraction, Failure, OUT, UNSEEN};
 use felix_model::paros::config::{ParosBounds, ParosConfig, ParosSwitches};
 use felix_model::paros::spec::{Action, Kind, Log, ParosTrimJump, Record, State};
 use felix_model::spec::Expectation;
@@ -186,12 +186,8 @@ pub(crate) fn take(state: &State, action: Action, label: &str) -> Result<State, 
     )
 }
 
-/// The renamings of a window's records: terms (1..=15), floors (1..=63), tokens.
-pub(crate) struct Names {
-    pub(crate) terms: Renaming,
-    pub(crate) floors: Renaming,
-    pub(crate) tokens: Tokens,
-}
+/// The renamings of a window's records: terms (1..=15), floors (1..=63) and tokens.
+pub(crate) type Names = renaming::Names<Tokens>;
 
 impl Names {
     pub(crate) fn new(
@@ -209,8 +205,6 @@ impl Names {
         {
             return Err(Failure::Abstract(Abstraction::Unfenced));
         }
-        let terms = renaming::terms(records, terms.iter().copied(), TERMS_LAST)?;
-        let floors = renaming::floors(records, floors.iter().copied())?;
         let values: Vec<u64> = records
             .iter()
             .filter(|record| record.kind == Kind::Truncate)
@@ -223,20 +217,22 @@ impl Names {
             .map(|record| (record.old, record.token))
             .collect();
         let tokens = Tokens::new(&values, &edges).ok_or(OUT)?;
-        Ok(Names {
-            terms,
-            floors,
-            tokens,
-        })
+        let (terms, floors) = (terms.iter().copied(), floors.iter().copied());
+        Names::renamed(records, terms, TERMS_LAST, floors, tokens)
+    }
+
+    /// The tokens, renamed.
+    pub(crate) fn tokens(&self) -> &Tokens {
+        &self.more
     }
 
     pub(crate) fn record(&self, projected: &ParosRecord) -> Record {
         let (o, u) = match projected.kind {
             Kind::Truncate => (
-                self.tokens.to(projected.token),
+                self.more.to(projected.token),
                 self.floors.to(projected.up_to),
             ),
-            Kind::SetLeader => (self.tokens.to(projected.token), 0),
+            Kind::SetLeader => (self.more.to(projected.token), 0),
             _ => (0, 0),
         };
         Record {
@@ -251,20 +247,8 @@ impl Names {
         projected.iter().map(|record| self.record(record)).collect()
     }
 
-    pub(crate) fn term(&self, image: u8) -> u64 {
-        self.terms
-            .back(image)
-            .unwrap_or_else(|| unreachable!("the model's terms come from the window"))
-    }
-
-    pub(crate) fn floor(&self, image: u8) -> u64 {
-        self.floors
-            .back(image)
-            .unwrap_or_else(|| unreachable!("the model's floors come from the window"))
-    }
-
     pub(crate) fn token(&self, image: u8) -> u64 {
-        self.tokens
+        self.more
             .back(image)
             .unwrap_or_else(|| unreachable!("the model's tokens come from the window"))
     }
