@@ -2,17 +2,20 @@
 //! simulator event) walked as a fixed chain of model actions, each taken through the model's own
 //! `next_state` on a window state.
 //!
-//! What is shared lives here: the chain's shape (a jump, or the leader's appends and commits, a
-//! promotion, a step down, a follower's replication, then compaction), a leader's commit cut into
-//! windows, one action taken with the actions the model had enabled instead, and the verdict
-//! (the node's variables and log compared with where the model's actions ended). What differs
-//! (each action's window, and the variables compared) is each spec's `Steps`:
-//! `crate::head_trim::checker` (FelixHeadTrim) and `crate::paros` (ParosTrimJump).
+//! What is shared lives here (`Chain`): the chain's shape (a jump, or the leader's appends and
+//! commits, a promotion, a step down, a follower's replication (`crate::replicate`), then
+//! compaction), what every action of both specs keeps (a term or a commit never goes back, a
+//! leader keeps its log, a promotion keeps it and adds the noop, the first held offset never goes
+//! back), where each action's window sits, a leader's commit cut into windows, one action taken
+//! with the actions the model had enabled instead, and the verdict (the node's variables and log
+//! compared with where the model's actions ended). What differs (each action's window, and the
+//! variables compared) is each spec's `Steps`: `crate::head_trim::checker` (FelixHeadTrim) and
+//! `crate::paros` (ParosTrimJump).
 
 use stateright::Model;
 
 pub use crate::renaming::Renaming;
-pub(crate) use crate::replicate::{replicate_chain, ReplicateWindow, Replicated};
+pub(crate) use crate::replicate::{ReplicateWindow, Replicated};
 use crate::voter::{Projected, Voter};
 
 /// Why a chain stopped.
@@ -105,14 +108,8 @@ pub(crate) trait Steps: Clone + PartialEq {
     /// `label`: the first held offset rises (not below where it was); each action taken is
     /// pushed to `walk.taken`.
     fn compact(&mut self, label: &str, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
-    /// A jump (and what follows it in the same step).
-    fn jump(
-        &mut self,
-        node: u32,
-        after: &Self,
-        jump: Self::Jump,
-        walk: &mut Walk,
-    ) -> Result<(), Failure>;
+    /// A jump (and what follows it in the same step, walked on by `chain`).
+    fn jump(&mut self, jump: Self::Jump, chain: &mut Chain<'_, Self>) -> Result<(), Failure>;
 }
 
 /// Walks one node's step through its model: the verdict, and the hiding rules the step used.
@@ -123,9 +120,15 @@ pub(crate) fn check<S: Steps>(
     tail: S::Tail,
     jump: Option<S::Jump>,
 ) -> (Verdict, Vec<Abstraction>) {
-    let mut walk = Walk::default();
+    let mut chain = Chain {
+        node,
+        after,
+        walk: Walk::default(),
+    };
     let mut current = before.clone();
-    match chain(node, &mut current, after, tail, jump, &mut walk) {
+    let walked = chain.step(&mut current, tail, jump);
+    let walk = chain.walk;
+    match walked {
         Ok(()) => {}
         Err(Failure::Abstract(rule)) => return (Verdict::Abstracted(rule), walk.hidden),
         Err(Failure::Mismatch(reason, tried)) => {
@@ -183,187 +186,166 @@ pub(crate) fn first_difference<R: Copy + PartialEq>(
         .or_else(|| (a.len() != b.len()).then_some(shared + 1))
 }
 
-/// The chain of one step, fixed by the step (see the module doc).
-fn chain<S: Steps>(
-    node: u32,
-    current: &mut S,
-    after: &S,
-    tail: S::Tail,
-    jump: Option<S::Jump>,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    let (from, to) = (current.voter(), after.voter());
-    if to.term < from.term {
-        return mismatch(format!(
-            "the term went back from {} to {}: {}",
-            from.term,
-            to.term,
-            S::TERMS_NEVER_LOWER
-        ));
-    }
-    if let Some(jump) = jump {
-        return current.jump(node, after, jump, walk);
-    }
-    if from.leader && to.leader && from.term == to.term {
-        leader_steps(node, current, after, tail, walk)?;
-    } else if !from.leader && to.leader {
-        promote(node, current, after, walk)?;
-        leader_steps(node, current, after, S::NO_TAIL, walk)?;
-    } else {
-        if from.leader {
-            step_down(node, current, after, walk)?;
+/// One node's step as its chain walks it: the node (named in the actions), the projection the
+/// step ends in, and what the chain has taken so far. Each method moves the node's projection
+/// (`current`) by the model's actions towards `after`.
+pub(crate) struct Chain<'a, S> {
+    pub node: u32,
+    pub after: &'a S,
+    pub walk: Walk,
+}
+
+impl<S: Steps> Chain<'_, S> {
+    /// The chain of one step, fixed by the step (see the module doc).
+    fn step(
+        &mut self,
+        current: &mut S,
+        tail: S::Tail,
+        jump: Option<S::Jump>,
+    ) -> Result<(), Failure> {
+        let (from, to) = (current.voter(), self.after.voter());
+        if to.term < from.term {
+            return mismatch(format!(
+                "the term went back from {} to {}: {}",
+                from.term,
+                to.term,
+                S::TERMS_NEVER_LOWER
+            ));
         }
-        replicate_chain(node, current, after, walk)?;
+        if let Some(jump) = jump {
+            return current.jump(jump, self);
+        }
+        if from.leader && to.leader && from.term == to.term {
+            self.leader_steps(current, tail)?;
+        } else if !from.leader && to.leader {
+            self.promote(current)?;
+            self.leader_steps(current, S::NO_TAIL)?;
+        } else {
+            if from.leader {
+                self.step_down(current)?;
+            }
+            self.replicate(current)?;
+        }
+        if self.after.voter().start != current.voter().start {
+            self.compact(current)?;
+        }
+        Ok(())
     }
-    if after.voter().start != current.voter().start {
-        compact(node, current, after, walk)?;
-    }
-    Ok(())
-}
 
-/// The leader appends, then commits.
-fn leader_steps<S: Steps>(
-    node: u32,
-    current: &mut S,
-    after: &S,
-    mut tail: S::Tail,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    let (from, to) = (current.voter(), after.voter());
-    if to.len() < from.len()
-        || first_difference(from, to, from.commit).is_some_and(|offset| offset <= from.len())
-    {
-        return mismatch(
-            "a leader's log lost or changed a record in its own term: no model action does that"
-                .into(),
-        );
+    /// The leader appends, then commits.
+    fn leader_steps(&mut self, current: &mut S, mut tail: S::Tail) -> Result<(), Failure> {
+        let (from, to) = (current.voter(), self.after.voter());
+        if to.len() < from.len()
+            || first_difference(from, to, from.commit).is_some_and(|offset| offset <= from.len())
+        {
+            return mismatch(
+                "a leader's log lost or changed a record in its own term: no model action does that"
+                    .into(),
+            );
+        }
+        for offset in (current.voter().len() + 1)..=to.len() {
+            // The request's tail conditions the first record it appends (a request appends one).
+            let first = std::mem::replace(&mut tail, S::NO_TAIL);
+            current.append(self.node, to.at(offset), first, &mut self.walk)?;
+        }
+        if to.commit != current.voter().commit {
+            self.commit_in_windows(current, to.commit)?;
+        }
+        Ok(())
     }
-    for offset in (current.voter().len() + 1)..=to.len() {
-        // The request's tail conditions the first record it appends (a request appends one).
-        let first = std::mem::replace(&mut tail, S::NO_TAIL);
-        current.append(node, to.at(offset), first, walk)?;
-    }
-    if to.commit != current.voter().commit {
-        commit_in_windows(node, current, to.commit, walk)?;
-    }
-    Ok(())
-}
 
-/// A leader's commit over more records than a window holds: one commit per window, each ending
-/// on the window's last record of the leader's term (the only records the model's `CommitIn`
-/// commits by counting), then the rest.
-fn commit_in_windows<S: Steps>(
-    node: u32,
-    current: &mut S,
-    commit: u64,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    while commit > current.voter().commit + S::WINDOW_RECORDS && commit <= current.voter().len() {
+    /// A leader's commit over more records than a window holds: one commit per window, each
+    /// ending on the window's last record of the leader's term (the only records the model's
+    /// `CommitIn` commits by counting), then the rest.
+    fn commit_in_windows(&mut self, current: &mut S, commit: u64) -> Result<(), Failure> {
+        while commit > current.voter().commit + S::WINDOW_RECORDS && commit <= current.voter().len()
+        {
+            let voter = current.voter();
+            let before = voter.commit;
+            let end = ((before + 1)..=(before + S::WINDOW_RECORDS))
+                .rev()
+                .find(|&offset| voter.at(offset).term() == voter.term)
+                .ok_or(LONG)?;
+            self.leader_commit(current, end)?;
+            if current.voter().commit <= before {
+                return Err(LONG);
+            }
+        }
+        self.leader_commit(current, commit)
+    }
+
+    /// The leader's commit rises within one window: `Replicate(b, majority)`, the acknowledging
+    /// majority standing in as ghosts holding its log up to the new commit.
+    fn leader_commit(&mut self, current: &mut S, commit: u64) -> Result<(), Failure> {
+        let label = format!("Replicate({}, majority)", self.node);
         let voter = current.voter();
-        let before = voter.commit;
-        let end = ((before + 1)..=(before + S::WINDOW_RECORDS))
-            .rev()
-            .find(|&offset| voter.at(offset).term() == voter.term)
-            .ok_or(LONG)?;
-        leader_commit(node, current, end, walk)?;
-        if current.voter().commit <= before {
+        if commit < voter.commit || commit > voter.len() {
+            return mismatch(format!(
+                "a leader's commit moved from {} to {commit} (log length {}): {label} only raises it within the log",
+                voter.commit,
+                voter.len()
+            ));
+        }
+        if commit - voter.commit > S::WINDOW_RECORDS {
             return Err(LONG);
         }
+        current.leader_commit(&label, commit)?;
+        self.walk.taken.push(label);
+        Ok(())
     }
-    leader_commit(node, current, commit, walk)
-}
 
-/// The leader's commit rises within one window: `Replicate(b, majority)`, the acknowledging
-/// majority standing in as ghosts holding its log up to the new commit.
-fn leader_commit<S: Steps>(
-    node: u32,
-    current: &mut S,
-    commit: u64,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    let label = format!("Replicate({node}, majority)");
-    let voter = current.voter();
-    if commit < voter.commit || commit > voter.len() {
-        return mismatch(format!(
-            "a leader's commit moved from {} to {commit} (log length {}): {label} only raises it within the log",
-            voter.commit,
-            voter.len()
-        ));
+    /// A new leader: `Promote(b, Q)` from the term below its new one, on a window that holds its
+    /// last records (the votes are hidden).
+    fn promote(&mut self, current: &mut S) -> Result<(), Failure> {
+        let label = format!("Promote({}, Q)", self.node);
+        let (from, to) = (current.voter(), self.after.voter());
+        if to.len() <= from.len()
+            || first_difference(from, to, from.commit).is_some_and(|offset| offset <= from.len())
+        {
+            return mismatch(format!(
+                "{label} keeps the log and appends a noop; the simulator's new leader did not"
+            ));
+        }
+        // `Promote` reads only the voters' last terms and lengths: the window may start above the
+        // commit index, as long as it holds the last record and room for the noop.
+        let base = from
+            .commit
+            .min(from.len())
+            .max(from.len().saturating_sub(S::WINDOW_RECORDS - 1));
+        if from.len() - base >= S::WINDOW_RECORDS {
+            return Err(LONG);
+        }
+        current.promote(&label, self.after, base)?;
+        self.walk.taken.push(label);
+        Ok(())
     }
-    if commit - voter.commit > S::WINDOW_RECORDS {
-        return Err(LONG);
-    }
-    current.leader_commit(&label, commit)?;
-    walk.taken.push(label);
-    Ok(())
-}
 
-/// A new leader: `Promote(b, Q)` from the term below its new one, on a window that holds its last
-/// records (the votes are hidden).
-fn promote<S: Steps>(
-    node: u32,
-    current: &mut S,
-    after: &S,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    let label = format!("Promote({node}, Q)");
-    let (from, to) = (current.voter(), after.voter());
-    if to.len() <= from.len()
-        || first_difference(from, to, from.commit).is_some_and(|offset| offset <= from.len())
-    {
-        return mismatch(format!(
-            "{label} keeps the log and appends a noop; the simulator's new leader did not"
-        ));
+    /// A leader learns a higher term: `StepDown(b, ghost)` with the ghost at the new term.
+    fn step_down(&mut self, current: &mut S) -> Result<(), Failure> {
+        let label = format!("StepDown({}, ·)", self.node);
+        let (from, to) = (current.voter().term, self.after.voter().term);
+        let terms = Renaming::new([from, to], 1, S::TERMS_LAST).ok_or(OUT)?;
+        let (term, leader) = S::step_down(terms.to(from), terms.to(to), &label)?;
+        let voter = current.voter_mut();
+        voter.term = terms
+            .back(term)
+            .unwrap_or_else(|| unreachable!("a step down takes the ghost's term"));
+        voter.leader = leader;
+        self.walk.taken.push(label);
+        Ok(())
     }
-    // `Promote` reads only the voters' last terms and lengths: the window may start above the
-    // commit index, as long as it holds the last record and room for the noop.
-    let base = from
-        .commit
-        .min(from.len())
-        .max(from.len().saturating_sub(S::WINDOW_RECORDS - 1));
-    if from.len() - base >= S::WINDOW_RECORDS {
-        return Err(LONG);
-    }
-    current.promote(&label, after, base)?;
-    walk.taken.push(label);
-    Ok(())
-}
 
-/// A leader learns a higher term: `StepDown(b, ghost)` with the ghost at the new term.
-fn step_down<S: Steps>(
-    node: u32,
-    current: &mut S,
-    after: &S,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    let label = format!("StepDown({node}, ·)");
-    let (from, to) = (current.voter().term, after.voter().term);
-    let terms = Renaming::new([from, to], 1, S::TERMS_LAST).ok_or(OUT)?;
-    let (term, leader) = S::step_down(terms.to(from), terms.to(to), &label)?;
-    let voter = current.voter_mut();
-    voter.term = terms
-        .back(term)
-        .unwrap_or_else(|| unreachable!("a step down takes the ghost's term"));
-    voter.leader = leader;
-    walk.taken.push(label);
-    Ok(())
-}
-
-/// The first held offset rises: `Compact(b)`, as often as the spec's window takes it.
-fn compact<S: Steps>(
-    node: u32,
-    current: &mut S,
-    after: &S,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    let label = format!("Compact({node})");
-    let (from, to) = (current.voter().start, after.voter().start);
-    if to < from {
-        return mismatch(format!(
-            "the first held offset went back from {from} to {to}"
-        ));
+    /// The first held offset rises: `Compact(b)`, as often as the spec's window takes it.
+    fn compact(&mut self, current: &mut S) -> Result<(), Failure> {
+        let label = format!("Compact({})", self.node);
+        let (from, to) = (current.voter().start, self.after.voter().start);
+        if to < from {
+            return mismatch(format!(
+                "the first held offset went back from {from} to {to}"
+            ));
+        }
+        current.compact(&label, self.after, &mut self.walk)
     }
-    current.compact(&label, after, walk)
 }
 
 /// Runs one action on a window and returns the next state, or the mismatch naming the action

@@ -103,3 +103,18 @@ impl<R: Copy> Voter<R> {
         self.log[(offset - 1) as usize]
     }
 }
+
+#[cfg(test)]
+impl<R> Voter<R> {
+    /// A voter holding `log` from offset 1 with no floor yet: the checkers' tests' node.
+    pub(crate) fn holding(term: u64, leader: bool, log: Vec<R>, commit: u64) -> Voter<R> {
+        Voter {
+            term,
+            leader,
+            log,
+            commit,
+            floor: 1,
+            start: 1,
+        }
+    }
+}

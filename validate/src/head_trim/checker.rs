@@ -37,8 +37,8 @@
 use crate::head_trim::projection::{BrokerProjection, ProjectedRecord};
 use crate::head_trim::window::{self, Names, WindowBroker, TERMS_LAST, WINDOW};
 use crate::steps::{
-    self, mismatch, not_appended, Failure, Renaming, ReplicateWindow, Replicated, Steps, Verdict,
-    Walk, OUT,
+    self, mismatch, not_appended, Chain, Failure, Renaming, ReplicateWindow, Replicated, Steps,
+    Verdict, Walk, OUT,
 };
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
 
@@ -310,10 +310,8 @@ impl Steps for BrokerProjection {
 
     fn jump(
         &mut self,
-        _: u32,
-        _: &Self,
         jump: std::convert::Infallible,
-        _: &mut Walk,
+        _: &mut Chain<'_, Self>,
     ) -> Result<(), Failure> {
         match jump {}
     }
@@ -351,14 +349,7 @@ mod tests {
     }
 
     fn broker(term: u64, leader: bool, log: Vec<ProjectedRecord>, commit: u64) -> BrokerProjection {
-        BrokerProjection {
-            term,
-            leader,
-            log,
-            commit,
-            floor: 1,
-            start: 1,
-        }
+        BrokerProjection::holding(term, leader, log, commit)
     }
 
     fn diverged(verdict: &Verdict) -> bool {

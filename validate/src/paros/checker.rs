@@ -4,7 +4,7 @@
 use super::projection::{ParosNode, ParosRecord, Sent};
 use super::window::*;
 use crate::steps::{
-    self, mismatch, not_appended, replicate_chain, Abstraction, Failure, Renaming, ReplicateWindow,
+    self, mismatch, not_appended, Abstraction, Chain, Failure, Renaming, ReplicateWindow,
     Replicated, Steps, Verdict, Walk, OUT, UNSEEN,
 };
 use crate::voter::{Projected, Voter};
@@ -288,16 +288,18 @@ impl Steps for ParosNode {
     }
 
     /// A jump: `TrimmedTo`, then `Replicate` if the step also moved the log or the commit.
-    fn jump(
-        &mut self,
-        node: u32,
-        after: &Self,
-        sent: Sent,
-        walk: &mut Walk,
-    ) -> Result<(), Failure> {
-        trimmed_to(node, self, after, sent, &mut walk.taken, &mut walk.hidden)?;
+    fn jump(&mut self, sent: Sent, chain: &mut Chain<'_, Self>) -> Result<(), Failure> {
+        let (after, walk) = (chain.after, &mut chain.walk);
+        trimmed_to(
+            chain.node,
+            self,
+            after,
+            sent,
+            &mut walk.taken,
+            &mut walk.hidden,
+        )?;
         if self.commit != after.commit || self.len() != after.len() {
-            replicate_chain(node, self, after, walk)?;
+            chain.replicate(self)?;
         }
         Ok(())
     }
@@ -452,14 +454,7 @@ mod tests {
 
     fn node(term: u64, leader: bool, log: Vec<ParosRecord>, commit: u64) -> ParosNode {
         ParosNode {
-            voter: Voter {
-                term,
-                leader,
-                log,
-                commit,
-                floor: 1,
-                start: 1,
-            },
+            voter: Voter::holding(term, leader, log, commit),
             writer: 0,
             sterm: 0,
         }
