@@ -9,7 +9,7 @@ use std::fmt;
 use std::hash::Hash;
 
 use felix_names::{Invariant, TwinName};
-use stateright::Model;
+use stateright::{Model, Property};
 
 /// A spec: a model of one configuration, with its registry of configurations.
 pub trait Spec:
@@ -96,6 +96,38 @@ pub trait RuleSwitches {
             .map(|(name, _)| name)
             .collect()
     }
+}
+
+/// A property's condition: a predicate over a model's state.
+pub type Condition<M> = fn(&M, &<M as Model>::State) -> bool;
+
+/// A table of named conditions, in the order the model declares them.
+pub type Conditions<M, const N: usize> = [(&'static str, Condition<M>); N];
+
+/// The names of a table of properties, in its order (a spec's `INVARIANTS` and `SOMETIMES`).
+pub const fn names<M: Model, const N: usize>(table: &Conditions<M, N>) -> [&'static str; N] {
+    let mut names = [""; N];
+    let mut index = 0;
+    while index < N {
+        names[index] = table[index].0;
+        index += 1;
+    }
+    names
+}
+
+/// Every property of a model: its `always` conditions, then its `sometimes`, each in its table's
+/// order (the order the checkers report a state that breaks two in).
+pub fn properties<M: Model>(
+    always: &[(&'static str, Condition<M>)],
+    sometimes: &[(&'static str, Condition<M>)],
+) -> Vec<Property<M>> {
+    let always = always
+        .iter()
+        .map(|&(name, condition)| Property::always(name, condition));
+    let sometimes = sometimes
+        .iter()
+        .map(|&(name, condition)| Property::sometimes(name, condition));
+    always.chain(sometimes).collect()
 }
 
 /// What a configuration is expected to do.

@@ -95,6 +95,21 @@ struct Fold {
     ack: bool,
 }
 
+impl Fold {
+    /// Node n's walk from its commit on: its writer and floor, the decided floor `d` so far and
+    /// the acknowledged writes; `ack` for the leader's walk (the one that acknowledges).
+    fn from_commit(state: &State, n: Node, d: u8, ack: bool) -> Fold {
+        Fold {
+            w: state.writer[index(n)],
+            f: state.floor[index(n)],
+            d,
+            a: state.acked,
+            i: state.commit[index(n)] + 1,
+            ack,
+        }
+    }
+}
+
 impl State {
     /// `LastIndex(n)`.
     pub fn last_index(&self, n: Node) -> u8 {
@@ -452,14 +467,7 @@ impl ParosTrimJump {
         }
         let matched = if sent { m + 1 } else { m };
         let fc = state.commit[index(f)].max(state.commit[index(l)].min(matched));
-        let mut fw = Fold {
-            w: state.writer[index(f)],
-            f: state.floor[index(f)],
-            d: state.decided,
-            a: state.acked,
-            i: state.commit[index(f)] + 1,
-            ack: false,
-        };
+        let mut fw = Fold::from_commit(state, f, state.decided, false);
         self.walk(
             &mut fw,
             &new_f,
@@ -478,14 +486,7 @@ impl ParosTrimJump {
         let mut dur = state.durable;
         dur[index(f)] = durable_f;
         let lc = self.commit_in(state, &lg, &dur, l);
-        let mut lw = Fold {
-            w: state.writer[index(l)],
-            f: state.floor[index(l)],
-            d: fw.d,
-            a: state.acked,
-            i: state.commit[index(l)] + 1,
-            ack: true,
-        };
+        let mut lw = Fold::from_commit(state, l, fw.d, true);
         self.walk(
             &mut lw,
             &state.log[index(l)],
