@@ -17,7 +17,7 @@ use stateright::{Model, Property};
 use super::config::ParosConfig;
 use super::properties;
 use crate::quorum;
-use crate::spec::{function, Rendered};
+use crate::spec::{booleans, function, Rendered};
 
 /// Nodes a state can hold (the spec's `NumVoters + NumReplicas` is at most this).
 pub const NODES_MAX: usize = 4;
@@ -218,15 +218,7 @@ impl State {
         vec![
             ("term", function(&self.term[..nodes])),
             ("vote", function(&self.vote[..nodes])),
-            (
-                "leader",
-                Rendered::Function(
-                    self.leader[..nodes]
-                        .iter()
-                        .map(|&b| if b { "TRUE" } else { "FALSE" }.to_string())
-                        .collect(),
-                ),
-            ),
+            ("leader", booleans(&self.leader[..nodes])),
             ("log", function(&self.log[..nodes])),
             ("start", function(&self.start[..nodes])),
             ("commit", function(&self.commit[..nodes])),
