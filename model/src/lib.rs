@@ -13,7 +13,8 @@
 //!   laid out the same: `config` (one entry per `.cfg` file; a twin is its base with one switch
 //!   off), `spec` (the state machine) and `properties` (`always` and `sometimes`).
 //! - `registry`: both specs' configurations behind one lookup (`AnyConfig`).
-//! - `log`: the packed log both specs keep per node.
+//! - `log`: the packed log both specs keep per node; `quorum`: the promoting quorum of both
+//!   specs' `Promote(b, Q)`.
 //! - `check`: the one runner, generic over `Spec`: Stateright's breadth-first checker, the compact
 //!   search, the twin runner (one thread, stop at the twin's invariant), the
 //!   shortest-counterexample search and the Explorer.
@@ -31,6 +32,7 @@ pub mod head_trim;
 pub mod log;
 pub mod paros;
 pub mod pinned;
+pub mod quorum;
 pub mod registry;
 pub mod spec;
 pub mod trace;

@@ -9,7 +9,7 @@ use std::fmt;
 use std::hash::Hash;
 
 use felix_names::{Invariant, TwinName};
-use stateright::Model;
+use stateright::{Model, Property};
 
 /// A spec: a model of one configuration, with its registry of configurations.
 pub trait Spec:
@@ -23,7 +23,7 @@ pub trait Spec:
     /// The constants of a configuration (TLA+ CONSTANTS).
     type Bounds: Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
     /// The rule switches of a configuration.
-    type Switches: Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
+    type Switches: RuleSwitches + Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
 
     /// The spec's name: its TLA+ module, and the prefix of every configuration's name.
     const NAME: &'static str;
@@ -81,6 +81,55 @@ pub trait Spec:
     }
 }
 
+/// A spec's rule switches, each named for its rule (`true`: the rule on, the design as shipped),
+/// and as TLA+ names them: for the twin that switches it off.
+pub trait RuleSwitches {
+    /// Every switch as `(TLA+ constant name, value)`, in the spec's order. A TLA+ constant is
+    /// named for its twin, so its value is the rule's negation.
+    fn constants(&self) -> Vec<(&'static str, bool)>;
+
+    /// The TLA+ constants that are TRUE: the rules switched off, by their twin's name.
+    fn rules_off(&self) -> Vec<&'static str> {
+        self.constants()
+            .into_iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| name)
+            .collect()
+    }
+}
+
+/// A property's condition: a predicate over a model's state.
+pub type Condition<M> = fn(&M, &<M as Model>::State) -> bool;
+
+/// A table of named conditions, in the order the model declares them.
+pub type Conditions<M, const N: usize> = [(&'static str, Condition<M>); N];
+
+/// The names of a table of properties, in its order (a spec's `INVARIANTS` and `SOMETIMES`).
+pub const fn names<M: Model, const N: usize>(table: &Conditions<M, N>) -> [&'static str; N] {
+    let mut names = [""; N];
+    let mut index = 0;
+    while index < N {
+        names[index] = table[index].0;
+        index += 1;
+    }
+    names
+}
+
+/// Every property of a model: its `always` conditions, then its `sometimes`, each in its table's
+/// order (the order the checkers report a state that breaks two in).
+pub fn properties<M: Model>(
+    always: &[(&'static str, Condition<M>)],
+    sometimes: &[(&'static str, Condition<M>)],
+) -> Vec<Property<M>> {
+    let always = always
+        .iter()
+        .map(|&(name, condition)| Property::always(name, condition));
+    let sometimes = sometimes
+        .iter()
+        .map(|&(name, condition)| Property::sometimes(name, condition));
+    always.chain(sometimes).collect()
+}
+
 /// What a configuration is expected to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expectation {
@@ -107,6 +156,43 @@ pub struct SpecConfig<S: Spec> {
 }
 
 impl<S: Spec> SpecConfig<S> {
+    /// A passing configuration: `bounds` with `switches` (every rule on).
+    pub const fn passing(
+        name: &'static str,
+        bounds: S::Bounds,
+        switches: S::Switches,
+    ) -> SpecConfig<S> {
+        SpecConfig {
+            name,
+            base: None,
+            bounds,
+            switches,
+            expectation: Expectation::Pass,
+            twin: None,
+        }
+    }
+
+    /// A twin: `base` with one rule off (`switches`); it must break what `felix-names` says it
+    /// breaks in the spec's layer.
+    pub const fn twin(
+        name: &'static str,
+        twin: TwinName,
+        base: &SpecConfig<S>,
+        switches: S::Switches,
+    ) -> SpecConfig<S> {
+        let Some(invariant) = twin.expected(S::LAYER) else {
+            panic!("a twin without an invariant in its spec's layer");
+        };
+        SpecConfig {
+            name,
+            base: Some(base.name),
+            bounds: base.bounds,
+            switches,
+            expectation: Expectation::Violates(invariant),
+            twin: Some(twin),
+        }
+    }
+
     /// The invariant a twin must break, or `None` for a passing configuration.
     pub fn expected_violation(&self) -> Option<&'static str> {
         match self.expectation {

@@ -22,7 +22,9 @@
 //! - `head_trim::window`: renaming a step's values into the model's bounds.
 //! - `head_trim::checker`: the step → actions table and the ghosts that stand for hidden senders.
 //! - `steps`: the chain both specs share, and the `Abstraction` rules (baseline, crash, restart,
-//!   jump, out of bounds, ...), each counted.
+//!   jump, out of bounds, ...), each counted; `replicate`: a follower's step, for both specs;
+//!   `voter`: the Raft-shaped variables both projections read alike; `renaming`: values renamed
+//!   into a window's bounds.
 //! - `observe`: the per-voter loop, generic over a spec's `Projection`.
 //! - `validator` (here): the `felix_sim::seeded::world::Observer` that runs the checker after every event
 //!   and keeps the counts; `run_validated` runs one seed with it.
@@ -38,7 +40,10 @@ pub mod conform;
 pub mod head_trim;
 mod observe;
 pub mod paros;
+mod renaming;
+mod replicate;
 pub mod steps;
+pub mod voter;
 
 use felix_core::api::Request;
 use felix_core::history::Event;

@@ -171,11 +171,11 @@ impl Validator {
             Verdict::Abstracted(rule) => {
                 self.abstracted(rule);
                 // An unchecked jump still may not lower the term.
-                if after.term() < before.term() {
+                if after.voter().term < before.voter().term {
                     let reason = format!(
                         "the term went back from {} to {}: no {} action lowers a term",
-                        before.term(),
-                        after.term(),
+                        before.voter().term,
+                        after.voter().term,
                         P::ACTIONS
                     );
                     return self.diverged(step.line, node, &before, &after, reason.into());
@@ -209,11 +209,11 @@ impl Validator {
         // A jump hides the log, commit, floor and start, never the term: no model action lowers
         // a term (the jump "never touches the term or the vote").
         if let (Abstraction::Jump, Some((_, before))) = (rule, previous) {
-            if fresh.term() < before.term() {
+            if fresh.voter().term < before.voter().term {
                 let reason = format!(
                     "a jump lowered the term from {} to {}: no {} action lowers a term",
-                    before.term(),
-                    fresh.term(),
+                    before.voter().term,
+                    fresh.voter().term,
                     P::ACTIONS
                 );
                 return self.diverged(line, node, &before, &fresh, reason.into());

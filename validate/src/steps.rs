@@ -2,14 +2,21 @@
 //! simulator event) walked as a fixed chain of model actions, each taken through the model's own
 //! `next_state` on a window state.
 //!
-//! What is shared lives here: the chain's shape (a jump, or the leader's appends and commits, a
-//! promotion, a step down, a follower's replication, then compaction), a leader's commit cut into
-//! windows, one action taken with the actions the model had enabled instead, and the verdict
-//! (the node's variables and log compared with where the model's actions ended). What differs
-//! (each action's window, and the variables compared) is each spec's `Steps`:
-//! `crate::head_trim::checker` (FelixHeadTrim) and `crate::paros` (ParosTrimJump).
+//! What is shared lives here (`Chain`): the chain's shape (a jump, or the leader's appends and
+//! commits, a promotion, a step down, a follower's replication (`crate::replicate`), then
+//! compaction), what every action of both specs keeps (a term or a commit never goes back, a
+//! leader keeps its log, a promotion keeps it and adds the noop, the first held offset never goes
+//! back), where each action's window sits, a leader's commit cut into windows, one action taken
+//! with the actions the model had enabled instead, and the verdict (the node's variables and log
+//! compared with where the model's actions ended). What differs (each action's window, and the
+//! variables compared) is each spec's `Steps`: `crate::head_trim::checker` (FelixHeadTrim) and
+//! `crate::paros` (ParosTrimJump).
 
 use stateright::Model;
+
+pub use crate::renaming::Renaming;
+pub(crate) use crate::replicate::{ReplicateWindow, Replicated};
+use crate::voter::{Projected, Voter};
 
 /// Why a chain stopped.
 pub(crate) enum Failure {
@@ -24,6 +31,14 @@ pub(crate) fn mismatch<T>(reason: String) -> Result<T, Failure> {
     Err(Failure::Mismatch(reason, Vec::new()))
 }
 
+/// A leader's append of a record no leader appends in its own term (a noop is a promotion's; an
+/// unseen record none).
+pub(crate) fn not_appended<T>(record: String) -> Result<T, Failure> {
+    mismatch(format!(
+        "a leader appended {record} in its own term, not as a promotion's noop"
+    ))
+}
+
 pub(crate) const OUT: Failure = Failure::Abstract(Abstraction::OutOfBounds);
 pub(crate) const LONG: Failure = Failure::Abstract(Abstraction::LongWindow);
 pub(crate) const LONG_SUFFIX: Failure = Failure::Abstract(Abstraction::LongSuffix);
@@ -36,29 +51,31 @@ pub(crate) struct Walk {
     pub hidden: Vec<Abstraction>,
 }
 
-/// One spec's projected node as the chain walks it: its log and variables, and the window
-/// actions that move it.
-pub(crate) trait Steps: Clone {
+/// One spec's projected node as the chain walks it: its Raft-shaped variables (a `Voter`), its
+/// own, and the window actions that move it. The chain checks what both specs' actions share
+/// (terms and commits never go back, a leader keeps its log, a promotion keeps the log and adds
+/// the noop, the first held offset never goes back) and each action's window is the spec's.
+pub(crate) trait Steps: Clone + PartialEq {
     /// A projected record.
-    type Record: PartialEq + Copy;
+    type Record: Projected;
+    /// A model record, as a window holds it.
+    type WindowRecord: PartialEq;
     /// What the step's request tells the first appended record (its tail condition).
     type Tail: Copy;
     /// A jump the step made, with what it was sent.
     type Jump;
     /// No tail condition.
     const NO_TAIL: Self::Tail;
-    /// The most records a leader's commit window holds.
+    /// The most records a window holds above its base.
     const WINDOW_RECORDS: u64;
+    /// The highest term a window holds (terms are renamed into `1..=TERMS_LAST`).
+    const TERMS_LAST: u8;
     /// Why a term never goes back, in the spec's words.
     const TERMS_NEVER_LOWER: &'static str;
 
-    fn len(&self) -> u64;
-    fn at(&self, offset: u64) -> Self::Record;
-    fn record_term(record: &Self::Record) -> u64;
-    fn term(&self) -> u64;
-    fn leader(&self) -> bool;
-    fn commit(&self) -> u64;
-    fn start(&self) -> u64;
+    /// The Raft-shaped variables.
+    fn voter(&self) -> &Voter<Self::Record>;
+    fn voter_mut(&mut self) -> &mut Voter<Self::Record>;
     /// The node in words, for a mismatch.
     fn describe(&self) -> String;
     /// The variables compared at the chain's end, in the spec's order, as a mismatch prints them.
@@ -72,24 +89,27 @@ pub(crate) trait Steps: Clone {
         tail: Self::Tail,
         walk: &mut Walk,
     ) -> Result<(), Failure>;
-    /// The leader's commit rises to `commit`, within one window.
-    fn leader_commit(&mut self, node: u32, commit: u64, walk: &mut Walk) -> Result<(), Failure>;
-    /// A new leader.
-    fn promote(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
-    /// A leader learns a higher term.
-    fn step_down(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
-    /// A follower's step.
-    fn replicate_chain(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
-    /// The first held offset rises.
-    fn compact(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
-    /// A jump (and what follows it in the same step).
-    fn jump(
+    /// `label`: the leader's commit rises to `commit`, at most `WINDOW_RECORDS` above its own.
+    fn leader_commit(&mut self, label: &str, commit: u64) -> Result<(), Failure>;
+    /// `label`: a new leader, promoted on a window of its log above `base` (at most
+    /// `WINDOW_RECORDS - 1` records: room for the noop).
+    fn promote(&mut self, label: &str, after: &Self, base: u64) -> Result<(), Failure>;
+    /// `label`: `StepDown(1, 2)` on a window of a leader at term `me` (renamed) and a ghost at
+    /// the higher term `ghost`: the leader's term and whether it still leads, after.
+    fn step_down(me: u8, ghost: u8, label: &str) -> Result<(u8, bool), Failure>;
+    /// `label`: one `Replicate(ghost, node)` on `window`. Sets the receiver's variables but its
+    /// log and commit, which the chain sets from what it returns.
+    fn replicate(
         &mut self,
-        node: u32,
+        label: &str,
         after: &Self,
-        jump: Self::Jump,
-        walk: &mut Walk,
-    ) -> Result<(), Failure>;
+        window: &ReplicateWindow<'_, Self::Record>,
+    ) -> Result<Replicated<Self::WindowRecord>, Failure>;
+    /// `label`: the first held offset rises (not below where it was); each action taken is
+    /// pushed to `walk.taken`.
+    fn compact(&mut self, label: &str, after: &Self, walk: &mut Walk) -> Result<(), Failure>;
+    /// A jump (and what follows it in the same step, walked on by `chain`).
+    fn jump(&mut self, jump: Self::Jump, chain: &mut Chain<'_, Self>) -> Result<(), Failure>;
 }
 
 /// Walks one node's step through its model: the verdict, and the hiding rules the step used.
@@ -100,9 +120,15 @@ pub(crate) fn check<S: Steps>(
     tail: S::Tail,
     jump: Option<S::Jump>,
 ) -> (Verdict, Vec<Abstraction>) {
-    let mut walk = Walk::default();
+    let mut chain = Chain {
+        node,
+        after,
+        walk: Walk::default(),
+    };
     let mut current = before.clone();
-    match chain(node, &mut current, after, tail, jump, &mut walk) {
+    let walked = chain.step(&mut current, tail, jump);
+    let walk = chain.walk;
+    match walked {
         Ok(()) => {}
         Err(Failure::Abstract(rule)) => return (Verdict::Abstracted(rule), walk.hidden),
         Err(Failure::Mismatch(reason, tried)) => {
@@ -123,8 +149,13 @@ pub(crate) fn check<S: Steps>(
     }
     // Records at or below the commit index before the step are the projection's, kept unchanged
     // by `advance` and by every chain (no action rewrites a committed record): compared above it.
-    let committed = before.commit().min(current.len()).min(after.len());
-    if let Some(offset) = first_difference(&current, after, committed) {
+    let (current_voter, after_voter) = (current.voter(), after.voter());
+    let committed = before
+        .voter()
+        .commit
+        .min(current_voter.len())
+        .min(after_voter.len());
+    if let Some(offset) = first_difference(current_voter, after_voter, committed) {
         differences.push(format!("log differs from offset {offset}"));
     }
     if differences.is_empty() {
@@ -144,99 +175,177 @@ pub(crate) fn check<S: Steps>(
 }
 
 /// The first offset above `from` where the logs differ (length included).
-pub(crate) fn first_difference<S: Steps>(a: &S, b: &S, from: u64) -> Option<u64> {
+pub(crate) fn first_difference<R: Copy + PartialEq>(
+    a: &Voter<R>,
+    b: &Voter<R>,
+    from: u64,
+) -> Option<u64> {
     let shared = a.len().min(b.len());
     ((from + 1)..=shared)
         .find(|&offset| a.at(offset) != b.at(offset))
         .or_else(|| (a.len() != b.len()).then_some(shared + 1))
 }
 
-/// The chain of one step, fixed by the step (see the module doc).
-fn chain<S: Steps>(
-    node: u32,
-    current: &mut S,
-    after: &S,
-    tail: S::Tail,
-    jump: Option<S::Jump>,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    if after.term() < current.term() {
-        return mismatch(format!(
-            "the term went back from {} to {}: {}",
-            current.term(),
-            after.term(),
-            S::TERMS_NEVER_LOWER
-        ));
-    }
-    if let Some(jump) = jump {
-        return current.jump(node, after, jump, walk);
-    }
-    if current.leader() && after.leader() && current.term() == after.term() {
-        leader_steps(node, current, after, tail, walk)?;
-    } else if !current.leader() && after.leader() {
-        current.promote(node, after, walk)?;
-        leader_steps(node, current, after, S::NO_TAIL, walk)?;
-    } else {
-        if current.leader() {
-            current.step_down(node, after, walk)?;
+/// One node's step as its chain walks it: the node (named in the actions), the projection the
+/// step ends in, and what the chain has taken so far. Each method moves the node's projection
+/// (`current`) by the model's actions towards `after`.
+pub(crate) struct Chain<'a, S> {
+    pub node: u32,
+    pub after: &'a S,
+    pub walk: Walk,
+}
+
+impl<S: Steps> Chain<'_, S> {
+    /// The chain of one step, fixed by the step (see the module doc).
+    fn step(
+        &mut self,
+        current: &mut S,
+        tail: S::Tail,
+        jump: Option<S::Jump>,
+    ) -> Result<(), Failure> {
+        let (from, to) = (current.voter(), self.after.voter());
+        if to.term < from.term {
+            return mismatch(format!(
+                "the term went back from {} to {}: {}",
+                from.term,
+                to.term,
+                S::TERMS_NEVER_LOWER
+            ));
         }
-        current.replicate_chain(node, after, walk)?;
+        if let Some(jump) = jump {
+            return current.jump(jump, self);
+        }
+        if from.leader && to.leader && from.term == to.term {
+            self.leader_steps(current, tail)?;
+        } else if !from.leader && to.leader {
+            self.promote(current)?;
+            self.leader_steps(current, S::NO_TAIL)?;
+        } else {
+            if from.leader {
+                self.step_down(current)?;
+            }
+            self.replicate(current)?;
+        }
+        if self.after.voter().start != current.voter().start {
+            self.compact(current)?;
+        }
+        Ok(())
     }
-    if after.start() != current.start() {
-        current.compact(node, after, walk)?;
-    }
-    Ok(())
-}
 
-/// The leader appends, then commits.
-fn leader_steps<S: Steps>(
-    node: u32,
-    current: &mut S,
-    after: &S,
-    mut tail: S::Tail,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    if after.len() < current.len()
-        || first_difference(current, after, current.commit())
-            .is_some_and(|offset| offset <= current.len())
-    {
-        return mismatch(
-            "a leader's log lost or changed a record in its own term: no model action does that"
-                .into(),
-        );
+    /// The leader appends, then commits.
+    fn leader_steps(&mut self, current: &mut S, mut tail: S::Tail) -> Result<(), Failure> {
+        let (from, to) = (current.voter(), self.after.voter());
+        if to.len() < from.len()
+            || first_difference(from, to, from.commit).is_some_and(|offset| offset <= from.len())
+        {
+            return mismatch(
+                "a leader's log lost or changed a record in its own term: no model action does that"
+                    .into(),
+            );
+        }
+        for offset in (current.voter().len() + 1)..=to.len() {
+            // The request's tail conditions the first record it appends (a request appends one).
+            let first = std::mem::replace(&mut tail, S::NO_TAIL);
+            current.append(self.node, to.at(offset), first, &mut self.walk)?;
+        }
+        if to.commit != current.voter().commit {
+            self.commit_in_windows(current, to.commit)?;
+        }
+        Ok(())
     }
-    for offset in (current.len() + 1)..=after.len() {
-        // The request's tail conditions the first record it appends (a request appends one).
-        let first = std::mem::replace(&mut tail, S::NO_TAIL);
-        current.append(node, after.at(offset), first, walk)?;
-    }
-    if after.commit() != current.commit() {
-        commit_in_windows(node, current, after.commit(), walk)?;
-    }
-    Ok(())
-}
 
-/// A leader's commit over more records than a window holds: one commit per window, each ending
-/// on the window's last record of the leader's term (the only records the model's `CommitIn`
-/// commits by counting), then the rest.
-fn commit_in_windows<S: Steps>(
-    node: u32,
-    current: &mut S,
-    commit: u64,
-    walk: &mut Walk,
-) -> Result<(), Failure> {
-    while commit > current.commit() + S::WINDOW_RECORDS && commit <= current.len() {
-        let before = current.commit();
-        let end = ((before + 1)..=(before + S::WINDOW_RECORDS))
-            .rev()
-            .find(|&offset| S::record_term(&current.at(offset)) == current.term())
-            .ok_or(LONG)?;
-        current.leader_commit(node, end, walk)?;
-        if current.commit() <= before {
+    /// A leader's commit over more records than a window holds: one commit per window, each
+    /// ending on the window's last record of the leader's term (the only records the model's
+    /// `CommitIn` commits by counting), then the rest.
+    fn commit_in_windows(&mut self, current: &mut S, commit: u64) -> Result<(), Failure> {
+        while commit > current.voter().commit + S::WINDOW_RECORDS && commit <= current.voter().len()
+        {
+            let voter = current.voter();
+            let before = voter.commit;
+            let end = ((before + 1)..=(before + S::WINDOW_RECORDS))
+                .rev()
+                .find(|&offset| voter.at(offset).term() == voter.term)
+                .ok_or(LONG)?;
+            self.leader_commit(current, end)?;
+            if current.voter().commit <= before {
+                return Err(LONG);
+            }
+        }
+        self.leader_commit(current, commit)
+    }
+
+    /// The leader's commit rises within one window: `Replicate(b, majority)`, the acknowledging
+    /// majority standing in as ghosts holding its log up to the new commit.
+    fn leader_commit(&mut self, current: &mut S, commit: u64) -> Result<(), Failure> {
+        let label = format!("Replicate({}, majority)", self.node);
+        let voter = current.voter();
+        if commit < voter.commit || commit > voter.len() {
+            return mismatch(format!(
+                "a leader's commit moved from {} to {commit} (log length {}): {label} only raises it within the log",
+                voter.commit,
+                voter.len()
+            ));
+        }
+        if commit - voter.commit > S::WINDOW_RECORDS {
             return Err(LONG);
         }
+        current.leader_commit(&label, commit)?;
+        self.walk.taken.push(label);
+        Ok(())
     }
-    current.leader_commit(node, commit, walk)
+
+    /// A new leader: `Promote(b, Q)` from the term below its new one, on a window that holds its
+    /// last records (the votes are hidden).
+    fn promote(&mut self, current: &mut S) -> Result<(), Failure> {
+        let label = format!("Promote({}, Q)", self.node);
+        let (from, to) = (current.voter(), self.after.voter());
+        if to.len() <= from.len()
+            || first_difference(from, to, from.commit).is_some_and(|offset| offset <= from.len())
+        {
+            return mismatch(format!(
+                "{label} keeps the log and appends a noop; the simulator's new leader did not"
+            ));
+        }
+        // `Promote` reads only the voters' last terms and lengths: the window may start above the
+        // commit index, as long as it holds the last record and room for the noop.
+        let base = from
+            .commit
+            .min(from.len())
+            .max(from.len().saturating_sub(S::WINDOW_RECORDS - 1));
+        if from.len() - base >= S::WINDOW_RECORDS {
+            return Err(LONG);
+        }
+        current.promote(&label, self.after, base)?;
+        self.walk.taken.push(label);
+        Ok(())
+    }
+
+    /// A leader learns a higher term: `StepDown(b, ghost)` with the ghost at the new term.
+    fn step_down(&mut self, current: &mut S) -> Result<(), Failure> {
+        let label = format!("StepDown({}, ·)", self.node);
+        let (from, to) = (current.voter().term, self.after.voter().term);
+        let terms = Renaming::new([from, to], 1, S::TERMS_LAST).ok_or(OUT)?;
+        let (term, leader) = S::step_down(terms.to(from), terms.to(to), &label)?;
+        let voter = current.voter_mut();
+        voter.term = terms
+            .back(term)
+            .unwrap_or_else(|| unreachable!("a step down takes the ghost's term"));
+        voter.leader = leader;
+        self.walk.taken.push(label);
+        Ok(())
+    }
+
+    /// The first held offset rises: `Compact(b)`, as often as the spec's window takes it.
+    fn compact(&mut self, current: &mut S) -> Result<(), Failure> {
+        let label = format!("Compact({})", self.node);
+        let (from, to) = (current.voter().start, self.after.voter().start);
+        if to < from {
+            return mismatch(format!(
+                "the first held offset went back from {from} to {to}"
+            ));
+        }
+        current.compact(&label, self.after, &mut self.walk)
+    }
 }
 
 /// Runs one action on a window and returns the next state, or the mismatch naming the action
@@ -394,64 +503,6 @@ pub enum Verdict {
     Abstracted(Abstraction),
     /// Not a behaviour of the model.
     Diverged(Mismatch),
-}
-
-/// An order-preserving renaming of a set of values into `first..=last` that keeps successors
-/// adjacent: `a < b` iff `r(a) < r(b)`, and `b = a + 1` iff `r(b) = r(a) + 1`.
-#[derive(Clone, Debug)]
-pub struct Renaming {
-    values: Vec<u64>,
-    images: Vec<u8>,
-}
-
-impl Renaming {
-    /// The renaming of `values`, or None when they do not fit below `last`.
-    pub fn new(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
-        let mut values: Vec<u64> = values.into_iter().collect();
-        values.sort_unstable();
-        values.dedup();
-        let mut images = Vec::with_capacity(values.len());
-        let mut image = u16::from(first);
-        for (index, &value) in values.iter().enumerate() {
-            if index > 0 {
-                image += if value == values[index - 1] + 1 { 1 } else { 2 };
-            }
-            if image > u16::from(last) {
-                return None;
-            }
-            images.push(image as u8);
-        }
-        Some(Renaming { values, images })
-    }
-
-    /// The dense renaming of `values` onto `first..`: order and equality kept, successors not
-    /// (for values no action adds to). None when they do not fit below `last`.
-    pub fn dense(values: impl IntoIterator<Item = u64>, first: u8, last: u8) -> Option<Renaming> {
-        let mut values: Vec<u64> = values.into_iter().collect();
-        values.sort_unstable();
-        values.dedup();
-        if values.len() > usize::from(last - first) + 1 {
-            return None;
-        }
-        let images = (0..values.len()).map(|index| first + index as u8).collect();
-        Some(Renaming { values, images })
-    }
-
-    /// The image of a value of the set.
-    pub fn to(&self, value: u64) -> u8 {
-        match self.values.binary_search(&value) {
-            Ok(index) => self.images[index],
-            Err(_) => unreachable!("value {value} was not in the renamed set"),
-        }
-    }
-
-    /// The value an image stands for, if it is one.
-    pub fn back(&self, image: u8) -> Option<u64> {
-        self.images
-            .iter()
-            .position(|&candidate| candidate == image)
-            .map(|index| self.values[index])
-    }
 }
 
 /// A log's last records as `offset:record, ...` (offsets from 1), with `... ` in front when

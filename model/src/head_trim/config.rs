@@ -4,10 +4,10 @@
 //! is its base configuration with exactly one switch flipped, and names the invariant it must
 //! break; `tests` hold both facts.
 
-use felix_names::{Layer, TwinName};
+use felix_names::TwinName;
 
 use super::spec::FelixHeadTrim;
-use crate::spec::{Expectation, SpecConfig};
+use crate::spec::{RuleSwitches, SpecConfig};
 
 /// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
 /// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
@@ -49,20 +49,9 @@ impl Default for Switches {
     }
 }
 
-impl Switches {
-    /// The TLA+ constants that are TRUE: the rules switched off, by their twin's name.
-    pub fn rules_off(&self) -> Vec<&'static str> {
-        self.constants()
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(name, _)| *name)
-            .collect()
-    }
-
-    /// Every switch as `(TLA+ constant name, value)`, in the spec's order. A TLA+ constant is
-    /// named for its twin, so its value is the rule's negation.
-    pub fn constants(&self) -> [(&'static str, bool); 10] {
-        [
+impl RuleSwitches for Switches {
+    fn constants(&self) -> Vec<(&'static str, bool)> {
+        vec![
             (TwinName::HiddenTrims.name(), !self.trims_visible),
             (TwinName::Untagged.name(), !self.floor_tag),
             (TwinName::NoopSkip.name(), !self.noop_trim_checks_tail),
@@ -81,7 +70,9 @@ impl Switches {
             (TwinName::LocalReads.name(), !self.read_index),
         ]
     }
+}
 
+impl Switches {
     /// Whether retention deletes segments regardless of trims: the Retention twin, and the
     /// VisibleTrims twin (the rejected fix ran with deletion on).
     pub fn retention_deletes(&self) -> bool {
@@ -220,49 +211,22 @@ const ALL_BOUNDS: Bounds = Bounds {
     ..MAIN_BOUNDS
 };
 
-const fn passing(name: &'static str, bounds: Bounds) -> Config {
-    Config {
-        name,
-        base: None,
-        bounds,
-        switches: ALL_ON,
-        expectation: Expectation::Pass,
-        twin: None,
-    }
-}
-
-/// A twin: `base` with one rule off; it must break what `felix-names` says it breaks in
-/// FelixHeadTrim.
-const fn twin(name: &'static str, twin: TwinName, base: &Config, switches: Switches) -> Config {
-    let Some(invariant) = twin.expected(Layer::HeadTrim) else {
-        panic!("a FelixHeadTrim twin without a FelixHeadTrim invariant");
-    };
-    Config {
-        name,
-        base: Some(base.name),
-        bounds: base.bounds,
-        switches,
-        expectation: Expectation::Violates(invariant),
-        twin: Some(twin),
-    }
-}
-
-const MAIN: Config = passing("FelixHeadTrim", MAIN_BOUNDS);
-const FAILOVER: Config = passing("FelixHeadTrimFailover", FAILOVER_BOUNDS);
-const STEADY: Config = passing("FelixHeadTrimSteady", STEADY_BOUNDS);
+const MAIN: Config = Config::passing("FelixHeadTrim", MAIN_BOUNDS, ALL_ON);
+const FAILOVER: Config = Config::passing("FelixHeadTrimFailover", FAILOVER_BOUNDS, ALL_ON);
+const STEADY: Config = Config::passing("FelixHeadTrimSteady", STEADY_BOUNDS, ALL_ON);
 
 /// Every configuration (one per `.cfg` file), passing ones first, then the twins
 /// (`Spec::configs`).
 pub static CONFIGS: [Config; 18] = [
     MAIN,
     STEADY,
-    passing("FelixHeadTrimPromotions", PROMOTIONS_BOUNDS),
-    passing("FelixHeadTrimCrash", CRASH_BOUNDS),
+    Config::passing("FelixHeadTrimPromotions", PROMOTIONS_BOUNDS, ALL_ON),
+    Config::passing("FelixHeadTrimCrash", CRASH_BOUNDS, ALL_ON),
     FAILOVER,
-    passing("FelixHeadTrimLiveness", LIVENESS_BOUNDS),
-    passing("FelixHeadTrimCombined", COMBINED_BOUNDS),
-    passing("FelixHeadTrimAll", ALL_BOUNDS),
-    twin(
+    Config::passing("FelixHeadTrimLiveness", LIVENESS_BOUNDS, ALL_ON),
+    Config::passing("FelixHeadTrimCombined", COMBINED_BOUNDS, ALL_ON),
+    Config::passing("FelixHeadTrimAll", ALL_BOUNDS, ALL_ON),
+    Config::twin(
         "FelixHeadTrimHiddenTrims",
         TwinName::HiddenTrims,
         &MAIN,
@@ -271,7 +235,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimUntagged",
         TwinName::Untagged,
         &MAIN,
@@ -280,7 +244,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimNoopSkip",
         TwinName::NoopSkip,
         &MAIN,
@@ -289,7 +253,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimRetention",
         TwinName::Retention,
         &FAILOVER,
@@ -298,7 +262,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimReadFromEarliest",
         TwinName::ReadFromEarliest,
         &MAIN,
@@ -307,7 +271,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimTailFromRefusal",
         TwinName::TailFromRefusal,
         &MAIN,
@@ -316,7 +280,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimCompactActive",
         TwinName::CompactActive,
         &MAIN,
@@ -325,7 +289,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimTagAtFloor",
         TwinName::TagAtFloor,
         &MAIN,
@@ -334,7 +298,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimVisibleTrims",
         TwinName::VisibleTrims,
         &STEADY,
@@ -343,7 +307,7 @@ pub static CONFIGS: [Config; 18] = [
             ..ALL_ON
         },
     ),
-    twin(
+    Config::twin(
         "FelixHeadTrimLocalReads",
         TwinName::LocalReads,
         &MAIN,

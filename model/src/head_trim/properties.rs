@@ -9,6 +9,8 @@
 use felix_names::Invariant;
 use stateright::Property;
 
+use crate::spec::{names, properties, Conditions};
+
 use super::spec::{FelixHeadTrim, Kind, State};
 
 /// Every variable in its domain, as the spec's `TypeOK`: terms, lengths, commit indexes, floors,
@@ -34,32 +36,27 @@ pub const STALE_HOLDER_RETIRES_ON_TAG: &str = "SometimesStaleHolderRetiresOnTag"
 pub const READ_BELOW_FLOOR_REFUSED: &str = "SometimesReadBelowFloorRefused";
 
 /// The `always` properties, in the order the model declares them.
-pub const INVARIANTS: [&str; 5] = [
-    TYPE_OK,
-    STALE_TRIM_REFUSED,
-    FLOOR_RECORD_KEPT,
-    NO_READ_BELOW_FLOOR,
-    ELECTION_SAFETY,
+const ALWAYS: Conditions<FelixHeadTrim, 5> = [
+    (TYPE_OK, type_ok),
+    (STALE_TRIM_REFUSED, stale_trim_refused),
+    (FLOOR_RECORD_KEPT, floor_record_kept),
+    (NO_READ_BELOW_FLOOR, no_read_below_floor),
+    (ELECTION_SAFETY, election_safety),
 ];
 /// The `sometimes` properties, in the order the model declares them.
-pub const SOMETIMES: [&str; 3] = [
-    TRIM_LANDS,
-    STALE_HOLDER_RETIRES_ON_TAG,
-    READ_BELOW_FLOOR_REFUSED,
+const COVERAGE: Conditions<FelixHeadTrim, 3> = [
+    (TRIM_LANDS, trim_lands),
+    (STALE_HOLDER_RETIRES_ON_TAG, stale_holder_retires_on_tag),
+    (READ_BELOW_FLOOR_REFUSED, read_below_floor_refused),
 ];
+/// The `always` properties' names, in order.
+pub const INVARIANTS: [&str; 5] = names(&ALWAYS);
+/// The `sometimes` properties' names, in order.
+pub const SOMETIMES: [&str; 3] = names(&COVERAGE);
 
 /// Every property of the model.
 pub fn all() -> Vec<Property<FelixHeadTrim>> {
-    vec![
-        Property::always(TYPE_OK, type_ok),
-        Property::always(STALE_TRIM_REFUSED, stale_trim_refused),
-        Property::always(FLOOR_RECORD_KEPT, floor_record_kept),
-        Property::always(NO_READ_BELOW_FLOOR, no_read_below_floor),
-        Property::always(ELECTION_SAFETY, election_safety),
-        Property::sometimes(TRIM_LANDS, trim_lands),
-        Property::sometimes(STALE_HOLDER_RETIRES_ON_TAG, stale_holder_retires_on_tag),
-        Property::sometimes(READ_BELOW_FLOOR_REFUSED, read_below_floor_refused),
-    ]
+    properties(&ALWAYS, &COVERAGE)
 }
 
 /// `ElectionSafety`: `\A b, q \in Brokers : b # q /\ leader[b] /\ leader[q] => term[b] # term[q]`.

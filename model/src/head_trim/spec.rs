@@ -15,6 +15,7 @@ use stateright::{Model, Property};
 
 use super::config::Config;
 use super::properties;
+use crate::quorum;
 use crate::spec::{booleans, function, Rendered};
 
 /// Brokers a state can hold (the spec's `NumBrokers` is at most this).
@@ -440,13 +441,7 @@ impl fmt::Display for Action {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Action::MoveLease => write!(formatter, "MoveLease"),
-            Action::Promote(b, q) => {
-                let members: Vec<String> = (1..=8u8)
-                    .filter(|m| q & (1 << (m - 1)) != 0)
-                    .map(|m| m.to_string())
-                    .collect();
-                write!(formatter, "Promote({b}, {{{}}})", members.join(", "))
-            }
+            Action::Promote(b, q) => write!(formatter, "Promote({b}, {})", quorum::set(q)),
             Action::Write(h, s) => write!(formatter, "Write({h}, {s})"),
             Action::TrimAppend(h, s, fl) => write!(formatter, "TrimAppend({h}, {s}, {fl})"),
             Action::TrimNoop(h, s) => write!(formatter, "TrimNoop({h}, {s})"),
@@ -551,11 +546,9 @@ impl FelixHeadTrim {
         match action {
             Action::MoveLease => state.lease < bounds.holders,
             Action::Promote(b, q) => {
-                let members = q.count_ones() as usize;
                 state.promotions < bounds.max_promotions
                     && !state.leader[index(b)]
-                    && q & (1 << (b - 1)) != 0
-                    && 2 * members > usize::from(bounds.brokers)
+                    && quorum::elects(q, b, bounds.brokers)
                     && self.members(q).all(|member| state.up_to_date(b, member))
             }
             Action::Write(h, s) => {
@@ -614,7 +607,7 @@ impl FelixHeadTrim {
 
     /// The brokers of a bit set.
     fn members(&self, q: u8) -> impl Iterator<Item = Broker> {
-        (1..=self.config.bounds.brokers).filter(move |m| q & (1 << (m - 1)) != 0)
+        quorum::members(q, self.config.bounds.brokers)
     }
 
     /// The state after `action` (whose guard holds): the primed variables.
@@ -623,12 +616,7 @@ impl FelixHeadTrim {
         match action {
             Action::MoveLease => next.lease = state.lease + 1,
             Action::Promote(b, q) => {
-                let new_term = self
-                    .members(q)
-                    .map(|member| state.term[index(member)])
-                    .max()
-                    .unwrap_or_else(|| unreachable!("a promoting majority is not empty"))
-                    + 1;
+                let new_term = quorum::next_term(q, self.config.bounds.brokers, &state.term);
                 for member in self.members(q) {
                     next.term[index(member)] = new_term;
                     next.leader[index(member)] = member == b;

@@ -4,10 +4,10 @@
 //! is its base configuration with exactly one switch flipped, and names the invariant it must
 //! break; `model/tests/it/paros.rs` holds both facts and ties the registry to the `.cfg` files.
 
-use felix_names::{Layer, TwinName};
+use felix_names::TwinName;
 
 use super::spec::ParosTrimJump;
-use crate::spec::{Expectation, SpecConfig};
+use crate::spec::{RuleSwitches, SpecConfig};
 
 /// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
 /// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
@@ -35,25 +35,14 @@ impl Default for ParosSwitches {
     }
 }
 
-impl ParosSwitches {
-    /// Every switch as `(TLA+ constant name, value)`, in the spec's order. A TLA+ constant is
-    /// named for its twin, so its value is the rule's negation.
-    pub fn constants(&self) -> [(&'static str, bool); 4] {
-        [
+impl RuleSwitches for ParosSwitches {
+    fn constants(&self) -> Vec<(&'static str, bool)> {
+        vec![
             (TwinName::JumpResetsTerm.name(), !self.jump_keeps_term),
             (TwinName::UnfencedTruncate.name(), !self.truncate_fenced),
             (TwinName::FloorPastCommit.name(), !self.floor_after_commit),
             (TwinName::AckBeforeSync.name(), !self.ack_after_sync),
         ]
-    }
-
-    /// The TLA+ constants that are TRUE: the rules switched off, by their twin's name.
-    pub fn rules_off(&self) -> Vec<&'static str> {
-        self.constants()
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(name, _)| *name)
-            .collect()
     }
 }
 
@@ -142,53 +131,16 @@ const REPLICA_BOUNDS: ParosBounds = ParosBounds {
     ..MAIN_BOUNDS
 };
 
-const MAIN: ParosConfig = ParosConfig {
-    name: "ParosTrimJump",
-    base: None,
-    bounds: MAIN_BOUNDS,
-    switches: ALL_ON,
-    expectation: Expectation::Pass,
-    twin: None,
-};
-
-const CRASH: ParosConfig = ParosConfig {
-    name: "ParosTrimJumpCrashes",
-    bounds: CRASH_BOUNDS,
-    ..MAIN
-};
-
-/// A twin: `base` with one rule off; it must break what `felix-names` says it breaks in
-/// ParosTrimJump.
-const fn twin(
-    name: &'static str,
-    twin: TwinName,
-    base: &ParosConfig,
-    switches: ParosSwitches,
-) -> ParosConfig {
-    let Some(invariant) = twin.expected(Layer::Paros) else {
-        panic!("a ParosTrimJump twin without a ParosTrimJump invariant");
-    };
-    ParosConfig {
-        name,
-        base: Some(base.name),
-        bounds: base.bounds,
-        switches,
-        expectation: Expectation::Violates(invariant),
-        twin: Some(twin),
-    }
-}
+const MAIN: ParosConfig = ParosConfig::passing("ParosTrimJump", MAIN_BOUNDS, ALL_ON);
+const CRASH: ParosConfig = ParosConfig::passing("ParosTrimJumpCrashes", CRASH_BOUNDS, ALL_ON);
 
 /// Every configuration (one per `.cfg` file), passing ones first, then the twins
 /// (`Spec::configs`).
 pub static CONFIGS: [ParosConfig; 7] = [
     MAIN,
-    ParosConfig {
-        name: "ParosTrimJumpReplica",
-        bounds: REPLICA_BOUNDS,
-        ..MAIN
-    },
+    ParosConfig::passing("ParosTrimJumpReplica", REPLICA_BOUNDS, ALL_ON),
     CRASH,
-    twin(
+    ParosConfig::twin(
         "ParosTrimJumpJumpResetsTerm",
         TwinName::JumpResetsTerm,
         &MAIN,
@@ -197,7 +149,7 @@ pub static CONFIGS: [ParosConfig; 7] = [
             ..ALL_ON
         },
     ),
-    twin(
+    ParosConfig::twin(
         "ParosTrimJumpUnfencedTruncate",
         TwinName::UnfencedTruncate,
         &MAIN,
@@ -206,7 +158,7 @@ pub static CONFIGS: [ParosConfig; 7] = [
             ..ALL_ON
         },
     ),
-    twin(
+    ParosConfig::twin(
         "ParosTrimJumpFloorPastCommit",
         TwinName::FloorPastCommit,
         &MAIN,
@@ -215,7 +167,7 @@ pub static CONFIGS: [ParosConfig; 7] = [
             ..ALL_ON
         },
     ),
-    twin(
+    ParosConfig::twin(
         "ParosTrimJumpAckBeforeSync",
         TwinName::AckBeforeSync,
         &CRASH,

@@ -9,6 +9,8 @@
 use felix_names::Invariant;
 use stateright::Property;
 
+use crate::spec::{names, properties, Conditions};
+
 use super::spec::{goes_back, Kind, ParosTrimJump, ReadAnswer, State};
 
 /// A node's promise (term, then vote within a term) never goes back, jumps included.
@@ -36,29 +38,28 @@ pub const ELECTION_SAFETY: &str = Invariant::ElectionSafety.name();
 /// The `always` properties, in the order the model declares them (the spec's order).
 /// AckedWritesKept comes before CommittedPrefixAgreement: where a state breaks both (the
 /// AckBeforeSync twin), both checkers name the first in this order.
-pub const INVARIANTS: [&str; 5] = [
-    TERM_NEVER_DECREASES,
-    ACKED_WRITES_KEPT,
-    COMMITTED_PREFIX_AGREEMENT,
-    NO_READ_BELOW_FLOOR,
-    ELECTION_SAFETY,
+const ALWAYS: Conditions<ParosTrimJump, 5> = [
+    (TERM_NEVER_DECREASES, term_never_decreases),
+    (ACKED_WRITES_KEPT, acked_writes_kept),
+    (COMMITTED_PREFIX_AGREEMENT, committed_prefix_agreement),
+    (NO_READ_BELOW_FLOOR, no_read_below_floor),
+    (ELECTION_SAFETY, election_safety),
 ];
 /// The `sometimes` properties, in the order the model declares them.
-pub const SOMETIMES: [&str; 4] = [VOTER_JUMPS, REPLICA_JUMPS, TRUNCATE_REFUSED, NOT_HELD_RANGE];
+const COVERAGE: Conditions<ParosTrimJump, 4> = [
+    (VOTER_JUMPS, voter_jumps),
+    (REPLICA_JUMPS, replica_jumps),
+    (TRUNCATE_REFUSED, truncate_refused),
+    (NOT_HELD_RANGE, not_held_range),
+];
+/// The `always` properties' names, in order.
+pub const INVARIANTS: [&str; 5] = names(&ALWAYS);
+/// The `sometimes` properties' names, in order.
+pub const SOMETIMES: [&str; 4] = names(&COVERAGE);
 
 /// Every property of the model.
 pub fn all() -> Vec<Property<ParosTrimJump>> {
-    vec![
-        Property::always(TERM_NEVER_DECREASES, term_never_decreases),
-        Property::always(ACKED_WRITES_KEPT, acked_writes_kept),
-        Property::always(COMMITTED_PREFIX_AGREEMENT, committed_prefix_agreement),
-        Property::always(NO_READ_BELOW_FLOOR, no_read_below_floor),
-        Property::always(ELECTION_SAFETY, election_safety),
-        Property::sometimes(VOTER_JUMPS, voter_jumps),
-        Property::sometimes(REPLICA_JUMPS, replica_jumps),
-        Property::sometimes(TRUNCATE_REFUSED, truncate_refused),
-        Property::sometimes(NOT_HELD_RANGE, not_held_range),
-    ]
+    properties(&ALWAYS, &COVERAGE)
 }
 
 fn nodes(model: &ParosTrimJump) -> std::ops::RangeInclusive<u8> {

@@ -16,7 +16,8 @@ use stateright::{Model, Property};
 
 use super::config::ParosConfig;
 use super::properties;
-use crate::spec::{function, Rendered};
+use crate::quorum;
+use crate::spec::{booleans, function, Rendered};
 
 /// Nodes a state can hold (the spec's `NumVoters + NumReplicas` is at most this).
 pub const NODES_MAX: usize = 4;
@@ -92,6 +93,21 @@ struct Fold {
     a: Acked,
     i: u8,
     ack: bool,
+}
+
+impl Fold {
+    /// Node n's walk from its commit on: its writer and floor, the decided floor `d` so far and
+    /// the acknowledged writes; `ack` for the leader's walk (the one that acknowledges).
+    fn from_commit(state: &State, n: Node, d: u8, ack: bool) -> Fold {
+        Fold {
+            w: state.writer[index(n)],
+            f: state.floor[index(n)],
+            d,
+            a: state.acked,
+            i: state.commit[index(n)] + 1,
+            ack,
+        }
+    }
 }
 
 impl State {
@@ -202,15 +218,7 @@ impl State {
         vec![
             ("term", function(&self.term[..nodes])),
             ("vote", function(&self.vote[..nodes])),
-            (
-                "leader",
-                Rendered::Function(
-                    self.leader[..nodes]
-                        .iter()
-                        .map(|&b| if b { "TRUE" } else { "FALSE" }.to_string())
-                        .collect(),
-                ),
-            ),
+            ("leader", booleans(&self.leader[..nodes])),
             ("log", function(&self.log[..nodes])),
             ("start", function(&self.start[..nodes])),
             ("commit", function(&self.commit[..nodes])),
@@ -279,13 +287,7 @@ pub enum Action {
 impl fmt::Display for Action {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Action::Promote(b, q) => {
-                let members: Vec<String> = (1..=8u8)
-                    .filter(|m| q & (1 << (m - 1)) != 0)
-                    .map(|m| m.to_string())
-                    .collect();
-                write!(formatter, "Promote({b}, {{{}}})", members.join(", "))
-            }
+            Action::Promote(b, q) => write!(formatter, "Promote({b}, {})", quorum::set(q)),
             Action::Write(o, l) => write!(formatter, "Write({o}, {l})"),
             Action::Truncate(o, l) => write!(formatter, "Truncate({o}, {l})"),
             Action::SetLeader(o, l) => write!(formatter, "SetLeader({o}, {l})"),
@@ -325,7 +327,7 @@ impl ParosTrimJump {
 
     /// The voters of a bit set.
     fn members(&self, q: u8) -> impl Iterator<Item = Node> {
-        (1..=self.config.bounds.voters).filter(move |m| q & (1 << (m - 1)) != 0)
+        quorum::members(q, self.config.bounds.voters)
     }
 
     /// `AcceptsTruncate(w, o)`.
@@ -400,8 +402,7 @@ impl ParosTrimJump {
             Action::Promote(b, q) => {
                 state.promotions < bounds.max_promotions
                     && !state.leader[index(b)]
-                    && q & (1 << (b - 1)) != 0
-                    && 2 * (q.count_ones() as usize) > usize::from(bounds.voters)
+                    && quorum::elects(q, b, bounds.voters)
                     && self.members(q).all(|m| state.up_to_date(b, m))
             }
             Action::Write(_, l) => state.writes < bounds.max_writes && state.leader[index(l)],
@@ -458,14 +459,7 @@ impl ParosTrimJump {
         }
         let matched = if sent { m + 1 } else { m };
         let fc = state.commit[index(f)].max(state.commit[index(l)].min(matched));
-        let mut fw = Fold {
-            w: state.writer[index(f)],
-            f: state.floor[index(f)],
-            d: state.decided,
-            a: state.acked,
-            i: state.commit[index(f)] + 1,
-            ack: false,
-        };
+        let mut fw = Fold::from_commit(state, f, state.decided, false);
         self.walk(
             &mut fw,
             &new_f,
@@ -484,14 +478,7 @@ impl ParosTrimJump {
         let mut dur = state.durable;
         dur[index(f)] = durable_f;
         let lc = self.commit_in(state, &lg, &dur, l);
-        let mut lw = Fold {
-            w: state.writer[index(l)],
-            f: state.floor[index(l)],
-            d: fw.d,
-            a: state.acked,
-            i: state.commit[index(l)] + 1,
-            ack: true,
-        };
+        let mut lw = Fold::from_commit(state, l, fw.d, true);
         self.walk(
             &mut lw,
             &state.log[index(l)],
@@ -547,12 +534,7 @@ impl ParosTrimJump {
         let mut next = state.clone();
         match action {
             Action::Promote(b, q) => {
-                let new_term = self
-                    .members(q)
-                    .map(|m| state.term[index(m)])
-                    .max()
-                    .unwrap_or_else(|| unreachable!("a promoting majority is not empty"))
-                    + 1;
+                let new_term = quorum::next_term(q, self.config.bounds.voters, &state.term);
                 for m in self.members(q) {
                     next.term[index(m)] = new_term;
                     next.vote[index(m)] = b;
@@ -719,41 +701,31 @@ impl Model for ParosTrimJump {
                 push(Action::Promote(b, q));
             }
         }
-        for o in 1..=bounds.owners {
+        // An owner's command at a leader, then a message from a leader to a node, then a node's
+        // own step: each kind over its whole range before the next kind.
+        let appends: [fn(u8, u8) -> Action; 3] =
+            [Action::Write, Action::Truncate, Action::SetLeader];
+        for append in appends {
+            for o in 1..=bounds.owners {
+                for l in 1..=voters {
+                    push(append(o, l));
+                }
+            }
+        }
+        let messages: [fn(u8, u8) -> Action; 3] =
+            [Action::Replicate, Action::TrimmedTo, Action::StepDown];
+        for message in messages {
             for l in 1..=voters {
-                push(Action::Write(o, l));
+                for f in 1..=nodes {
+                    push(message(l, f));
+                }
             }
         }
-        for o in 1..=bounds.owners {
-            for l in 1..=voters {
-                push(Action::Truncate(o, l));
+        let steps: [fn(u8) -> Action; 2] = [Action::Compact, Action::Crash];
+        for step in steps {
+            for n in 1..=nodes {
+                push(step(n));
             }
-        }
-        for o in 1..=bounds.owners {
-            for l in 1..=voters {
-                push(Action::SetLeader(o, l));
-            }
-        }
-        for l in 1..=voters {
-            for f in 1..=nodes {
-                push(Action::Replicate(l, f));
-            }
-        }
-        for l in 1..=voters {
-            for f in 1..=nodes {
-                push(Action::TrimmedTo(l, f));
-            }
-        }
-        for l in 1..=voters {
-            for f in 1..=nodes {
-                push(Action::StepDown(l, f));
-            }
-        }
-        for n in 1..=nodes {
-            push(Action::Compact(n));
-        }
-        for n in 1..=nodes {
-            push(Action::Crash(n));
         }
     }
 

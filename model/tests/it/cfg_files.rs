@@ -2,7 +2,7 @@
 //! constants and switches, so `felix check X` checks what `scripts/check_tla.sh X` checks.
 
 use felix_model::head_trim::spec::FelixHeadTrim;
-use felix_model::spec::Spec;
+use felix_model::spec::{RuleSwitches, Spec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

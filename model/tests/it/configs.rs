@@ -4,7 +4,7 @@ use felix_model::head_trim::config;
 use felix_model::head_trim::spec::FelixHeadTrim;
 use felix_model::paros::spec::ParosTrimJump;
 use felix_model::spec::Expectation;
-use felix_model::spec::Spec;
+use felix_model::spec::{RuleSwitches, Spec};
 
 #[test]
 fn every_twin_is_one_switch_from_its_passing_base() {

@@ -3,7 +3,7 @@
 //! the number TLC prints as "distinct states found" for the same `.cfg`).
 
 use felix_model::head_trim::spec::FelixHeadTrim;
-use felix_model::spec::Spec;
+use felix_model::spec::{RuleSwitches, Spec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 
 use felix_model::check;
 use felix_model::head_trim::spec::FelixHeadTrim;
-use felix_model::spec::Spec;
+use felix_model::spec::{RuleSwitches, Spec};
 
 #[test]
 fn every_twin_breaks_exactly_its_named_invariant() {

@@ -35,10 +35,10 @@
 //! leader had: the tail check is the client's, and epochs are not compared here).
 
 use crate::head_trim::projection::{BrokerProjection, ProjectedRecord};
-use crate::head_trim::window::{self, WindowBroker, WINDOW};
-use crate::steps::Renaming;
+use crate::head_trim::window::{self, Names, WindowBroker, TERMS_LAST, WINDOW};
 use crate::steps::{
-    self, first_difference, Failure, Steps, Verdict, Walk, LONG, LONG_SUFFIX, OUT, UNSEEN,
+    self, mismatch, not_appended, Chain, Failure, Renaming, ReplicateWindow, Replicated, Steps,
+    Verdict, Walk, OUT,
 };
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
 
@@ -76,32 +76,19 @@ fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
 
 impl Steps for BrokerProjection {
     type Record = ProjectedRecord;
+    type WindowRecord = Record;
     type Tail = Option<u64>;
     type Jump = std::convert::Infallible;
     const NO_TAIL: Option<u64> = None;
     const WINDOW_RECORDS: u64 = LOG_MAX as u64;
+    const TERMS_LAST: u8 = TERMS_LAST;
     const TERMS_NEVER_LOWER: &'static str = "no model action lowers a term";
 
-    fn len(&self) -> u64 {
-        BrokerProjection::len(self)
+    fn voter(&self) -> &BrokerProjection {
+        self
     }
-    fn at(&self, offset: u64) -> ProjectedRecord {
-        BrokerProjection::at(self, offset)
-    }
-    fn record_term(record: &ProjectedRecord) -> u64 {
-        record.term
-    }
-    fn term(&self) -> u64 {
-        self.term
-    }
-    fn leader(&self) -> bool {
-        self.leader
-    }
-    fn commit(&self) -> u64 {
-        self.commit
-    }
-    fn start(&self) -> u64 {
-        self.start
+    fn voter_mut(&mut self) -> &mut BrokerProjection {
+        self
     }
     fn describe(&self) -> String {
         BrokerProjection::describe(self)
@@ -115,6 +102,12 @@ impl Steps for BrokerProjection {
             ("start", self.start.to_string()),
         ]
     }
+
+    /// One appended record: `Write(1, b)` or `TrimAppend(1, b, fl)` on a window holding only
+    /// the leader's tail and floor (the actions read nothing else of its log). Holder 1's
+    /// `expected` is the request's tail - 1; a request without a tail condition (paros' fenced
+    /// appends) is taken as expecting the leader's tail: the model's holders always condition
+    /// on it.
     fn append(
         &mut self,
         node: u32,
@@ -122,508 +115,206 @@ impl Steps for BrokerProjection {
         tail: Option<u64>,
         walk: &mut Walk,
     ) -> Result<(), Failure> {
-        append(node, self, appended, tail, &mut walk.taken)
-    }
-    fn leader_commit(&mut self, node: u32, commit: u64, walk: &mut Walk) -> Result<(), Failure> {
-        leader_commit(node, self, commit, &mut walk.taken)
-    }
-    fn promote(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        promote(node, self, after, &mut walk.taken)
-    }
-    fn step_down(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        step_down(node, self, after, &mut walk.taken)
-    }
-    fn replicate_chain(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        replicate_chain(node, self, after, &mut walk.taken)
-    }
-    fn compact(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        compact(node, self, after, &mut walk.taken)
-    }
-    fn jump(
-        &mut self,
-        _: u32,
-        _: &Self,
-        jump: std::convert::Infallible,
-        _: &mut Walk,
-    ) -> Result<(), Failure> {
-        match jump {}
-    }
-}
-
-/// Epochs, densely (see `window`): the model's actions only compare them.
-fn epoch_renaming(records: &[ProjectedRecord]) -> Result<Renaming, Failure> {
-    Renaming::dense(
-        records
-            .iter()
-            .map(|record| record.epoch)
-            .chain(std::iter::once(0)),
-        0,
-        7,
-    )
-    .ok_or(OUT)
-}
-
-fn record(
-    projected: &ProjectedRecord,
-    terms: &Renaming,
-    floors: &Renaming,
-    epochs: &Renaming,
-) -> Result<Record, Failure> {
-    if projected.kind == Kind::Empty {
-        return Err(UNSEEN);
-    }
-    Ok(Record {
-        k: projected.kind,
-        h: epochs.to(projected.epoch),
-        t: terms.to(projected.term),
-        f: if projected.kind == Kind::Trim {
-            floors.to(projected.floor)
-        } else {
-            0
-        },
-    })
-}
-
-/// One appended record: `Write(1, b)` or `TrimAppend(1, b, fl)` on a window holding only the
-/// leader's tail and floor (the actions read nothing else of its log). Holder 1's `expected` is
-/// the request's tail - 1; a request without a tail condition (paros' fenced appends) is taken
-/// as expecting the leader's tail: the model's holders always condition on it.
-fn append(
-    node: u32,
-    current: &mut BrokerProjection,
-    appended: ProjectedRecord,
-    tail: Option<u64>,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let len = current.len();
-    let expected = tail.map_or(len, |tail| tail.saturating_sub(1));
-    let mut offsets = vec![0, len, len + 1, expected, expected + 1, current.floor];
-    if appended.kind == Kind::Trim {
-        offsets.push(appended.floor);
-    }
-    let offsets = Renaming::new(offsets, 0, LOG_MAX as u8).ok_or(OUT)?;
-    let terms = Renaming::new([current.term, appended.term], 1, 31).ok_or(OUT)?;
-    let filler = Record {
-        k: Kind::Write,
-        h: 1,
-        t: terms.to(current.term),
-        f: 0,
-    };
-    let me = WindowBroker {
-        term: terms.to(current.term),
-        leader: true,
-        records: vec![filler; usize::from(offsets.to(len))],
-        commit: 0,
-        floor: offsets.to(current.floor),
-        start: 1,
-    };
-    let tail = offsets.to(len);
-    let state = window::state(
-        [me, WindowBroker::absent(1), WindowBroker::absent(1)],
-        offsets.to(expected),
-    )
-    .ok_or(OUT)?;
-    let (action, label) = match appended.kind {
-        Kind::Write => (Action::Write(1, SELF), format!("Write(h, {node})")),
-        Kind::Trim => (
-            Action::TrimAppend(1, SELF, offsets.to(appended.floor)),
-            format!("TrimAppend(h, {node}, {})", appended.floor),
-        ),
-        Kind::Noop | Kind::Empty => {
-            return Err(Failure::Mismatch(
-                format!(
-                    "a leader appended {} in its own term, not as a promotion's noop",
-                    appended.describe()
-                ),
-                Vec::new(),
-            ))
+        let len = self.len();
+        let expected = tail.map_or(len, |tail| tail.saturating_sub(1));
+        let mut offsets = vec![0, len, len + 1, expected, expected + 1, self.floor];
+        if appended.kind == Kind::Trim {
+            offsets.push(appended.floor);
         }
-    };
-    let next = take(&state, action, &label)?;
-    let model_record = next.log[0].at(tail + 1);
-    if model_record.t != terms.to(appended.term) {
-        return Err(Failure::Mismatch(
-            format!(
-                "{label} appends a record of the leader's term {}, the simulator's is of term {}",
-                current.term, appended.term
-            ),
-            Vec::new(),
-        ));
-    }
-    current.log.push(appended);
-    taken.push(label);
-    Ok(())
-}
-
-/// The leader's commit rises: `Replicate(b, ·)` with the acknowledging majority standing in as
-/// two ghosts holding its log up to the new commit. The model's `CommitIn` and `Walk` decide the
-/// commit index and the floor.
-fn leader_commit(
-    node: u32,
-    current: &mut BrokerProjection,
-    commit: u64,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("Replicate({node}, majority)");
-    if commit < current.commit || commit > current.len() {
-        return Err(Failure::Mismatch(
-            format!(
-                "a leader's commit moved from {} to {commit} (log length {}): {label} only raises it within the log",
-                current.commit,
-                current.len()
-            ),
-            Vec::new(),
-        ));
-    }
-    let base = current.commit;
-    if commit - base > LOG_MAX as u64 {
-        return Err(LONG);
-    }
-    let records = &current.log[base as usize..commit as usize];
-    let terms = Renaming::new(
-        records
-            .iter()
-            .map(|record| record.term)
-            .chain(std::iter::once(current.term)),
-        1,
-        31,
-    )
-    .ok_or(OUT)?;
-    let floors = Renaming::new(
-        records
-            .iter()
-            .filter(|record| record.kind == Kind::Trim)
-            .map(|record| record.floor)
-            .chain(std::iter::once(current.floor)),
-        1,
-        63,
-    )
-    .ok_or(OUT)?;
-    let epochs = epoch_renaming(records)?;
-    let window_records: Vec<Record> = records
-        .iter()
-        .map(|projected| record(projected, &terms, &floors, &epochs))
-        .collect::<Result<_, _>>()?;
-    let term = terms.to(current.term);
-    let me = WindowBroker {
-        term,
-        leader: true,
-        records: window_records.clone(),
-        commit: 0,
-        floor: floors.to(current.floor),
-        start: 1,
-    };
-    let ghost = WindowBroker {
-        term,
-        leader: false,
-        records: window_records,
-        commit: 0,
-        floor: 1,
-        start: 1,
-    };
-    let state = window::state([me, ghost.clone(), ghost], 0).ok_or(OUT)?;
-    let next = take(&state, Action::Replicate(SELF, GHOST), &label)?;
-    current.commit = base + u64::from(next.commit[0]);
-    current.floor = floors
-        .back(next.floor[0])
-        .unwrap_or_else(|| unreachable!("the model's walk ends on a floor it was given"));
-    taken.push(label);
-    Ok(())
-}
-
-/// A new leader: `Promote(b, {1, 2, 3})` from the term below its new one, with two ghosts that
-/// hold its log (the votes are hidden).
-fn promote(
-    node: u32,
-    current: &mut BrokerProjection,
-    after: &BrokerProjection,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("Promote({node}, Q)");
-    if after.len() <= current.len()
-        || first_difference(current, after, current.commit)
-            .is_some_and(|offset| offset <= current.len())
-    {
-        return Err(Failure::Mismatch(
-            format!("{label} keeps the log and appends a noop; the simulator's new leader did not"),
-            Vec::new(),
-        ));
-    }
-    // `Promote` reads only the voters' last terms and lengths: the window may start above the
-    // commit index, as long as it holds the last record and room for the noop.
-    let base = current
-        .commit
-        .min(current.len())
-        .max(current.len().saturating_sub(LOG_MAX as u64 - 1));
-    let records = &current.log[base as usize..];
-    let promise = after.term - 1;
-    let terms = Renaming::new(
-        records
-            .iter()
-            .map(|record| record.term)
-            .chain([promise, after.term]),
-        1,
-        31,
-    )
-    .ok_or(OUT)?;
-    let floors = Renaming::new(
-        records
-            .iter()
-            .filter(|record| record.kind == Kind::Trim)
-            .map(|record| record.floor)
-            .chain(std::iter::once(current.floor)),
-        1,
-        63,
-    )
-    .ok_or(OUT)?;
-    let epochs = epoch_renaming(records)?;
-    let window_records: Vec<Record> = records
-        .iter()
-        .map(|projected| record(projected, &terms, &floors, &epochs))
-        .collect::<Result<_, _>>()?;
-    if window_records.len() >= LOG_MAX {
-        return Err(LONG);
-    }
-    let voter = WindowBroker {
-        term: terms.to(promise),
-        leader: false,
-        records: window_records,
-        commit: current.commit.saturating_sub(base) as u8,
-        floor: floors.to(current.floor),
-        start: 1,
-    };
-    let state = window::state([voter.clone(), voter.clone(), voter], 0).ok_or(OUT)?;
-    let next = take(&state, Action::Promote(SELF, 0b111), &label)?;
-    let noop = next.log[0].at(next.log[0].len());
-    current.term = terms
-        .back(next.term[0])
-        .unwrap_or_else(|| unreachable!("the promoted term is the one after the promise"));
-    current.leader = next.leader[0];
-    current.log.push(ProjectedRecord {
-        kind: noop.k,
-        epoch: 0,
-        term: current.term,
-        floor: 0,
-    });
-    taken.push(label);
-    Ok(())
-}
-
-/// A leader learns a higher term: `StepDown(b, ghost)` with the ghost at the new term.
-fn step_down(
-    node: u32,
-    current: &mut BrokerProjection,
-    after: &BrokerProjection,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("StepDown({node}, ·)");
-    let terms = Renaming::new([current.term, after.term], 1, 31).ok_or(OUT)?;
-    let me = WindowBroker {
-        term: terms.to(current.term),
-        leader: true,
-        ..WindowBroker::absent(1)
-    };
-    let ghost = WindowBroker::absent(terms.to(after.term));
-    let state = window::state([me, ghost, WindowBroker::absent(1)], 0).ok_or(OUT)?;
-    let next = take(&state, Action::StepDown(SELF, GHOST), &label)?;
-    current.term = terms
-        .back(next.term[0])
-        .unwrap_or_else(|| unreachable!("a step down takes the ghost's term"));
-    current.leader = next.leader[0];
-    taken.push(label);
-    Ok(())
-}
-
-/// A follower's step: `Replicate(ghost, b)` until the follower holds the ghost's log (one record
-/// per action) and its commit. The ghost is the sender as the step shows it: the follower's log,
-/// commit and term after the step.
-///
-/// Each action runs on a window of `LOG_MAX` offsets above a base. With the base at the
-/// follower's commit, the action may also commit (the model walks the newly committed records);
-/// when the next record to send lies beyond that window, the base moves up to the match point and
-/// the ghost's commit is taken as at most the follower's (a leader may send before it commits
-/// more), so the action moves the log only.
-fn replicate_chain(
-    node: u32,
-    current: &mut BrokerProjection,
-    after: &BrokerProjection,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("Replicate(·, {node})");
-    let width = LOG_MAX as u64;
-    let limit = 2 * after.len() + 4;
-    for _ in 0..limit {
-        // The match point: records at or below the follower's commit are taken as agreed.
-        let mut matched = current.commit.min(current.len()).min(after.len());
-        while matched < current.len().min(after.len())
-            && current.at(matched + 1).term == after.at(matched + 1).term
-        {
-            matched += 1;
-        }
-        let commit = current.commit;
-        let to_send = matched < after.len();
-        // Commit mode: the base at the follower's commit (or the match point below it).
-        let base_commit = commit.min(matched);
-        let commit_can_move = after.commit > commit && base_commit == commit;
-        let send_fits = to_send && matched < base_commit + width;
-        let commit_mode = commit_can_move || send_fits || !to_send;
-        let (base, log_only) = if commit_mode {
-            (base_commit, false)
-        } else {
-            (matched.saturating_sub(width / 2).max(commit), true)
+        let offsets = Renaming::new(offsets, 0, LOG_MAX as u8).ok_or(OUT)?;
+        let terms = Renaming::new([self.term, appended.term], 1, TERMS_LAST).ok_or(OUT)?;
+        let filler = Record {
+            k: Kind::Write,
+            h: 1,
+            t: terms.to(self.term),
+            f: 0,
         };
-        // The follower's records above the window must be ones the ghost holds too.
-        let window_end = base + width;
-        if current.len() > window_end && matched < window_end {
-            return Err(LONG_SUFFIX);
-        }
-        let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
-        let own_records = &current.log[base as usize..current.len().min(window_end) as usize];
-        let own_tail = &current.log[current.len().min(window_end) as usize..];
-        let all: Vec<ProjectedRecord> = ghost_records.iter().chain(own_records).copied().collect();
-        let terms = Renaming::new(
-            all.iter()
-                .map(|record| record.term)
-                .chain([current.term, after.term]),
-            1,
-            31,
+        let me = WindowBroker {
+            term: terms.to(self.term),
+            leader: true,
+            records: vec![filler; usize::from(offsets.to(len))],
+            commit: 0,
+            floor: offsets.to(self.floor),
+            start: 1,
+        };
+        let tail = offsets.to(len);
+        let state = window::state(
+            [me, WindowBroker::absent(1), WindowBroker::absent(1)],
+            offsets.to(expected),
         )
         .ok_or(OUT)?;
-        let floors = Renaming::new(
-            all.iter()
-                .filter(|record| record.kind == Kind::Trim)
-                .map(|record| record.floor)
-                .chain([current.floor, after.floor]),
+        let (action, label) = match appended.kind {
+            Kind::Write => (Action::Write(1, SELF), format!("Write(h, {node})")),
+            Kind::Trim => (
+                Action::TrimAppend(1, SELF, offsets.to(appended.floor)),
+                format!("TrimAppend(h, {node}, {})", appended.floor),
+            ),
+            Kind::Noop | Kind::Empty => return not_appended(appended.describe()),
+        };
+        let next = take(&state, action, &label)?;
+        let model_record = next.log[0].at(tail + 1);
+        if model_record.t != terms.to(appended.term) {
+            return mismatch(format!(
+                "{label} appends a record of the leader's term {}, the simulator's is of term {}",
+                self.term, appended.term
+            ));
+        }
+        self.log.push(appended);
+        walk.taken.push(label);
+        Ok(())
+    }
+
+    /// `Replicate(b, ·)` with the acknowledging majority standing in as two ghosts holding its
+    /// log up to the new commit. The model's `CommitIn` and `Walk` decide the commit index and
+    /// the floor.
+    fn leader_commit(&mut self, label: &str, commit: u64) -> Result<(), Failure> {
+        let base = self.commit;
+        let records = &self.log[base as usize..commit as usize];
+        let names = Names::new(records, [self.term], [self.floor])?;
+        let window_records = names.records(records)?;
+        let term = names.terms.to(self.term);
+        let me = WindowBroker {
+            term,
+            leader: true,
+            records: window_records.clone(),
+            commit: 0,
+            floor: names.floors.to(self.floor),
+            start: 1,
+        };
+        let ghost = WindowBroker {
+            term,
+            leader: false,
+            records: window_records,
+            commit: 0,
+            floor: 1,
+            start: 1,
+        };
+        let state = window::state([me, ghost.clone(), ghost], 0).ok_or(OUT)?;
+        let next = take(&state, Action::Replicate(SELF, GHOST), label)?;
+        self.commit = base + u64::from(next.commit[0]);
+        self.floor = names.floor(next.floor[0]);
+        Ok(())
+    }
+
+    /// `Promote(b, {1, 2, 3})` with two ghosts that hold its log above `base`.
+    fn promote(&mut self, label: &str, after: &Self, base: u64) -> Result<(), Failure> {
+        let records = &self.log[base as usize..];
+        let promise = after.term - 1;
+        let names = Names::new(records, [promise, after.term], [self.floor])?;
+        let voter = WindowBroker {
+            term: names.terms.to(promise),
+            leader: false,
+            records: names.records(records)?,
+            commit: self.commit.saturating_sub(base) as u8,
+            floor: names.floors.to(self.floor),
+            start: 1,
+        };
+        let state = window::state([voter.clone(), voter.clone(), voter], 0).ok_or(OUT)?;
+        let next = take(&state, Action::Promote(SELF, 0b111), label)?;
+        let noop = next.log[0].at(next.log[0].len());
+        self.term = names.term(next.term[0]);
+        self.leader = next.leader[0];
+        self.log.push(ProjectedRecord {
+            kind: noop.k,
+            epoch: 0,
+            term: self.term,
+            floor: 0,
+        });
+        Ok(())
+    }
+
+    fn step_down(me: u8, ghost: u8, label: &str) -> Result<(u8, bool), Failure> {
+        let me = WindowBroker {
+            term: me,
+            leader: true,
+            ..WindowBroker::absent(1)
+        };
+        let ghost = WindowBroker::absent(ghost);
+        let state = window::state([me, ghost, WindowBroker::absent(1)], 0).ok_or(OUT)?;
+        let next = take(&state, Action::StepDown(SELF, GHOST), label)?;
+        Ok((next.term[0], next.leader[0]))
+    }
+
+    /// The ghost leads at the term the follower ends in.
+    fn replicate(
+        &mut self,
+        label: &str,
+        after: &Self,
+        window: &ReplicateWindow<'_, ProjectedRecord>,
+    ) -> Result<Replicated<Record>, Failure> {
+        let names = Names::new(
+            &window.all,
+            [self.term, after.term],
+            [self.floor, after.floor],
+        )?;
+        let ghost_window = names.records(window.ghost)?;
+        let own_window = names.records(window.own)?;
+        let ghost = WindowBroker {
+            term: names.terms.to(after.term),
+            leader: true,
+            records: ghost_window.clone(),
+            commit: window.ghost_commit,
+            floor: names.floors.to(after.floor),
+            start: 1,
+        };
+        let me = WindowBroker {
+            term: names.terms.to(self.term),
+            leader: self.leader,
+            records: own_window.clone(),
+            commit: window.own_commit,
+            floor: names.floors.to(self.floor),
+            start: 1,
+        };
+        let third = WindowBroker::absent(names.terms.to(self.term));
+        let state = window::state([ghost, me, third], 0).ok_or(OUT)?;
+        let next = take(&state, Action::Replicate(1, 2), label)?;
+        self.floor = names.floor(next.floor[1]);
+        self.term = names.term(next.term[1]);
+        self.leader = next.leader[1];
+        Ok(Replicated::of(
+            ghost_window,
+            own_window,
+            &next.log[1],
+            next.commit[1],
+        ))
+    }
+
+    /// `Compact(b)` until the first held offset reaches the new start (segments of one record:
+    /// the simulator's segments are its own; the model's guard is that everything deleted lies
+    /// below the floor).
+    fn compact(&mut self, label: &str, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        let offsets = Renaming::new(
+            [self.start, after.start - 1, after.start, self.floor],
             1,
             63,
         )
         .ok_or(OUT)?;
-        let epochs = epoch_renaming(&all)?;
-        let ghost_window: Vec<Record> = ghost_records
-            .iter()
-            .map(|projected| record(projected, &terms, &floors, &epochs))
-            .collect::<Result<_, _>>()?;
-        let own_window: Vec<Record> = own_records
-            .iter()
-            .map(|projected| record(projected, &terms, &floors, &epochs))
-            .collect::<Result<_, _>>()?;
-        let (ghost_commit, own_commit) = if log_only {
-            // Both commits at or below the base: the window's 0.
-            (0, 0)
-        } else {
-            (
-                after
-                    .commit
-                    .saturating_sub(base)
-                    .min(ghost_window.len() as u64) as u8,
-                (commit - base) as u8,
-            )
-        };
-        let ghost = WindowBroker {
-            term: terms.to(after.term),
-            leader: true,
-            records: ghost_window.clone(),
-            commit: ghost_commit,
-            floor: floors.to(after.floor),
-            start: 1,
-        };
+        let target = offsets.to(after.start);
         let me = WindowBroker {
-            term: terms.to(current.term),
-            leader: current.leader,
-            records: own_window.clone(),
-            commit: own_commit,
-            floor: floors.to(current.floor),
-            start: 1,
+            term: 1,
+            leader: self.leader,
+            records: Vec::new(),
+            commit: 0,
+            floor: offsets.to(self.floor),
+            start: offsets.to(self.start),
         };
-        let state = window::state([ghost, me, WindowBroker::absent(terms.to(current.term))], 0)
-            .ok_or(OUT)?;
-        let next = take(&state, Action::Replicate(1, 2), &label)?;
-        let previous = current.clone();
-        let mut log = current.log[..base as usize].to_vec();
-        for (index, model_record) in next.log[1].records().enumerate() {
-            let offset = base + index as u64 + 1;
-            let projected = if ghost_window.get(index) == Some(&model_record) {
-                after.at(offset)
-            } else if own_window.get(index) == Some(&model_record) {
-                current.at(offset)
-            } else {
-                unreachable!("a replicated record comes from the sender or the receiver")
-            };
-            log.push(projected);
+        let mut state =
+            window::state([me, WindowBroker::absent(1), WindowBroker::absent(1)], 0).ok_or(OUT)?;
+        while state.start[0] < target {
+            state = take(&state, Action::Compact(SELF), label)?;
+            walk.taken.push(label.to_string());
         }
-        if usize::from(next.log[1].len()) == own_window.len() {
-            log.extend_from_slice(own_tail);
-        } else {
-            assert!(
-                own_tail.is_empty(),
-                "a window cut above the match point is never changed"
-            );
-        }
-        current.log = log;
-        current.commit = if log_only {
-            commit
-        } else {
-            base + u64::from(next.commit[1])
-        };
-        current.floor = floors
-            .back(next.floor[1])
-            .unwrap_or_else(|| unreachable!("the model's walk ends on a floor it was given"));
-        current.term = terms
-            .back(next.term[1])
-            .unwrap_or_else(|| unreachable!("a replicate takes the sender's term"));
-        current.leader = next.leader[1];
-        taken.push(label.clone());
-        let done = current.commit == after.commit
-            && current.len() == after.len()
-            && first_difference(current, after, base).is_none();
-        if done || *current == previous {
-            return Ok(());
-        }
+        self.start = after.start;
+        Ok(())
     }
-    Ok(())
-}
 
-/// The first held offset rises: `Compact(b)` (segments of one record: the simulator's segments
-/// are its own; the model's guard is that everything deleted lies below the floor).
-fn compact(
-    node: u32,
-    current: &mut BrokerProjection,
-    after: &BrokerProjection,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("Compact({node})");
-    if after.start < current.start {
-        return Err(Failure::Mismatch(
-            format!(
-                "the first held offset went back from {} to {}",
-                current.start, after.start
-            ),
-            Vec::new(),
-        ));
+    fn jump(
+        &mut self,
+        jump: std::convert::Infallible,
+        _: &mut Chain<'_, Self>,
+    ) -> Result<(), Failure> {
+        match jump {}
     }
-    let offsets = Renaming::new(
-        [current.start, after.start - 1, after.start, current.floor],
-        1,
-        63,
-    )
-    .ok_or(OUT)?;
-    let target = offsets.to(after.start);
-    let me = WindowBroker {
-        term: 1,
-        leader: current.leader,
-        records: Vec::new(),
-        commit: 0,
-        floor: offsets.to(current.floor),
-        start: offsets.to(current.start),
-    };
-    let mut state =
-        window::state([me, WindowBroker::absent(1), WindowBroker::absent(1)], 0).ok_or(OUT)?;
-    while state.start[0] < target {
-        state = take(&state, Action::Compact(SELF), &label)?;
-        taken.push(label.clone());
-    }
-    current.start = after.start;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -658,14 +349,7 @@ mod tests {
     }
 
     fn broker(term: u64, leader: bool, log: Vec<ProjectedRecord>, commit: u64) -> BrokerProjection {
-        BrokerProjection {
-            term,
-            leader,
-            log,
-            commit,
-            floor: 1,
-            start: 1,
-        }
+        BrokerProjection::holding(term, leader, log, commit)
     }
 
     fn diverged(verdict: &Verdict) -> bool {

@@ -15,9 +15,13 @@
 //! A step whose values do not fit (more than `LOG_MAX` records above the base, too many distinct
 //! terms) is not checked and is counted as `Abstraction::OutOfBounds`, never passed silently.
 
+use super::projection::ProjectedRecord;
+use crate::renaming;
+use crate::steps::{Failure, Renaming, OUT, UNSEEN};
 use felix_model::head_trim::config::{Bounds, Config, ALL_ON};
-use felix_model::head_trim::spec::{Log, Record, State, BROKERS_MAX, HOLDERS_MAX, LOG_MAX};
+use felix_model::head_trim::spec::{FelixHeadTrim, Kind, Log, Record, State, BROKERS_MAX, LOG_MAX};
 use felix_model::spec::Expectation;
+use stateright::Model;
 
 /// The configuration every window runs under: the design (every rule on), three brokers, one
 /// holder, and bounds loose enough that no counter guard ever binds (window states start every
@@ -38,6 +42,9 @@ pub static WINDOW: Config = Config {
     expectation: Expectation::Pass,
     twin: None,
 };
+
+/// The highest term a window holds: the model's terms are below 32.
+pub(crate) const TERMS_LAST: u8 = 31;
 
 /// One broker of a window, already renamed.
 #[derive(Clone, Debug)]
@@ -64,30 +71,65 @@ impl WindowBroker {
     }
 }
 
-/// The model state of a window: brokers 1..=3, holder 1 with the lease and the tail `expected`.
-/// None when a log does not fit.
+/// The model state of a window: the model's initial state (holder 1 with the lease, every
+/// counter at 0) with brokers 1..=3 these, and holder 1's tail `expected`. None when a log does
+/// not fit.
 pub fn state(brokers: [WindowBroker; BROKERS_MAX], expected: u8) -> Option<State> {
     if brokers.iter().any(|broker| broker.records.len() > LOG_MAX) {
         return None;
     }
-    let mut expected_all = [0; HOLDERS_MAX];
-    expected_all[0] = expected;
-    Some(State {
-        term: std::array::from_fn(|b| brokers[b].term),
-        leader: std::array::from_fn(|b| brokers[b].leader),
-        log: std::array::from_fn(|b| Log::from_records(&brokers[b].records)),
-        commit: std::array::from_fn(|b| brokers[b].commit),
-        floor: std::array::from_fn(|b| brokers[b].floor),
-        start: std::array::from_fn(|b| brokers[b].start),
-        lease: 1,
-        expected: expected_all,
-        retired: [false; HOLDERS_MAX],
-        stale_read: false,
-        writes: 0,
-        trims: 0,
-        promotions: 0,
-        crashes: 0,
-    })
+    let mut state = FelixHeadTrim::new(&WINDOW).init_states().remove(0);
+    state.term = std::array::from_fn(|b| brokers[b].term);
+    state.leader = std::array::from_fn(|b| brokers[b].leader);
+    state.log = std::array::from_fn(|b| Log::from_records(&brokers[b].records));
+    state.commit = std::array::from_fn(|b| brokers[b].commit);
+    state.floor = std::array::from_fn(|b| brokers[b].floor);
+    state.start = std::array::from_fn(|b| brokers[b].start);
+    state.expected[0] = expected;
+    Some(state)
+}
+
+/// The renamings of a window's records: terms (1..=31), the trims' floors (1..=63) and epochs
+/// (densely, 0..=7).
+pub(crate) type Names = renaming::Names<Renaming>;
+
+impl Names {
+    /// The renamings of `records`, with the further `terms` and `floors` the window holds.
+    pub(crate) fn new(
+        records: &[ProjectedRecord],
+        terms: impl IntoIterator<Item = u64>,
+        floors: impl IntoIterator<Item = u64>,
+    ) -> Result<Names, Failure> {
+        // The model only compares epochs: renamed densely (see the module doc).
+        let epochs = records
+            .iter()
+            .map(|record| record.epoch)
+            .chain(std::iter::once(0));
+        let epochs = Renaming::dense(epochs, 0, 7).ok_or(OUT)?;
+        Names::renamed(records, terms, TERMS_LAST, floors, epochs)
+    }
+
+    /// The records, renamed; a record the projection never saw is not checked.
+    pub(crate) fn records(&self, projected: &[ProjectedRecord]) -> Result<Vec<Record>, Failure> {
+        projected
+            .iter()
+            .map(|projected| {
+                if projected.kind == Kind::Empty {
+                    return Err(UNSEEN);
+                }
+                Ok(Record {
+                    k: projected.kind,
+                    h: self.more.to(projected.epoch),
+                    t: self.terms.to(projected.term),
+                    f: if projected.kind == Kind::Trim {
+                        self.floors.to(projected.floor)
+                    } else {
+                        0
+                    },
+                })
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 use super::projection::{ParosNode, ParosRecord, Sent};
 use super::window::*;
 use crate::steps::{
-    self, first_difference, mismatch, Abstraction, Failure, Renaming, Steps, Verdict, Walk, LONG,
-    LONG_SUFFIX, OUT, UNSEEN,
+    self, mismatch, not_appended, Abstraction, Chain, Failure, Renaming, ReplicateWindow,
+    Replicated, Steps, Verdict, Walk, OUT, UNSEEN,
 };
+use crate::voter::{Projected, Voter};
 use felix_model::paros::spec::{Action, Kind, Record};
 
 /// Walks one node's step through the ParosTrimJump model. `tail`: the request the step
@@ -24,33 +25,20 @@ pub fn check(
 
 impl Steps for ParosNode {
     type Record = ParosRecord;
+    type WindowRecord = Record;
     type Tail = bool;
     type Jump = Sent;
     const NO_TAIL: bool = false;
     const WINDOW_RECORDS: u64 = SLOTS;
+    const TERMS_LAST: u8 = TERMS_LAST;
     const TERMS_NEVER_LOWER: &'static str =
         "no ParosTrimJump action lowers a term (TrimmedTo never touches it)";
 
-    fn len(&self) -> u64 {
-        ParosNode::len(self)
+    fn voter(&self) -> &Voter<ParosRecord> {
+        &self.voter
     }
-    fn at(&self, offset: u64) -> ParosRecord {
-        ParosNode::at(self, offset)
-    }
-    fn record_term(record: &ParosRecord) -> u64 {
-        record.term
-    }
-    fn term(&self) -> u64 {
-        self.term
-    }
-    fn leader(&self) -> bool {
-        self.leader
-    }
-    fn commit(&self) -> u64 {
-        self.commit
-    }
-    fn start(&self) -> u64 {
-        self.start
+    fn voter_mut(&mut self) -> &mut Voter<ParosRecord> {
+        &mut self.voter
     }
     fn describe(&self) -> String {
         ParosNode::describe(self)
@@ -65,6 +53,9 @@ impl Steps for ParosNode {
             ("floor", self.floor.to_string()),
         ]
     }
+
+    /// One appended record: `Write`, `Truncate` or `SetLeader` on a window holding the leader
+    /// alone (the actions read nothing of its log but its length).
     fn append(
         &mut self,
         node: u32,
@@ -75,361 +66,243 @@ impl Steps for ParosNode {
         if tail {
             walk.hidden.push(Abstraction::RunTail);
         }
-        append(node, self, appended, &mut walk.taken, &mut walk.hidden)
-    }
-    fn leader_commit(&mut self, node: u32, commit: u64, walk: &mut Walk) -> Result<(), Failure> {
-        leader_commit(node, self, commit, &mut walk.taken)
-    }
-    fn promote(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        promote(node, self, after, &mut walk.taken)
-    }
-    fn step_down(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        step_down(node, self, after, &mut walk.taken)
-    }
-    fn replicate_chain(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        replicate_chain(node, self, after, &mut walk.taken)
-    }
-    fn compact(&mut self, node: u32, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
-        compact(node, self, after, &mut walk.taken, &mut walk.hidden)
-    }
-    /// A jump: `TrimmedTo`, then `Replicate` if the step also moved the log or the commit.
-    fn jump(
-        &mut self,
-        node: u32,
-        after: &Self,
-        sent: Sent,
-        walk: &mut Walk,
-    ) -> Result<(), Failure> {
-        trimmed_to(node, self, after, sent, &mut walk.taken, &mut walk.hidden)?;
-        if self.commit != after.commit || self.len() != after.len() {
-            replicate_chain(node, self, after, &mut walk.taken)?;
+        let offset = self.len() + 1;
+        let tail_writer = self.tail_writer();
+        let names = Names::new(
+            std::slice::from_ref(&appended),
+            &[self.term],
+            &[self.floor],
+            &[tail_writer, self.writer],
+        )?;
+        let me = WindowNode {
+            term: names.terms.to(self.term),
+            leader: true,
+            writer: names.tokens().to(self.writer),
+            floor: names.floors.to(self.floor),
+            ..WindowNode::absent(1)
+        };
+        let state = window([me, WindowNode::absent(1), WindowNode::absent(1)]).ok_or(OUT)?;
+        let record = names.record(&appended);
+        let (action, label) = match appended.kind {
+            Kind::Write => (Action::Write(0, N1), format!("Write(o, {node})")),
+            Kind::Truncate => {
+                if appended.up_to > offset {
+                    return mismatch(format!(
+                        "a truncate at {offset} asks for floor {} above its own slot: the model's Truncate is up to its own slot",
+                        appended.up_to
+                    ));
+                }
+                if appended.up_to < offset {
+                    walk.hidden.push(Abstraction::TruncateUpTo);
+                }
+                (
+                    Action::Truncate(record.o, N1),
+                    format!("Truncate({}, {node})", appended.token),
+                )
+            }
+            Kind::SetLeader => {
+                if appended.old != tail_writer {
+                    return mismatch(format!(
+                        "a SetLeader {{ new: {}, old: {} }} appended where the token at the tail is {tail_writer}: the model's SetLeader {{ new: o, old: o - 1 }} replaces the token in force",
+                        appended.token, appended.old
+                    ));
+                }
+                (
+                    Action::SetLeader(record.o, N1),
+                    format!("SetLeader({}, {node})", appended.token),
+                )
+            }
+            Kind::Noop | Kind::Empty => return not_appended(appended.describe()),
+        };
+        let next = take(&state, action, &label)?;
+        let made = next.log[0].at(1);
+        if made.k != record.k || made.o != record.o || made.t != record.t {
+            return mismatch(format!(
+                "{label} appends {made} (renamed) where the core appended {}",
+                appended.describe()
+            ));
         }
+        self.log.push(appended);
+        walk.taken.push(label);
         Ok(())
     }
-}
 
-/// One appended record: `Write`, `Truncate` or `SetLeader` on a window holding the leader alone
-/// (the actions read nothing of its log but its length).
-fn append(
-    node: u32,
-    current: &mut ParosNode,
-    appended: ParosRecord,
-    taken: &mut Vec<String>,
-    hidden: &mut Vec<Abstraction>,
-) -> Result<(), Failure> {
-    let offset = current.len() + 1;
-    let tail_writer = current.tail_writer();
-    let names = Names::new(
-        std::slice::from_ref(&appended),
-        &[current.term],
-        &[current.floor],
-        &[tail_writer, current.writer],
-    )?;
-    let me = WindowNode {
-        term: names.terms.to(current.term),
-        leader: true,
-        writer: names.tokens.to(current.writer),
-        floor: names.floors.to(current.floor),
-        ..WindowNode::absent(1)
-    };
-    let state = window([me, WindowNode::absent(1), WindowNode::absent(1)]).ok_or(OUT)?;
-    let record = names.record(&appended);
-    let (action, label) = match appended.kind {
-        Kind::Write => (Action::Write(0, N1), format!("Write(o, {node})")),
-        Kind::Truncate => {
-            if appended.up_to > offset {
-                return mismatch(format!(
-                    "a truncate at {offset} asks for floor {} above its own slot: the model's Truncate is up to its own slot",
-                    appended.up_to
-                ));
-            }
-            if appended.up_to < offset {
-                hidden.push(Abstraction::TruncateUpTo);
-            }
-            (
-                Action::Truncate(record.o, N1),
-                format!("Truncate({}, {node})", appended.token),
-            )
-        }
-        Kind::SetLeader => {
-            if appended.old != tail_writer {
-                return mismatch(format!(
-                    "a SetLeader {{ new: {}, old: {} }} appended where the token at the tail is {tail_writer}: the model's SetLeader {{ new: o, old: o - 1 }} replaces the token in force",
-                    appended.token, appended.old
-                ));
-            }
-            (
-                Action::SetLeader(record.o, N1),
-                format!("SetLeader({}, {node})", appended.token),
-            )
-        }
-        Kind::Noop | Kind::Empty => {
-            return mismatch(format!(
-                "a leader appended {} in its own term, not as a promotion's noop",
-                appended.describe()
-            ))
-        }
-    };
-    let next = take(&state, action, &label)?;
-    let made = next.log[0].at(1);
-    if made.k != record.k || made.o != record.o || made.t != record.t {
-        return mismatch(format!(
-            "{label} appends {made} (renamed) where the core appended {}",
-            appended.describe()
-        ));
-    }
-    current.log.push(appended);
-    taken.push(label);
-    Ok(())
-}
-
-/// The leader's commit rises: `Replicate(b, ghost)`, the ghost holding its log up to the new
-/// commit (the acknowledging majority). The model's `CommitIn` and walk give commit, writer and
-/// floor.
-fn leader_commit(
-    node: u32,
-    current: &mut ParosNode,
-    commit: u64,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("Replicate({node}, majority)");
-    if commit < current.commit || commit > current.len() {
-        return mismatch(format!(
-            "a leader's commit moved from {} to {commit} (log length {}): {label} only raises it within the log",
-            current.commit,
-            current.len()
-        ));
-    }
-    let base = current.commit;
-    if commit - base > SLOTS {
-        return Err(LONG);
-    }
-    let sterm = current.term_at(base).ok_or(UNSEEN)?;
-    let records = &current.log[base as usize..commit as usize];
-    let names = Names::new(
-        records,
-        &[current.term, sterm],
-        &[current.floor],
-        &[current.writer],
-    )?;
-    let term = names.terms.to(current.term);
-    let me = WindowNode {
-        term,
-        leader: true,
-        records: names.records(records),
-        writer: names.tokens.to(current.writer),
-        floor: names.floors.to(current.floor),
-        sterm: names.terms.to(sterm),
-        ..WindowNode::absent(1)
-    };
-    let ghost = WindowNode {
-        leader: false,
-        ..me.clone()
-    };
-    let state = window([me, ghost, WindowNode::absent(1)]).ok_or(OUT)?;
-    let next = take(&state, Action::Replicate(N1, N2), &label)?;
-    current.commit = base + u64::from(next.commit[0]);
-    current.writer = names.token(next.writer[0]);
-    current.floor = names.floor(next.floor[0]);
-    taken.push(label);
-    Ok(())
-}
-
-/// A new leader: `Promote(b, {1, 2, 3})` from the term below its new one, the two ghosts holding
-/// its log.
-fn promote(
-    node: u32,
-    current: &mut ParosNode,
-    after: &ParosNode,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("Promote({node}, Q)");
-    if after.len() <= current.len()
-        || first_difference(current, after, current.commit)
-            .is_some_and(|offset| offset <= current.len())
-    {
-        return mismatch(format!(
-            "{label} keeps the log and appends a noop; the simulator's new leader did not"
-        ));
-    }
-    // `Promote` reads only the voters' last terms and lengths: the window may start above the
-    // commit index, as long as it holds the last record and room for the noop.
-    let base = current
-        .commit
-        .min(current.len())
-        .max(current.len().saturating_sub(SLOTS - 1));
-    let records = &current.log[base as usize..];
-    if records.len() as u64 >= SLOTS {
-        return Err(LONG);
-    }
-    let sterm = current.term_at(base).ok_or(UNSEEN)?;
-    let promise = after.term - 1;
-    let names = Names::new(records, &[promise, after.term, sterm], &[], &[])?;
-    let voter = WindowNode {
-        term: names.terms.to(promise),
-        records: names.records(records),
-        sterm: names.terms.to(sterm),
-        ..WindowNode::absent(1)
-    };
-    let state = window([voter.clone(), voter.clone(), voter]).ok_or(OUT)?;
-    let next = take(&state, Action::Promote(N1, 0b111), &label)?;
-    let noop = next.log[0].at(next.log[0].len());
-    current.term = names.term(next.term[0]);
-    current.leader = next.leader[0];
-    current.log.push(ParosRecord {
-        kind: noop.k,
-        term: current.term,
-        ..ParosRecord::UNSEEN
-    });
-    taken.push(label);
-    Ok(())
-}
-
-/// A leader learns a higher term: `StepDown(b, ghost)`.
-fn step_down(
-    node: u32,
-    current: &mut ParosNode,
-    after: &ParosNode,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("StepDown({node}, ·)");
-    let terms = Renaming::new([current.term, after.term], 1, 15).ok_or(OUT)?;
-    let me = WindowNode {
-        leader: true,
-        ..WindowNode::absent(terms.to(current.term))
-    };
-    let ghost = WindowNode::absent(terms.to(after.term));
-    let state = window([me, ghost, WindowNode::absent(1)]).ok_or(OUT)?;
-    let next = take(&state, Action::StepDown(N1, N2), &label)?;
-    current.term = terms
-        .back(next.term[0])
-        .unwrap_or_else(|| unreachable!("a step down takes the ghost's term"));
-    current.leader = next.leader[0];
-    taken.push(label);
-    Ok(())
-}
-
-/// A follower's step: `Replicate(ghost, b)` until it holds the ghost's log and commit, one record
-/// per action, on windows of `SLOTS` offsets above a base (see `crate::head_trim::checker::replicate_chain`,
-/// the same walk for FelixHeadTrim).
-fn replicate_chain(
-    node: u32,
-    current: &mut ParosNode,
-    after: &ParosNode,
-    taken: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let label = format!("Replicate(·, {node})");
-    let width = SLOTS;
-    let limit = 2 * after.len() + 4;
-    for _ in 0..limit {
-        let mut matched = current.commit.min(current.len()).min(after.len());
-        while matched < current.len().min(after.len())
-            && current.at(matched + 1).term == after.at(matched + 1).term
-        {
-            matched += 1;
-        }
-        let commit = current.commit;
-        let to_send = matched < after.len();
-        let base_commit = commit.min(matched);
-        let commit_can_move = after.commit > commit && base_commit == commit;
-        let send_fits = to_send && matched < base_commit + width;
-        let commit_mode = commit_can_move || send_fits || !to_send;
-        let (base, log_only) = if commit_mode {
-            (base_commit, false)
-        } else {
-            (matched.saturating_sub(width / 2).max(commit), true)
+    /// `Replicate(b, ghost)`, the ghost holding its log up to the new commit (the acknowledging
+    /// majority). The model's `CommitIn` and walk give commit, writer and floor.
+    fn leader_commit(&mut self, label: &str, commit: u64) -> Result<(), Failure> {
+        let base = self.commit;
+        let sterm = self.term_at(base).ok_or(UNSEEN)?;
+        let records = &self.log[base as usize..commit as usize];
+        let names = Names::new(records, &[self.term, sterm], &[self.floor], &[self.writer])?;
+        let term = names.terms.to(self.term);
+        let me = WindowNode {
+            term,
+            leader: true,
+            records: names.records(records),
+            writer: names.tokens().to(self.writer),
+            floor: names.floors.to(self.floor),
+            sterm: names.terms.to(sterm),
+            ..WindowNode::absent(1)
         };
-        let window_end = base + width;
-        if current.len() > window_end && matched < window_end {
-            return Err(LONG_SUFFIX);
-        }
-        let sterm = current.term_at(base).ok_or(UNSEEN)?;
-        let ghost_records = &after.log[base as usize..after.len().min(window_end) as usize];
-        let own_records = &current.log[base as usize..current.len().min(window_end) as usize];
-        let own_tail = &current.log[current.len().min(window_end) as usize..];
-        let all: Vec<ParosRecord> = ghost_records.iter().chain(own_records).copied().collect();
+        let ghost = WindowNode {
+            leader: false,
+            ..me.clone()
+        };
+        let state = window([me, ghost, WindowNode::absent(1)]).ok_or(OUT)?;
+        let next = take(&state, Action::Replicate(N1, N2), label)?;
+        self.commit = base + u64::from(next.commit[0]);
+        self.writer = names.token(next.writer[0]);
+        self.floor = names.floor(next.floor[0]);
+        Ok(())
+    }
+
+    /// `Promote(b, {1, 2, 3})`, the two ghosts holding its log above `base`.
+    fn promote(&mut self, label: &str, after: &Self, base: u64) -> Result<(), Failure> {
+        let records = &self.log[base as usize..];
+        let sterm = self.term_at(base).ok_or(UNSEEN)?;
+        let promise = after.term - 1;
+        let names = Names::new(records, &[promise, after.term, sterm], &[], &[])?;
+        let voter = WindowNode {
+            term: names.terms.to(promise),
+            records: names.records(records),
+            sterm: names.terms.to(sterm),
+            ..WindowNode::absent(1)
+        };
+        let state = window([voter.clone(), voter.clone(), voter]).ok_or(OUT)?;
+        let next = take(&state, Action::Promote(N1, 0b111), label)?;
+        let noop = next.log[0].at(next.log[0].len());
+        self.term = names.term(next.term[0]);
+        self.leader = next.leader[0];
+        let term = self.term;
+        self.log.push(ParosRecord {
+            kind: noop.k,
+            term,
+            ..ParosRecord::UNSEEN
+        });
+        Ok(())
+    }
+
+    fn step_down(me: u8, ghost: u8, label: &str) -> Result<(u8, bool), Failure> {
+        let me = WindowNode {
+            leader: true,
+            ..WindowNode::absent(me)
+        };
+        let state = window([me, WindowNode::absent(ghost), WindowNode::absent(1)]).ok_or(OUT)?;
+        let next = take(&state, Action::StepDown(N1, N2), label)?;
+        Ok((next.term[0], next.leader[0]))
+    }
+
+    /// The ghost leads at the term the follower ends in, with its writer and floor.
+    fn replicate(
+        &mut self,
+        label: &str,
+        after: &Self,
+        span: &ReplicateWindow<'_, ParosRecord>,
+    ) -> Result<Replicated<Record>, Failure> {
+        let sterm = self.term_at(span.base).ok_or(UNSEEN)?;
         let names = Names::new(
-            &all,
-            &[current.term, after.term, sterm],
-            &[current.floor, after.floor],
-            &[current.writer, after.writer],
+            &span.all,
+            &[self.term, after.term, sterm],
+            &[self.floor, after.floor],
+            &[self.writer, after.writer],
         )?;
-        let ghost_window = names.records(ghost_records);
-        let own_window = names.records(own_records);
-        let (ghost_commit, own_commit) = if log_only {
-            (0, 0)
-        } else {
-            (
-                after
-                    .commit
-                    .saturating_sub(base)
-                    .min(ghost_window.len() as u64) as u8,
-                (commit - base) as u8,
-            )
-        };
+        let ghost_window = names.records(span.ghost);
+        let own_window = names.records(span.own);
         let ghost = WindowNode {
             term: names.terms.to(after.term),
             leader: true,
             records: ghost_window.clone(),
-            commit: ghost_commit,
-            writer: names.tokens.to(after.writer),
+            commit: span.ghost_commit,
+            writer: names.tokens().to(after.writer),
             floor: names.floors.to(after.floor),
             sterm: names.terms.to(sterm),
             ..WindowNode::absent(1)
         };
         let me = WindowNode {
-            term: names.terms.to(current.term),
-            leader: current.leader,
+            term: names.terms.to(self.term),
+            leader: self.leader,
             records: own_window.clone(),
-            commit: own_commit,
-            writer: names.tokens.to(current.writer),
-            floor: names.floors.to(current.floor),
+            commit: span.own_commit,
+            writer: names.tokens().to(self.writer),
+            floor: names.floors.to(self.floor),
             sterm: names.terms.to(sterm),
             ..WindowNode::absent(1)
         };
-        let third = WindowNode::absent(names.terms.to(current.term));
+        let third = WindowNode::absent(names.terms.to(self.term));
         let state = window([ghost, me, third]).ok_or(OUT)?;
-        let next = take(&state, Action::Replicate(N1, N2), &label)?;
-        let previous = current.clone();
-        let mut log = current.log[..base as usize].to_vec();
-        for (index, model_record) in next.log[1].records().enumerate() {
-            let offset = base + index as u64 + 1;
-            let projected = if ghost_window.get(index) == Some(&model_record) {
-                after.at(offset)
-            } else if own_window.get(index) == Some(&model_record) {
-                current.at(offset)
-            } else {
-                unreachable!("a replicated record comes from the sender or the receiver")
-            };
-            log.push(projected);
-        }
-        if usize::from(next.log[1].len()) == own_window.len() {
-            log.extend_from_slice(own_tail);
-        } else {
-            assert!(
-                own_tail.is_empty(),
-                "a window cut above the match point is never changed"
-            );
-        }
-        current.log = log;
-        current.commit = if log_only {
-            commit
-        } else {
-            base + u64::from(next.commit[1])
-        };
-        current.writer = names.token(next.writer[1]);
-        current.floor = names.floor(next.floor[1]);
-        current.term = names.term(next.term[1]);
-        current.leader = next.leader[1];
-        taken.push(label.clone());
-        let done = current.commit == after.commit
-            && current.len() == after.len()
-            && first_difference(current, after, base).is_none();
-        if done || *current == previous {
-            return Ok(());
-        }
+        let next = take(&state, Action::Replicate(N1, N2), label)?;
+        self.writer = names.token(next.writer[1]);
+        self.floor = names.floor(next.floor[1]);
+        self.term = names.term(next.term[1]);
+        self.leader = next.leader[1];
+        Ok(Replicated::of(
+            ghost_window,
+            own_window,
+            &next.log[1],
+            next.commit[1],
+        ))
     }
-    Ok(())
+
+    /// `Compact(b)`, which deletes every record below `min(floor, commit + 1)`; the core's
+    /// deletion must be a part of it (rule `segments`).
+    fn compact(&mut self, label: &str, after: &Self, walk: &mut Walk) -> Result<(), Failure> {
+        let offsets = Renaming::new(
+            [self.start, after.start, self.floor, self.commit + 1],
+            1,
+            SLOTS as u8,
+        )
+        .ok_or(OUT)?;
+        let start = offsets.to(self.start);
+        let held = offsets.to(self.commit + 1).saturating_sub(start);
+        let filler = Record {
+            k: Kind::Write,
+            o: 0,
+            t: 1,
+            u: 0,
+        };
+        let me = WindowNode {
+            leader: self.leader,
+            records: vec![filler; usize::from(held)],
+            start,
+            commit: offsets.to(self.commit + 1) - 1,
+            floor: offsets.to(self.floor),
+            sterm: 1,
+            ..WindowNode::absent(1)
+        };
+        let state = window([me, WindowNode::absent(1), WindowNode::absent(1)]).ok_or(OUT)?;
+        let next = take(&state, Action::Compact(N1), label)?;
+        let target = offsets.to(after.start);
+        if next.start[0] < target {
+            return mismatch(format!(
+                "the core deleted below {} where {label} deletes only below min(floor {}, commit {} + 1)",
+                after.start, self.floor, self.commit
+            ));
+        }
+        if next.start[0] > target {
+            walk.hidden.push(Abstraction::Segments);
+        }
+        self.start = after.start;
+        self.sterm = after.sterm;
+        walk.taken.push(label.to_string());
+        Ok(())
+    }
+
+    /// A jump: `TrimmedTo`, then `Replicate` if the step also moved the log or the commit.
+    fn jump(&mut self, sent: Sent, chain: &mut Chain<'_, Self>) -> Result<(), Failure> {
+        let (after, walk) = (chain.after, &mut chain.walk);
+        trimmed_to(
+            chain.node,
+            self,
+            after,
+            sent,
+            &mut walk.taken,
+            &mut walk.hidden,
+        )?;
+        if self.commit != after.commit || self.len() != after.len() {
+            chain.replicate(self)?;
+        }
+        Ok(())
+    }
 }
 
 /// A jump: `TrimmedTo(ghost, b)`, the ghost holding nothing from the point it sent, with the
@@ -473,7 +346,7 @@ fn trimmed_to(
         .term_at(point - 1)
         .or_else(|| current.term_at(last))
         .unwrap_or(current.term);
-    let terms = Renaming::new([fill, sent.base_term, current.term], 1, 15).ok_or(OUT)?;
+    let terms = Renaming::new([fill, sent.base_term, current.term], 1, TERMS_LAST).ok_or(OUT)?;
     let tokens = Tokens::new(&[current.writer, sent.writer], &[]).ok_or(OUT)?;
     let filler = Record {
         k: Kind::Write,
@@ -538,68 +411,6 @@ fn trimmed_to(
     Ok(())
 }
 
-/// The first held offset rises: `Compact(b)`, which deletes every record below
-/// `min(floor, commit + 1)`; the core's deletion must be a part of it (rule `segments`).
-fn compact(
-    node: u32,
-    current: &mut ParosNode,
-    after: &ParosNode,
-    taken: &mut Vec<String>,
-    hidden: &mut Vec<Abstraction>,
-) -> Result<(), Failure> {
-    let label = format!("Compact({node})");
-    if after.start < current.start {
-        return mismatch(format!(
-            "the first held offset went back from {} to {}",
-            current.start, after.start
-        ));
-    }
-    let offsets = Renaming::new(
-        [
-            current.start,
-            after.start,
-            current.floor,
-            current.commit + 1,
-        ],
-        1,
-        SLOTS as u8,
-    )
-    .ok_or(OUT)?;
-    let start = offsets.to(current.start);
-    let held = offsets.to(current.commit + 1).saturating_sub(start);
-    let filler = Record {
-        k: Kind::Write,
-        o: 0,
-        t: 1,
-        u: 0,
-    };
-    let me = WindowNode {
-        leader: current.leader,
-        records: vec![filler; usize::from(held)],
-        start,
-        commit: offsets.to(current.commit + 1) - 1,
-        floor: offsets.to(current.floor),
-        sterm: 1,
-        ..WindowNode::absent(1)
-    };
-    let state = window([me, WindowNode::absent(1), WindowNode::absent(1)]).ok_or(OUT)?;
-    let next = take(&state, Action::Compact(N1), &label)?;
-    let target = offsets.to(after.start);
-    if next.start[0] < target {
-        return mismatch(format!(
-            "the core deleted below {} where {label} deletes only below min(floor {}, commit {} + 1)",
-            after.start, current.floor, current.commit
-        ));
-    }
-    if next.start[0] > target {
-        hidden.push(Abstraction::Segments);
-    }
-    current.start = after.start;
-    current.sterm = after.sterm;
-    taken.push(label);
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -643,13 +454,8 @@ mod tests {
 
     fn node(term: u64, leader: bool, log: Vec<ParosRecord>, commit: u64) -> ParosNode {
         ParosNode {
-            term,
-            leader,
-            log,
-            start: 1,
-            commit,
+            voter: Voter::holding(term, leader, log, commit),
             writer: 0,
-            floor: 1,
             sterm: 0,
         }
     }
@@ -722,22 +528,22 @@ mod tests {
             base_term: 2,
         };
         let after = ParosNode {
-            term: 2,
-            leader: false,
-            log: vec![ParosRecord::UNSEEN; 19],
-            start: 20,
-            commit: 19,
+            voter: Voter {
+                term: 2,
+                leader: false,
+                log: vec![ParosRecord::UNSEEN; 19],
+                commit: 19,
+                floor: 20,
+                start: 20,
+            },
             writer: 4,
-            floor: 20,
             sterm: 2,
         };
         let verdict = check(1, &before, &after, false, Some(sent));
         assert!(matched(&verdict), "{verdict:?}");
         assert_eq!(verdict.1, vec![Abstraction::SealedFloor]);
-        let short = ParosNode {
-            floor: 19,
-            ..after.clone()
-        };
+        let mut short = after.clone();
+        short.floor = 19;
         assert!(matches!(
             check(1, &before, &short, false, Some(sent)).0,
             Verdict::Diverged(_)

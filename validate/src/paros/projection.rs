@@ -2,6 +2,7 @@
 //! jump's sender as the sealed state it sent (see `super`).
 
 use crate::steps::log_tail;
+use crate::voter::{Projected, Voter};
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
 use felix_core::storage::SealedState;
@@ -22,9 +23,8 @@ pub struct ParosRecord {
     pub up_to: u64,
 }
 
-impl ParosRecord {
-    /// A record the projection never saw (below the first held offset of a baseline).
-    pub const UNSEEN: ParosRecord = ParosRecord {
+impl Projected for ParosRecord {
+    const UNSEEN: ParosRecord = ParosRecord {
         kind: Kind::Empty,
         token: 0,
         old: 0,
@@ -33,7 +33,7 @@ impl ParosRecord {
         up_to: 0,
     };
 
-    pub fn of(entry: &Entry) -> ParosRecord {
+    fn of(entry: &Entry) -> ParosRecord {
         let mut record = ParosRecord {
             term: entry.term,
             ..ParosRecord::UNSEEN
@@ -56,6 +56,16 @@ impl ParosRecord {
         record
     }
 
+    fn term(&self) -> u64 {
+        self.term
+    }
+
+    fn trim_floor(&self) -> Option<u64> {
+        (self.kind == Kind::Truncate).then_some(self.up_to)
+    }
+}
+
+impl ParosRecord {
     pub fn describe(&self) -> String {
         match self.kind {
             Kind::Write => format!("[w t{}]", self.term),
@@ -67,74 +77,51 @@ impl ParosRecord {
     }
 }
 
-/// One voter's projected ParosTrimJump variables.
+/// One voter's projected ParosTrimJump variables: the Raft-shaped ones (`crate::voter`, read and
+/// carried as FelixHeadTrim's are), the writer token and the sealed base term.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParosNode {
-    pub term: u64,
-    pub leader: bool,
-    /// Offsets 1..=len; below `start` the records last seen (or unseen).
-    pub log: Vec<ParosRecord>,
-    pub start: u64,
-    pub commit: u64,
+    /// `term`, `leader`, `log` (offsets 1..=len; below `start` the records last seen, or
+    /// unseen), `start`, `commit`, `floor`.
+    pub voter: Voter<ParosRecord>,
     /// `writer`: the token in force after the walk (`Token(0)` before the first fence).
     pub writer: u64,
-    pub floor: u64,
     /// `sterm`: the term of offset `start - 1`.
     pub sterm: u64,
+}
+
+/// A paros node is a voter with two more variables: its Raft-shaped ones read as a voter's.
+impl std::ops::Deref for ParosNode {
+    type Target = Voter<ParosRecord>;
+    fn deref(&self) -> &Voter<ParosRecord> {
+        &self.voter
+    }
+}
+
+impl std::ops::DerefMut for ParosNode {
+    fn deref_mut(&mut self) -> &mut Voter<ParosRecord> {
+        &mut self.voter
+    }
 }
 
 impl ParosNode {
     /// A node read in full (the first sample, after a restart, after an unchecked jump).
     pub fn read(broker: &Broker) -> ParosNode {
-        let first = broker.first_held();
-        let mut log = vec![ParosRecord::UNSEEN; first.saturating_sub(1) as usize];
-        log.extend(broker.entries().map(ParosRecord::of));
-        ParosNode::with_log(broker, log)
+        ParosNode::with_voter(broker, Voter::read(broker))
     }
 
-    fn with_log(broker: &Broker, log: Vec<ParosRecord>) -> ParosNode {
+    /// The node after a step, re-reading only the records above `self.commit`.
+    pub fn advance(&self, broker: &Broker) -> ParosNode {
+        ParosNode::with_voter(broker, self.voter.advance(broker))
+    }
+
+    fn with_voter(broker: &Broker, voter: Voter<ParosRecord>) -> ParosNode {
         let journal = broker.journal();
         ParosNode {
-            term: broker.term(),
-            leader: broker.is_leader(),
-            log,
-            start: journal.first_held(),
-            commit: journal.committed(),
+            voter,
             writer: journal.writer().0,
-            floor: journal.floor(),
             sterm: journal.sealed().base_term,
         }
-    }
-
-    /// The node after a step, re-reading only the records above `self.commit` (committed ones
-    /// are kept: CommittedPrefixAgreement audits them).
-    pub fn advance(&self, broker: &Broker) -> ParosNode {
-        let journal = broker.journal();
-        let first = journal.first_held();
-        let keep = self
-            .commit
-            .max(first.saturating_sub(1))
-            .min(self.len())
-            .min(journal.tail() - 1);
-        let mut log = self.log[..keep as usize].to_vec();
-        let from = (keep + 1).max(first);
-        while (log.len() as u64) + 1 < from {
-            log.push(ParosRecord::UNSEEN);
-        }
-        log.extend(journal.entries_from(from, usize::MAX).map(ParosRecord::of));
-        ParosNode::with_log(broker, log)
-    }
-
-    pub fn len(&self) -> u64 {
-        self.log.len() as u64
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.log.is_empty()
-    }
-
-    pub fn at(&self, offset: u64) -> ParosRecord {
-        self.log[(offset - 1) as usize]
     }
 
     /// `TermAt(n, i)` where the projection knows it.

@@ -2,7 +2,8 @@
 //! floors and tokens renamed into its bounds, and one model action taken on it (see `super`).
 
 use super::projection::ParosRecord;
-use crate::steps::{self, Abstraction, Failure, Renaming, OUT, UNSEEN};
+use crate::renaming;
+use crate::steps::{self, Abstraction, Failure, OUT, UNSEEN};
 use felix_model::paros::config::{ParosBounds, ParosConfig, ParosSwitches};
 use felix_model::paros::spec::{Action, Kind, Log, ParosTrimJump, Record, State};
 use felix_model::spec::Expectation;
@@ -33,6 +34,9 @@ pub static PAROS_WINDOW: ParosConfig = ParosConfig {
     expectation: Expectation::Pass,
     twin: None,
 };
+
+/// The highest term a window holds (terms renamed into 1..=15).
+pub(crate) const TERMS_LAST: u8 = 15;
 
 /// The highest slot of a window (`MaxLen`).
 pub(crate) const SLOTS: u64 = 7;
@@ -182,12 +186,8 @@ pub(crate) fn take(state: &State, action: Action, label: &str) -> Result<State, 
     )
 }
 
-/// The renamings of a window's records: terms (1..=15), floors (1..=63), tokens.
-pub(crate) struct Names {
-    pub(crate) terms: Renaming,
-    pub(crate) floors: Renaming,
-    pub(crate) tokens: Tokens,
-}
+/// The renamings of a window's records: terms (1..=15), floors (1..=63) and tokens.
+pub(crate) type Names = renaming::Names<Tokens>;
 
 impl Names {
     pub(crate) fn new(
@@ -205,25 +205,6 @@ impl Names {
         {
             return Err(Failure::Abstract(Abstraction::Unfenced));
         }
-        let terms = Renaming::new(
-            records
-                .iter()
-                .map(|record| record.term)
-                .chain(terms.iter().copied()),
-            1,
-            15,
-        )
-        .ok_or(OUT)?;
-        let floors = Renaming::new(
-            records
-                .iter()
-                .filter(|record| record.kind == Kind::Truncate)
-                .map(|record| record.up_to)
-                .chain(floors.iter().copied()),
-            1,
-            63,
-        )
-        .ok_or(OUT)?;
         let values: Vec<u64> = records
             .iter()
             .filter(|record| record.kind == Kind::Truncate)
@@ -236,20 +217,22 @@ impl Names {
             .map(|record| (record.old, record.token))
             .collect();
         let tokens = Tokens::new(&values, &edges).ok_or(OUT)?;
-        Ok(Names {
-            terms,
-            floors,
-            tokens,
-        })
+        let (terms, floors) = (terms.iter().copied(), floors.iter().copied());
+        Names::renamed(records, terms, TERMS_LAST, floors, tokens)
+    }
+
+    /// The tokens, renamed.
+    pub(crate) fn tokens(&self) -> &Tokens {
+        &self.more
     }
 
     pub(crate) fn record(&self, projected: &ParosRecord) -> Record {
         let (o, u) = match projected.kind {
             Kind::Truncate => (
-                self.tokens.to(projected.token),
+                self.more.to(projected.token),
                 self.floors.to(projected.up_to),
             ),
-            Kind::SetLeader => (self.tokens.to(projected.token), 0),
+            Kind::SetLeader => (self.more.to(projected.token), 0),
             _ => (0, 0),
         };
         Record {
@@ -264,20 +247,8 @@ impl Names {
         projected.iter().map(|record| self.record(record)).collect()
     }
 
-    pub(crate) fn term(&self, image: u8) -> u64 {
-        self.terms
-            .back(image)
-            .unwrap_or_else(|| unreachable!("the model's terms come from the window"))
-    }
-
-    pub(crate) fn floor(&self, image: u8) -> u64 {
-        self.floors
-            .back(image)
-            .unwrap_or_else(|| unreachable!("the model's floors come from the window"))
-    }
-
     pub(crate) fn token(&self, image: u8) -> u64 {
-        self.tokens
+        self.more
             .back(image)
             .unwrap_or_else(|| unreachable!("the model's tokens come from the window"))
     }
