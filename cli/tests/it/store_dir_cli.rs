@@ -55,14 +55,22 @@ fn replay_with_stores(args: &[&str], dir: &Path, expected_code: i32, nodes: usiz
 
 #[test]
 fn a_failing_runs_disks_open_as_stores() {
-    // AckBeforeSync seed 23 breaks CommittedPrefixAgreement at offset 2; its four disks (three
-    // brokers and a replica) end agreeing (the run healed) and each holds offset 2 as the noop of
-    // term 6 that replaced the lost fence.
+    // AckBeforeSync seed 23 breaks PromiseDurable first (a follower acknowledges before its
+    // sync), CommittedDurable next (its leader counts it), and CommittedPrefixAgreement at offset 2
+    // later; its four disks (three brokers and a replica) end agreeing (the run healed) and each
+    // holds offset 2 as the noop of term 6 that replaced the lost fence.
     let dir = tempfile::tempdir().expect("tempdir");
     let stores = dir.path().join("stores");
     let args = ["replay", "--seed", "23", "--twin", "AckBeforeSync"];
     let stdout = replay_with_stores(&args, &stores, 1, 4);
-    assert!(stdout.contains("CommittedPrefixAgreement"), "{stdout}");
+    assert!(
+        stdout.contains("VIOLATION PromiseDurable at step 37"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("VIOLATION CommittedDurable at step 39"),
+        "{stdout}"
+    );
     for node in ["n0", "n1", "n2", "n3"] {
         let line = format!("  {}  node", stores.join(node).display());
         assert!(stdout.contains(&line), "missing {line:?} in {stdout}");
