@@ -7,8 +7,8 @@
 //!
 //! `Counts` holds a run's counts (or a sweep's sums) in an array indexed by the counter.
 
+use crate::validated::Validated;
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// Declares `Counter` with one variant per name. The variants are listed in the alphabetical
@@ -132,25 +132,25 @@ impl fmt::Display for Counter {
     }
 }
 
-/// One entry of `Counts`: a counter, or a count named outside the catalog.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key<'a> {
+/// One entry of `Counts`: a counter, or one of trace validation's counts by its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
     Counter(Counter),
-    /// A name no counter has: trace validation's counts (`validated_*`, by model, action and
-    /// abstraction rule), which `felix-validate` names and adds to a run's report.
-    Outside(&'a str),
+    /// A count of the validation tally (`Validated::entries`: `validated_*`, by model, action
+    /// and abstraction rule), named only when listed.
+    Validated(String),
 }
 
-impl Key<'_> {
+impl Key {
     pub fn name(&self) -> &str {
         match self {
             Key::Counter(counter) => counter.name(),
-            Key::Outside(name) => name,
+            Key::Validated(name) => name,
         }
     }
 }
 
-impl fmt::Display for Key<'_> {
+impl fmt::Display for Key {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.name())
     }
@@ -161,18 +161,19 @@ impl fmt::Display for Key<'_> {
 /// the audits report every one of theirs, the simulator only those it counted at least once,
 /// and a summary of a run lists what is present.
 ///
-/// Beside the counters, counts named outside the catalog (`Key::Outside`), kept by name.
+/// Beside the counters, a validated run's (or a sweep's summed) validation tally, absent when
+/// no run was validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Counts {
     counters: [Option<u64>; Counter::COUNT],
-    outside: BTreeMap<String, u64>,
+    validated: Option<Validated>,
 }
 
 impl Default for Counts {
     fn default() -> Counts {
         Counts {
             counters: [None; Counter::COUNT],
-            outside: BTreeMap::new(),
+            validated: None,
         }
     }
 }
@@ -199,14 +200,23 @@ impl Counts {
         *slot = Some(slot.unwrap_or(0) + count);
     }
 
-    /// Sets the count named `name`, as a file or another crate names it: a counter's name sets
-    /// that counter, any other name a count outside the catalog (trace validation's).
-    pub fn insert(&mut self, name: String, count: u64) {
-        match Counter::parse(&name) {
-            Some(counter) => self.set(counter, count),
-            None => {
-                self.outside.insert(name, count);
-            }
+    /// Sets the count named `name`, as a file names it: a counter's name sets that counter, a
+    /// name of the validation tally (`Validated::set`) that count; any other name is an error.
+    pub fn insert(&mut self, name: &str, count: u64) -> Result<(), String> {
+        if let Some(counter) = Counter::parse(name) {
+            self.set(counter, count);
+            return Ok(());
+        }
+        let present = self.validated.is_some();
+        let validated = self.validated.get_or_insert_with(Validated::default);
+        let known = validated.set(name, count);
+        if !known && !present {
+            self.validated = None;
+        }
+        if known {
+            Ok(())
+        } else {
+            Err(format!("unknown count {name:?}"))
         }
     }
 
@@ -215,8 +225,10 @@ impl Counts {
         for (counter, count) in other.counters() {
             self.add(counter, count);
         }
-        for (name, count) in &other.outside {
-            *self.outside.entry(name.clone()).or_insert(0) += count;
+        if let Some(validated) = &other.validated {
+            self.validated
+                .get_or_insert_with(Validated::default)
+                .sum(validated);
         }
     }
 
@@ -226,20 +238,27 @@ impl Counts {
             .filter_map(|counter| self.get(*counter).map(|count| (*counter, count)))
     }
 
-    /// The counts named outside the catalog, by name.
-    pub fn outside(&self) -> &BTreeMap<String, u64> {
-        &self.outside
+    /// The validation tally, when a run was validated.
+    pub fn validated(&self) -> Option<&Validated> {
+        self.validated.as_ref()
     }
 
-    /// Every count present, counters and names outside the catalog together, in name order
+    /// Adds a validated run's tally.
+    pub fn add_validated(&mut self, validated: &Validated) {
+        self.validated
+            .get_or_insert_with(Validated::default)
+            .sum(validated);
+    }
+
+    /// Every count present, counters and the validation tally's counts together, in name order
     /// (as summaries list them).
-    pub fn entries(&self) -> Vec<(Key<'_>, u64)> {
-        let mut entries: Vec<(Key<'_>, u64)> = (self.counters())
+    pub fn entries(&self) -> Vec<(Key, u64)> {
+        let mut entries: Vec<(Key, u64)> = (self.counters())
             .map(|(counter, count)| (Key::Counter(counter), count))
             .collect();
-        if !self.outside.is_empty() {
-            let outside = self.outside.iter();
-            entries.extend(outside.map(|(name, count)| (Key::Outside(name), *count)));
+        if let Some(validated) = &self.validated {
+            let named = validated.entries().into_iter();
+            entries.extend(named.map(|(name, count)| (Key::Validated(name), count)));
             entries.sort_by(|(one, _), (other, _)| one.name().cmp(other.name()));
         }
         entries
@@ -295,16 +314,18 @@ mod tests {
         }
     }
 
-    /// Absent is not zero; a sum keeps whatever either side held; names outside the catalog are
-    /// kept and listed in name order among the counters; JSON is the same list.
+    /// Absent is not zero; a sum keeps whatever either side held; the validation tally's counts
+    /// are listed by name among the counters; JSON is the same list; unknown names are refused.
     #[test]
     fn counts_keep_presence_and_name_order() {
         let mut run = Counts::default();
         assert!(run.entries().is_empty());
         run.set(Counter::Crashes, 0);
         run.add(Counter::AckSent, 2);
-        run.insert("validated_steps".to_string(), 5);
-        run.insert("vote_grant_sent".to_string(), 1);
+        assert_eq!(run.insert("validated_steps", 5), Ok(()));
+        assert_eq!(run.insert("vote_grant_sent", 1), Ok(()));
+        assert!(run.insert("validated_nothing", 1).is_err());
+        assert!(run.insert("nothing", 1).is_err());
         assert_eq!(run.get(Counter::Crashes), Some(0));
         assert_eq!(run.get(Counter::Clogs), None);
         assert_eq!(run.count(Counter::Clogs), 0);
@@ -319,14 +340,20 @@ mod tests {
             [
                 "ack_sent=4",
                 "crashes=0",
+                "validated_holder_requests=0",
+                "validated_matched=0",
                 "validated_steps=10",
+                "validated_stutters=0",
                 "vote_grant_sent=2"
             ]
         );
         let json = serde_json::to_string(&total).ok();
         assert_eq!(
             json.as_deref(),
-            Some(r#"{"ack_sent":4,"crashes":0,"validated_steps":10,"vote_grant_sent":2}"#)
+            Some(concat!(
+                r#"{"ack_sent":4,"crashes":0,"validated_holder_requests":0,"validated_matched":0,"#,
+                r#""validated_steps":10,"validated_stutters":0,"vote_grant_sent":2}"#
+            ))
         );
     }
 }

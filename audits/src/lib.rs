@@ -70,10 +70,12 @@ pub mod recovery_faithful;
 pub mod stale_trim_refused;
 pub mod synthetic;
 pub mod term_never_decreases;
+pub mod validated;
 pub mod witness;
 
 pub use counter::{Counter, Counts};
 pub use coverage::{coverage, Coverage};
+pub use validated::Validated;
 
 use felix_core::api::ClientId;
 use felix_core::history::Event;

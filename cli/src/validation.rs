@@ -1,50 +1,40 @@
 //! `--validate` output shared by `felix sweep` and `felix replay`: the counts of trace
-//! validation (`felix-validate`) from a run's (or a sweep's summed) coverage counters.
+//! validation (`felix-validate`) from a run's (or a sweep's summed) validation tally.
 
-use felix_audits::Counts;
-
-/// The models a run can be held to, as their count keys name them.
-const MODELS: [&str; 2] = ["FelixHeadTrim", "ParosTrimJump"];
+use felix_audits::{Counts, Validated};
+use std::collections::BTreeMap;
 
 /// One line: validated steps, stutters, matched steps and holder requests in all; then, per
-/// model that validated any step, its steps, matched model actions by name, and the abstraction
-/// rules by name (steps not checked, and details hidden in checked steps). Validation names its
-/// counts itself (`felix_validate::Counts::coverage`): they are the counts outside the catalog.
+/// model that validated any step (in name order), its steps, matched model actions by name, and
+/// the abstraction rules by name (steps not checked, and details hidden in checked steps), from
+/// the validation tally (`felix_audits::Validated`; all zero when no run was validated).
 pub fn summary_line(coverage: &Counts) -> String {
-    let validated = coverage.outside();
-    let get = |name: &str| validated.get(name).copied().unwrap_or(0);
-    let listed = |prefix: &str| -> String {
-        let entries: Vec<String> = validated
-            .iter()
-            .filter_map(|(name, count)| {
-                name.strip_prefix(prefix)
-                    .map(|short| format!("{short}={count}"))
-            })
-            .collect();
-        if entries.is_empty() {
-            "none".to_string()
-        } else {
-            entries.join(" ")
+    let none = Validated::default();
+    let validated = coverage.validated().unwrap_or(&none);
+    let listed = |counts: &BTreeMap<String, u64>| -> String {
+        if counts.is_empty() {
+            return "none".to_string();
         }
+        let entries: Vec<String> = (counts.iter())
+            .map(|(name, count)| format!("{name}={count}"))
+            .collect();
+        entries.join(" ")
     };
     let mut line = format!(
         "  validated: {} steps, {} stuttering, {} matched to model actions; {} holder requests held to Active(h)",
-        get("validated_steps"),
-        get("validated_stutters"),
-        get("validated_matched"),
-        get("validated_holder_requests"),
+        validated.steps, validated.stutters, validated.matched, validated.holder_requests,
     );
-    for model in MODELS {
-        let steps = get(&format!("validated_model_{model}_steps"));
-        if steps == 0 {
+    for (model, tally) in &validated.models {
+        if tally.steps == 0 {
             continue;
         }
         line.push_str(&format!(
-            "\n  validated by {model}: {steps} steps, {} stuttering, {} matched; actions: {}; abstracted: {}",
-            get(&format!("validated_model_{model}_stutters")),
-            get(&format!("validated_model_{model}_matched")),
-            listed(&format!("validated_action_{model}_")),
-            listed(&format!("validated_abstracted_{model}_")),
+            "\n  validated by {model}: {} steps, {} stuttering, {} matched; actions: {}; abstracted: {}",
+            tally.steps,
+            tally.stutters,
+            tally.matched,
+            listed(&tally.actions),
+            listed(&tally.abstracted),
         ));
     }
     line

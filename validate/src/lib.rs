@@ -105,30 +105,28 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// The counts as `validated_*` coverage entries (summed by a sweep like every counter):
-    /// totals, then per model (`validated_model_<Model>_steps`, `validated_action_<Model>_<Action>`,
-    /// `validated_abstracted_<Model>_<rule>`).
-    pub fn coverage(&self) -> Vec<(String, u64)> {
-        let model = self.model.name();
-        let mut entries = vec![
-            ("validated_steps".to_string(), self.steps),
-            ("validated_stutters".to_string(), self.stutters),
-            ("validated_matched".to_string(), self.matched),
-            (
-                "validated_holder_requests".to_string(),
-                self.holder_requests,
-            ),
-            (format!("validated_model_{model}_steps"), self.steps),
-            (format!("validated_model_{model}_stutters"), self.stutters),
-            (format!("validated_model_{model}_matched"), self.matched),
-        ];
-        for (name, count) in &self.abstracted {
-            entries.push((format!("validated_abstracted_{model}_{name}"), *count));
+    /// The counts as the tally a run's report carries and a sweep sums
+    /// (`felix_audits::Validated`): the totals, and the same under the model's name.
+    pub fn tally(&self) -> felix_audits::Validated {
+        let named = |map: &BTreeMap<&'static str, u64>| -> BTreeMap<String, u64> {
+            (map.iter())
+                .map(|(name, count)| (name.to_string(), *count))
+                .collect()
+        };
+        let model = felix_audits::validated::ModelTally {
+            steps: self.steps,
+            stutters: self.stutters,
+            matched: self.matched,
+            actions: named(&self.actions),
+            abstracted: named(&self.abstracted),
+        };
+        felix_audits::Validated {
+            steps: self.steps,
+            stutters: self.stutters,
+            matched: self.matched,
+            holder_requests: self.holder_requests,
+            models: BTreeMap::from([(self.model.name().to_string(), model)]),
         }
-        for (name, count) in &self.actions {
-            entries.push((format!("validated_action_{model}_{name}"), *count));
-        }
-        entries
     }
 }
 
@@ -431,9 +429,7 @@ pub fn run_validated(spec: &RunSpec, keep_steps: bool) -> Validated {
         Ok(cell) => cell.into_inner(),
         Err(shared) => std::mem::take(&mut *shared.borrow_mut()),
     };
-    for (name, count) in validator.counts.coverage() {
-        report.coverage.insert(name, count);
-    }
+    report.coverage.add_validated(&validator.counts.tally());
     Validated { report, validator }
 }
 

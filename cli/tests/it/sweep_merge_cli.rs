@@ -68,6 +68,26 @@ fn four_merged_shards_are_the_unsharded_sweep() {
     assert_eq!(comparable(&merged), comparable(&whole));
 }
 
+/// Validated shards merge into the validated sweep: trace validation's counts, read back from
+/// the shards' names into its tally and summed, print as the unsharded sweep prints them.
+#[test]
+fn merged_validation_counts_are_the_unsharded_sweeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["sweep", "--seeds", "0..8", "--validate"];
+    let (code, whole, _) = felix(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{whole}");
+    let files = shards(dir.path(), &args, 2);
+    let mut merge = vec!["sweep", "merge"];
+    merge.extend(files.iter().map(String::as_str));
+    let (code, merged, stderr) = felix(&merge);
+    assert_eq!(code, 0, "{stderr}");
+    let merged = comparable(&merged);
+    assert_eq!(merged, comparable(&whole));
+    let coverage = merged.last().unwrap()["coverage"].as_object().unwrap();
+    let steps = coverage.get("validated_steps").and_then(Value::as_u64);
+    assert!(steps.is_some_and(|steps| steps > 0), "{coverage:?}");
+}
+
 #[test]
 fn what_is_not_one_whole_sweep_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -79,11 +99,18 @@ fn what_is_not_one_whole_sweep_is_refused() {
     std::fs::write(&garbage, "not json\n").unwrap();
     let cut = dir.path().join("cut.json");
     std::fs::write(&cut, "").unwrap();
+    // A name no count has, where trace validation's counts are named.
+    let unknown = dir.path().join("unknown.json");
+    let shard = std::fs::read_to_string(&files[2]).unwrap();
+    let renamed = shard.replace(r#""ack_sent":"#, r#""validated_bogus":1,"ack_sent":"#);
+    assert_ne!(renamed, shard);
+    std::fs::write(&unknown, renamed).unwrap();
     let (a, b, c) = (files[0].as_str(), files[1].as_str(), files[2].as_str());
-    let (other, garbage, cut) = (
+    let (other, garbage, cut, unknown) = (
         other.to_str().unwrap(),
         garbage.to_str().unwrap(),
         cut.to_str().unwrap(),
+        unknown.to_str().unwrap(),
     );
     for (files, says) in [
         (vec![a, b], "exactly once"),
@@ -91,6 +118,7 @@ fn what_is_not_one_whole_sweep_is_refused() {
         (vec![a, b, other], "range differ"),
         (vec![a, b, garbage], "not a line of `felix sweep --json`"),
         (vec![a, b, cut], "no summary line"),
+        (vec![a, b, unknown], "unknown count \"validated_bogus\""),
         (vec![a, b, "/no/such/file"], "/no/such/file"),
     ] {
         let mut merge = vec!["sweep", "merge"];

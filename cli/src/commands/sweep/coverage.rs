@@ -46,9 +46,9 @@ impl Verdict {
         for (key, count) in totals(coverage).entries() {
             let counter = match key {
                 Key::Counter(counter) => counter,
-                Key::Outside(name) => {
+                Key::Validated(name) => {
                     if count == 0 {
-                        verdict.never.push(name.to_string());
+                        verdict.never.push(name);
                     }
                     continue;
                 }
@@ -149,9 +149,13 @@ mod tests {
         let mut short = unreachable.to_vec();
         short.extend([(Counter::EarliestRead, 0), (Counter::HistoryUnchecked, 2)]);
         let mut coverage = counts(&short, &[]);
-        // A count named outside the catalog at zero is listed among them, in name order.
-        coverage.insert("validated_holder_requests".to_string(), 0);
-        coverage.insert("validated_steps".to_string(), 3);
+        // A validation count at zero is listed among them, in name order.
+        coverage.add_validated(&felix_audits::Validated {
+            steps: 3,
+            stutters: 1,
+            matched: 2,
+            ..Default::default()
+        });
         let verdict = Verdict::of(&coverage, &rules);
         assert_eq!(
             verdict.never,

@@ -207,7 +207,8 @@ fn merge(shards: &[Shard], range: &std::ops::Range<u64>) -> Result<Totals, Strin
         totals.simulated_micros += u128::from(count(&shard.summary, "simulated_micros"));
     }
     for (name, count) in sum_maps(shards, "coverage") {
-        totals.coverage.insert(name, count);
+        (totals.coverage.insert(&name, count))
+            .map_err(|message| format!("{message} in a summary's coverage"))?;
     }
     totals.violations = by_invariant(sum_maps(shards, "violations"))?;
     totals.broken = by_invariant(sum_maps(shards, "broken"))?;
