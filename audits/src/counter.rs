@@ -226,9 +226,7 @@ impl Counts {
             self.add(counter, count);
         }
         if let Some(validated) = &other.validated {
-            self.validated
-                .get_or_insert_with(Validated::default)
-                .sum(validated);
+            self.add_validated(validated);
         }
     }
 

@@ -52,31 +52,34 @@ pub fn progress_bounds(knobs: &Knobs) -> Bounds {
     }
 }
 
-/// Adds Progress's violations (the history, its times and the run's bounds) in step order.
-fn judge_progress(ran: &Ran, violations: &mut Vec<felix_audits::Violation>) {
-    let Some(bounds) = ran.progress else {
-        return;
-    };
+/// Adds, in step order, the violations of the judges that need more than a history (`audit`
+/// does not run them), those of `only` when given: Progress (each event's time and the bounds of
+/// the run's knobs) and CommittedDurable (the run's voters).
+fn judge_beyond_history(
+    ran: &Ran,
+    only: Option<Invariant>,
+    violations: &mut Vec<felix_audits::Violation>,
+) {
+    let wanted = |invariant: Invariant| only.is_none_or(|only| only == invariant);
     let recorder = &ran.recorder;
-    let found = felix_audits::progress::check(&recorder.history, &recorder.history_times, bounds);
-    if found.is_empty() {
-        return;
+    let before = violations.len();
+    if let Some(bounds) = ran.progress.filter(|_| wanted(Invariant::Progress)) {
+        let times = &recorder.history_times;
+        violations.extend(felix_audits::progress::check(
+            &recorder.history,
+            times,
+            bounds,
+        ));
     }
-    violations.extend(found);
-    violations.sort_by_key(|violation| violation.step);
-}
-
-/// Adds CommittedDurable's violations (the history and the run's voters) in step order.
-fn judge_committed_durable(ran: &Ran, violations: &mut Vec<felix_audits::Violation>) {
-    let Some(voters) = ran.voters else {
-        return;
-    };
-    let found = felix_audits::committed_durable::check(&ran.recorder.history, voters);
-    if found.is_empty() {
-        return;
+    if let Some(voters) = ran.voters.filter(|_| wanted(Invariant::CommittedDurable)) {
+        violations.extend(felix_audits::committed_durable::check(
+            &recorder.history,
+            voters,
+        ));
     }
-    violations.extend(found);
-    violations.sort_by_key(|violation| violation.step);
+    if violations.len() > before {
+        violations.sort_by_key(|violation| violation.step);
+    }
 }
 
 /// Judges `ran` with every audit, its panic, its budget and its observer's finding.
@@ -92,12 +95,7 @@ pub fn judge_by(ran: &Ran, only: Option<Invariant>) -> Judged {
         None => felix_audits::audit(&ran.recorder.history),
         Some(invariant) => felix_audits::audit_one(&ran.recorder.history, invariant),
     });
-    if only.is_none() || only == Some(Invariant::Progress) {
-        judge_progress(ran, &mut report.violations);
-    }
-    if only.is_none() || only == Some(Invariant::CommittedDurable) {
-        judge_committed_durable(ran, &mut report.violations);
-    }
+    judge_beyond_history(ran, only, &mut report.violations);
     let mut broken: BTreeMap<Invariant, usize> = BTreeMap::new();
     for violation in &report.violations {
         let first = broken.entry(violation.invariant).or_insert(violation.step);

@@ -219,17 +219,19 @@ impl Host {
                 .leaving(self.id, *to, message, &mut self.durable_events);
             effects.extend(self.durable_events.drain(..).map(Effect::Observe));
         }
-        if let Delivery::Send {
-            message:
-                Message::AppendReply {
-                    result: AppendResult::Accepted { matched },
-                    ..
-                },
-            ..
-        } = &mut delivery
-        {
-            if self.ack_one_high && *matched > 0 {
-                *matched += 1;
+        if self.ack_one_high {
+            if let Delivery::Send {
+                message:
+                    Message::AppendReply {
+                        result: AppendResult::Accepted { matched },
+                        ..
+                    },
+                ..
+            } = &mut delivery
+            {
+                if *matched > 0 {
+                    *matched += 1;
+                }
             }
         }
         effects.push(Effect::Transmit(packet(Address::Node(self.id), delivery)));
