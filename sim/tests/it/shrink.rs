@@ -1,7 +1,14 @@
-//! Proves that `shrink` turns a failing seed into a scenario that breaks the twin's invariant in
+//! Proves that `shrink` turns a failing seed of a twin's biased canary (the seeds `felix twins
+//! --sim` finds, replayed without `--unbiased`) into a scenario that breaks the twin's invariant in
 //! the scripted driver and passes with the rule on, no longer than twice the hand-written
-//! `scenarios/twins/<Twin>.txt`, for every twin of the simulator (`TwinName::in_layer(Layer::Sim)`), and that shrinking
-//! is deterministic.
+//! `scenarios/twins/<Twin>.txt`, and that shrinking is deterministic.
+//!
+//! The twins held here are the simulator's twins (`TwinName::in_layer(Layer::Sim)`) that
+//! `shrink_unbiased` does not hold: a twin it holds has shown the same shrinker and translation
+//! reproduce it from an unbiased seed, so shrinking one of its biased seeds too would prove the
+//! pipeline on that twin twice (it took this test from about 105 to 28 CPU-seconds). Every
+//! simulator twin the scripted driver can judge is held by one of the two tests (UnconfirmedReads
+//! here, as not yet scriptable).
 //!
 //! No seed is pinned: which run a seed produces moves whenever the swarm changes, so each twin's
 //! seeds are found here, deterministically, as `felix twins --sim` finds them (the first seeds of
@@ -153,9 +160,10 @@ pub(crate) fn shrunk_scenario_of(
     })
 }
 
-/// Every simulator twin: one of its first failing seeds shrinks to a scenario that fails with
-/// its invariant, passes with the rule on, and is at most twice the hand-written one. The twins
-/// run on threads of their own (each is independent and deterministic).
+/// Every simulator twin that `shrink_unbiased` does not hold: one of its first failing seeds
+/// shrinks to a scenario that fails with its invariant, passes with the rule on, and is at most
+/// twice the hand-written one. The twins run on threads of their own (each is independent and
+/// deterministic).
 #[test]
 fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
     let results: Vec<Outcome> = std::thread::scope(|scope| {
@@ -163,6 +171,7 @@ fn shrunk_scenarios_break_the_twins_invariant_and_pass_with_the_rule_on() {
             // A Progress twin has no hand-written scenario to measure against (the scripted
             // driver cannot judge Progress: `scenarios::judged_in_time`).
             .filter(|twin| !crate::scenarios::judged_in_time(*twin))
+            .filter(|twin| !crate::shrink_unbiased::UNBIASED.contains(twin))
             .map(|twin| {
                 scope.spawn(move || {
                     let path = format!(

@@ -24,7 +24,7 @@ use felix_sim::seeded::knobs::Knobs;
 /// whose shrunk runs translate to no script that breaks their invariant (UnfencedTruncate's
 /// schedule loses step where the world's owner took a reply the driver's owner had given up on);
 /// LazyCatchUp, a Progress twin the driver cannot judge.
-const UNBIASED: [TwinName; 14] = [
+pub(crate) const UNBIASED: [TwinName; 14] = [
     TwinName::VisibleTrims,
     TwinName::VoteBeforePersist,
     TwinName::AckBeforeSync,
