@@ -1,7 +1,7 @@
 //! The exact search (Wing–Gong–Lowe), where the candidate order fails (`check.rs`, module doc 3).
 
 use super::check::{in_search, Operation};
-use super::spec::{Mark, Spec};
+use super::spec::{Mark, Spec, Words};
 use std::collections::BTreeSet;
 
 pub(super) enum Search {
@@ -31,7 +31,7 @@ pub(super) fn search(operations: &[Operation], steps_max: u64) -> Search {
     // Replies judged alone must hold (else no order exists).
     for operation in operations {
         if let Some(reply) = &operation.reply {
-            if let Some(Err(_)) = Spec::local(&operation.op, reply) {
+            if let Some(Err(_)) = Spec::local_worded(&operation.op, reply, Words::Skipped) {
                 return Search::None;
             }
         }
@@ -103,7 +103,10 @@ impl Walk<'_> {
     fn advance(&mut self, index: usize) -> bool {
         let operation = self.ops[index];
         match (&operation.reply, &operation.hint) {
-            (Some(reply), _) | (None, Some(reply)) => self.spec.apply(&operation.op, reply).is_ok(),
+            (Some(reply), _) | (None, Some(reply)) => self
+                .spec
+                .apply_worded(&operation.op, reply, Words::Skipped)
+                .is_ok(),
             (None, None) => {
                 self.spec.invoke_in_place(&operation.op);
                 true
