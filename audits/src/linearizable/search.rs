@@ -1,7 +1,8 @@
 //! The exact search (Wing–Gong–Lowe), where the candidate order fails (`check.rs`, module doc 3).
 
 use super::check::{in_search, Operation};
-use super::spec::{Mark, Spec, Words};
+use super::refusal::Words;
+use super::spec::{Mark, Spec};
 use std::collections::BTreeSet;
 
 pub(super) enum Search {

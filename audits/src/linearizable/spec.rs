@@ -13,26 +13,10 @@ use felix_core::journal::JournalConfig;
 use felix_core::record::{Headers, Offset, Token};
 use felix_core::words;
 
-/// Whether a refusal is worded. The search (`search.rs`) tries many instants for each operation
-/// and keeps only whether one of them allows it: it asks for no words, so that its hot path
-/// formats nothing (formatting the refusals it threw away took about a tenth of the CPU of
-/// `felix twins --sim --unbiased`). A refusal reported to a user is always worded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Words {
-    Wanted,
-    Skipped,
-}
+pub use super::refusal::reply_words;
 
-/// `Err(format!(...))` when `words` asks for the words, `Err` of an empty string (which
-/// allocates nothing) when it does not.
-macro_rules! refuse {
-    ($words:expr, $($format:tt)*) => {
-        Err(match $words {
-            Words::Wanted => format!($($format)*),
-            Words::Skipped => String::new(),
-        })
-    };
-}
+mod checks;
+use super::refusal::{refuse, Words};
 
 /// An operation the specification knows: a client's request, or a record nobody requested
 /// (a leader's noop, inferred from the committed log).
@@ -388,60 +372,13 @@ impl Spec {
                     floor,
                     headers,
                 },
-                Reply::Appended {
-                    offset,
-                    tail: after,
-                },
-            ) => {
-                self.check_landing(*offset, *after, *expected_tail, *fence, words)?;
-                if *floor > *offset {
-                    return refuse!(
-                        words,
-                        "a trim asking for floor {floor} landed at {offset}, below its floor"
-                    );
-                }
-                // A lagging leader may append a trim at or below the floor: it lands, and changes
-                // nothing when the walk reaches it.
-                let mut effect = Effect::push(Slot::Trim {
-                    floor: *floor,
-                    refused: false,
-                });
-                effect.floor = Some((*floor, headers.clone()));
-                Ok(Some(effect))
-            }
-            (Request::Trim { fence, floor, .. }, Reply::TruncateRefused { current }) => {
-                if fence.is_none() || *fence == Some(*current) {
-                    return refuse!(
-                        words,
-                        "TruncateRefused naming token {} for a trim fenced with {:?}",
-                        current.0,
-                        fence.map(|token| token.0)
-                    );
-                }
-                if *current != self.token {
-                    return refuse!(
-                        words,
-                        "TruncateRefused naming token {} while token {} is in force",
-                        current.0,
-                        self.token.0
-                    );
-                }
-                Ok(Some(Effect::push(Slot::Trim {
-                    floor: *floor,
-                    refused: true,
-                })))
-            }
-            (Request::Trim { floor, .. }, Reply::TrimNoop { .. }) => {
-                Spec::noop_trim_tail_worded(request, reply, words)?;
-                if *floor > self.floor {
-                    return refuse!(
-                        words,
-                        "a trim asking for floor {floor} answered as a no-op above floor {}",
-                        self.floor
-                    );
-                }
-                Ok(None)
-            }
+                Reply::Appended { .. } | Reply::TruncateRefused { .. } | Reply::TrimNoop { .. },
+            ) => self.judge_trim(
+                request,
+                (*expected_tail, *fence, *floor, headers),
+                reply,
+                words,
+            ),
             (
                 Request::Fence { new, old },
                 Reply::Appended {
@@ -472,27 +409,7 @@ impl Spec {
                     ..
                 },
                 Reply::CursorTooOld { floor, tag },
-            ) => {
-                if *from >= *floor {
-                    return refuse!(
-                        words,
-                        "CursorTooOld with floor {floor} for a read from {from}, not below it"
-                    );
-                }
-                if !self
-                    .floors
-                    .iter()
-                    .any(|(known, known_tag)| known == floor && known_tag == tag)
-                {
-                    return refuse!(words,
-                        "CursorTooOld names floor {floor} with {}, never in force (now floor {}, {})",
-                        tag_words(tag.as_ref()),
-                        self.floor,
-                        tag_words(self.tag.as_ref()),
-                    );
-                }
-                Ok(None)
-            }
+            ) => self.judge_cursor_too_old(*from, *floor, tag.as_ref(), words),
             _ => refuse!(
                 words,
                 "{} cannot be answered {}",
@@ -500,145 +417,6 @@ impl Spec {
                 reply_words(reply)
             ),
         }
-    }
-
-    fn check_landing(
-        &self,
-        offset: Offset,
-        after: Offset,
-        expected_tail: Option<Offset>,
-        fence: Option<Token>,
-        words: Words,
-    ) -> Result<(), String> {
-        let tail = self.tail();
-        if offset != tail {
-            return refuse!(words, "landed at {offset} while the tail is {tail}");
-        }
-        if after != offset.saturating_add(1) {
-            return refuse!(words, "landed at {offset} naming tail {after}");
-        }
-        if let Some(expected) = expected_tail {
-            if expected != offset {
-                return refuse!(
-                    words,
-                    "conditional on tail {expected}, acknowledged at {offset}"
-                );
-            }
-        }
-        if let Some(token) = fence {
-            if token != self.token {
-                return refuse!(
-                    words,
-                    "fenced with token {}, acknowledged while token {} is in force",
-                    token.0,
-                    self.token.0
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// The tail a no-op trim names is the sequencing leader's (uncommitted records included): it
-    /// must be the one the trim was conditional on (rule 4), whatever the state.
-    pub fn noop_trim_tail(request: &Request, reply: &Reply) -> Result<(), String> {
-        Spec::noop_trim_tail_worded(request, reply, Words::Wanted)
-    }
-
-    fn noop_trim_tail_worded(request: &Request, reply: &Reply, words: Words) -> Result<(), String> {
-        if let (
-            Request::Trim {
-                expected_tail: Some(expected),
-                ..
-            },
-            Reply::TrimNoop { tail },
-        ) = (request, reply)
-        {
-            if expected != tail {
-                return refuse!(
-                    words,
-                    "a no-op trim conditional on tail {expected} answered with tail {tail}"
-                );
-            }
-        }
-        Ok(())
-    }
-
-    fn check_records(
-        &self,
-        from: ReadFrom,
-        max_records: u32,
-        records: &[ReadRecord],
-        next: Offset,
-        words: Words,
-    ) -> Result<(), String> {
-        let (floor, tail) = (self.floor, self.tail());
-        self.check_records_at_worded(from, max_records, records, next, (floor, tail), words)
-    }
-
-    /// `check_records` as of an earlier instant of this log: its floor then and its tail then (the
-    /// records below that tail are the same).
-    pub fn check_records_at(
-        &self,
-        from: ReadFrom,
-        max_records: u32,
-        records: &[ReadRecord],
-        next: Offset,
-        floor: Offset,
-        tail: Offset,
-    ) -> Result<(), String> {
-        self.check_records_at_worded(
-            from,
-            max_records,
-            records,
-            next,
-            (floor, tail),
-            Words::Wanted,
-        )
-    }
-
-    /// `check_records_at`, its refusal worded only when `words` asks.
-    fn check_records_at_worded(
-        &self,
-        from: ReadFrom,
-        max_records: u32,
-        records: &[ReadRecord],
-        next: Offset,
-        (floor, tail): (Offset, Offset),
-        words: Words,
-    ) -> Result<(), String> {
-        assert!(tail <= self.tail());
-        let start = match from {
-            ReadFrom::Offset(from) => from,
-            // From the earliest the serving node holds: the floor, or a jumped node's trim point
-            // above it. What it served must be the writes from its first record on.
-            ReadFrom::Earliest => records.first().map_or(next, |record| record.offset),
-        };
-        if start < floor {
-            return refuse!(words, "served records from {start}, below floor {floor}");
-        }
-        if next > tail {
-            return refuse!(words, "served up to {next}, past the tail {tail}");
-        }
-        if next < start {
-            return refuse!(words, "served next {next} below its start {start}");
-        }
-        let cap = max_records.min(read_records_max()) as usize;
-        if records.len() < cap && next != tail {
-            return refuse!(words,
-                "served {} of at most {cap} records and stopped at {next}, short of the tail {tail}",
-                records.len()
-            );
-        }
-        let expected = self.writes(start, next);
-        if expected.as_slice() != records {
-            return refuse!(
-                words,
-                "served {} in [{start}, {next}), where the log holds {}",
-                records_words(records),
-                records_words(&expected)
-            );
-        }
-        Ok(())
     }
 
     /// The reply this state gives `op` when its outcome is unknown (the operation takes effect
@@ -814,44 +592,5 @@ impl Spec {
                 (Reply::Records { records, next }, None)
             }
         }
-    }
-}
-
-fn tag_words(tag: Option<&Headers>) -> String {
-    match tag {
-        Some(headers) => format!("tag {}", words::headers(headers)),
-        None => "no tag".to_string(),
-    }
-}
-
-fn records_words(records: &[ReadRecord]) -> String {
-    if records.is_empty() {
-        return "no write".to_string();
-    }
-    let offsets: Vec<String> = records
-        .iter()
-        .map(|record| format!("{}:{}", record.offset, words::body(&record.body)))
-        .collect();
-    format!("writes {}", offsets.join(", "))
-}
-
-/// A reply in words (findings; never `Debug`).
-pub fn reply_words(reply: &Reply) -> String {
-    match reply {
-        Reply::Appended { offset, tail } => format!("Appended at {offset} (tail {tail})"),
-        Reply::TrimNoop { tail } => format!("TrimNoop (tail {tail})"),
-        Reply::OffsetMismatch { tail } => format!("OffsetMismatch (tail {tail})"),
-        Reply::FenceMismatch { current } => format!("FenceMismatch (token {})", current.0),
-        Reply::TruncateRefused { current } => format!("TruncateRefused (token {})", current.0),
-        Reply::Records { records, next } => {
-            format!("Records {} next {next}", records_words(records))
-        }
-        Reply::CursorTooOld { floor, tag } => {
-            format!("CursorTooOld floor {floor} {}", tag_words(tag.as_ref()))
-        }
-        Reply::NotHeld { from } => format!("NotHeld from {from}"),
-        Reply::NotLeader { .. } => "NotLeader".to_string(),
-        Reply::NoReadIndex { .. } => "NoReadIndex".to_string(),
-        Reply::Invalid(_) => "Invalid".to_string(),
     }
 }
