@@ -191,8 +191,9 @@ run_tlc() {
             mv "$scratch/$n.done.tmp" "$scratch/$n.done"
     ) &
     launched+=("$!")
+    run_pid[$3]=$!
 }
-declare -a run_workers=() run_weight=()
+declare -a run_workers=() run_weight=() run_pid=()
 for i in "${!names[@]}"; do
     read -r _ expected _ <<<"$(table_row "${names[$i]}")"
     if [[ "$expected" == "pass" ]]; then run_workers[i]="$workers"; else run_workers[i]=1; fi
@@ -211,7 +212,7 @@ launch_ready() {
         fi
     done
     while (( next < ${#names[@]} )) && { (( busy == 0 )) || (( busy + run_weight[next] <= slots )); }; do
-        run_tlc "${names[$next]}" "${run_workers[$next]}"
+        run_tlc "${names[$next]}" "${run_workers[$next]}" "$next"
         counted[$next]=running
         busy=$(( busy + run_weight[next] ))
         next=$(( next + 1 ))
@@ -244,6 +245,9 @@ for i in "${!names[@]}"; do
     echo "== $n: expect $expected (workers $w)"
     launch_ready
     while [[ ! -f "$scratch/$n.done" ]]; do
+        if ! kill -0 "${run_pid[$i]}" 2>/dev/null && [[ ! -f "$scratch/$n.done" ]]; then
+            echo "255 0" >"$scratch/$n.done"    # the run ended without saying how
+        fi
         sleep 0.2
         launch_ready
     done
