@@ -19,6 +19,9 @@
 # Environment:
 #   TLA2TOOLS_JAR   path to tla2tools.jar (required; Java 11 or later on PATH)
 #   TLC_WORKERS     workers for passing configurations (default: auto); twins always use 1
+#   TLC_SLOTS       how many TLC workers run at once (default: the number of processors): a
+#                   passing configuration takes TLC_WORKERS of them (auto: all), a twin one, so
+#                   twins run side by side; results are printed in table order
 #   TLC_JAVA_OPTS   JVM options (default: -XX:+UseParallelGC)
 # Exit: 0 everything as expected; 1 some configuration not as expected; 2 bad usage or a broken
 #       table; 3 the TLA+ checks did not run (no TLC found).
@@ -148,24 +151,90 @@ for n in "${names[@]}"; do
 done
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/check_tla.XXXXXX")"
-trap 'rm -rf "$scratch"' EXIT
+launched=()
+stop_runs() {
+    local p
+    for p in "${launched[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    rm -rf "$scratch"
+}
+trap stop_runs EXIT
+
+slots="${TLC_SLOTS:-$(nproc 2>/dev/null || echo 1)}"
+if [[ ! "$slots" =~ ^[1-9][0-9]*$ ]]; then
+    echo "check_tla: TLC_SLOTS must be a positive number, not '$slots'" >&2
+    exit 2
+fi
+# The workers of each run and the slots it takes: a passing configuration runs with $workers
+# (auto: every slot), a twin with 1 (a shortest counterexample).
+weight_of() {
+    if [[ "$1" != 1 && "$1" =~ ^[0-9]+$ ]] && (( $1 < slots )); then echo "$1"
+    elif [[ "$1" == 1 ]]; then echo 1
+    else echo "$slots"; fi
+}
+
+# TLC runs in the background, as many at once as the slots allow, in table order; each writes
+# "<exit code> <seconds>" to $scratch/<name>.done when it ends.
+run_tlc() {
+    local n="$1" w="$2" spec
+    spec="$(spec_of "$n")"
+    (
+        cd "$formal" || exit 1
+        started=$(date +%s)
+        java "${java_opts[@]}" -cp "$TLA2TOOLS_JAR" tlc2.TLC -tool \
+            -workers "$w" -noGenerateSpecTE -metadir "$scratch/meta-$n" \
+            -config "$n.cfg" "$spec.tla" >"$scratch/$n.out" 2>&1 &
+        tlc=$!
+        trap 'kill -TERM "$tlc" 2>/dev/null; exit 143' TERM
+        wait "$tlc"
+        code=$?
+        echo "$code $(( $(date +%s) - started ))" >"$scratch/$n.done.tmp" &&
+            mv "$scratch/$n.done.tmp" "$scratch/$n.done"
+    ) &
+    launched+=("$!")
+    run_pid[$3]=$!
+}
+declare -a run_workers=() run_weight=() run_pid=()
+for i in "${!names[@]}"; do
+    read -r _ expected _ <<<"$(table_row "${names[$i]}")"
+    if [[ "$expected" == "pass" ]]; then run_workers[i]="$workers"; else run_workers[i]=1; fi
+    run_weight[i]="$(weight_of "${run_workers[$i]}")"
+done
+next=0
+busy=0
+declare -A counted=()
+# Starts the next runs in table order while their slots are free (always at least one run).
+launch_ready() {
+    local i
+    for i in "${!counted[@]}"; do
+        if [[ "${counted[$i]}" == running && -f "$scratch/${names[$i]}.done" ]]; then
+            counted[$i]=done
+            busy=$(( busy - run_weight[i] ))
+        fi
+    done
+    while (( next < ${#names[@]} )) && { (( busy == 0 )) || (( busy + run_weight[next] <= slots )); }; do
+        run_tlc "${names[$next]}" "${run_workers[$next]}" "$next"
+        counted[$next]=running
+        busy=$(( busy + run_weight[next] ))
+        next=$(( next + 1 ))
+    done
+}
 
 summary=()
 failures=0
 declare -A signature=()
 
-for n in "${names[@]}"; do
+for i in "${!names[@]}"; do
+    n="${names[$i]}"
     read -r base expected pinned <<<"$(table_row "$n")"
     spec="$(spec_of "$n")"
     out="$scratch/$n.out"
+    w="${run_workers[$i]}"
     problem=""
     if [[ "$expected" == "pass" ]]; then
-        w="$workers"
         if [[ ! "$pinned" =~ ^[0-9]+$ ]]; then
             problem="no distinct-state count pinned in README.md"
         fi
     else
-        w=1
         if [[ "$base" == "-" || ! -f "$formal/$base.cfg" ]]; then
             problem="twin without a base configuration"
         elif ! differ_in_one_line "$formal/$base.cfg" "$formal/$n.cfg"; then
@@ -174,12 +243,15 @@ for n in "${names[@]}"; do
     fi
 
     echo "== $n: expect $expected (workers $w)"
-    started=$(date +%s)
-    (cd "$formal" && java "${java_opts[@]}" -cp "$TLA2TOOLS_JAR" tlc2.TLC -tool \
-        -workers "$w" -noGenerateSpecTE -metadir "$scratch/meta-$n" \
-        -config "$n.cfg" "$spec.tla") >"$out" 2>&1
-    code=$?
-    seconds=$(( $(date +%s) - started ))
+    launch_ready
+    while [[ ! -f "$scratch/$n.done" ]]; do
+        if ! kill -0 "${run_pid[$i]}" 2>/dev/null && [[ ! -f "$scratch/$n.done" ]]; then
+            echo "255 0" >"$scratch/$n.done"    # the run ended without saying how
+        fi
+        sleep 0.2
+        launch_ready
+    done
+    read -r code seconds <"$scratch/$n.done"
 
     # The violated invariant (2110 behaviour, 2107 initial state) and the final statistics (2199).
     found="$(awk '/@!@!@STARTMSG (2110|2107):/ { grab = 1; next }

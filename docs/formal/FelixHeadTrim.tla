@@ -92,7 +92,11 @@ vars == <<term, leader, log, commit, floor, start, lease, expected, retired, sta
           writes, trims, promotions, crashes>>
 
 -----------------------------------------------------------------------------
-(* Helpers: pure functions of the state. *)
+(* Helpers: pure functions of the state.  The ones every step evaluates read a *)
+(* log once, into a LET name, and loop over bound variables, not through      *)
+(* helper calls: TLC checks an operator argument or a LET value against the   *)
+(* whole state each time it is used again, which costs more than the work it *)
+(* saves.  Each says what it computes; none changes a state or a count.       *)
 
 Max(a, b) == IF a >= b THEN a ELSE b
 Min(a, b) == IF a <= b THEN a ELSE b
@@ -104,15 +108,18 @@ LastTerm(b) == IF Len(log[b]) = 0 THEN 0 ELSE log[b][Len(log[b])].t
 
 \* Raft's election restriction: b's log is at least as up to date as q's.
 UpToDate(b, q) ==
-    \/ LastTerm(b) > LastTerm(q)
-    \/ /\ LastTerm(b) = LastTerm(q)
-       /\ Len(log[b]) >= Len(log[q])
+    LET tb == LastTerm(b)
+        tq == LastTerm(q)
+    IN \/ tb > tq
+       \/ /\ tb = tq
+          /\ Len(log[b]) >= Len(log[q])
 
 \* The floor after a committed walk over lg[b]'s records from + 1 .. to, starting
 \* from floor fl: each trim's floor is applied when the walk reaches it, and a
 \* floor never decreases.
 Walk(lg, b, from, to, fl) ==
-    SetMax({fl} \cup {lg[b][i].f : i \in {j \in (from + 1)..to : lg[b][j].k = "t"}})
+    LET g == lg[b] IN
+    SetMax({fl} \cup {g[i].f : i \in {j \in (from + 1)..to : g[j].k = "t"}})
 
 \* The floor b's trim records set: the highest floor among b's committed trims,
 \* deleted ones included, 1 when none (what floor[b] must be: FloorRecordKept).
@@ -121,7 +128,9 @@ TrimFloor(b) == Walk(log, b, 0, commit[b], 1)
 \* The offset of the trim record that set b's floor (the first committed trim
 \* asking for floor[b]); 0 when no trim set it.
 FloorSetter(b) ==
-    LET setters == {i \in 1..commit[b] : log[b][i].k = "t" /\ log[b][i].f = floor[b]}
+    LET g == log[b]
+        fl == floor[b]
+        setters == {i \in 1..commit[b] : g[i].k = "t" /\ g[i].f = fl}
     IN IF floor[b] = 1 \/ setters = {} THEN 0 ELSE SetMin(setters)
 
 \* The first offset b can serve: below it a read is refused with CursorTooOld.
@@ -134,11 +143,12 @@ ReadableStart(b) == Max(floor[b], start[b])
 \* or a trim), which is the floor-setting trim only when a trim asks for its
 \* own offset.
 FloorTag(b) ==
+    LET setter == FloorSetter(b) IN
     IF HiddenTrims \/ Untagged \/ VisibleTrims \/ floor[b] = 1 THEN 0
     ELSE IF TagAtFloor
         THEN IF floor[b] >= start[b] THEN log[b][floor[b]].h ELSE 0
-    ELSE IF FloorSetter(b) = 0 \/ FloorSetter(b) < start[b] THEN 0
-    ELSE log[b][FloorSetter(b)].h
+    ELSE IF setter = 0 \/ setter < start[b] THEN 0
+    ELSE log[b][setter].h
 
 \* The highest floor of any acknowledged trim.  A trim is acknowledged once it
 \* is committed, and a broker's floor covers exactly its committed trims, so
@@ -167,10 +177,16 @@ Serves(s) ==
 Active(h) == h <= lease /\ ~retired[h]
 
 \* The longest prefix on which the logs of l and f agree (Log Matching: equal
-\* terms at an offset mean equal prefixes up to it).
+\* terms at an offset mean equal prefixes up to it): the highest m in
+\* 0..Min(Len(log[l]), Len(log[f])) with log[l][i].t = log[f][i].t for every
+\* i in 1..m.  Found in one pass: the offset before the first one where the
+\* terms differ, or the shorter length when they never do.
 MatchLen(l, f) ==
-    SetMax({m \in 0..Min(Len(log[l]), Len(log[f])) :
-               \A i \in 1..m : log[l][i].t = log[f][i].t})
+    LET gl == log[l]
+        gf == log[f]
+        n == Min(Len(gl), Len(gf))
+        differ == {i \in 1..n : gl[i].t /= gf[i].t}
+    IN IF differ = {} THEN n ELSE SetMin(differ) - 1
 
 \* Brokers whose logs (in lg, a value of log) hold l's record at offset c
 \* (same offset, same term).
@@ -178,11 +194,15 @@ Holding(lg, l, c) == {q \in Brokers : Len(lg[q]) >= c /\ lg[q][c].t = lg[l][c].t
 
 \* Leader l's commit index once the logs are lg: the highest offset of its own
 \* term that a majority holds (commit by majority in the current term), or
-\* its commit index unchanged.
+\* its commit index unchanged.  Holding(lg, l, x) is written out in place, with
+\* l's log and term read once (its record at x is of term tl there).
 CommitIn(lg, l) ==
-    LET c == {x \in (commit[l] + 1)..Len(lg[l]) :
-                 /\ lg[l][x].t = term[l]
-                 /\ 2 * Cardinality(Holding(lg, l, x)) > NumBrokers}
+    LET gl == lg[l]
+        tl == term[l]
+        c == {x \in (commit[l] + 1)..Len(gl) :
+                 /\ gl[x].t = tl
+                 /\ 2 * Cardinality({q \in Brokers : Len(lg[q]) >= x /\ lg[q][x].t = tl})
+                      > NumBrokers}
     IN IF c = {} THEN commit[l] ELSE SetMax(c)
 
 \* The first and last offset of the segment that starts at start[b].
@@ -324,7 +344,8 @@ Read(h, s) ==
            seen == {i \in Max(from, rs)..commit[s] :
                        log[s][i].k = "w" \/ (VisibleTrims /\ log[s][i].k = "t")}
            newer == {i \in seen : log[s][i].h > h}
-       IN /\ staleRead' = (staleRead \/ \E i \in seen : i < AckedFloor)
+           ackedFloor == AckedFloor    \* computed once, not once per record seen
+       IN /\ staleRead' = (staleRead \/ \E i \in seen : i < ackedFloor)
           /\ IF (tooOld /\ FloorTag(s) > h) \/ newer /= {}
                 THEN /\ retired' = [retired EXCEPT ![h] = TRUE]
                      /\ expected' = [expected EXCEPT ![h] = 0]
@@ -465,11 +486,10 @@ TypeOK ==
 \* newer holder (deleted records included).
 StaleTrimRefused ==
     \A b \in Brokers :
-        \A i \in 1..commit[b] : \A j \in 1..commit[b] :
-            (/\ i < j
-             /\ log[b][i].k = "w"
-             /\ log[b][j].k \in {"w", "t"})
-            => log[b][j].h >= log[b][i].h
+        \A i \in 1..commit[b] :
+            log[b][i].k = "w" =>
+                \A j \in (i + 1)..commit[b] :
+                    log[b][j].k \in {"w", "t"} => log[b][j].h >= log[b][i].h
 
 \* Every broker's floor is the one its trim records set, deleted ones included
 \* (its lazily applied floor equals the highest floor of its committed trims),

@@ -42,7 +42,7 @@
 (* writes at or above decided).  With every rule on, high equals the       *)
 (* promise and decided the highest floor, so they add no state.            *)
 (***************************************************************************)
-EXTENDS Naturals, Sequences, FiniteSets
+EXTENDS Integers, Sequences, FiniteSets
 
 CONSTANTS
     NumVoters,        \* voting nodes 1..NumVoters (3)
@@ -106,7 +106,11 @@ vars == <<term, vote, leader, log, start, commit, writer, floor, sterm, swriter,
           high, decided, acked, writes, truncates, setleaders, promotions, durable, crashes>>
 
 -----------------------------------------------------------------------------
-(* Helpers: pure functions of the state. *)
+(* Helpers: pure functions of the state.  The ones every step evaluates read a *)
+(* log once, into a LET name, and loop over bound variables, not through      *)
+(* helper calls: TLC checks an operator argument or a LET value against the   *)
+(* whole state each time it is used again, which costs more than the work it *)
+(* saves.  Each says what it computes; none changes a state or a count.       *)
 
 Max(a, b) == IF a >= b THEN a ELSE b
 Min(a, b) == IF a <= b THEN a ELSE b
@@ -123,17 +127,30 @@ LastTerm(n) == TermAt(n, LastIndex(n))
 
 \* Raft's election restriction: b's log is at least as up to date as q's.
 UpToDate(b, q) ==
-    \/ LastTerm(b) > LastTerm(q)
-    \/ /\ LastTerm(b) = LastTerm(q)
-       /\ LastIndex(b) >= LastIndex(q)
+    LET tb == LastTerm(b)
+        tq == LastTerm(q)
+    IN \/ tb > tq
+       \/ /\ tb = tq
+          /\ LastIndex(b) >= LastIndex(q)
 
 \* Slots where l and f both know the term and agree on it (Log Matching: equal terms at a
 \* slot mean equal prefixes up to it).
 Matches(l, f) == {m \in 0..MaxLen : Known(l, m) /\ Known(f, m) /\ TermAt(l, m) = TermAt(f, m)}
-MatchLen(l, f) == SetMax(Matches(l, f))
+\* The highest slot of Matches(l, f), -1 when there is none.  Both know the terms of the
+\* slots lo..hi (each its sealed slot start - 1 and the slots it holds), and no more.
+MatchLen(l, f) ==
+    LET sl == start[l]
+        sf == start[f]
+        gl == log[l]
+        gf == log[f]
+        lo == Max(sl, sf) - 1
+        hi == Min(sl - 1 + Len(gl), sf - 1 + Len(gf))
+        agree == {m \in lo..hi : (IF m = sl - 1 THEN sterm[l] ELSE gl[m - sl + 1].t)
+                                = (IF m = sf - 1 THEN sterm[f] ELSE gf[m - sf + 1].t)}
+    IN IF agree = {} THEN -1 ELSE SetMax(agree)
 \* l can send f what follows their common prefix: they agree at a slot l still knows.  (Not
 \* written with \E: TLC would generate one successor per witness.)
-CanReplicate(l, f) == Matches(l, f) /= {} /\ MatchLen(l, f) >= start[l] - 1
+CanReplicate(l, f) == MatchLen(l, f) >= start[l] - 1
 
 \* A promise goes back when the term falls, or the term stays and a cast vote changes.
 GoesBack(p, q) == q[1] < p[1] \/ (q[1] = p[1] /\ p[2] /= 0 /\ q[2] /= p[2])
@@ -185,11 +202,19 @@ Counts(lg, dur, q, x, t) == Holds(lg, q, x, t) /\ (AckBeforeSync \/ x <= dur[q])
 
 \* Leader l's commit index once the logs are lg and the durable marks dur: the highest slot of
 \* its own term that a majority of voters holds (durably, with the rule on), or its commit
-\* index unchanged.
+\* index unchanged.  Counts(lg, dur, q, x, term[l]) is written out in place, with l's log,
+\* start and term read once.
 CommitIn(lg, dur, l) ==
-    LET c == {x \in (commit[l] + 1)..(start[l] - 1 + Len(lg[l])) :
-                 /\ lg[l][x - start[l] + 1].t = term[l]
-                 /\ 2 * Cardinality({q \in Voters : Counts(lg, dur, q, x, term[l])}) > NumVoters}
+    LET gl == lg[l]
+        sl == start[l]
+        tl == term[l]
+        c == {x \in (commit[l] + 1)..(sl - 1 + Len(gl)) :
+                 /\ gl[x - sl + 1].t = tl
+                 /\ 2 * Cardinality({q \in Voters :
+                                         /\ start[q] <= x
+                                         /\ x - start[q] + 1 <= Len(lg[q])
+                                         /\ lg[q][x - start[q] + 1].t = tl
+                                         /\ (AckBeforeSync \/ x <= dur[q])}) > NumVoters}
     IN IF c = {} THEN commit[l] ELSE SetMax(c)
 
 \* Leader l's reads are confirmed: its term's noop is committed and a majority of voters
@@ -331,7 +356,7 @@ Replicate(l, f) ==
     /\ leader[l]
     /\ f /= l
     /\ term[f] <= term[l]
-    /\ CanReplicate(l, f)
+    /\ m >= start[l] - 1    \* CanReplicate(l, f), with m computed once
     /\ log' = lg
     /\ commit' = [commit EXCEPT ![f] = fc, ![l] = lc]
     /\ writer' = [writer EXCEPT ![f] = fw.w, ![l] = lw.w]
@@ -475,18 +500,23 @@ AckedWritesKept ==
         /\ x[1] >= decided => (floor[n] <= x[1] /\ start[n] <= x[1])
 
 \* No two nodes hold different records at a slot both have committed.
+\* (i ranges over the slots both committed and hold, Rec(a, i) = Rec(b, i) written out.)
 CommittedPrefixAgreement ==
-    \A a, b \in Nodes : \A i \in 1..MaxLen :
-        (/\ i <= commit[a] /\ i <= commit[b]
-         /\ start[a] <= i /\ i <= LastIndex(a)
-         /\ start[b] <= i /\ i <= LastIndex(b))
-        => Rec(a, i) = Rec(b, i)
+    \A a, b \in Nodes :
+        \A i \in Max(start[a], start[b])..Min(Min(commit[a], commit[b]),
+                                            Min(start[a] - 1 + Len(log[a]),
+                                                start[b] - 1 + Len(log[b]))) :
+            log[a][i - start[a] + 1] = log[b][i - start[b] + 1]
 
 \* No read is served a slot below the floor of a truncate acknowledged before it (decided:
 \* a truncate is acknowledged when its leader's walk accepts it), judged cluster-wide.
+\* (ReadAnswer(n, from) = "Served" written out, n's read index computed once: a read from a
+\* committed slot is served when n has a read index and the slot is at or above its floor and
+\* its first held slot.)
 NoReadBelowFloor ==
-    \A n \in Nodes : \A from \in 1..(MaxLen + 1) :
-        (from <= commit[n] /\ ReadAnswer(n, from) = "Served") => from >= decided
+    \A n \in Nodes :
+        ReadIndexOK(n) =>
+            \A from \in 1..commit[n] : (from >= floor[n] /\ from >= start[n]) => from >= decided
 
 \* No two nodes lead the same term.
 ElectionSafety ==
