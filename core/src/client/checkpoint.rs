@@ -541,12 +541,12 @@ impl Owner {
         if in_flight == 0 {
             return true;
         }
-        let next_is_write = self.truncate_to.is_none()
-            && self.run.is_none()
-            && matches!(self.ops.front(), Some(OwnerOp::Write { .. }));
-        next_is_write
-            && self.writes.len() == in_flight
+        let writes_only = self.writes.len() == in_flight;
+        // A run and a truncate start only with nothing in flight and go out alone.
+        assert!(!writes_only || (self.run.is_none() && self.truncate_to.is_none()));
+        writes_only
             && in_flight < self.config.writes_in_flight_max
+            && matches!(self.ops.front(), Some(OwnerOp::Write { .. }))
     }
 
     /// Handles the reply to request `id` (no longer in flight).

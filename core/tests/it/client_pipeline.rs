@@ -181,4 +181,13 @@ fn writes_in_flight_count_against_the_queue_bound() {
         refused.is_err(),
         "3 in flight and 3 waiting: 6 is the bound"
     );
+    let mut single = pipelining_owner(1, &[b"a", b"b", b"c", b"d", b"e", b"f"]);
+    assert_eq!(send_all(&mut single).len(), 1);
+    let refused = single.submit(OwnerOp::Write {
+        body: b"g".to_vec(),
+    });
+    assert!(
+        refused.is_err(),
+        "1 in flight and 5 waiting: 6 is the bound"
+    );
 }
