@@ -13,7 +13,9 @@
 //! - **Nodes.** Each time the cluster's committed index (the highest offset of any `Committed`)
 //!   grows to `c` at time `t`, every live node whose own committed index `n` is below `c` owes a
 //!   *target*: reach `c` by `t + Bounds::catch_up_micros(c - n, w)`; at `t0` every live node
-//!   behind the cluster owes one. `w` is the runs a leader may walk back over: the terms of the
+//!   behind the cluster owes one. While a leader holds, the lag is at least the leader's durable
+//!   log above `n`, committed or not: it commits nothing of its term before a majority holds its
+//!   log through its noop (a pipelining writer can leave it a long uncommitted tail). `w` is the runs a leader may walk back over: the terms of the
 //!   run's committed log above `n`, or the runs of the node's own durable log above `n` (from its
 //!   `DurableLog` events, the most it held since the target was set), whichever is more. A
 //!   node's committed index is the highest of its `Committed` offsets, its `NodeState`'s
@@ -320,24 +322,38 @@ impl Judge<'_> {
         }
     }
 
+    /// The last offset of the durable log of the node that leads now (0 with no leader).
+    fn leader_last(&self) -> Offset {
+        self.leader
+            .and_then(|(leader, _, _)| self.nodes.get(&leader))
+            .map_or(0, |view| view.log.last())
+    }
+
     /// Every node whose oldest unmet target is past its deadline at `step`.
     fn judge_nodes(&mut self, step: usize) {
         let now = self.time(step);
+        let leader_last = self.leader_last();
         for (node, view) in self.nodes.iter_mut() {
             let Some(target) = view.targets.front().copied() else {
                 continue;
             };
+            // A leader commits nothing of its term before a majority holds its log through its
+            // noop: the node waits for the leader's whole log above it, committed or not (a
+            // pipelining writer can leave a long uncommitted tail).
+            let lag = target
+                .lag
+                .max(leader_last.saturating_sub(target.offset - target.lag));
             let since = self.times.get(target.since).copied().unwrap_or(0);
             // The runs to walk back over: the committed log's terms above the node, or its own
             // divergent suffix's, whichever is more.
             let terms = terms_above(&self.term_starts, target.offset - target.lag).max(target.walk);
-            let deadline = since + self.bounds.catch_up_micros(target.lag, terms);
+            let deadline = since + self.bounds.catch_up_micros(lag, terms);
             // Under one leader the whole time since `led_from`, the tighter bound holds.
             let led = self.leader.map(|(_, _, from)| {
                 let led_from = from.max(since);
                 (
                     led_from,
-                    led_from + self.bounds.led_catch_up_micros(target.lag, terms),
+                    led_from + self.bounds.led_catch_up_micros(lag, terms),
                 )
             });
             let led_late = led.is_some_and(|(_, deadline)| now > deadline);
@@ -609,6 +625,42 @@ mod tests {
         let mut times = late.to_vec();
         times.remove(1);
         assert_eq!(check(&before, &times, bounds()), vec![]);
+    }
+
+    /// A node waits for the leader's whole durable log above it, committed or not: a leader
+    /// commits nothing of its term before a majority holds its log through its noop, so a long
+    /// uncommitted tail (a pipelining writer's) lengthens the bound by its batches.
+    #[test]
+    fn a_node_waits_for_the_leaders_whole_log_above_it() {
+        let history = vec![
+            state(1, 9, false, 0, 0),
+            liveness(),
+            Event::BecameLeader { node: 0, term: 9 },
+            Event::DurableLog {
+                node: 0,
+                last: 40,
+                term: 8,
+            },
+            committed(0, noop(1, 9)),
+            end(),
+        ];
+        let terms = 1;
+        let whole = bounds().led_catch_up_micros(40, terms);
+        let committed_only = bounds().led_catch_up_micros(1, terms);
+        assert!(committed_only < whole);
+        let at = |end: u64| vec![0, 0, 0, 0, 10, end];
+        assert_eq!(
+            check(&history, &at(10 + committed_only + 1), bounds()),
+            vec![]
+        );
+        assert_eq!(check(&history, &at(10 + whole), bounds()), vec![]);
+        let found = check(&history, &at(10 + whole + 1), bounds());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].text().contains("live node 1"),
+            "{}",
+            found[0].text()
+        );
     }
 
     /// A node whose durable log holds a divergent suffix of many runs above its committed index

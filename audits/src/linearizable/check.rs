@@ -1,8 +1,9 @@
 //! The checker: a history's client operations against the sequential specification.
 //!
-//! 1. **Operations** (`operations`): each client's `Requested` is paired with its next `Replied`
-//!    (a client has one request in flight; a `Requested` before any reply leaves the earlier
-//!    operation *unknown*). Real time is the history's order: an operation is called at its
+//! 1. **Operations** (`operations`): each `Replied` is paired with its client's latest unanswered
+//!    `Requested` asking the same (a client has one request in flight, and a `Requested` before
+//!    any reply leaves the earlier operation *unknown*; a pipelining writer has several, which
+//!    never ask the same, answered in any order). Real time is the history's order: an operation is called at its
 //!    request's step and returns at its reply's step. The committed log (the first `Committed`
 //!    per offset) tells which records nobody acknowledged: a leader's noop becomes an inferred
 //!    `Noop` operation, a client record becomes the outcome of that client's unknown operation
@@ -20,6 +21,7 @@
 //!    by search steps (never by time, so a run's verdict is deterministic): over budget is
 //!    `Unchecked`, never a pass.
 
+use super::pairing::answered;
 use super::search::{search, Search};
 use super::spec::{reply_words, Op, Spec};
 use felix_core::api::{ClientId, Reply, Request};
@@ -151,7 +153,7 @@ pub enum Verdict {
 /// Pairs requests with replies and infers the records nobody acknowledged (module doc, 1).
 pub fn operations(history: &[Event]) -> Vec<Operation> {
     let mut operations: Vec<Operation> = Vec::new();
-    let mut open: BTreeMap<ClientId, usize> = BTreeMap::new();
+    let mut open: BTreeMap<ClientId, Vec<usize>> = BTreeMap::new();
     let mut committed: BTreeMap<Offset, (usize, &Command)> = BTreeMap::new();
     let mut refused: BTreeMap<Offset, Token> = BTreeMap::new();
     for (step, event) in history.iter().enumerate() {
@@ -159,7 +161,7 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
             Event::Requested {
                 client, request, ..
             } => {
-                open.insert(*client, operations.len());
+                open.entry(*client).or_default().push(operations.len());
                 operations.push(Operation {
                     client: Some(*client),
                     op: Op::Client(request.clone()),
@@ -177,14 +179,10 @@ pub fn operations(history: &[Event]) -> Vec<Operation> {
                 reply,
                 ..
             } => {
-                let Some(index) = open.get(client).copied() else {
+                let Some(index) = answered(open.get_mut(client), &operations, request) else {
                     continue;
                 };
                 let operation = &mut operations[index];
-                if operation.op != Op::Client(request.clone()) {
-                    continue;
-                }
-                open.remove(client);
                 operation.reply = Some(reply.clone());
                 operation.ret = Some(step);
                 if let Reply::Appended { offset, .. } = reply {

@@ -362,3 +362,30 @@ fn over_budget_is_unchecked() {
         Verdict::Unchecked { .. }
     ));
 }
+
+/// A pipelining client's answers, out of order, each pair with its own request: two writes in
+/// flight at once, the second landing first, hold with the reads that saw them in that order;
+/// a read that then misses the first acknowledged write breaks.
+#[test]
+fn a_pipelines_answers_pair_with_their_own_requests() {
+    let first = append("a", None);
+    let second = append("b", None);
+    let both_sent = vec![requested(1, &first), requested(1, &second)];
+    let answered = vec![
+        replied(1, &second, appended(1)),
+        replied(1, &first, appended(2)),
+    ];
+    holds(&history(vec![
+        both_sent.clone(),
+        answered.clone(),
+        call(2, read(1), records(vec![record(1, "b"), record(2, "a")], 3)).to_vec(),
+    ]));
+    breaks(
+        &history(vec![
+            both_sent,
+            answered,
+            call(2, read(1), records(vec![record(1, "b")], 2)).to_vec(),
+        ]),
+        "client 1's Append \"a\" {epoch=1} (requested at step 0, answered Appended at 2",
+    );
+}

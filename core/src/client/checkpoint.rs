@@ -16,6 +16,11 @@
 //! `FenceMismatch { current }` (refused at sequencing): either way the owner learns the fence in
 //! force, emits `OwnerStopped` and asks nothing more. The driver may make the owner crash inside a
 //! run (`crash_inside_run`), which leaves a run without `End`.
+//!
+//! An owner may pipeline its application writes (`OwnerConfig::writes_in_flight_max`): they are
+//! fenced, not tail-conditional, so each lands or is refused on its own, in whatever order the
+//! network delivers them. The fence, reads, run records and truncates go out alone, once every
+//! write in flight is answered.
 
 use super::folder::{Fold, FoldCore};
 use super::{Client, InFlight, Route, Step};
@@ -139,8 +144,12 @@ pub struct OwnerConfig {
     pub chunk_bytes: usize,
     /// The most chunks a run may have (a folder's bound too).
     pub chunks_max: usize,
-    /// Submitted operations waiting to be sent.
+    /// Submitted operations waiting to be sent or answered.
     pub ops_max: usize,
+    /// Application writes in flight at once, as a pipelining producer keeps them (1: one request
+    /// at a time). Every other request (the fence, a read, a run's record, a truncate) goes out
+    /// alone, with nothing else in flight.
+    pub writes_in_flight_max: usize,
 }
 
 impl Default for OwnerConfig {
@@ -150,6 +159,7 @@ impl Default for OwnerConfig {
             chunk_bytes: 8,
             chunks_max: 64,
             ops_max: 16,
+            writes_in_flight_max: 1,
         }
     }
 }
@@ -214,6 +224,9 @@ pub struct Owner {
     /// Set when a read reached the tail; forgotten after any own append.
     caught_up_at: Option<Offset>,
     ops: VecDeque<OwnerOp>,
+    /// The bodies of the application writes in flight, by request id: taken out of `ops` when
+    /// sent, put back in front when a node answers that it does not lead.
+    writes: Vec<(RequestId, Vec<u8>)>,
     run: Option<RunPlan>,
     truncate_to: Option<Offset>,
     trim_limit: Option<Offset>,
@@ -231,6 +244,7 @@ impl Owner {
         assert!(config.read_batch_max > 0);
         assert!(config.chunk_bytes > 0);
         assert!(config.ops_max > 0);
+        assert!(config.writes_in_flight_max > 0);
         assert!(16usize.div_ceil(config.chunk_bytes) <= config.chunks_max);
         Owner {
             client,
@@ -242,6 +256,7 @@ impl Owner {
             cursor: 1,
             caught_up_at: None,
             ops: VecDeque::new(),
+            writes: Vec::new(),
             run: None,
             truncate_to: None,
             trim_limit: None,
@@ -281,7 +296,7 @@ impl Owner {
 
     /// Queues an operation. `Err(op)` when `ops_max` are waiting or the owner is finished.
     pub fn submit(&mut self, op: OwnerOp) -> Result<(), OwnerOp> {
-        if self.is_finished() || self.ops.len() >= self.config.ops_max {
+        if self.is_finished() || self.ops.len() + self.writes.len() >= self.config.ops_max {
             return Err(op);
         }
         self.ops.push_back(op);
@@ -304,6 +319,7 @@ impl Owner {
     fn stop(&mut self, current: Token) -> Step {
         self.stopped = Some(current);
         self.ops.clear();
+        self.writes.clear();
         self.run = None;
         self.truncate_to = None;
         Step::events(vec![Event::OwnerStopped {
@@ -499,12 +515,12 @@ impl Owner {
         }
     }
 
-    fn unknown(&mut self, pending: Pending) -> Step {
+    fn unknown(&mut self, id: RequestId, pending: Pending) -> Step {
         self.caught_up_at = None;
         match pending {
             Pending::Fence | Pending::Read => {}
             Pending::Write => {
-                self.ops.pop_front();
+                self.end_write(id);
             }
             Pending::RunRecord => self.run = None,
             Pending::Truncate { explicit, .. } => self.finish_truncate(explicit),
@@ -512,8 +528,29 @@ impl Owner {
         Step::none()
     }
 
-    /// Handles the reply to the request in flight (already taken).
-    fn on_reply_to(&mut self, pending: Pending, reply: Reply) -> Step {
+    /// The body of write `id`, which is no longer in flight.
+    fn end_write(&mut self, id: RequestId) -> Option<Vec<u8>> {
+        let index = self.writes.iter().position(|(write, _)| *write == id)?;
+        Some(self.writes.remove(index).1)
+    }
+
+    /// Whether another request may go out now: with nothing in flight, or, in a pipeline, while
+    /// only writes are in flight, fewer than the bound, and the next request is a write too.
+    fn may_send(&self) -> bool {
+        let in_flight = self.in_flight.len();
+        if in_flight == 0 {
+            return true;
+        }
+        let writes_only = self.writes.len() == in_flight;
+        // A run and a truncate start only with nothing in flight and go out alone.
+        assert!(!writes_only || (self.run.is_none() && self.truncate_to.is_none()));
+        writes_only
+            && in_flight < self.config.writes_in_flight_max
+            && matches!(self.ops.front(), Some(OwnerOp::Write { .. }))
+    }
+
+    /// Handles the reply to request `id` (no longer in flight).
+    fn on_reply_to(&mut self, id: RequestId, pending: Pending, reply: Reply) -> Step {
         match pending {
             Pending::Fence => match reply {
                 Reply::Appended { .. } => {
@@ -532,13 +569,19 @@ impl Owner {
             Pending::Read => self.on_read(reply),
             Pending::Write => match reply {
                 Reply::FenceMismatch { current } => self.stop(current),
-                Reply::NotLeader { hint } => Step::route(Route::Leader(hint)),
+                Reply::NotLeader { hint } => {
+                    // Not sent anywhere that leads: the write goes out again, first.
+                    if let Some(body) = self.end_write(id) {
+                        self.ops.push_front(OwnerOp::Write { body });
+                    }
+                    Step::route(Route::Leader(hint))
+                }
                 Reply::Appended { .. } | Reply::Invalid(_) => {
-                    self.ops.pop_front();
+                    self.end_write(id);
                     self.caught_up_at = None;
                     Step::none()
                 }
-                _ => self.unknown(pending),
+                _ => self.unknown(id, pending),
             },
             Pending::RunRecord => self.on_run_record(reply),
             Pending::Truncate { explicit } => self.on_truncate(explicit, reply),
@@ -552,11 +595,19 @@ impl Client for Owner {
     }
 
     fn next_request(&mut self) -> Option<(RequestId, Request)> {
-        if self.is_finished() || self.in_flight.is_some() {
+        if self.is_finished() || !self.may_send() {
             return None;
         }
         let (pending, request) = self.plan()?;
-        let id = self.in_flight.start(pending);
+        let id = self
+            .in_flight
+            .start_bounded(pending, self.config.writes_in_flight_max);
+        if pending == Pending::Write {
+            // In flight now: out of the queue, kept by id until its answer.
+            if let Some(OwnerOp::Write { body }) = self.ops.pop_front() {
+                self.writes.push((id, body));
+            }
+        }
         Some((id, request))
     }
 
@@ -567,15 +618,15 @@ impl Client for Owner {
         if self.is_finished() {
             return Step::ignored();
         }
-        self.in_flight.take();
+        self.in_flight.end(id);
         let cursor_before = self.cursor;
-        let step = self.on_reply_to(pending, reply);
+        let step = self.on_reply_to(id, pending, reply);
         assert!(
             self.cursor >= cursor_before,
             "an owner's cursor never goes back"
         );
         assert!(
-            !self.is_finished() || self.ops.is_empty(),
+            !self.is_finished() || (self.ops.is_empty() && self.writes.is_empty()),
             "a finished owner has no work"
         );
         step
@@ -584,8 +635,8 @@ impl Client for Owner {
     fn on_unknown(&mut self, id: RequestId) -> Step {
         match self.in_flight.get(id) {
             Some(pending) if !self.is_finished() => {
-                self.in_flight.take();
-                self.unknown(pending)
+                self.in_flight.end(id);
+                self.unknown(id, pending)
             }
             _ => Step::ignored(),
         }

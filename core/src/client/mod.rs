@@ -18,7 +18,13 @@
 //! (simulator or test) decides *when* a client acts:
 //! 1. `next_request()` returns the client's next request with a fresh [`RequestId`], or `None`
 //!    when it has nothing to ask right now (a request is already in flight, it has no work, or it
-//!    retired/stopped). Every client has **at most one request in flight**.
+//!    retired/stopped). Every client has **at most one request in flight**, except a pipelining
+//!    owner (`OwnerConfig::writes_in_flight_max`): it keeps up to that many fenced application
+//!    writes in flight, as a producer pipelines its appends, and sends anything else alone. Its
+//!    writes are unconditional (fenced, not tail-conditional), so the journal may land them in
+//!    any order. The holder does not pipeline: its appends are conditional on the tail, and a
+//!    second append conditional on `t + 1` lands after any one foreign record at `t` (a new
+//!    holder's fenced write, a leader's noop) when the first is refused.
 //! 2. The driver sends the request to a node of its choosing and later calls exactly one of
 //!    `on_reply(id, reply)` (the node answered) or `on_unknown(id)` (the driver gave up waiting:
 //!    a timeout, a lost message, a crashed node). An unknown outcome is *unknown*, not failed:
@@ -125,7 +131,8 @@ pub trait Client {
     /// The driver will never learn the outcome of request `id` (timeout, loss, crash).
     fn on_unknown(&mut self, id: RequestId) -> Step;
 
-    /// The request in flight, if any (for the driver's bookkeeping and traces).
+    /// The request in flight, if any (the oldest, for a pipelining owner; for the driver's
+    /// bookkeeping and traces).
     fn in_flight(&self) -> Option<RequestId>;
 
     /// True once the client will never ask anything again (a retired holder, a stopped owner).

@@ -16,6 +16,7 @@ fn config() -> OwnerConfig {
         chunk_bytes: 8,
         chunks_max: 4,
         ops_max: 4,
+        writes_in_flight_max: 1,
     }
 }
 

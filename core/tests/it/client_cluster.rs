@@ -22,6 +22,7 @@ fn owner_config() -> OwnerConfig {
         chunk_bytes: 8,
         chunks_max: 8,
         ops_max: 8,
+        writes_in_flight_max: 1,
     }
 }
 

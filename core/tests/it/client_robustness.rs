@@ -125,8 +125,82 @@ fn drive<C: Client>(client: &mut C, actions: &[Action], mut submit: impl FnMut(&
     }
 }
 
+/// Drives a pipelining `client` (at most `max` requests in flight) through `actions`: a reply
+/// answers the newest request in flight, an unknown outcome the oldest, so answers come out of
+/// order; the contract is checked after each action.
+fn drive_pipeline<C: Client>(
+    client: &mut C,
+    actions: &[Action],
+    max: usize,
+    mut submit: impl FnMut(&mut C, u8),
+) {
+    let mut last_id = 0;
+    let mut in_flight: Vec<u64> = Vec::new();
+    for action in actions {
+        match action {
+            Action::Ask => match client.next_request() {
+                Some((id, _)) => {
+                    assert!(in_flight.len() < max, "more than {max} requests in flight");
+                    assert!(id > last_id, "request ids increase");
+                    assert!(!client.is_finished(), "a finished client asked");
+                    last_id = id;
+                    in_flight.push(id);
+                }
+                None => assert!(in_flight.len() < max || client.in_flight().is_some()),
+            },
+            Action::Reply(reply) => {
+                if let Some(id) = in_flight.pop() {
+                    client.on_reply(id, reply.clone());
+                }
+            }
+            Action::StaleReply(reply) => {
+                let step = client.on_reply(last_id + 1000, reply.clone());
+                assert!(step.ignored && step.events.is_empty());
+            }
+            Action::Unknown => {
+                if !in_flight.is_empty() {
+                    client.on_unknown(in_flight.remove(0));
+                }
+            }
+            Action::Submit(seed) => submit(client, *seed),
+        }
+        if !client.is_finished() {
+            assert_eq!(
+                client.in_flight(),
+                in_flight.first().copied(),
+                "the client and the driver agree on the oldest request in flight"
+            );
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Pipelining owners (up to four writes in flight) survive any reply sequence answered out of
+    /// order, and never keep more in flight than their bound.
+    #[test]
+    fn pipelining_owner_never_panics(
+        actions in proptest::collection::vec(action(), 0..60),
+        max in 1usize..5,
+    ) {
+        let config = OwnerConfig {
+            read_batch_max: 3,
+            chunk_bytes: 8,
+            chunks_max: 4,
+            ops_max: 6,
+            writes_in_flight_max: max,
+        };
+        let mut owner = Owner::new(1, Token(2), Token(1), config);
+        drive_pipeline(&mut owner, &actions, max, |owner, seed| {
+            let op = match seed % 4 {
+                0 | 3 => OwnerOp::Write { body: vec![seed] },
+                1 => OwnerOp::Checkpoint,
+                _ => OwnerOp::Truncate { floor: u64::from(seed % 12) },
+            };
+            let _ = owner.submit(op);
+        });
+    }
 
     /// Holders (every rule on, and two twins) survive any reply sequence.
     #[test]
@@ -151,7 +225,7 @@ proptest! {
     /// Owners survive any reply sequence, crashes inside runs included.
     #[test]
     fn owner_never_panics(actions in proptest::collection::vec(action(), 0..60), crash in 0usize..5) {
-        let config = OwnerConfig { read_batch_max: 3, chunk_bytes: 8, chunks_max: 4, ops_max: 3 };
+        let config = OwnerConfig { read_batch_max: 3, chunk_bytes: 8, chunks_max: 4, ops_max: 3, writes_in_flight_max: 1 };
         let mut owner = Owner::new(1, Token(2), Token(1), config);
         if crash > 0 {
             owner.crash_inside_run(crash);

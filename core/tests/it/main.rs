@@ -14,6 +14,7 @@ mod client_cluster;
 mod client_driver;
 mod client_fold_property;
 mod client_holder;
+mod client_pipeline;
 mod client_reader;
 mod client_robustness;
 mod five_step_trace;

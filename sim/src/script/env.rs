@@ -58,7 +58,8 @@ pub struct NodeSlot {
 /// Which client state machine a slot runs.
 pub enum ClientKind {
     Holder(Holder),
-    Owner(Owner),
+    /// Boxed: an owner is much larger than the other clients.
+    Owner(Box<Owner>),
     Reader(Reader),
     Folder(Folder),
 }
@@ -67,7 +68,7 @@ impl ClientKind {
     pub fn client(&mut self) -> &mut dyn Client {
         match self {
             ClientKind::Holder(holder) => holder,
-            ClientKind::Owner(owner) => owner,
+            ClientKind::Owner(owner) => owner.as_mut(),
             ClientKind::Reader(reader) => reader,
             ClientKind::Folder(folder) => folder,
         }

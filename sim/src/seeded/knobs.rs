@@ -131,6 +131,33 @@ pub struct Knobs {
     /// own recovery. False (the in-memory store) in knobs printed without it; left out when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub file_store: bool,
+    /// Application writes a paros owner keeps in flight at once, as a producer pipelines its
+    /// appends (`OwnerConfig::writes_in_flight_max`; a holder never pipelines). 1 (one request at
+    /// a time) in knobs printed without it; left out when 1.
+    #[serde(default = "pipeline_one", skip_serializing_if = "pipeline_is_one")]
+    pub pipeline_depth: u32,
+    /// A writer keeps sending to the same node through this many unknown outcomes in a row
+    /// before it picks another, as a producer retries its leader until its metadata refresh (0:
+    /// another node after each, as in knobs printed without it; left out when 0).
+    #[serde(default, skip_serializing_if = "sticky_is_zero")]
+    pub sticky_timeouts: u32,
+}
+
+/// The most writes in flight `pipeline_depth` takes.
+pub const PIPELINE_DEPTH_MAX: u32 = 16;
+/// The most unknown outcomes in a row `sticky_timeouts` takes.
+pub const STICKY_TIMEOUTS_MAX: u32 = 64;
+
+fn pipeline_one() -> u32 {
+    1
+}
+
+fn pipeline_is_one(depth: &u32) -> bool {
+    *depth == 1
+}
+
+fn sticky_is_zero(timeouts: &u32) -> bool {
+    *timeouts == 0
 }
 
 /// The chances, per restart, of the storage faults (knob `storage_faults`).
@@ -225,7 +252,7 @@ impl Knobs {
         // same reason; a 1,000-seed sweep stays well inside CI's time budget.
         let safety_micros = w.span(16, 48, 8, 64) * 1_000_000;
         let buggify = Site::draw_active(w.stream());
-        let mut knobs = Knobs {
+        let knobs = Knobs {
             brokers,
             replicas,
             workload,
@@ -271,15 +298,22 @@ impl Knobs {
             storage_faults: None,
             prober_at_edges: false,
             file_store: false,
+            pipeline_depth: 1,
+            sticky_timeouts: 0,
         };
+        knobs.drawn_late(twin, &mut stream)
+    }
+
+    /// The rest of `draw`: the twin's bias, the knobs drawn late and last, then the checks.
+    fn drawn_late(mut self, twin: Option<TwinName>, stream: &mut Stream) -> Knobs {
         if let Some(twin) = twin {
-            knobs.bias(twin, &mut stream);
+            self.bias(twin, stream);
         }
-        knobs.draw_late(&mut stream);
-        knobs.draw_last(&mut stream);
-        knobs.normalize();
-        knobs.check();
-        knobs
+        self.draw_late(stream);
+        self.draw_last(stream);
+        self.normalize();
+        self.check();
+        self
     }
 
     /// The network's delays and fault rates.
@@ -344,6 +378,13 @@ impl Knobs {
             Swarm::new(s).pick(&[Some(1), Some(2), Some(3), Some(4), Some(8), None]);
         // Drawn after every other knob, so that it moved no earlier draw of any seed.
         self.file_store = Swarm::new(s).pick(&[false, false, false, true]);
+        // Only where owners write, and after the file store for the same reason. A holder
+        // re-reads after an unknown outcome, and a node cut off from the majority refuses the
+        // read, which moves the holder elsewhere: stickiness is drawn with the pipeline.
+        if matches!(self.workload, Workload::Paros { .. }) {
+            self.pipeline_depth = Swarm::new(s).pick(&[1, 1, 2, 3, 5, 8]);
+            self.sticky_timeouts = Swarm::new(s).pick(&[0, 0, 1, 2, 4, 8]);
+        }
     }
 
     /// Restores what `draw` guarantees after knobs were changed one by one (a guided sweep's
@@ -359,6 +400,8 @@ impl Knobs {
         self.buggify.dedup();
         // The edges are the prober's: no prober, no edges.
         self.prober_at_edges &= self.prober;
+        self.pipeline_depth = self.pipeline_depth.clamp(1, PIPELINE_DEPTH_MAX);
+        self.sticky_timeouts = self.sticky_timeouts.min(STICKY_TIMEOUTS_MAX);
         // A live holder renews in time: its renewal (on its drifting clock, checked when it wakes,
         // a round trip to the lease service) lands before the lease lapses. Operators size leases
         // to their clients' renewal path; a lease shorter than that moves on forever, even after
@@ -563,6 +606,14 @@ impl Knobs {
             ),
             (self.fault_gap_micros > 0, "fault_gap_micros above 0"),
             (
+                (1..=PIPELINE_DEPTH_MAX).contains(&self.pipeline_depth),
+                "pipeline_depth: 1..=16 writes in flight",
+            ),
+            (
+                self.sticky_timeouts <= STICKY_TIMEOUTS_MAX,
+                "sticky_timeouts: at most 64",
+            ),
+            (
                 self.trim_lag_min <= self.trim_lag_max,
                 "trim_lag_min <= trim_lag_max",
             ),
@@ -659,109 +710,9 @@ impl Knobs {
             + self.weight_pause
             + self.weight_lease_move
     }
-
-    /// One line for humans, every knob in it (the JSON form is in the trace's first line and in
-    /// `felix replay --knobs`).
-    pub fn describe(&self) -> String {
-        let workload = match &self.workload {
-            Workload::Felixd { holders } => format!("felixd holders={holders}"),
-            Workload::Paros { owners, folders } => {
-                format!("paros owners={owners} folders={folders}")
-            }
-        };
-        let network = &self.network;
-        let buggify: Vec<String> = self
-            .buggify
-            .iter()
-            .map(|site| format!("{site:?}"))
-            .collect();
-        format!(
-            "brokers={} replicas={} {workload} readers={} segment={} \
-             net: drop={} dup={} delay={}..{}us long={}<={}us \
-             sync={}..{}us tick={}us lease={}us renew={}us skew<={}us drift<={}ppm \
-             faults: gap={}us partition={} clog={} crash={} pause={} lease_move={} \
-             downtime<={}us duration<={}us told={} renew_lost={} keeps={} torn={} \
-             clients: gap={}us ops={} trim={} owner_crash={} lag={}..{} timeout={}us \
-             safety={}us liveness={}us buggify=[{}] \
-             raft: append<={} in_flight<={} heartbeat={} election={}..{} ticks prober={} \
-             old messages={}<={}us{}{}{}{}{}",
-            self.brokers,
-            self.replicas,
-            self.readers,
-            self.records_per_segment,
-            network.drop_per_million,
-            network.duplicate_per_million,
-            network.delay_min_micros,
-            network.delay_max_micros,
-            network.long_delay_per_million,
-            network.long_delay_max_micros,
-            self.sync_min_micros,
-            self.sync_max_micros,
-            self.tick_micros,
-            self.lease_micros,
-            self.renew_micros,
-            self.clock_skew_max_micros,
-            self.clock_drift_max_ppm,
-            self.fault_gap_micros,
-            self.weight_partition,
-            self.weight_clog,
-            self.weight_crash,
-            self.weight_pause,
-            self.weight_lease_move,
-            self.downtime_max_micros,
-            self.fault_duration_max_micros,
-            self.lease_move_told_per_million,
-            self.renew_lost_per_million,
-            self.crash_keeps_per_million,
-            self.torn_per_million,
-            self.client_gap_micros,
-            self.op_per_million,
-            self.trim_per_million,
-            self.owner_crash_per_million,
-            self.trim_lag_min,
-            self.trim_lag_max,
-            self.client_timeout_micros,
-            self.safety_micros,
-            self.liveness_micros,
-            buggify.join(","),
-            self.append_entries_max,
-            self.appends_in_flight_max
-                .map_or("unbounded".to_string(), |max| max.to_string()),
-            self.heartbeat_ticks,
-            self.election_ticks_min,
-            self.election_ticks_max,
-            self.prober,
-            network.ancient_per_million,
-            network.ancient_max_micros,
-            if network.ancient_captures {
-                " captured"
-            } else {
-                ""
-            },
-            if self.broken_runs {
-                " broken_runs=true"
-            } else {
-                ""
-            },
-            self.storage_faults
-                .map(|faults| format!(
-                    " storage: damage={} read_error={}",
-                    faults.damage_per_million, faults.read_error_per_million
-                ))
-                .unwrap_or_default(),
-            if self.prober_at_edges {
-                " prober_at_edges=true"
-            } else {
-                ""
-            },
-            if self.file_store {
-                " file_store=true"
-            } else {
-                ""
-            },
-        )
-    }
 }
+
+mod describe;
 
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@ mod file_store;
 mod forks;
 mod judges_alone;
 mod owner_fence;
+mod pipeline;
 mod progress;
 mod quiesce;
 mod read_index;

@@ -245,7 +245,7 @@ pub(super) fn owner(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     let via = via_arg(env, args)?;
     let client = env.clients.len() as u32;
     let owner = Owner::new(client, Token(token), Token(old), Env::owner_config());
-    let id = env.add_client(&name, ClientKind::Owner(owner), via);
+    let id = env.add_client(&name, ClientKind::Owner(Box::new(owner)), via);
     let mut trace = Trace::new(false);
     let result = env.pump(id, &mut trace);
     Ok(finish(trace, result))

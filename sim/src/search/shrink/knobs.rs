@@ -33,7 +33,8 @@ fn variant(knobs: &Knobs, change: impl FnOnce(&mut Knobs)) -> Option<Knobs> {
 }
 
 /// The world before the swarm drew its shape: no prober, no old messages, no broken writer, no
-/// storage faults, the in-memory store, and the replication shape scenarios run with (64 records per AppendEntries,
+/// storage faults, the in-memory store, writers with one request in flight that move on after
+/// every unknown outcome, and the replication shape scenarios run with (64 records per AppendEntries,
 /// no bound on appends in flight, the default heartbeat and election timeouts); all at once
 /// first, then one at a time.
 fn shape(knobs: &Knobs) -> Vec<Knobs> {
@@ -55,6 +56,10 @@ fn shape(knobs: &Knobs) -> Vec<Knobs> {
     let no_broken_runs = |k: &mut Knobs| k.broken_runs = false;
     let no_storage_faults = |k: &mut Knobs| k.storage_faults = None;
     let memory_store = |k: &mut Knobs| k.file_store = false;
+    let one_in_flight = |k: &mut Knobs| {
+        k.pipeline_depth = 1;
+        k.sticky_timeouts = 0;
+    };
     [
         variant(knobs, |k| {
             no_prober(k);
@@ -62,6 +67,7 @@ fn shape(knobs: &Knobs) -> Vec<Knobs> {
             no_broken_runs(k);
             no_storage_faults(k);
             memory_store(k);
+            one_in_flight(k);
             replication(k);
         }),
         variant(knobs, no_prober),
@@ -70,6 +76,7 @@ fn shape(knobs: &Knobs) -> Vec<Knobs> {
         variant(knobs, no_broken_runs),
         variant(knobs, no_storage_faults),
         variant(knobs, memory_store),
+        variant(knobs, one_in_flight),
         variant(knobs, replication),
     ]
     .into_iter()

@@ -211,6 +211,62 @@ fn the_file_store_is_drawn_last_in_some_seeds_and_round_trips() {
     without.file_store = false;
     let older = serde_json::to_string(&without).unwrap_or_default();
     assert_eq!(Knobs::parse(&older).map(|k| k.file_store), Ok(false));
-    assert!(on.describe().ends_with(" file_store=true"));
+    assert!(on.describe().contains(" file_store=true"));
     assert!(!off.describe().contains("file_store"));
+}
+
+/// Pipelined and sticky writers are drawn only where owners write (paros), in some seeds and not
+/// others; knobs without them print neither (their JSON is what it was before the knobs existed,
+/// and still parses to one write in flight and no stickiness), knobs with them round-trip and
+/// say so in words, and values out of bounds are refused.
+#[test]
+fn pipelines_and_sticky_writers_are_drawn_for_owners_and_round_trip() {
+    let draws: Vec<Knobs> = (0..300).map(|seed| Knobs::draw(seed, None)).collect();
+    let paros = |k: &&Knobs| matches!(k.workload, Workload::Paros { .. });
+    assert!(draws
+        .iter()
+        .filter(|k| !paros(k))
+        .all(|k| k.pipeline_depth == 1 && k.sticky_timeouts == 0));
+    let owners: Vec<&Knobs> = draws.iter().filter(paros).collect();
+    assert!(owners.iter().any(|k| k.pipeline_depth == 1));
+    assert!(owners.iter().any(|k| k.pipeline_depth == 8));
+    assert!(owners.iter().any(|k| k.sticky_timeouts == 0));
+    assert!(owners.iter().any(|k| k.sticky_timeouts == 8));
+    let (Some(on), Some(off)) = (
+        owners
+            .iter()
+            .find(|k| k.pipeline_depth > 1 && k.sticky_timeouts > 0),
+        owners
+            .iter()
+            .find(|k| k.pipeline_depth == 1 && k.sticky_timeouts == 0),
+    ) else {
+        panic!("no paros seed of 0..300 with both knobs on, or none with both off");
+    };
+    let json = serde_json::to_string(off).unwrap_or_default();
+    assert!(
+        !json.contains("pipeline_depth") && !json.contains("sticky"),
+        "{json}"
+    );
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(*off));
+    assert!(!off.describe().contains("pipeline") && !off.describe().contains("sticky"));
+    let json = serde_json::to_string(on).unwrap_or_default();
+    assert!(json.contains(&format!("\"pipeline_depth\":{}", on.pipeline_depth)));
+    assert!(json.contains(&format!("\"sticky_timeouts\":{}", on.sticky_timeouts)));
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(*on));
+    assert!(on.describe().ends_with(&format!(
+        " pipeline_depth={} sticky_timeouts={}",
+        on.pipeline_depth, on.sticky_timeouts
+    )));
+    for (depth, sticky, valid) in [
+        (0, 0, false),
+        (17, 0, false),
+        (16, 64, true),
+        (1, 65, false),
+    ] {
+        let mut knobs = (*on).clone();
+        knobs.pipeline_depth = depth;
+        knobs.sticky_timeouts = sticky;
+        let json = serde_json::to_string(&knobs).unwrap_or_default();
+        assert_eq!(Knobs::parse(&json).is_ok(), valid, "{depth} {sticky}");
+    }
 }

@@ -1,7 +1,8 @@
 //! The clients of the seeded world: the workload, lease grants and renewals, the writer fence,
-//! one request in flight per client, replies and timeouts.
+//! the requests in flight (one per client, or a pipelining owner's writes), replies and timeouts.
 
 use super::*;
+use crate::seeded::knobs::PIPELINE_DEPTH_MAX;
 
 /// The prober wakes this many client gaps apart: a few hundred probes in a run, few enough to
 /// leave the Linearizable checker's budget to the workload.
@@ -48,7 +49,7 @@ impl World {
     pub(super) fn set_role(&mut self, client: usize, role: Role) {
         let slot = &mut self.clients[client];
         slot.role = role;
-        slot.in_flight = None;
+        slot.in_flight.clear();
     }
 
     /// The next paros owner takes the writer fence, replacing the token it believes in force.
@@ -59,15 +60,14 @@ impl World {
         let old = self.fence_committed;
         self.owner_token += 1;
         let slot = &mut self.clients[client];
-        let owner = Owner::new(
-            slot.id,
-            Token(self.owner_token),
-            Token(old),
-            OwnerConfig::default(),
-        );
+        let config = OwnerConfig {
+            writes_in_flight_max: self.knobs.pipeline_depth as usize,
+            ..OwnerConfig::default()
+        };
+        let owner = Owner::new(slot.id, Token(self.owner_token), Token(old), config);
         slot.role = Role::Owner { owner: Some(owner) };
-        // A new client state machine: the old one's request in flight is abandoned (unknown).
-        slot.in_flight = None;
+        // A new client state machine: the old one's requests in flight are abandoned (unknown).
+        slot.in_flight.clear();
         let id = slot.id;
         self.owner_current = Some(client);
         self.count(Counter::FencesTaken);
@@ -168,9 +168,9 @@ impl World {
                         }
                         let _ = owner.submit(OwnerOp::Checkpoint);
                     } else {
-                        let body =
-                            format!("w{}", self.workload.next_u64() % 1_000_000).into_bytes();
-                        let _ = owner.submit(OwnerOp::Write { body });
+                        let _ = owner.submit(OwnerOp::Write {
+                            body: write_body(self.workload.next_u64(), self.knobs.pipeline_depth),
+                        });
                     }
                 }
             }
@@ -272,22 +272,29 @@ impl World {
         }
     }
 
+    /// Sends what the client asks now: one request, or a pipelining owner's writes up to its
+    /// bound.
     pub(super) fn try_send(&mut self, client: usize) {
+        while self.send_one(client) {}
+    }
+
+    /// Sends the client's next request, if it has one and may send; true if it sent.
+    fn send_one(&mut self, client: usize) -> bool {
         let now = self.now();
         let slot = &mut self.clients[client];
-        if slot.in_flight.is_some() || slot.paused || self.finished || now < slot.backoff_until {
-            return;
+        if slot.paused || self.finished || now < slot.backoff_until {
+            return false;
         }
         // After the quiesce writers send nothing more (see the phases in `world/mod.rs`).
         let writer = matches!(slot.role, Role::Felixd { .. } | Role::Owner { .. });
         if self.quiesced && writer {
-            return;
+            return false;
         }
         let Some(handle) = World::client_mut(&mut slot.role) else {
-            return;
+            return false;
         };
         let Some((id, request)) = handle.next_request() else {
-            return;
+            return false;
         };
         let request = match &mut self.breaker {
             Some(breaker) if breaker.client == client => {
@@ -303,12 +310,15 @@ impl World {
         let node = self.nodes[slot.target].id;
         slot.generation += 1;
         let generation = slot.generation;
-        slot.in_flight = Some(InFlight {
+        slot.in_flight.push(InFlight {
             id,
             request: request.clone(),
             node,
             generation,
         });
+        // A client asks for one request at a time and says `None` while it is in flight; only a
+        // pipelining owner asks again, up to its bound.
+        assert!(slot.in_flight.len() <= PIPELINE_DEPTH_MAX as usize);
         let client_id = slot.id;
         let writes = !matches!(request, Request::Read { .. });
         self.history(Event::Requested {
@@ -335,6 +345,7 @@ impl World {
             },
         );
         self.buggify_sent(client, writes);
+        true
     }
 
     pub(super) fn client_reply(
@@ -356,17 +367,16 @@ impl World {
             });
             return;
         }
-        let matches = slot
+        let position = slot
             .in_flight
-            .as_ref()
-            .is_some_and(|flight| flight.generation == wire && flight.node == node);
-        if !matches {
+            .iter()
+            .position(|flight| flight.generation == wire && flight.node == node);
+        let Some(position) = position else {
             self.count(Counter::LateReplies);
             return;
-        }
-        let Some(flight) = slot.in_flight.take() else {
-            return;
         };
+        let flight = slot.in_flight.remove(position);
+        slot.timeouts = 0;
         let id = flight.id;
         let client_id = slot.id;
         let reads = matches!(slot.role, Role::Reader(_) | Role::Folder(_));
@@ -394,13 +404,13 @@ impl World {
 
     pub(super) fn client_timeout(&mut self, client: usize, id: RequestId, generation: u64) {
         let slot = &mut self.clients[client];
-        let current = slot
+        let position = slot
             .in_flight
-            .as_ref()
-            .is_some_and(|flight| flight.id == id && flight.generation == generation);
-        if !current {
+            .iter()
+            .position(|flight| flight.id == id && flight.generation == generation);
+        let Some(position) = position else {
             return;
-        }
+        };
         if slot.paused {
             slot.stash.push(Ev::ClientTimeout {
                 client,
@@ -409,7 +419,7 @@ impl World {
             });
             return;
         }
-        slot.in_flight = None;
+        slot.in_flight.remove(position);
         let client_id = slot.id;
         let step = match World::client_mut(&mut slot.role) {
             Some(handle) => handle.on_unknown(id),
@@ -420,8 +430,16 @@ impl World {
         }
         self.count(Counter::ClientTimeouts);
         self.apply_step(client, step);
-        let target = self.workload.index(self.nodes.len());
-        self.clients[client].target = target;
+        // A writer keeps its node through `sticky_timeouts` unknown outcomes in a row, as a
+        // producer retries its leader until its metadata refresh; then it picks another.
+        let slot = &mut self.clients[client];
+        let writer = matches!(slot.role, Role::Felixd { .. } | Role::Owner { .. });
+        slot.timeouts += 1;
+        if !writer || slot.timeouts > self.knobs.sticky_timeouts {
+            slot.timeouts = 0;
+            let target = self.workload.index(self.nodes.len());
+            self.clients[client].target = target;
+        }
         self.try_send(client);
     }
 
@@ -462,6 +480,37 @@ impl World {
             Route::Leader(_) => (slot.target + 1) % brokers,
             Route::AnotherNode => (slot.target + 1) % nodes,
         };
+    }
+}
+
+impl ClientSlot {
+    /// Client `id` with `role` at the start of a run: nothing in flight, nothing stashed.
+    pub(super) fn new(id: ClientId, role: Role, joined: bool, clock: Clock) -> ClientSlot {
+        ClientSlot {
+            id,
+            role,
+            joined,
+            paused: false,
+            stash: Vec::new(),
+            target: 0,
+            in_flight: Vec::new(),
+            generation: 0,
+            clock,
+            refusals: 0,
+            timeouts: 0,
+            backoff_until: 0,
+        }
+    }
+}
+
+/// The body of an owner's application write, from a draw of the workload stream. A pipeline's
+/// writes keep the whole draw: the Linearizable checker pairs an answer with the client's latest
+/// request in flight asking the same, so no two writes in flight may ask the same.
+fn write_body(draw: u64, pipeline_depth: u32) -> Vec<u8> {
+    if pipeline_depth > 1 {
+        format!("w{draw}").into_bytes()
+    } else {
+        format!("w{}", draw % 1_000_000).into_bytes()
     }
 }
 

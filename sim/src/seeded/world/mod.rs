@@ -193,12 +193,15 @@ struct ClientSlot {
     /// Events that reached the client while it was paused, replayed on resume.
     stash: Vec<Ev>,
     target: usize,
-    in_flight: Option<InFlight>,
+    /// Its requests in flight, oldest first: one at most, or a pipelining owner's writes.
+    in_flight: Vec<InFlight>,
     generation: u64,
     clock: Clock,
     /// Consecutive replies that only sent the client elsewhere (`NotLeader`, `NoReadIndex`,
     /// `NotHeld`, `ReadPastTail`): once it has tried every node, it backs off.
     refusals: usize,
+    /// Consecutive unknown outcomes at its target (knob `sticky_timeouts`).
+    timeouts: u32,
     /// The client sends nothing before this time (its backoff after refusals).
     backoff_until: Time,
 }
@@ -393,18 +396,8 @@ impl World {
         let clients: Vec<ClientSlot> = roles
             .into_iter()
             .enumerate()
-            .map(|(index, (role, joined))| ClientSlot {
-                id: index as ClientId,
-                role,
-                joined,
-                paused: false,
-                stash: Vec::new(),
-                target: 0,
-                in_flight: None,
-                generation: 0,
-                clock: draw_clock(&knobs),
-                refusals: 0,
-                backoff_until: 0,
+            .map(|(index, (role, joined))| {
+                ClientSlot::new(index as ClientId, role, joined, draw_clock(&knobs))
             })
             .collect();
         World {
