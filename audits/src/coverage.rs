@@ -347,6 +347,14 @@ pub const CATALOG: [Entry; Counter::COUNT] = [
         Counter::BuggifyReplayPast,
         "BUGGIFY: a node's past messages came again after an election",
     ),
+    sim(
+        Counter::HolderMetOwnFloor,
+        "a lease holder's read met a floor its own epoch set",
+    ),
+    sim(
+        Counter::BuggifyRestartAfterAck,
+        "BUGGIFY: a lease holder restarted from the start, keeping its lease",
+    ),
 ];
 
 /// Where each counter's entry sits in `CATALOG`, by counter. Built when the crate compiles: a

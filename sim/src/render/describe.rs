@@ -453,6 +453,10 @@ pub fn sim_event(event: &SimEvent, names: &dyn Names) -> String {
         }
         SimEvent::Paused { client } => format!("sim: {} frozen", names.client(*client)),
         SimEvent::Resumed { client } => format!("sim: {} thawed", names.client(*client)),
+        SimEvent::HolderRestarted { client, epoch } => format!(
+            "sim: {} restarts: keeps lease epoch {epoch}, forgets the rest, reads from offset 1",
+            names.client(*client)
+        ),
         SimEvent::DiskLost {
             node: id,
             ops_lost,

@@ -92,6 +92,13 @@ pub enum SimEvent {
         step: u64,
         branch: u32,
     },
+    /// A lease holder's process restarted (BUGGIFY `RestartAfterAck`): it keeps its lease's
+    /// `epoch` and nothing else, and reads the stream again from offset 1. Last of the variants,
+    /// for the reason `DiskReadFailed` gives.
+    HolderRestarted {
+        client: ClientId,
+        epoch: u64,
+    },
 }
 
 /// One line of the trace.

@@ -373,7 +373,10 @@ fn relevant(invariant: Invariant, clients: &BTreeSet<ClientId>, event: &TraceEve
 
 fn sim_relevant(invariant: Invariant, event: &SimEvent) -> bool {
     match event {
-        SimEvent::LeaseMoved { .. } | SimEvent::Paused { .. } | SimEvent::Resumed { .. } => {
+        SimEvent::LeaseMoved { .. }
+        | SimEvent::Paused { .. }
+        | SimEvent::Resumed { .. }
+        | SimEvent::HolderRestarted { .. } => {
             matches!(
                 invariant,
                 Invariant::StaleTrimRefused

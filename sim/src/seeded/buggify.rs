@@ -27,6 +27,10 @@ const FIRST_SITES: usize = 7;
 /// Where the sites `draw_active_late` draws end; the rest are drawn last of all.
 const LATE_SITES_END: usize = 8;
 
+/// Where the sites `draw_active_last` draws end; the rest are drawn after every knob
+/// (`draw_active_final`).
+const LAST_SITES_END: usize = 9;
+
 /// The named sites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Site {
@@ -58,10 +62,16 @@ pub enum Site {
     /// and logs that are gone. Every replicated log must survive a burst of its own past (a
     /// replaying proxy, a switch flushing its buffers after a partition).
     ReplayPast,
+    /// A lease holder's process restarts right after one of its appends or trims was
+    /// acknowledged. It re-attaches to its unexpired lease (the same epoch, as a client resumes
+    /// its session) but keeps nothing else: it reads the stream again from the start, and the
+    /// requests the old process had in flight may still land. Every consumer of a trimmed
+    /// journal meets the floors it set itself this way (a restart without its saved position).
+    RestartAfterAck,
 }
 
 impl Site {
-    pub const ALL: [Site; 9] = [
+    pub const ALL: [Site; 10] = [
         Site::PauseAfterAck,
         Site::PauseInFlight,
         Site::LeaseMoveInFlight,
@@ -73,6 +83,8 @@ impl Site {
         Site::ReadAfterJump,
         // Added later still: drawn after every other knob (`draw_active_last`).
         Site::ReplayPast,
+        // Added after the pipelined writers: drawn after every other knob (`draw_active_final`).
+        Site::RestartAfterAck,
     ];
 
     /// The counter a firing bumps (in the run's coverage).
@@ -87,6 +99,7 @@ impl Site {
             Site::SlowSync => Counter::BuggifySlowSync,
             Site::ReadAfterJump => Counter::BuggifyReadAfterJump,
             Site::ReplayPast => Counter::BuggifyReplayPast,
+            Site::RestartAfterAck => Counter::BuggifyRestartAfterAck,
         }
     }
 
@@ -127,7 +140,17 @@ impl Site {
     /// The sites added after the replication shape and the prober: drawn after every other knob
     /// (`Knobs::draw_last`), for the reason `draw_active_late` gives.
     pub fn draw_active_last(stream: &mut Stream) -> Vec<Site> {
-        Site::ALL[LATE_SITES_END..]
+        Site::draw_among(&Site::ALL[LATE_SITES_END..LAST_SITES_END], stream)
+    }
+
+    /// The sites added after the pipelined writers: drawn after every knob, the pipeline's
+    /// included (`Knobs::draw_last`), for the reason `draw_active_late` gives.
+    pub fn draw_active_final(stream: &mut Stream) -> Vec<Site> {
+        Site::draw_among(&Site::ALL[LAST_SITES_END..], stream)
+    }
+
+    fn draw_among(sites: &[Site], stream: &mut Stream) -> Vec<Site> {
+        sites
             .iter()
             .copied()
             .filter(|_| stream.chance(ACTIVE_PER_MILLION))

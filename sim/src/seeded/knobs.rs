@@ -141,6 +141,12 @@ pub struct Knobs {
     /// another node after each, as in knobs printed without it; left out when 0).
     #[serde(default, skip_serializing_if = "sticky_is_zero")]
     pub sticky_timeouts: u32,
+    /// Partitions may also cut the current leader off together with the writers that send to it
+    /// (Jepsen's partition of the primary): the minority side goes on taking writes it can never
+    /// commit while the majority elects, fences and trims past them (`world/faults.rs`). False
+    /// in knobs printed without it; left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leader_partitions: bool,
 }
 
 /// The most writes in flight `pipeline_depth` takes.
@@ -300,6 +306,7 @@ impl Knobs {
             file_store: false,
             pipeline_depth: 1,
             sticky_timeouts: 0,
+            leader_partitions: false,
         };
         knobs.drawn_late(twin, &mut stream)
     }
@@ -384,6 +391,15 @@ impl Knobs {
         if matches!(self.workload, Workload::Paros { .. }) {
             self.pipeline_depth = Swarm::new(s).pick(&[1, 1, 2, 3, 5, 8]);
             self.sticky_timeouts = Swarm::new(s).pick(&[0, 0, 1, 2, 4, 8]);
+        }
+        // Only where lease holders write (a site with no moment is not drawn), and last, for the
+        // reason the pipeline's comment gives.
+        if matches!(self.workload, Workload::Felixd { .. }) {
+            self.buggify.extend(Site::draw_active_final(s));
+        }
+        // Only where partitions come: a knob with no effect is not drawn.
+        if self.weight_partition > 0 {
+            self.leader_partitions = Swarm::new(s).pick(&[false, true]);
         }
     }
 

@@ -150,3 +150,78 @@ fn replay_past_sends_a_nodes_old_messages_again_after_an_election() {
     assert!(replays(&off).is_empty(), "seed {seed} with the site off");
     assert!(on.violations.is_empty(), "seed {seed}: {:?}", on.violations);
 }
+
+/// RestartAfterAck's own effect: a lease holder that restarts keeping its epoch reads from the
+/// start, below the floors its own trims set, and is refused with a tag naming its own epoch
+/// (which must not retire it: rule 1 retires on a newer epoch only). With that site alone active,
+/// some felixd run of the first 200 seeds counts `holder_met_own_floor`, the same seed and knobs
+/// with the site off count none (no other path reads below a holder's own floor), and that run
+/// is clean with every rule on.
+#[test]
+fn restart_after_ack_meets_the_holders_own_floor() {
+    let own_floor =
+        |report: &felix_sim::RunReport| report.coverage.count(Counter::HolderMetOwnFloor);
+    let found = (0..200u64).find_map(|seed| {
+        let mut knobs = Knobs::draw(seed, None);
+        knobs.buggify = vec![Site::RestartAfterAck];
+        let mut spec = RunSpec::new(seed, None);
+        spec.knobs = Some(knobs.clone());
+        let report = run(&spec);
+        if own_floor(&report) == 0 {
+            return None;
+        }
+        knobs.buggify.clear();
+        spec.knobs = Some(knobs);
+        Some((seed, report, run(&spec)))
+    });
+    let Some((seed, report, off)) = found else {
+        panic!("no seed of 0..200 with RestartAfterAck met a holder's own floor");
+    };
+    assert!(report.coverage.count(Site::RestartAfterAck.counter()) > 0);
+    assert_eq!(own_floor(&off), 0, "seed {seed} with the site off");
+    assert!(
+        report.violations.is_empty(),
+        "seed {seed}: {:?}",
+        report.violations
+    );
+}
+
+/// Knob `leader_partitions`: some run of the first 100 seeds that draw it cuts the leader off
+/// together with the writers that send to it (the trace says so), and the same seed with the
+/// knob off never does; the run is clean with every rule on.
+#[test]
+fn leader_partitions_cut_the_leader_off_with_its_writers() {
+    let cut = |seed: u64, knobs: &Knobs| {
+        let mut spec = RunSpec::new(seed, None);
+        spec.knobs = Some(knobs.clone());
+        spec.keep_trace = true;
+        let report = run(&spec);
+        let lines = report.trace_lines.as_deref().unwrap_or_default();
+        let cuts = lines
+            .iter()
+            .filter(|line| {
+                line.to_json()
+                    .contains("cut the leader off with its writers")
+            })
+            .count();
+        (cuts, report)
+    };
+    let found = (0..100u64).find_map(|seed| {
+        let knobs = Knobs::draw(seed, None);
+        if !knobs.leader_partitions {
+            return None;
+        }
+        let (cuts, report) = cut(seed, &knobs);
+        (cuts > 0).then_some((seed, knobs, report))
+    });
+    let Some((seed, mut knobs, report)) = found else {
+        panic!("no seed of 0..100 with leader_partitions cut the leader off");
+    };
+    assert!(
+        report.violations.is_empty(),
+        "seed {seed}: {:?}",
+        report.violations
+    );
+    knobs.leader_partitions = false;
+    assert_eq!(cut(seed, &knobs).0, 0, "seed {seed} with the knob off");
+}

@@ -60,6 +60,7 @@ fn shape(knobs: &Knobs) -> Vec<Knobs> {
         k.pipeline_depth = 1;
         k.sticky_timeouts = 0;
     };
+    let random_partitions = |k: &mut Knobs| k.leader_partitions = false;
     [
         variant(knobs, |k| {
             no_prober(k);
@@ -68,6 +69,7 @@ fn shape(knobs: &Knobs) -> Vec<Knobs> {
             no_storage_faults(k);
             memory_store(k);
             one_in_flight(k);
+            random_partitions(k);
             replication(k);
         }),
         variant(knobs, no_prober),
@@ -77,6 +79,7 @@ fn shape(knobs: &Knobs) -> Vec<Knobs> {
         variant(knobs, no_storage_faults),
         variant(knobs, memory_store),
         variant(knobs, one_in_flight),
+        variant(knobs, random_partitions),
         variant(knobs, replication),
     ]
     .into_iter()

@@ -108,8 +108,8 @@ impl Knobs {
 }
 
 impl Knobs {
-    /// The writers' pipeline and stickiness in `describe`'s words: nothing at one write in
-    /// flight and none.
+    /// The writers' pipeline and stickiness, and the partitions of the leader with its writers,
+    /// in `describe`'s words: nothing at one write in flight, none and off.
     fn writer_words(&self) -> String {
         let mut words = String::new();
         if self.pipeline_depth > 1 {
@@ -117,6 +117,9 @@ impl Knobs {
         }
         if self.sticky_timeouts > 0 {
             words += &format!(" sticky_timeouts={}", self.sticky_timeouts);
+        }
+        if self.leader_partitions {
+            words += " leader_partitions=true";
         }
         words
     }

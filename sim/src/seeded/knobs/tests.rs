@@ -253,7 +253,7 @@ fn pipelines_and_sticky_writers_are_drawn_for_owners_and_round_trip() {
     assert!(json.contains(&format!("\"pipeline_depth\":{}", on.pipeline_depth)));
     assert!(json.contains(&format!("\"sticky_timeouts\":{}", on.sticky_timeouts)));
     assert_eq!(Knobs::parse(&json).as_ref(), Ok(*on));
-    assert!(on.describe().ends_with(&format!(
+    assert!(on.describe().contains(&format!(
         " pipeline_depth={} sticky_timeouts={}",
         on.pipeline_depth, on.sticky_timeouts
     )));
@@ -269,4 +269,32 @@ fn pipelines_and_sticky_writers_are_drawn_for_owners_and_round_trip() {
         let json = serde_json::to_string(&knobs).unwrap_or_default();
         assert_eq!(Knobs::parse(&json).is_ok(), valid, "{depth} {sticky}");
     }
+}
+
+/// Partitions of the leader with its writers are drawn only where partitions come, in some seeds
+/// and not others; knobs without them print nothing of them (and their JSON, as before the knob
+/// existed, parses to off), knobs with them round-trip and say so in words.
+#[test]
+fn leader_partitions_are_drawn_where_partitions_come_and_round_trip() {
+    let draws: Vec<Knobs> = (0..300).map(|seed| Knobs::draw(seed, None)).collect();
+    assert!(draws
+        .iter()
+        .filter(|k| k.weight_partition == 0)
+        .all(|k| !k.leader_partitions));
+    let (Some(on), Some(off)) = (
+        draws.iter().find(|k| k.leader_partitions),
+        draws
+            .iter()
+            .find(|k| k.weight_partition > 0 && !k.leader_partitions),
+    ) else {
+        panic!("no seed of 0..300 with leader partitions, or none with partitions but not those");
+    };
+    let json = serde_json::to_string(off).unwrap_or_default();
+    assert!(!json.contains("leader_partitions"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(off));
+    assert!(!off.describe().contains("leader_partitions"));
+    let json = serde_json::to_string(on).unwrap_or_default();
+    assert!(json.contains("\"leader_partitions\":true"), "{json}");
+    assert_eq!(Knobs::parse(&json).as_ref(), Ok(on));
+    assert!(on.describe().ends_with(" leader_partitions=true"));
 }

@@ -5,7 +5,7 @@
 //! carried out as an event at the same instant (`Ev::Buggify`), so it never runs in the middle of
 //! another step. Sites fire only in the safety phase: the liveness phase is fault-free.
 
-use super::{Ev, Reader, Role, World};
+use super::{Ev, Holder, HolderConfig, Reader, Role, World};
 use crate::env::network::{Address, Payload};
 use crate::env::queue::Time;
 use crate::render::trace::SimEvent;
@@ -29,6 +29,8 @@ pub(super) enum Act {
     RewindReader { client: usize, node: usize },
     /// Send again the last messages node `node` sent to its peers.
     ReplayPast { node: usize },
+    /// Restart lease holder `client`'s process: the same epoch, read from offset 1.
+    RestartHolder { client: usize },
 }
 
 /// How many of a node's last messages to its peers are kept for ReplayPast.
@@ -77,6 +79,16 @@ impl World {
         {
             let micros = self.buggify_pause_micros();
             self.buggify_schedule(Site::PauseAfterAck, Act::Pause { client, micros });
+        }
+        let holder = matches!(
+            self.clients[client].role,
+            Role::Felixd {
+                holder: Some(_),
+                ..
+            }
+        );
+        if self.buggify_armed() && holder && self.buggify.fire(Site::RestartAfterAck) {
+            self.buggify_schedule(Site::RestartAfterAck, Act::RestartHolder { client });
         }
     }
 
@@ -218,6 +230,7 @@ impl World {
                     self.route(from, to, payload);
                 }
             }
+            Act::RestartHolder { client } => self.restart_holder(client),
             Act::RewindReader { client, node } => {
                 let slot = &self.clients[client];
                 if slot.paused || !matches!(slot.role, Role::Reader(_)) {
@@ -261,6 +274,35 @@ impl World {
                 self.queue.push_after(micros, Ev::RepairPartitions);
             }
         }
+    }
+
+    /// A lease holder's process restarts: a new `Holder` with the old one's epoch, reading from
+    /// offset 1, its renewal timer kept (the lease is the service's, not the process's). The old
+    /// process's request in flight is abandoned, as `set_role` abandons any: it may still land,
+    /// and a late reply to it never reaches the new process.
+    fn restart_holder(&mut self, client: usize) {
+        let slot = &self.clients[client];
+        let Role::Felixd {
+            holder: Some(holder),
+            renew_at_local,
+        } = &slot.role
+        else {
+            return;
+        };
+        if slot.paused {
+            return;
+        }
+        let (id, epoch, renew_at_local) = (slot.id, holder.epoch(), *renew_at_local);
+        let holder = Holder::new(id, epoch, 1, self.rules, HolderConfig::default());
+        self.sim(SimEvent::HolderRestarted { client: id, epoch });
+        self.set_role(
+            client,
+            Role::Felixd {
+                holder: Some(holder),
+                renew_at_local,
+            },
+        );
+        self.try_send(client);
     }
 
     /// Moves the lease (or the writer fence) from `client` to another client of its kind that is

@@ -381,6 +381,16 @@ impl World {
         let client_id = slot.id;
         let reads = matches!(slot.role, Role::Reader(_) | Role::Folder(_));
         let acked = matches!(reply, Reply::Appended { .. } | Reply::TrimNoop { .. });
+        let own_floor = match (&slot.role, &reply) {
+            (
+                Role::Felixd {
+                    holder: Some(holder),
+                    ..
+                },
+                Reply::CursorTooOld { tag: Some(tag), .. },
+            ) => tag.epoch() == Some(holder.epoch()),
+            _ => false,
+        };
         let step = match World::client_mut(&mut slot.role) {
             Some(handle) => handle.on_reply(id, reply.clone()),
             None => return,
@@ -391,6 +401,9 @@ impl World {
             request: flight.request,
             reply,
         });
+        if own_floor {
+            self.count(Counter::HolderMetOwnFloor);
+        }
         let progressed = !step.delivered.is_empty() || step.route != Route::Any;
         self.back_off_after_refusals(client, &step);
         self.apply_step(client, step);

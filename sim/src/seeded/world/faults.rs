@@ -222,7 +222,9 @@ impl World {
             .iter()
             .map(|slot| Address::Client(slot.id))
             .collect();
-        let description = match self.fault_stream.index(4) {
+        // With `leader_partitions` a fifth shape is drawn: the leader and its writers cut off.
+        let shapes = if self.knobs.leader_partitions { 5 } else { 4 };
+        let description = match self.fault_stream.index(shapes) {
             0 => {
                 let isolated = node_addresses[self.fault_stream.index(node_addresses.len())];
                 let rest: Vec<Address> = node_addresses
@@ -253,7 +255,7 @@ impl World {
                 self.network.block(from, to);
                 format!("one-way cut {from} -> {to}")
             }
-            _ => {
+            3 => {
                 if client_addresses.is_empty() {
                     return;
                 }
@@ -261,12 +263,47 @@ impl World {
                 self.network.split(&[client], &node_addresses);
                 format!("isolate {client} from every node")
             }
+            _ => {
+                let Some(side) = self.leader_side() else {
+                    return;
+                };
+                let rest: Vec<Address> = node_addresses
+                    .iter()
+                    .chain(&client_addresses)
+                    .copied()
+                    .filter(|address| !side.contains(address))
+                    .collect();
+                self.network.split(&side, &rest);
+                format!("cut the leader off with its writers: [{}]", listed(&side))
+            }
         };
         self.count(Counter::Partitions);
         self.sim(SimEvent::NetworkFault {
             description: format!("{description} for {duration}us"),
         });
         self.queue.push_after(duration, Ev::RepairPartitions);
+    }
+
+    /// The leader of the newest term among the nodes up, with the writers (lease holders, owners)
+    /// whose requests go to it: the minority side of Jepsen's partition of the primary, where a
+    /// deposed leader goes on taking writes it can never commit. `None` when no node leads.
+    fn leader_side(&self) -> Option<Vec<Address>> {
+        let leader = (0..self.nodes.len())
+            .filter_map(|index| {
+                let broker = self.nodes[index].host.broker.as_ref()?;
+                broker.is_leader().then_some((broker.term(), index))
+            })
+            .max()?
+            .1;
+        let writers = (self.clients.iter())
+            .filter(|slot| slot.target == leader)
+            .filter(|slot| matches!(slot.role, Role::Felixd { .. } | Role::Owner { .. }))
+            .map(|slot| Address::Client(slot.id));
+        Some(
+            std::iter::once(Address::Node(self.nodes[leader].id))
+                .chain(writers)
+                .collect(),
+        )
     }
 
     /// Mostly the current lease holder or owner: a frozen holder whose lease moves on is the case
