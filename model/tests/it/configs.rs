@@ -3,8 +3,8 @@
 use felix_model::head_trim::config;
 use felix_model::head_trim::spec::FelixHeadTrim;
 use felix_model::paros::spec::ParosTrimJump;
-use felix_model::spec::Expectation;
 use felix_model::spec::Spec;
+use felix_names::{Layer, TwinName};
 
 use super::support;
 
@@ -41,38 +41,12 @@ fn the_registries_hold_exactly_the_shared_twin_names() {
     // registered under its own name, with the invariant `felix-names` says it breaks there
     // (cli/tests/it/twin_names.rs ties the same names to the core's twins and the .cfg files).
 
-    use felix_names::{Layer, TwinName};
-    let head_trim: Vec<TwinName> = FelixHeadTrim::twins()
-        .map(|c| c.twin.expect("a twin"))
-        .collect();
-    let mut shared: Vec<TwinName> = TwinName::in_layer(Layer::HeadTrim).collect();
-    let mut sorted = head_trim.clone();
-    sorted.sort_unstable();
-    shared.sort_unstable();
-    assert_eq!(sorted, shared);
-    for twin in FelixHeadTrim::twins() {
-        let name = twin.twin.expect("a twin");
-        assert_eq!(twin.short_name(), name.name());
-        assert_eq!(
-            twin.expectation,
-            Expectation::Violates(name.expected(Layer::HeadTrim).expect("in the layer"))
-        );
-    }
-    let paros_twins: Vec<TwinName> = ParosTrimJump::twins()
-        .map(|c| c.twin.expect("a twin"))
-        .collect();
-    assert_eq!(
-        paros_twins,
-        TwinName::in_layer(Layer::Paros).collect::<Vec<_>>()
-    );
-    for twin in ParosTrimJump::twins() {
-        let name = twin.twin.expect("a twin");
-        assert_eq!(twin.short_name(), name.name());
-        assert_eq!(
-            twin.expectation,
-            Expectation::Violates(name.expected(Layer::Paros).expect("in the layer"))
-        );
-    }
+    support::assert_twins_are_the_layers::<FelixHeadTrim>();
+    support::assert_twins_are_the_layers::<ParosTrimJump>();
+    // ParosTrimJump registers its twins in `felix-names`' order, too.
+    let paros_twins: Vec<_> = ParosTrimJump::twins().map(|c| c.twin).collect();
+    let layer: Vec<_> = TwinName::in_layer(Layer::Paros).map(Some).collect();
+    assert_eq!(paros_twins, layer);
     assert!(config::CONFIGS
         .iter()
         .all(|c| c.twin.is_some() == c.expected_violation().is_some()));

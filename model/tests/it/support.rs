@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use felix_model::check;
 use felix_model::spec::{Constants, Expectation, RuleSwitches, Spec};
-use felix_names::Invariant;
+use felix_names::{Invariant, TwinName};
 
 /// `(name, value)` for every `Name = Value` line of a `.cfg` file's CONSTANTS section.
 pub fn constants(text: &str) -> BTreeMap<String, String> {
@@ -128,6 +128,24 @@ pub fn assert_names_resolve<S: Spec>() {
     assert_eq!(S::lookup(""), None);
     let names = S::names();
     assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), names.len());
+}
+
+/// Asserts the spec's twins are exactly the twins `felix-names` puts in its layer, each
+/// registered under its own name, with the invariant `felix-names` says it breaks there.
+pub fn assert_twins_are_the_layers<S: Spec>() {
+    let mut registered: Vec<TwinName> = S::twins().map(|c| c.twin.expect("a twin")).collect();
+    let mut layer: Vec<TwinName> = TwinName::in_layer(S::LAYER).collect();
+    registered.sort_unstable();
+    layer.sort_unstable();
+    assert_eq!(registered, layer, "{}", S::NAME);
+    for twin in S::twins() {
+        let name = twin.twin.expect("a twin");
+        assert_eq!(twin.short_name(), name.name());
+        assert_eq!(
+            twin.expectation,
+            Expectation::Violates(name.expected(S::LAYER).expect("in the layer"))
+        );
+    }
 }
 
 /// Asserts the compact search (`felix check --compact`) stops every twin of the spec at its
