@@ -21,7 +21,7 @@ pub trait Spec:
     + 'static
 {
     /// The constants of a configuration (TLA+ CONSTANTS).
-    type Bounds: Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
+    type Bounds: Constants + Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
     /// The rule switches of a configuration.
     type Switches: RuleSwitches + Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
 
@@ -81,12 +81,26 @@ pub trait Spec:
     }
 }
 
+/// A spec's bounds as TLA+ names them: the CONSTANTS of its `.cfg` files.
+pub trait Constants {
+    /// Every constant as `(TLA+ name, value)`, in the `.cfg` files' order.
+    fn constants(&self) -> Vec<(&'static str, u8)>;
+}
+
 /// A spec's rule switches, each named for its rule (`true`: the rule on, the design as shipped),
 /// and as TLA+ names them: for the twin that switches it off.
 pub trait RuleSwitches {
+    /// Every rule as `(the twin that switches it off, whether it is on)`, in the spec's order.
+    fn rules(&self) -> Vec<(TwinName, bool)>;
+
     /// Every switch as `(TLA+ constant name, value)`, in the spec's order. A TLA+ constant is
     /// named for its twin, so its value is the rule's negation.
-    fn constants(&self) -> Vec<(&'static str, bool)>;
+    fn constants(&self) -> Vec<(&'static str, bool)> {
+        self.rules()
+            .into_iter()
+            .map(|(twin, on)| (twin.name(), !on))
+            .collect()
+    }
 
     /// The TLA+ constants that are TRUE: the rules switched off, by their twin's name.
     fn rules_off(&self) -> Vec<&'static str> {

@@ -7,11 +7,12 @@
 use felix_names::TwinName;
 
 use super::spec::FelixHeadTrim;
-use crate::spec::{RuleSwitches, SpecConfig};
+use crate::spec::{Constants, RuleSwitches, SpecConfig};
 
 /// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
 /// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
-/// instead (`Untagged = TRUE` is `floor_tag: false`); `constants` is the one place that maps them.
+/// instead (`Untagged = TRUE` is `floor_tag: false`); `rules` is the one place that pairs
+/// them (`RuleSwitches::constants` negates).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Switches {
     /// Readers may see trims and CursorTooOld carries the floor-setting trim's headers (off:
@@ -42,32 +43,19 @@ pub struct Switches {
     pub read_index: bool,
 }
 
-impl Default for Switches {
-    /// Every rule on.
-    fn default() -> Switches {
-        ALL_ON
-    }
-}
-
 impl RuleSwitches for Switches {
-    fn constants(&self) -> Vec<(&'static str, bool)> {
+    fn rules(&self) -> Vec<(TwinName, bool)> {
         vec![
-            (TwinName::HiddenTrims.name(), !self.trims_visible),
-            (TwinName::Untagged.name(), !self.floor_tag),
-            (TwinName::NoopSkip.name(), !self.noop_trim_checks_tail),
-            (TwinName::Retention.name(), !self.only_trims_delete),
-            (TwinName::ReadFromEarliest.name(), !self.reread_from_cursor),
-            (
-                TwinName::TailFromRefusal.name(),
-                !self.tail_not_from_refusal,
-            ),
-            (
-                TwinName::CompactActive.name(),
-                !self.compaction_keeps_floor_record,
-            ),
-            (TwinName::TagAtFloor.name(), !self.tag_from_trim),
-            (TwinName::VisibleTrims.name(), !self.tag_not_visible_trims),
-            (TwinName::LocalReads.name(), !self.read_index),
+            (TwinName::HiddenTrims, self.trims_visible),
+            (TwinName::Untagged, self.floor_tag),
+            (TwinName::NoopSkip, self.noop_trim_checks_tail),
+            (TwinName::Retention, self.only_trims_delete),
+            (TwinName::ReadFromEarliest, self.reread_from_cursor),
+            (TwinName::TailFromRefusal, self.tail_not_from_refusal),
+            (TwinName::CompactActive, self.compaction_keeps_floor_record),
+            (TwinName::TagAtFloor, self.tag_from_trim),
+            (TwinName::VisibleTrims, self.tag_not_visible_trims),
+            (TwinName::LocalReads, self.read_index),
         ]
     }
 }
@@ -104,10 +92,11 @@ impl Bounds {
     pub fn max_len(&self) -> u8 {
         self.max_writes + self.max_trims + self.max_promotions
     }
+}
 
-    /// The constants as `(TLA+ name, value)`, in the `.cfg` files' order.
-    pub fn constants(&self) -> [(&'static str, u8); 7] {
-        [
+impl Constants for Bounds {
+    fn constants(&self) -> Vec<(&'static str, u8)> {
+        vec![
             ("NumBrokers", self.brokers),
             ("NumHolders", self.holders),
             ("MaxWrites", self.max_writes),
@@ -122,7 +111,7 @@ impl Bounds {
 /// One configuration: a `.cfg` file.
 pub type Config = SpecConfig<FelixHeadTrim>;
 
-/// Every rule on (the default; a twin switches one off).
+/// Every rule on (a twin switches one off).
 pub const ALL_ON: Switches = Switches {
     trims_visible: true,
     floor_tag: true,

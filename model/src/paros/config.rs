@@ -7,11 +7,12 @@
 use felix_names::TwinName;
 
 use super::spec::ParosTrimJump;
-use crate::spec::{RuleSwitches, SpecConfig};
+use crate::spec::{Constants, RuleSwitches, SpecConfig};
 
 /// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
 /// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
-/// instead (`JumpResetsTerm = TRUE` is `jump_keeps_term: false`); `constants` maps them.
+/// instead (`JumpResetsTerm = TRUE` is `jump_keeps_term: false`); `rules` pairs them
+/// (`RuleSwitches::constants` negates).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParosSwitches {
     /// A TrimmedTo jump never touches term or vote (off: JumpResetsTerm, it overwrites them with
@@ -28,20 +29,13 @@ pub struct ParosSwitches {
     pub ack_after_sync: bool,
 }
 
-impl Default for ParosSwitches {
-    /// Every rule on.
-    fn default() -> ParosSwitches {
-        ALL_ON
-    }
-}
-
 impl RuleSwitches for ParosSwitches {
-    fn constants(&self) -> Vec<(&'static str, bool)> {
+    fn rules(&self) -> Vec<(TwinName, bool)> {
         vec![
-            (TwinName::JumpResetsTerm.name(), !self.jump_keeps_term),
-            (TwinName::UnfencedTruncate.name(), !self.truncate_fenced),
-            (TwinName::FloorPastCommit.name(), !self.floor_after_commit),
-            (TwinName::AckBeforeSync.name(), !self.ack_after_sync),
+            (TwinName::JumpResetsTerm, self.jump_keeps_term),
+            (TwinName::UnfencedTruncate, self.truncate_fenced),
+            (TwinName::FloorPastCommit, self.floor_after_commit),
+            (TwinName::AckBeforeSync, self.ack_after_sync),
         ]
     }
 }
@@ -77,10 +71,11 @@ impl ParosBounds {
     pub fn nodes(&self) -> u8 {
         self.voters + self.replicas
     }
+}
 
-    /// The constants as `(TLA+ name, value)`, in the `.cfg` files' order.
-    pub fn constants(&self) -> [(&'static str, u8); 8] {
-        [
+impl Constants for ParosBounds {
+    fn constants(&self) -> Vec<(&'static str, u8)> {
+        vec![
             ("NumVoters", self.voters),
             ("NumReplicas", self.replicas),
             ("NumOwners", self.owners),

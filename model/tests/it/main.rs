@@ -8,4 +8,5 @@ mod paros;
 mod pinned_counts;
 mod properties;
 mod shared_state_graphs;
+mod support;
 mod twins;

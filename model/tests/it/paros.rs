@@ -3,140 +3,52 @@
 //! the number TLC prints as "distinct states found" for the same `.cfg`).
 
 use felix_model::head_trim::spec::FelixHeadTrim;
-use felix_model::spec::{RuleSwitches, Spec};
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use felix_model::spec::Spec;
+use std::collections::BTreeSet;
 
 use felix_model::check;
 use felix_model::check::Outcome;
 use felix_model::paros::config::ParosConfig;
 use felix_model::paros::properties::{self, INVARIANTS, SOMETIMES};
 use felix_model::paros::spec::ParosTrimJump;
-use felix_model::spec::Expectation;
 use stateright::Model;
 
-/// `(name, value)` for every `Name = Value` line of a `.cfg` file's CONSTANTS section.
-fn constants(text: &str) -> BTreeMap<String, String> {
-    let mut in_constants = false;
-    let mut values = BTreeMap::new();
-    for line in text.lines() {
-        let line = line.split("\\*").next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        if line.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && !line.contains('=') {
-            in_constants = line.starts_with("CONSTANT");
-            continue;
-        }
-        if in_constants {
-            if let Some((name, value)) = line.split_once('=') {
-                values.insert(name.trim().to_string(), value.trim().to_string());
-            }
-        }
-    }
-    values
-}
-
-/// The `ParosTrimJump*.cfg` files, by name.
-fn cfg_files() -> BTreeMap<String, String> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/formal");
-    let mut files = BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("docs/formal exists") {
-        let path = entry.expect("a directory entry").path();
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        if path.extension().and_then(|e| e.to_str()) == Some("cfg")
-            && name.starts_with(ParosTrimJump::NAME)
-        {
-            let text = std::fs::read_to_string(&path).expect("a readable .cfg");
-            files.insert(name.to_string(), text);
-        }
-    }
-    files
-}
+use super::support;
 
 fn lookup(name: &str) -> &'static ParosConfig {
     ParosTrimJump::lookup(name).unwrap_or_else(|| panic!("{name} is registered"))
 }
 
 #[test]
-fn the_registry_has_exactly_the_cfg_files_with_their_constants() {
+fn the_registry_is_exactly_the_cfg_files() {
     // Proves every ParosTrimJump*.cfg has a registry entry with every CONSTANT and switch set to
-    // the file's value, every entry has a file, and every file checks every invariant.
-    let files = cfg_files();
-    let mut names: Vec<String> = ParosTrimJump::names()
-        .iter()
-        .map(|n| n.to_string())
-        .collect();
-    names.sort();
-    assert_eq!(names, files.keys().cloned().collect::<Vec<_>>());
-    for (name, text) in files {
-        let config = lookup(&name);
-        let mut expected = BTreeMap::new();
-        for (constant, value) in config.bounds.constants() {
-            expected.insert(constant.to_string(), value.to_string());
-        }
-        for (switch, on) in config.switches.constants() {
-            let value = if on { "TRUE" } else { "FALSE" };
-            expected.insert(switch.to_string(), value.to_string());
-        }
-        assert_eq!(constants(&text), expected, "{name}");
-        for invariant in std::iter::once(felix_names::Invariant::TypeOk.name()).chain(INVARIANTS) {
-            assert!(
-                text.lines().any(|line| line.trim() == invariant),
-                "{name} does not check {invariant}"
-            );
-        }
-    }
+    // the file's value, every entry has a file, and every file checks every invariant
+    // (`support::assert_registry_is_the_cfg_files`).
+    support::assert_registry_is_the_cfg_files::<ParosTrimJump>();
 }
 
 #[test]
 fn every_twin_is_one_switch_from_its_passing_base() {
     // Proves each twin has a passing base with the same bounds and no switch on, and differs from
     // it in exactly the switch it is named after; the passing configurations have no switch on.
-    let twins: Vec<_> = ParosTrimJump::twins().collect();
     assert_eq!(
-        twins.len(),
+        ParosTrimJump::twins().count(),
         4,
         "JumpResetsTerm, UnfencedTruncate, FloorPastCommit, AckBeforeSync"
     );
-    for twin in twins {
-        let base = lookup(twin.base.expect("a twin names its base"));
-        assert_eq!(base.expectation, Expectation::Pass, "{}", twin.name);
-        assert_eq!(base.bounds, twin.bounds, "{}", twin.name);
-        assert!(base.switches.rules_off().is_empty(), "{}", base.name);
-        assert_eq!(
-            twin.switches.rules_off(),
-            vec![twin.short_name()],
-            "{}",
-            twin.name
-        );
-    }
-    for config in ParosTrimJump::configs().iter() {
-        assert_eq!(
-            config.expected_violation().is_none(),
-            config.switches.rules_off().is_empty(),
-            "{}",
-            config.name
-        );
-    }
+    support::assert_twins_are_one_switch_from_their_base::<ParosTrimJump>();
 }
 
 #[test]
 fn names_resolve_with_and_without_the_prefix() {
     // Proves `felix check JumpResetsTerm` and the full name name the same configuration, no two
     // configurations share a name, and no short name is also a FelixHeadTrim name.
-    for config in ParosTrimJump::configs().iter() {
-        assert_eq!(ParosTrimJump::lookup(config.name), Some(config));
+    support::assert_names_resolve::<ParosTrimJump>();
+    for config in ParosTrimJump::configs() {
         if config.name != ParosTrimJump::NAME {
-            assert_eq!(ParosTrimJump::lookup(config.short_name()), Some(config));
             assert!(FelixHeadTrim::lookup(config.short_name()).is_none());
         }
     }
-    assert_eq!(ParosTrimJump::main_config().name, "ParosTrimJump");
-    assert_eq!(ParosTrimJump::lookup("NoSuchConfig"), None);
-    assert_eq!(ParosTrimJump::lookup(""), None);
-    let names = ParosTrimJump::names();
-    assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), names.len());
 }
 
 #[test]
@@ -235,14 +147,5 @@ fn the_compact_search_runs_the_second_spec_too() {
     assert_eq!(compact.unique_states, stateright.unique_states);
     assert_eq!(compact.total_states, stateright.total_states);
     assert_eq!(compact.sometimes_reached, stateright.sometimes_reached);
-    for twin in ParosTrimJump::twins() {
-        let compact = check::check_compact(twin, 1, false, &mut |_| {});
-        assert_eq!(
-            compact.invariant,
-            twin.expected_violation(),
-            "{}",
-            twin.name
-        );
-        assert!(compact.trace.len() >= 2, "{}", twin.name);
-    }
+    support::assert_compact_stops_every_twin::<ParosTrimJump>();
 }

@@ -11,6 +11,8 @@ use felix_model::head_trim::spec::FelixHeadTrim;
 use felix_model::pinned;
 use felix_model::spec::Spec;
 
+use super::support;
+
 /// The distinct states pinned for the registered configuration `name` (its `.cfg` name is
 /// `FelixHeadTrim` followed by `name`, or `FelixHeadTrim` for the main one).
 fn pinned(name: &str) -> usize {
@@ -101,16 +103,7 @@ fn the_compact_search_counts_exactly_what_stateright_counts() {
             );
         }
     }
-    for twin in FelixHeadTrim::twins() {
-        let compact = check::check_compact(twin, 1, false, &mut |_| {});
-        assert_eq!(
-            compact.invariant,
-            twin.expected_violation(),
-            "{}",
-            twin.name
-        );
-        assert!(compact.trace.len() >= 2, "{}", twin.name);
-    }
+    support::assert_compact_stops_every_twin::<FelixHeadTrim>();
 }
 
 /// Checks a configuration with the lean search (same counts as Stateright's checker, a test

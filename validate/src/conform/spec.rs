@@ -14,8 +14,9 @@ use felix_model::paros::config::ParosConfig;
 use felix_model::paros::spec::{
     Action as ParosAction, ParosTrimJump, State as ParosState, NODES_MAX,
 };
+use felix_model::spec::{Spec as ModelSpec, SpecConfig};
 use stateright::Model;
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::hash::Hash;
 
 /// An abstract state class: up to eight facts, one bit each.
@@ -23,14 +24,20 @@ pub type Class = u8;
 
 /// One spec as the conformance layer uses it.
 pub trait Spec: Copy {
-    type State: Clone + Hash + Eq;
-    type Action: Copy + Eq + Display;
-    type Model: Model<State = Self::State, Action = Self::Action>;
+    type State: Clone + Hash + Eq + fmt::Debug + Send + Sync + 'static;
+    type Action: Copy + Eq + Display + fmt::Debug + Send + Sync;
+    type Model: ModelSpec + Model<State = Self::State, Action = Self::Action>;
 
+    /// The configuration.
+    fn config(self) -> &'static SpecConfig<Self::Model>;
     /// The configuration's name.
-    fn name(self) -> &'static str;
-    /// The model of the configuration.
-    fn model(self) -> Self::Model;
+    fn name(self) -> &'static str {
+        self.config().name
+    }
+    /// The model of the configuration (no symmetry: the core's nodes are not interchangeable).
+    fn model(self) -> Self::Model {
+        Self::Model::model(self.config(), false)
+    }
     /// An action's kind: its name without parameters.
     fn kind(action: &Self::Action) -> &'static str;
     /// The facts a class packs, in bit order.
@@ -112,26 +119,32 @@ pub fn takes_head_trim(
     }
 }
 
-/// FelixHeadTrim on the core: a configuration and the core's rules; the cover runs the core with
-/// segments it never fills (`Segments::Never`).
-#[derive(Clone, Copy, Debug)]
-pub struct HeadTrim {
-    pub config: &'static Config,
+/// A spec's configuration on the core: the configuration, the core's rules, and its segments.
+pub struct OnCore<M: ModelSpec> {
+    pub config: &'static SpecConfig<M>,
     pub rules: Rules,
     pub segments: Segments,
 }
+
+impl<M: ModelSpec> Clone for OnCore<M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M: ModelSpec> Copy for OnCore<M> {}
+
+/// FelixHeadTrim on the core; the cover runs the core with segments it never fills
+/// (`Segments::Never`).
+pub type HeadTrim = OnCore<FelixHeadTrim>;
 
 impl Spec for HeadTrim {
     type State = State;
     type Action = Action;
     type Model = FelixHeadTrim;
 
-    fn name(self) -> &'static str {
-        self.config.name
-    }
-
-    fn model(self) -> FelixHeadTrim {
-        FelixHeadTrim::new(self.config)
+    fn config(self) -> &'static Config {
+        self.config
     }
 
     fn kind(action: &Action) -> &'static str {
@@ -201,28 +214,18 @@ impl Spec for HeadTrim {
     }
 }
 
-/// ParosTrimJump on the core: a configuration, the core's rules, and its segments: one record
-/// each (`Segments::Model`: the core compacts what the model's `Compact` drops, in the step that
-/// moves its floor) or never filled (`Segments::Never`: no compaction, no jump; the states where
+/// ParosTrimJump on the core, its segments one record each (`Segments::Model`: the core compacts
+/// what the model's `Compact` drops, in the step that moves its floor) or never filled (`Segments::Never`: no compaction, no jump; the states where
 /// the model's `Compact` waits).
-#[derive(Clone, Copy, Debug)]
-pub struct Paros {
-    pub config: &'static ParosConfig,
-    pub rules: Rules,
-    pub segments: Segments,
-}
+pub type Paros = OnCore<ParosTrimJump>;
 
 impl Spec for Paros {
     type State = ParosState;
     type Action = ParosAction;
     type Model = ParosTrimJump;
 
-    fn name(self) -> &'static str {
-        self.config.name
-    }
-
-    fn model(self) -> ParosTrimJump {
-        ParosTrimJump::new(self.config)
+    fn config(self) -> &'static ParosConfig {
+        self.config
     }
 
     fn kind(action: &ParosAction) -> &'static str {

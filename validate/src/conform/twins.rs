@@ -15,7 +15,7 @@
 use super::core::Core;
 use super::project::Difference;
 use super::search::{followable, shortest_followable, shortest_followable_within, Found};
-use super::spec::{HeadTrim, Paros, Spec};
+use super::spec::{HeadTrim, OnCore, Paros, Spec};
 use super::{PathRun, Segments};
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_core::Rules;
@@ -23,8 +23,7 @@ use felix_model::check::shortest_counterexample_actions;
 use felix_model::head_trim::config::Config;
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
 use felix_model::paros::config::ParosConfig;
-use felix_model::paros::spec::ParosTrimJump;
-use felix_model::spec::Spec as _;
+use felix_model::spec::{Spec as ModelSpec, SpecConfig};
 
 /// One twin's counterexample on the core.
 #[derive(Clone, Debug)]
@@ -74,6 +73,66 @@ impl<A, S> TwinConform<A, S> {
     }
 }
 
+/// A twin configuration as its spec's registry gives it: the twin, the invariant it must break in
+/// its spec's layer, and the passing configuration its row's control runs under.
+struct Twin<M: ModelSpec> {
+    config: &'static SpecConfig<M>,
+    twin: TwinName,
+    expected: Invariant,
+    base: &'static SpecConfig<M>,
+}
+
+impl<M: ModelSpec> Twin<M>
+where
+    OnCore<M>: Spec<Action = M::Action, State = M::State>,
+{
+    fn of(config: &'static SpecConfig<M>) -> Result<Twin<M>, String> {
+        let twin = config
+            .twin
+            .ok_or_else(|| format!("{} is not a twin", config.name))?;
+        let base = config
+            .base
+            .and_then(M::lookup)
+            .ok_or_else(|| format!("{} has no base configuration", config.name))?;
+        Ok(Twin {
+            config,
+            twin,
+            expected: twin.must_break(M::LAYER),
+            base,
+        })
+    }
+
+    /// The twin's row: `path` (the model's shortest counterexample is `model_shortest` long) with
+    /// its run with the twin's rule off, and its control: `path` on the core with every rule on,
+    /// held to the base configuration's model.
+    fn row(
+        self,
+        model_shortest: usize,
+        path: Vec<M::Action>,
+        bounds_of: Option<&'static str>,
+        with_twin: Option<PathRun<M::Action, M::State>>,
+        gap: Option<String>,
+    ) -> TwinConform<M::Action, M::State> {
+        let every_rule_on = OnCore {
+            config: self.base,
+            rules: Rules::default(),
+            segments: Segments::Model,
+        }
+        .run(&path);
+        TwinConform {
+            config: self.config.name,
+            twin: self.twin,
+            expected: self.expected,
+            model_shortest,
+            path,
+            bounds_of,
+            with_twin,
+            every_rule_on,
+            gap,
+        }
+    }
+}
+
 /// The path for a twin: the model's own shortest counterexample if the core can follow it, else
 /// the shortest one it can; with the gap when there is none.
 fn path_for<S: Spec>(
@@ -105,19 +164,13 @@ fn path_for<S: Spec>(
 
 /// Runs one FelixHeadTrim twin's counterexample on the core.
 pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
-    let twin = config
-        .twin
-        .ok_or_else(|| format!("{} is not a twin", config.name))?;
-    let expected = twin.must_break(Layer::HeadTrim);
+    let mut twin = Twin::of(config)?;
+    let expected = twin.expected;
     let model_path = shortest_counterexample_actions(config, expected.name())
         .ok_or_else(|| format!("{} has no counterexample to {expected}", config.name))?;
-    let base = config
-        .base
-        .and_then(FelixHeadTrim::lookup)
-        .ok_or_else(|| format!("{} has no base configuration", config.name))?;
-    let switch = twin.expected(Layer::Sim).is_some();
+    let switch = twin.twin.expected(Layer::Sim).is_some();
     let rules = if switch {
-        Rules::twin(twin)
+        Rules::twin(twin.twin)
     } else {
         Rules::default()
     };
@@ -128,31 +181,15 @@ pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
     };
     let model_shortest = model_path.len();
     let (mut path, mut gap) = path_for(spec, expected.name(), model_path);
-    let (mut spec, mut base, mut bounds_of) = (spec, base, None);
+    let (mut spec, mut bounds_of) = (spec, None);
     if gap.is_some() {
         if let Some((other, other_path)) = followable_in_other_bounds(config, rules, expected) {
             spec.config = leak_with_bounds(config, other);
-            (path, gap, base, bounds_of) = (other_path, None, other, Some(other.name));
+            (path, gap, twin.base, bounds_of) = (other_path, None, other, Some(other.name));
         }
     }
     let with_twin = switch.then(|| spec.run(&path));
-    let every_rule_on = HeadTrim {
-        config: base,
-        rules: Rules::default(),
-        segments: Segments::Model,
-    }
-    .run(&path);
-    Ok(TwinConform {
-        config: config.name,
-        twin,
-        expected,
-        model_shortest,
-        path,
-        bounds_of,
-        with_twin,
-        every_rule_on,
-        gap,
-    })
+    Ok(twin.row(model_shortest, path, bounds_of, with_twin, gap))
 }
 
 /// `twin` (its switches and expectation) with `other`'s bounds, based on `other`. Leaked: a
@@ -214,17 +251,11 @@ pub type ParosTwinConform =
 
 /// Runs one ParosTrimJump twin's counterexample on the core.
 pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConform, String> {
-    let twin = config
-        .twin
-        .ok_or_else(|| format!("{} is not a twin", config.name))?;
-    let expected = twin.must_break(Layer::Paros);
-    let base = config
-        .base
-        .and_then(ParosTrimJump::lookup)
-        .ok_or_else(|| format!("{} has no base configuration", config.name))?;
+    let twin = Twin::of(config)?;
+    let expected = twin.expected;
     let spec = Paros {
         config,
-        rules: Rules::twin(twin),
+        rules: Rules::twin(twin.twin),
         segments: Segments::Model,
     };
     // The model's own shortest counterexample: the same search, every step allowed.
@@ -242,7 +273,7 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
     let with_twin = spec.run(&path);
     // A known gap stands only where the twin's half ran whole, without breaking the named
     // invariant, and broke exactly what the gap says it breaks instead.
-    if let Some(known) = PAROS_GAPS.iter().find(|known| known.twin == twin) {
+    if let Some(known) = PAROS_GAPS.iter().find(|known| known.twin == twin.twin) {
         let broken = with_twin.broken();
         let instead: Vec<&str> = known.breaks_instead.iter().map(|i| i.name()).collect();
         if gap.is_none()
@@ -254,23 +285,7 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
             gap = Some(known.why.to_string());
         }
     }
-    let every_rule_on = Paros {
-        config: base,
-        rules: Rules::default(),
-        segments: Segments::Model,
-    }
-    .run(&path);
-    Ok(TwinConform {
-        config: config.name,
-        twin,
-        expected,
-        model_shortest,
-        path,
-        bounds_of: None,
-        with_twin: Some(with_twin),
-        every_rule_on,
-        gap,
-    })
+    Ok(twin.row(model_shortest, path, None, Some(with_twin), gap))
 }
 
 /// A spec whose every step the core is said to take: the model's own search.
@@ -282,11 +297,8 @@ impl<S: Spec> Spec for Unfiltered<S> {
     type Action = S::Action;
     type Model = S::Model;
 
-    fn name(self) -> &'static str {
-        self.0.name()
-    }
-    fn model(self) -> S::Model {
-        self.0.model()
+    fn config(self) -> &'static SpecConfig<S::Model> {
+        self.0.config()
     }
     fn kind(action: &S::Action) -> &'static str {
         S::kind(action)

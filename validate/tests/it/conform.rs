@@ -7,30 +7,20 @@ use felix_core::rules::TwinName;
 use felix_core::Rules;
 use felix_model::head_trim::spec::FelixHeadTrim;
 use felix_model::spec::Spec;
-use felix_validate::conform::walk::cover;
+use felix_validate::conform::spec::HeadTrim;
+use felix_validate::conform::Segments;
+
+use super::support;
 
 #[test]
 fn only_conformance_catches_an_early_floor() {
     let crash = FelixHeadTrim::lookup("Crash").expect("the Crash configuration");
-    let clean = cover(crash, Rules::default(), 200, 0).expect("a small graph");
-    assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
-    assert_eq!(clean.covered.len(), clean.total.len());
-
-    let planted = cover(crash, Rules::twin(TwinName::EarlyFloor), 200, 0).expect("a small graph");
-    assert!(!planted.failed.is_empty(), "the early floor went unseen");
-    for failed in &planted.failed {
-        assert!(
-            failed.run.violations.is_empty(),
-            "an audit saw the early floor: {:?}",
-            failed.run.violations
-        );
-        let divergence = failed.run.divergence.as_ref().expect("a divergence");
-        assert!(
-            divergence.what.starts_with("floor["),
-            "{}",
-            divergence.describe()
-        );
-    }
+    let spec = |rules| HeadTrim {
+        config: crash,
+        rules,
+        segments: Segments::Never,
+    };
+    support::assert_only_conformance_catches(spec, TwinName::EarlyFloor, "floor", crash.name);
 }
 
 /// The model's own shortest Retention counterexample retains the segment holding the last
@@ -44,10 +34,8 @@ fn twins_run_counterexamples_the_core_can_follow() {
     use felix_model::check::shortest_counterexample_actions;
     use felix_validate::conform::run_path;
     use felix_validate::conform::search::{shortest_followable, Found};
-    use felix_validate::conform::spec::HeadTrim;
     use felix_validate::conform::spec::RETAIN_LAST;
     use felix_validate::conform::twins::conform_twin;
-    use felix_validate::conform::Segments;
 
     let retention = FelixHeadTrim::lookup("Retention").expect("the Retention twin");
     let invariant = Invariant::StaleTrimRefused.name();

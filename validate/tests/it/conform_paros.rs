@@ -13,6 +13,8 @@ use felix_validate::conform::twins::conform_paros_twin;
 use felix_validate::conform::walk::cover_of;
 use felix_validate::conform::Segments;
 
+use super::support;
+
 #[test]
 fn only_conformance_catches_an_early_fence() {
     let main = ParosTrimJump::main_config();
@@ -22,26 +24,8 @@ fn only_conformance_catches_an_early_fence() {
             rules,
             segments,
         };
-        let clean = cover_of(spec(Rules::default()), 200, 0).expect("a small graph");
-        assert!(clean.failed.is_empty(), "{:?}", clean.failed.first());
-        assert_eq!(clean.covered.len(), clean.total.len());
-
-        let planted =
-            cover_of(spec(Rules::twin(TwinName::EarlyFence)), 200, 0).expect("a small graph");
-        assert!(!planted.failed.is_empty(), "the early fence went unseen");
-        for failed in &planted.failed {
-            assert!(
-                failed.run.violations.is_empty(),
-                "an audit saw the early fence: {:?}",
-                failed.run.violations
-            );
-            let divergence = failed.run.divergence.as_ref().expect("a divergence");
-            assert!(
-                divergence.what.starts_with("writer["),
-                "{segments:?}: {}",
-                divergence.describe()
-            );
-        }
+        let context = format!("{segments:?}");
+        support::assert_only_conformance_catches(spec, TwinName::EarlyFence, "writer", &context);
     }
 }
 

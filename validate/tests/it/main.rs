@@ -4,4 +4,5 @@
 mod bite;
 mod conform;
 mod conform_paros;
+mod support;
 mod twins;
