@@ -24,8 +24,10 @@ use felix_sim::seeded::knobs::Knobs;
 /// in the world, stay queued in the driver) the schedule's delivery of the request the driver's
 /// client has in flight, not the oldest queued copy asking the same. Not held: UnfencedTruncate
 /// (seed 52), whose run does not shrink (10,511 events to the violation, 10,397 after 500 tries:
-/// its owners pipeline 8 writes and keep their node through 2 timeouts, and no tape of the run
-/// breaks FoldAgreement with either knob off) and translates to no script that breaks it;
+/// its owners pipeline 8 writes and keep their node through 2 timeouts, and no candidate of the
+/// knob pass that switches either off is kept) and translates to no
+/// script that breaks it (its schedule, with `checkpoint ... keep` for the runs whose truncate
+/// the world's owners skipped, follows the world's appends to offset 22 of 43; docs/shrinking.md);
 /// LazyCatchUp, a Progress twin the driver cannot judge.
 pub(crate) const UNBIASED: [TwinName; 15] = [
     TwinName::VisibleTrims,
