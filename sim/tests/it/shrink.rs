@@ -7,8 +7,7 @@
 //! `shrink_unbiased` does not hold: a twin it holds has shown the same shrinker and translation
 //! reproduce it from an unbiased seed, so shrinking one of its biased seeds too would prove the
 //! pipeline on that twin twice (it took this test from about 105 to 28 CPU-seconds). Every
-//! simulator twin the scripted driver can judge is held by one of the two tests (UnconfirmedReads
-//! here, as not yet scriptable).
+//! simulator twin the scripted driver can judge is held by one of the two tests.
 //!
 //! No seed is pinned: which run a seed produces moves whenever the swarm changes, so each twin's
 //! seeds are found here, deterministically, as `felix twins --sim` finds them (the first seeds of
@@ -24,15 +23,9 @@ use felix_sim::search::shrink::{self, script as shrink_script};
 /// Twins whose shrunk runs the scripted driver cannot yet replay, with why. For these the test
 /// still requires the seeded run to shrink (and to keep breaking the invariant), and fails as
 /// soon as one of them does give a reproducing scenario, so that the line is deleted: the list
-/// only shrinks.
-const NOT_YET_SCRIPTABLE: &[(TwinName, &str)] = &[(
-    TwinName::UnconfirmedReads,
-    "a deposed leader's read served before it hears of the next election: with the world's \
-     clocks (`cluster ... election= heartbeat=`) its first failing seed's schedule now \
-     reproduces, but not within twice the hand-written scenario: the minimizer's budget of \
-     scripts runs out first (118 commands here, hand-written 28; `felix shrink --seed 408 \
-     --twin UnconfirmedReads`: 2,119 verbs per half)",
-)];
+/// only shrinks. None today: UnconfirmedReads, the last, now shrinks from its first unbiased
+/// failing seed (`shrink_unbiased`).
+const NOT_YET_SCRIPTABLE: &[(TwinName, &str)] = &[];
 
 /// Whether a seed's failure is the shrinker's own (the seeded run did not shrink, or lost its
 /// violation), not the translation's or the scenario's length.

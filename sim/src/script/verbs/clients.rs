@@ -124,15 +124,27 @@ pub(super) fn fold(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
     start_reads(env, args, id, READS_MAX, true)
 }
 
-/// `checkpoint <owner> [crash-after=<records>|end]`
+/// `checkpoint <owner> [crash-after=<records>|end] [keep]`
 ///
 /// The owner reads to the tail, writes its fold as a checkpoint run (Begin, Chunks, End) there,
 /// then truncates to the run's start. With `crash-after=K` the owner crashes once K records of
 /// the run are acknowledged (K <= chunks + 1 leaves a run with no End); with `crash-after=end`
 /// it crashes right after End is acknowledged, before its truncate goes out (a mid-log run).
+/// With `keep` the owner writes the run and truncates nothing, as the seeded world's owner does
+/// when a folder's cursor is still below the run (its trim limit, `Owner::set_trim_limit`); a
+/// `checkpoint` without it lifts the limit again.
 pub(super) fn checkpoint(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
-    args.only(&["crash-after"], 1)?;
+    args.only(&["crash-after"], 2)?;
     let id = client_arg(env, args.positional(0, "an owner")?)?;
+    let keep = match args.positional.get(1).map(String::as_str) {
+        None => false,
+        Some("keep") => true,
+        Some(other) => {
+            return Err(format!(
+                "bad argument: `checkpoint` takes only `keep` besides its owner and keys, got `{other}`"
+            ))
+        }
+    };
     let (crash_after, crash_after_end) = match args.text("crash-after") {
         Some("end") => (None, true),
         _ => (args.number("crash-after")?, false),
@@ -142,6 +154,8 @@ pub(super) fn checkpoint(env: &mut Env, args: &Args) -> Result<Vec<String>, Stri
     let ClientKind::Owner(owner) = &mut env.clients[id as usize].kind else {
         return Err(format!("bad argument: `{name}` is not an owner"));
     };
+    // A limit below every floor forbids the run's truncate; none allows it.
+    owner.set_trim_limit(keep.then_some(0));
     if let Some(records) = crash_after {
         if records == 0 {
             return Err("bad argument: crash-after must be at least 1".to_string());

@@ -101,6 +101,8 @@ struct Lockstep {
     reading: BTreeSet<NodeId>,
     /// Per world owner, where its checkpoint stands (what its last request was).
     owners: BTreeMap<u32, OwnerPhase>,
+    /// Per world owner, the trace line and request of each request it sent (`kept`).
+    owner_requests: BTreeMap<u32, Vec<(usize, Request)>>,
 }
 
 /// What a paros owner's last request was: a checkpoint starts with reads up to the tail (unless
@@ -234,6 +236,60 @@ impl Lockstep {
         }
     }
 
+    /// The id of the request driver client `id` has in flight, when it asks `request` and is
+    /// queued to node `to`.
+    fn in_flight_queued(&self, id: u32, to: NodeId, request: &Request) -> Option<u64> {
+        let (request_id, _, asked) = self.env.clients.get(id as usize)?.in_flight.as_ref()?;
+        let queued = self.env.network.iter().any(|packet| {
+            packet.from == Address::Client(id)
+                && packet.to == Address::Node(to)
+                && matches!(&packet.payload, Payload::Request { request_id: r, .. } if r == request_id)
+        });
+        (asked == request && queued).then_some(*request_id)
+    }
+
+    /// Reads the world's requests off its trace: where each client sent each (`sent`) and what
+    /// each owner asked (`owner_requests`).
+    fn scan(&mut self, lines: &[TraceLine], knobs: &Knobs) {
+        for (index, line) in lines.iter().enumerate() {
+            let TraceEvent::History(Event::Requested {
+                client,
+                node,
+                request,
+            }) = &line.event
+            else {
+                continue;
+            };
+            self.sent.entry(*client).or_default().push((index, *node));
+            if kind_of(knobs, *client) == Kind::Owner {
+                let requests = self.owner_requests.entry(*client).or_default();
+                requests.push((index, request.clone()));
+            }
+        }
+    }
+
+    /// ` keep` when the world's owner `client` wrote the checkpoint run it starts at the current
+    /// line without truncating to it (a folder's cursor was below the run: the world's trim
+    /// limit): its first request past the run's reads and records is not a fenced trim, or there
+    /// is none before the violation.
+    fn kept(&self, client: u32) -> &'static str {
+        let after_run = self.owner_requests.get(&client).and_then(|requests| {
+            requests
+                .iter()
+                .skip_while(|(line, _)| *line < self.at)
+                .map(|(_, request)| request)
+                .find(|request| match request {
+                    Request::Read { .. } => false,
+                    Request::Append { body, .. } => !body.starts_with(MAGIC),
+                    _ => true,
+                })
+        });
+        match after_run {
+            Some(Request::Trim { fence: Some(_), .. }) => "",
+            _ => " keep",
+        }
+    }
+
     fn driver_id(&self, client: u32) -> Option<u32> {
         let name = self.clients.get(&client)?;
         self.env.names.get(name).copied()
@@ -304,7 +360,8 @@ impl Lockstep {
                 if phase != Some(OwnerPhase::Reading) {
                     if let Some(name) = self.clients.get(&client).cloned() {
                         self.aim(client, false);
-                        self.run(format!("checkpoint {name}"));
+                        let keep = self.kept(client);
+                        self.run(format!("checkpoint {name}{keep}"));
                     }
                 }
             }
@@ -317,7 +374,8 @@ impl Lockstep {
                     let phase = self.owners.insert(client, OwnerPhase::Run);
                     if phase.is_none_or(|phase| phase == OwnerPhase::Other) {
                         self.aim(client, false);
-                        self.run(format!("checkpoint {name}"));
+                        let keep = self.kept(client);
+                        self.run(format!("checkpoint {name}{keep}"));
                     }
                     return;
                 }
@@ -401,17 +459,10 @@ fn translate_pass(
         delivered: Vec::new(),
         found_dups: BTreeSet::new(),
         owners: BTreeMap::new(),
+        owner_requests: BTreeMap::new(),
         reading: BTreeSet::new(),
     };
-    for (index, line) in lines.iter().enumerate() {
-        if let TraceLine {
-            event: TraceEvent::History(Event::Requested { client, node, .. }),
-            ..
-        } = line
-        {
-            lock.sent.entry(*client).or_default().push((index, *node));
-        }
-    }
+    lock.scan(lines, &knobs);
     // Only the environment's state matters here, not what the verbs print.
     lock.env.quiet = true;
     lock.run(format!("{cluster} twin={twin_rules}"));
@@ -462,7 +513,14 @@ fn translate_pass(
                 if matches!(request, Request::Read { .. }) && lock.role(*to) != Some(Role::Leader) {
                     lock.reading.insert(*to);
                 }
-                let wanted = |payload: &Payload| matches!(payload, Payload::Request { request: r, .. } if r == request);
+                // The world's network lost the requests a client sent to a node cut off (the
+                // driver's stay queued, asking the same): the copy the world's node took is the
+                // one the driver's client has in flight, when it is queued.
+                let current = lock.in_flight_queued(id, *to, request);
+                let wanted = |payload: &Payload| {
+                    matches!(payload, Payload::Request { request_id, request: r }
+                        if r == request && current.is_none_or(|current| *request_id == current))
+                };
                 let similar = |payload: &Payload| {
                     matches!(payload, Payload::Request { request: r, .. }
                         if std::mem::discriminant(r) == std::mem::discriminant(request))
