@@ -56,9 +56,9 @@ fn replay_with_stores(args: &[&str], dir: &Path, expected_code: i32, nodes: usiz
 #[test]
 fn a_failing_runs_disks_open_as_stores() {
     // AckBeforeSync seed 23 breaks PromiseDurable first (a follower acknowledges before its
-    // sync), CommittedDurable next (its leader counts it), and CommittedPrefixAgreement at offset 2
-    // later; its four disks (three brokers and a replica) end agreeing (the run healed) and each
-    // holds offset 2 as the noop of term 6 that replaced the lost fence.
+    // sync) and CommittedDurable next (its leader counts it: offset 2 of term 1, at step 52); its
+    // four disks (three brokers and a replica) end agreeing (the run healed) and each holds offset
+    // 2 as the noop of term 5 that replaced the term-1 record taken as committed there.
     let dir = tempfile::tempdir().expect("tempdir");
     let stores = dir.path().join("stores");
     let args = ["replay", "--seed", "23", "--twin", "AckBeforeSync"];
@@ -77,7 +77,7 @@ fn a_failing_runs_disks_open_as_stores() {
         let (code, dump, stderr) =
             felix(&["store", "dump", path_arg(&stores.join(node)), "--from", "2"]);
         assert_eq!(code, 0, "{stderr}");
-        assert!(dump.contains("2@6 noop"), "{node}: {dump}");
+        assert!(dump.contains("2@5 noop"), "{node}: {dump}");
     }
 }
 

@@ -68,11 +68,11 @@ fn only_committed_durable_sees_a_leader_count_a_record_its_follower_lacks() {
     }
     eprintln!("caught on {caught:?}, no other safety judge on {alone:?}");
     assert!(
-        caught.len() >= 12,
+        caught.len() * 2 > seeds.clone().count(),
         "the slip was caught on {caught:?} of {seeds:?} only"
     );
     assert!(
-        alone.len() >= 9,
+        alone.len() * 2 > caught.len(),
         "CommittedDurable was the only safety judge on {alone:?} only (caught on {caught:?})"
     );
 }
