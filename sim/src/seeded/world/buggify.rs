@@ -80,13 +80,7 @@ impl World {
             let micros = self.buggify_pause_micros();
             self.buggify_schedule(Site::PauseAfterAck, Act::Pause { client, micros });
         }
-        let holder = matches!(
-            self.clients[client].role,
-            Role::Felixd {
-                holder: Some(_),
-                ..
-            }
-        );
+        let holder = self.clients[client].role.holder().is_some();
         if self.buggify_armed() && holder && self.buggify.fire(Site::RestartAfterAck) {
             self.buggify_schedule(Site::RestartAfterAck, Act::RestartHolder { client });
         }

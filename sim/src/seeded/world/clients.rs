@@ -8,6 +8,25 @@ use crate::seeded::knobs::PIPELINE_DEPTH_MAX;
 /// leave the Linearizable checker's budget to the workload.
 const PROBER_GAPS: u64 = 16;
 
+impl Role {
+    /// A writer's process (a felixd lease holder or a paros owner), whether or not it holds a
+    /// lease or the fence right now.
+    pub(super) fn is_writer(&self) -> bool {
+        matches!(self, Role::Felixd { .. } | Role::Owner { .. })
+    }
+
+    /// The lease holder a felixd process runs, if it holds a lease.
+    pub(super) fn holder(&self) -> Option<&Holder> {
+        match self {
+            Role::Felixd {
+                holder: Some(holder),
+                ..
+            } => Some(holder),
+            _ => None,
+        }
+    }
+}
+
 impl World {
     pub(super) fn start_workload(&mut self) {
         for index in 0..self.clients.len() {
@@ -286,7 +305,7 @@ impl World {
             return false;
         }
         // After the quiesce writers send nothing more (see the phases in `world/mod.rs`).
-        let writer = matches!(slot.role, Role::Felixd { .. } | Role::Owner { .. });
+        let writer = slot.role.is_writer();
         if self.quiesced && writer {
             return false;
         }
@@ -381,14 +400,10 @@ impl World {
         let client_id = slot.id;
         let reads = matches!(slot.role, Role::Reader(_) | Role::Folder(_));
         let acked = matches!(reply, Reply::Appended { .. } | Reply::TrimNoop { .. });
-        let own_floor = match (&slot.role, &reply) {
-            (
-                Role::Felixd {
-                    holder: Some(holder),
-                    ..
-                },
-                Reply::CursorTooOld { tag: Some(tag), .. },
-            ) => tag.epoch() == Some(holder.epoch()),
+        let own_floor = match (slot.role.holder(), &reply) {
+            (Some(holder), Reply::CursorTooOld { tag: Some(tag), .. }) => {
+                tag.epoch() == Some(holder.epoch())
+            }
             _ => false,
         };
         let step = match World::client_mut(&mut slot.role) {
@@ -446,7 +461,7 @@ impl World {
         // A writer keeps its node through `sticky_timeouts` unknown outcomes in a row, as a
         // producer retries its leader until its metadata refresh; then it picks another.
         let slot = &mut self.clients[client];
-        let writer = matches!(slot.role, Role::Felixd { .. } | Role::Owner { .. });
+        let writer = slot.role.is_writer();
         slot.timeouts += 1;
         if !writer || slot.timeouts > self.knobs.sticky_timeouts {
             slot.timeouts = 0;

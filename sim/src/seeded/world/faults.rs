@@ -297,7 +297,7 @@ impl World {
             .1;
         let writers = (self.clients.iter())
             .filter(|slot| slot.target == leader)
-            .filter(|slot| matches!(slot.role, Role::Felixd { .. } | Role::Owner { .. }))
+            .filter(|slot| slot.role.is_writer())
             .map(|slot| Address::Client(slot.id));
         Some(
             std::iter::once(Address::Node(self.nodes[leader].id))
