@@ -7,7 +7,11 @@
 use felix_core::rules::{Invariant, Layer, TwinName};
 use felix_sim::RunSpec;
 
-const SEEDS: std::ops::Range<u64> = 0..24;
+/// Every twin's seeds. Each twin the models can see diverges on several of them (measured at
+/// 3671322: Retention, CompactActive, FloorPastCommit, JumpResetsTerm and VisibleTrims at seed 0
+/// already, FloorPastCommit and JumpResetsTerm under ParosTrimJump at 0 and 13, UnfencedTruncate
+/// under ParosTrimJump at 8, 9 and 13 of these, about one seed in four of its first 70).
+const SEEDS: std::ops::Range<u64> = 0..16;
 
 /// The twins whose broken rule shows in the projected broker state.
 const SEEN_BY_THE_MODEL: [TwinName; 5] = [
@@ -22,16 +26,6 @@ const SEEN_BY_THE_MODEL: [TwinName; 5] = [
 /// (JumpResetsTerm too, but paros runs jump rarely: about one of its 200 seeds diverges there.)
 const SEEN_BY_PAROS: [TwinName; 2] = [TwinName::FloorPastCommit, TwinName::UnfencedTruncate];
 
-/// The seeds of a twin: more for UnfencedTruncate, whose stale truncates land rarely (about one
-/// seed in 16 diverges).
-fn seeds(twin: TwinName) -> std::ops::Range<u64> {
-    if twin == TwinName::UnfencedTruncate {
-        0..100
-    } else {
-        SEEDS
-    }
-}
-
 fn has(report: &felix_sim::RunReport, invariant: &str) -> bool {
     report
         .violations
@@ -43,7 +37,7 @@ fn has(report: &felix_sim::RunReport, invariant: &str) -> bool {
 fn one_twin(twin: TwinName) -> (usize, usize) {
     let mut diverged = 0;
     let mut paros_diverged = 0;
-    for seed in seeds(twin) {
+    for seed in SEEDS {
         let spec = RunSpec::new(seed, Some(twin));
         let plain = felix_sim::run(&spec);
         let validated = felix_validate::run_validated(&spec, false);
@@ -74,12 +68,11 @@ fn one_twin(twin: TwinName) -> (usize, usize) {
     (diverged, paros_diverged)
 }
 
-/// The twins run on two threads taking the next twin from a shared counter, the longest
-/// (UnfencedTruncate, with the most seeds) first: each twin is independent and deterministic.
+/// The twins run on two threads taking the next twin from a shared counter: each twin is
+/// independent and deterministic.
 #[test]
 fn validation_keeps_every_twin_verdict_and_sees_the_broker_twins() {
-    let mut twins: Vec<TwinName> = TwinName::in_layer(Layer::Sim).collect();
-    twins.sort_by_key(|twin| std::cmp::Reverse(seeds(*twin).end - seeds(*twin).start));
+    let twins: Vec<TwinName> = TwinName::in_layer(Layer::Sim).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<(TwinName, (usize, usize))> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..2)
@@ -110,8 +103,7 @@ fn validation_keeps_every_twin_verdict_and_sees_the_broker_twins() {
         if SEEN_BY_PAROS.contains(&twin) {
             assert!(
                 paros_diverged > 0,
-                "{twin}: no ParosTrimJump divergence on seeds {:?}",
-                seeds(twin)
+                "{twin}: no ParosTrimJump divergence on seeds {SEEDS:?}"
             );
         }
     }

@@ -493,6 +493,14 @@ impl World {
         }
     }
 
+    /// Lowers this run's event budget to `max` events (never raises it): a test that plants a slip
+    /// whose runs livelock (`plant_ack_one_high`'s walk back and forth) cuts them sooner, as an
+    /// `EventBudget` finding, instead of spending the whole budget on each. `world::run`'s
+    /// `prepare`; no run the CLI makes has it.
+    pub fn cap_events(&mut self, max: u64) {
+        self.events_max = self.events_max.min(max);
+    }
+
     fn sim(&mut self, event: SimEvent) {
         let now = self.now();
         self.recorder.sim(now, event);
