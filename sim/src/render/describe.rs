@@ -326,6 +326,27 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
         | Event::Restarted { .. }
         | Event::StoreCorrupt { .. }
         | Event::RecoveryUnfaithful { .. } => life(event),
+        Event::LogTermsDecreased {
+            node: id,
+            offset,
+            term,
+            before,
+            base,
+            restart,
+        } => format!(
+            "{}: {} {offset} of term {term} after {} of term {before}: terms go down along its log",
+            node(*id),
+            if *restart {
+                "restart read back"
+            } else {
+                "log holds"
+            },
+            if *base {
+                "its sealed base".to_string()
+            } else {
+                (offset - 1).to_string()
+            }
+        ),
         Event::Requested {
             client,
             node: id,

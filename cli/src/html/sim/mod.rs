@@ -324,6 +324,13 @@ fn history_mark(lanes: &Lanes, event: &Event) -> Mark {
         Event::StoreCorrupt { node, .. } | Event::RecoveryUnfaithful { node, .. } => {
             point(lanes.node(*node), store_fault(event).into(), Style::Fault)
         }
+        Event::LogTermsDecreased {
+            node, offset, term, ..
+        } => point(
+            lanes.node(*node),
+            format!("{offset} of term {term}: terms go down"),
+            Style::Fault,
+        ),
         NodeState { .. } | DurablePromise { .. } | PromiseSent { .. } => Mark::Hidden,
         DurableLog { .. } | AckSent { .. } => Mark::Hidden,
         Event::HolderRetired { client, .. } => {
