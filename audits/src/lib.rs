@@ -62,6 +62,7 @@ pub mod fold_agreement;
 pub mod linearizable;
 pub mod log;
 pub mod log_terms;
+pub mod log_terms_monotone;
 pub mod no_read_below_floor;
 pub mod probes;
 pub mod progress;
@@ -99,10 +100,11 @@ pub const LINEARIZABLE: Invariant = Invariant::Linearizable;
 pub const PROMISE_DURABLE: Invariant = Invariant::PromiseDurable;
 pub const RECOVERY_FAITHFUL: Invariant = Invariant::RecoveryFaithful;
 pub const COMMITTED_DURABLE: Invariant = Invariant::CommittedDurable;
+pub const LOG_TERMS_MONOTONE: Invariant = Invariant::LogTermsMonotone;
 pub const PROGRESS: Invariant = Invariant::Progress;
 
 /// Every invariant the audits judge, in `Invariant::ALL` order.
-pub const INVARIANTS: [Invariant; 14] = [
+pub const INVARIANTS: [Invariant; 15] = [
     STALE_TRIM_REFUSED,
     FLOOR_RECORD_KEPT,
     NO_READ_BELOW_FLOOR,
@@ -116,6 +118,7 @@ pub const INVARIANTS: [Invariant; 14] = [
     PROMISE_DURABLE,
     RECOVERY_FAITHFUL,
     COMMITTED_DURABLE,
+    LOG_TERMS_MONOTONE,
     PROGRESS,
 ];
 
@@ -264,6 +267,7 @@ pub fn audit_one(history: &[Event], invariant: Invariant) -> Report {
         Invariant::Linearizable => linearizable::check_with_verdict(history).0,
         Invariant::PromiseDurable => promise_durable::check(history),
         Invariant::RecoveryFaithful => recovery_faithful::check(history),
+        Invariant::LogTermsMonotone => log_terms_monotone::check(history),
         // Judged from the history and its times under the run's bounds (`progress::check`, run
         // by the simulator's judge): a history alone holds no time.
         Invariant::Progress => Vec::new(),
@@ -298,6 +302,7 @@ pub fn audit(history: &[Event]) -> Report {
     violations.extend(election_safety::check(history));
     violations.extend(promise_durable::check(history));
     violations.extend(recovery_faithful::check(history));
+    violations.extend(log_terms_monotone::check(history));
     let (linearizable, verdict) = linearizable::check_with_verdict(history);
     violations.extend(linearizable);
     violations.sort_by_key(|violation| (violation.step, invariant_rank(violation.invariant)));

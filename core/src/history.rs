@@ -219,6 +219,20 @@ pub enum Event {
         node: NodeId,
         detail: String,
     },
+    /// Along the node's log, from its sealed base on, a record's term fell below the one before
+    /// it: the record at `offset` has `term`, below `before`, the term of the record at
+    /// `offset - 1` (of the sealed base, when `base`). Recorded by the driver's witness right
+    /// after the step that left the log so, or, when `restart`, from what a restart read back
+    /// from the node's store (LogTermsMonotone). Last, like `RecoveryUnfaithful`, so that no
+    /// earlier variant's index moves.
+    LogTermsDecreased {
+        node: NodeId,
+        offset: Offset,
+        term: Term,
+        before: Term,
+        base: bool,
+        restart: bool,
+    },
 }
 
 impl Event {
@@ -244,6 +258,7 @@ impl Event {
             | Event::Restarted { node }
             | Event::StoreCorrupt { node, .. }
             | Event::RecoveryUnfaithful { node, .. }
+            | Event::LogTermsDecreased { node, .. }
             | Event::Requested { node, .. }
             | Event::Replied { node, .. } => Some(*node),
             Event::LeaseGranted { .. }

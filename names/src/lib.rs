@@ -43,6 +43,8 @@ pub enum Invariant {
     RecoveryFaithful,
     /// A record is first taken as committed only when a majority of the voters hold it durably.
     CommittedDurable,
+    /// Along a node's log, from its sealed base on, record terms never decrease.
+    LogTermsMonotone,
     /// Liveness, in time: after faults heal, every lagging node catches up and every client with
     /// work gets an answer within a bound derived from the run's own knobs.
     Progress,
@@ -65,7 +67,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every name, the journal's invariants first (in the order of the README's tables).
-    pub const ALL: [Invariant; 20] = [
+    pub const ALL: [Invariant; 21] = [
         Invariant::StaleTrimRefused,
         Invariant::FloorRecordKept,
         Invariant::NoReadBelowFloor,
@@ -80,6 +82,7 @@ impl Invariant {
         Invariant::PromiseDurable,
         Invariant::RecoveryFaithful,
         Invariant::CommittedDurable,
+        Invariant::LogTermsMonotone,
         Invariant::Progress,
         Invariant::TypeOk,
         Invariant::EventBudget,
@@ -104,6 +107,7 @@ impl Invariant {
             Invariant::PromiseDurable => "PromiseDurable",
             Invariant::RecoveryFaithful => "RecoveryFaithful",
             Invariant::CommittedDurable => "CommittedDurable",
+            Invariant::LogTermsMonotone => "LogTermsMonotone",
             Invariant::Progress => "Progress",
             Invariant::StaleHolderRetires => "StaleHolderRetires",
             Invariant::TypeOk => "TypeOK",

@@ -373,6 +373,11 @@ impl NodeLoop {
                 }
             }
             self.duties = duties;
+            // The terms along the log as the step left it (LogTermsMonotone): nothing, unless
+            // one went down.
+            self.witness
+                .log_checked(self.id, &self.broker, &mut self.witnessed);
+            self.record_witnessed()?;
             if let Err(full) = carried {
                 return Err(LoopError(format!(
                     "{} sends and replies waited for one sync: a message storm",

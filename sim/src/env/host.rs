@@ -192,6 +192,13 @@ impl Host {
             }
         }
         self.duties = duties;
+        // The terms along the log as the step left it (LogTermsMonotone): nothing, unless one
+        // went down.
+        if let Some(broker) = self.broker.as_ref() {
+            self.witness
+                .log_checked(self.id, broker, &mut self.durable_events);
+            effects.extend(self.durable_events.drain(..).map(Effect::Observe));
+        }
         if let Err(full) = carried {
             return Err(HostError::HeldFull {
                 node: self.id,
@@ -397,6 +404,14 @@ impl Host {
         self.broker = Some(broker);
         self.prime_sample();
         Ok(())
+    }
+
+    /// What the last restart read back broke of LogTermsMonotone, when the broker could not start
+    /// from it: the scheduler records these before it gives up on the node.
+    pub fn recovered_events(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        self.witness.recovered_events(self.id, &mut events);
+        events
     }
 
     /// The state the node starts from counts as sampled: the scheduler records it (with

@@ -223,42 +223,9 @@ fn sent_or_durable(event: &Event) -> String {
     }
 }
 
-/// A crash, a restart, or a restart that found the store corrupt, as one sentence.
-fn life(event: &Event) -> String {
+/// A floor applied, a trim refused in place, or segments deleted, as one sentence.
+fn floors(event: &Event) -> String {
     match event {
-        Event::Crashed { node: id } => format!("{}: crashed", node(*id)),
-        Event::Restarted { node: id } => format!("{}: restarted", node(*id)),
-        Event::StoreCorrupt { node: id, reason } => {
-            format!(
-                "{}: restart found its store corrupt, down for good: {reason}",
-                node(*id)
-            )
-        }
-        Event::RecoveryUnfaithful { node: id, detail } => {
-            format!(
-                "{}: restart read back what its disk never held: {detail}",
-                node(*id)
-            )
-        }
-        _ => unreachable!("only a crash, a restart or a corrupt store"),
-    }
-}
-
-/// One history event as one sentence.
-pub fn event(event: &Event, names: &dyn Names) -> String {
-    match event {
-        Event::PromiseChanged {
-            node: id,
-            term,
-            vote: voted,
-        } => format!("{}: promise term {term} vote {}", node(*id), vote(*voted)),
-        Event::BecameLeader { node: id, term } => {
-            format!("{}: became leader of term {term}", node(*id))
-        }
-        Event::Committed {
-            node: id,
-            entry: record,
-        } => format!("{}: committed {}", node(*id), entry(record)),
         Event::FloorApplied {
             node: id,
             floor,
@@ -288,6 +255,71 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
                 node(*id)
             )
         }
+        _ => unreachable!("only a floor, a refused trim or a deletion"),
+    }
+}
+
+/// A crash, a restart, a restart that found the store corrupt or unfaithful, or a log whose terms
+/// go down (LogTermsMonotone), as one sentence.
+fn life(event: &Event) -> String {
+    match event {
+        Event::Crashed { node: id } => format!("{}: crashed", node(*id)),
+        Event::Restarted { node: id } => format!("{}: restarted", node(*id)),
+        Event::StoreCorrupt { node: id, reason } => {
+            format!(
+                "{}: restart found its store corrupt, down for good: {reason}",
+                node(*id)
+            )
+        }
+        Event::RecoveryUnfaithful { node: id, detail } => {
+            format!(
+                "{}: restart read back what its disk never held: {detail}",
+                node(*id)
+            )
+        }
+        Event::LogTermsDecreased {
+            node: id,
+            offset,
+            term,
+            before,
+            base,
+            restart,
+        } => format!(
+            "{}: {} {offset} of term {term} after {} of term {before}: terms go down along its log",
+            node(*id),
+            if *restart {
+                "restart read back"
+            } else {
+                "log holds"
+            },
+            if *base {
+                "its sealed base".to_string()
+            } else {
+                (offset - 1).to_string()
+            }
+        ),
+        _ => unreachable!("only a crash, a restart, a store that read back wrong or a log's terms"),
+    }
+}
+
+/// One history event as one sentence.
+pub fn event(event: &Event, names: &dyn Names) -> String {
+    match event {
+        Event::PromiseChanged {
+            node: id,
+            term,
+            vote: voted,
+        } => format!("{}: promise term {term} vote {}", node(*id), vote(*voted)),
+        Event::BecameLeader { node: id, term } => {
+            format!("{}: became leader of term {term}", node(*id))
+        }
+        Event::Committed {
+            node: id,
+            entry: record,
+        } => format!("{}: committed {}", node(*id), entry(record)),
+        Event::FloorApplied { .. }
+        | Event::TruncateRefused { .. }
+        | Event::SegmentsDeleted { .. } => floors(event),
         Event::TrimmedToSent { .. }
         | Event::DurablePromise { .. }
         | Event::PromiseSent { .. }
@@ -325,7 +357,8 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
         Event::Crashed { .. }
         | Event::Restarted { .. }
         | Event::StoreCorrupt { .. }
-        | Event::RecoveryUnfaithful { .. } => life(event),
+        | Event::RecoveryUnfaithful { .. }
+        | Event::LogTermsDecreased { .. } => life(event),
         Event::Requested {
             client,
             node: id,

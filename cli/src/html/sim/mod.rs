@@ -248,10 +248,12 @@ fn mark(lanes: &Lanes, event: &TraceEvent) -> Mark {
     }
 }
 
-/// The mark of a restart whose store failed the node: corrupt, or read back unfaithfully.
+/// The mark of a restart whose store failed the node (corrupt, or read back unfaithfully), or of a
+/// log whose terms go down.
 fn store_fault(event: &Event) -> &'static str {
     match event {
         Event::StoreCorrupt { .. } => "store corrupt",
+        Event::LogTermsDecreased { .. } => "log terms go down",
         _ => "unfaithful recovery",
     }
 }
@@ -321,7 +323,9 @@ fn history_mark(lanes: &Lanes, event: &Event) -> Mark {
         }
         Event::Crashed { node } => point(lanes.node(*node), "crash".into(), Style::Fault),
         Event::Restarted { node } => point(lanes.node(*node), "restart".into(), Style::Note),
-        Event::StoreCorrupt { node, .. } | Event::RecoveryUnfaithful { node, .. } => {
+        Event::StoreCorrupt { node, .. }
+        | Event::RecoveryUnfaithful { node, .. }
+        | Event::LogTermsDecreased { node, .. } => {
             point(lanes.node(*node), store_fault(event).into(), Style::Fault)
         }
         NodeState { .. } | DurablePromise { .. } | PromiseSent { .. } => Mark::Hidden,

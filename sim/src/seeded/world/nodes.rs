@@ -20,11 +20,22 @@ impl World {
             Err(HostError::Unfaithful { node, detail }) => {
                 slot.lost = true;
                 let reason = format!("it cannot start from what its store read back: {detail}");
+                let decreased = slot.host.recovered_events();
                 self.history(Event::RecoveryUnfaithful { node, detail });
+                for event in decreased {
+                    self.history(event);
+                }
                 self.history(Event::StoreCorrupt { node, reason });
                 return;
             }
-            Err(error) => panic!("{error}"),
+            Err(error) => {
+                // What the restart read back may have broken LogTermsMonotone, which is why the
+                // core refused it: recorded before the panic ends the run.
+                for event in slot.host.recovered_events() {
+                    self.history(event);
+                }
+                panic!("{error}")
+            }
         }
         let incarnation = slot.incarnation;
         let tick = slot.clock.true_duration(self.knobs.tick_micros).max(1);
