@@ -261,7 +261,12 @@ Init ==
     /\ crashes = 0
 
 -----------------------------------------------------------------------------
-(* Actions.  Each is a named operator with explicit parameters. *)
+(* Actions.  Each is a named operator with explicit parameters.  A value an *)
+(* action computes for its successor is bound with \E x \in {e} before the  *)
+(* first primed variable is set, not with LET: TLC checks a LET value       *)
+(* against the successor built so far each time it is read after that (it   *)
+(* took three quarters of ParosTrimJump's checking time).  \E over a one-   *)
+(* element set means what LET means: no state or count changes.             *)
 
 \* Voter b is elected by the majority Q of voters (b in Q): every member's log is at most as
 \* up to date as b's.  The members take the new term and vote for b; b leads and appends its
@@ -269,19 +274,21 @@ Init ==
 \* persists its vote before it answers, and b its noop and its vote before it asks, so the
 \* members' logs are durable.
 Promote(b, Q) ==
-    LET newTerm == SetMax({term[q] : q \in Q}) + 1 IN
     /\ promotions < MaxPromotions
     /\ ~leader[b]
     /\ b \in Q
     /\ 2 * Cardinality(Q) > NumVoters
     /\ \A q \in Q : UpToDate(b, q)
-    /\ term' = [n \in Nodes |-> IF n \in Q THEN newTerm ELSE term[n]]
-    /\ vote' = [n \in Nodes |-> IF n \in Q THEN b ELSE vote[n]]
-    /\ leader' = [n \in Nodes |-> IF n = b THEN TRUE ELSE IF n \in Q THEN FALSE ELSE leader[n]]
-    /\ log' = [log EXCEPT ![b] = Append(@, [k |-> "n", o |-> 0, t |-> newTerm, u |-> 0])]
-    /\ high' = [n \in Nodes |-> IF n \in Q THEN HighAfter(n, newTerm, b) ELSE high[n]]
+    /\ \E newTerm \in {SetMax({term[q] : q \in Q}) + 1} :
+       \E newLog \in {[log EXCEPT ![b] = Append(@, [k |-> "n", o |-> 0, t |-> newTerm, u |-> 0])]} :
+       \E newHigh \in {[n \in Nodes |-> IF n \in Q THEN HighAfter(n, newTerm, b) ELSE high[n]]} :
+       /\ term' = [n \in Nodes |-> IF n \in Q THEN newTerm ELSE term[n]]
+       /\ vote' = [n \in Nodes |-> IF n \in Q THEN b ELSE vote[n]]
+       /\ leader' = [n \in Nodes |-> IF n = b THEN TRUE ELSE IF n \in Q THEN FALSE ELSE leader[n]]
+       /\ log' = newLog
+       /\ high' = newHigh
+       /\ durable' = [n \in Nodes |-> IF n \in Q THEN start[n] - 1 + Len(newLog[n]) ELSE durable[n]]
     /\ promotions' = promotions + 1
-    /\ durable' = [n \in Nodes |-> IF n \in Q THEN start[n] - 1 + Len(log'[n]) ELSE durable[n]]
     /\ UNCHANGED <<start, commit, writer, floor, sterm, swriter, sfloor, decided, acked,
                    writes, truncates, setleaders, crashes>>
 
@@ -333,41 +340,38 @@ SetLeader(o, l) ==
 \* before the record it takes is durable (a new term's promise is persisted first, and the
 \* answer waits for it, so then the record is durable too).
 Replicate(l, f) ==
-    LET m == MatchLen(l, f)
-        sent == m < LastIndex(l)
-        keep == SubSeq(log[f], 1, m - start[f] + 1)
-        r == Rec(l, m + 1)
-        newF == IF sent THEN Append(keep, r) ELSE log[f]
-        matched == IF sent THEN m + 1 ELSE m
-        fc == Max(commit[f], Min(commit[l], matched))
-        fw == WalkTo(f, newF, fc, FALSE)
-        lg == [log EXCEPT ![f] = newF]
-        fd == IF AckBeforeSync /\ sent /\ term[f] = term[l] THEN m
-              ELSE start[f] - 1 + Len(newF)
-        dur == [durable EXCEPT ![f] = fd]
-        lc == CommitIn(lg, dur, l)
-        lw == Walk([w |-> writer[l], f |-> floor[l], d |-> fw.d, a |-> acked,
-                    i |-> commit[l] + 1, ack |-> TRUE],
-                   Slots(log[l], start[l], commit[l] + 1, lc))
-        fFloor == IF FloorPastCommit /\ sent /\ r.k = "t" /\ AcceptsTruncate(writer[f], r.o)
-                     THEN Max(fw.f, r.u) ELSE fw.f
-        fVote == IF term[f] < term[l] THEN 0 ELSE vote[f]
-    IN
     /\ leader[l]
     /\ f /= l
     /\ term[f] <= term[l]
-    /\ m >= start[l] - 1    \* CanReplicate(l, f), with m computed once
-    /\ log' = lg
-    /\ commit' = [commit EXCEPT ![f] = fc, ![l] = lc]
-    /\ writer' = [writer EXCEPT ![f] = fw.w, ![l] = lw.w]
-    /\ floor' = [floor EXCEPT ![f] = fFloor, ![l] = lw.f]
-    /\ decided' = lw.d
-    /\ acked' = Judged(lw.a, lw.d)
+    /\ \E m \in {MatchLen(l, f)} :
+       /\ m >= start[l] - 1    \* CanReplicate(l, f), with m computed once
+       /\ \E sent \in {m < LastIndex(l)} :
+          \E r \in {IF sent THEN Rec(l, m + 1) ELSE "none"} :
+          \E newF \in {IF sent THEN Append(SubSeq(log[f], 1, m - start[f] + 1), r) ELSE log[f]} :
+          \E fc \in {Max(commit[f], Min(commit[l], IF sent THEN m + 1 ELSE m))} :
+          \E fw \in {WalkTo(f, newF, fc, FALSE)} :
+          \E lg \in {[log EXCEPT ![f] = newF]} :
+          \E dur \in {[durable EXCEPT ![f] = IF AckBeforeSync /\ sent /\ term[f] = term[l] THEN m
+                                             ELSE start[f] - 1 + Len(newF)]} :
+          \E lc \in {CommitIn(lg, dur, l)} :
+          \E lw \in {Walk([w |-> writer[l], f |-> floor[l], d |-> fw.d, a |-> acked,
+                           i |-> commit[l] + 1, ack |-> TRUE],
+                          Slots(log[l], start[l], commit[l] + 1, lc))} :
+          \E fFloor \in {IF FloorPastCommit /\ sent /\ r.k = "t" /\ AcceptsTruncate(writer[f], r.o)
+                              THEN Max(fw.f, r.u) ELSE fw.f} :
+          \E fVote \in {IF term[f] < term[l] THEN 0 ELSE vote[f]} :
+          \E fHigh \in {HighAfter(f, term[l], fVote)} :
+          /\ log' = lg
+          /\ commit' = [commit EXCEPT ![f] = fc, ![l] = lc]
+          /\ writer' = [writer EXCEPT ![f] = fw.w, ![l] = lw.w]
+          /\ floor' = [floor EXCEPT ![f] = fFloor, ![l] = lw.f]
+          /\ decided' = lw.d
+          /\ acked' = Judged(lw.a, lw.d)
+          /\ vote' = [vote EXCEPT ![f] = fVote]
+          /\ high' = [high EXCEPT ![f] = fHigh]
+          /\ durable' = dur
     /\ term' = [term EXCEPT ![f] = term[l]]
-    /\ vote' = [vote EXCEPT ![f] = fVote]
     /\ leader' = [leader EXCEPT ![f] = IF term[f] < term[l] THEN FALSE ELSE leader[f]]
-    /\ high' = [high EXCEPT ![f] = HighAfter(f, term[l], fVote)]
-    /\ durable' = dur
     /\ UNCHANGED <<start, sterm, swriter, sfloor, writes, truncates, setleaders, promotions,
                    crashes>>
 
@@ -378,29 +382,29 @@ Replicate(l, f) ==
 \* overwrites them with the sealed term and no vote).  A leader never jumps; a point at or
 \* below f's floor or first held slot teaches it nothing.
 TrimmedTo(l, f) ==
-    LET point == start[l]
-        newTerm == IF JumpResetsTerm THEN sterm[l] ELSE term[f]
-        newVote == IF JumpResetsTerm THEN 0 ELSE vote[f]
-    IN
     /\ leader[l]
     /\ f /= l
     /\ ~leader[f]
     /\ term[f] <= term[l]
     /\ ~CanReplicate(l, f)
-    /\ point > floor[f]
-    /\ point > start[f]
-    /\ log' = [log EXCEPT ![f] = << >>]
-    /\ start' = [start EXCEPT ![f] = point]
-    /\ commit' = [commit EXCEPT ![f] = point - 1]
-    /\ writer' = [writer EXCEPT ![f] = swriter[l]]
-    /\ floor' = [floor EXCEPT ![f] = Max(floor[f], sfloor[l])]
-    /\ sterm' = [sterm EXCEPT ![f] = sterm[l]]
-    /\ swriter' = [swriter EXCEPT ![f] = swriter[l]]
-    /\ sfloor' = [sfloor EXCEPT ![f] = sfloor[l]]
-    /\ term' = [term EXCEPT ![f] = newTerm]
-    /\ vote' = [vote EXCEPT ![f] = newVote]
-    /\ high' = [high EXCEPT ![f] = HighAfter(f, newTerm, newVote)]
-    /\ durable' = [durable EXCEPT ![f] = point - 1]
+    /\ start[l] > floor[f]
+    /\ start[l] > start[f]
+    /\ \E point \in {start[l]} :
+       \E newTerm \in {IF JumpResetsTerm THEN sterm[l] ELSE term[f]} :
+       \E newVote \in {IF JumpResetsTerm THEN 0 ELSE vote[f]} :
+       \E newHigh \in {HighAfter(f, newTerm, newVote)} :
+       /\ log' = [log EXCEPT ![f] = << >>]
+       /\ start' = [start EXCEPT ![f] = point]
+       /\ commit' = [commit EXCEPT ![f] = point - 1]
+       /\ writer' = [writer EXCEPT ![f] = swriter[l]]
+       /\ floor' = [floor EXCEPT ![f] = Max(floor[f], sfloor[l])]
+       /\ sterm' = [sterm EXCEPT ![f] = sterm[l]]
+       /\ swriter' = [swriter EXCEPT ![f] = swriter[l]]
+       /\ sfloor' = [sfloor EXCEPT ![f] = sfloor[l]]
+       /\ term' = [term EXCEPT ![f] = newTerm]
+       /\ vote' = [vote EXCEPT ![f] = newVote]
+       /\ high' = [high EXCEPT ![f] = newHigh]
+       /\ durable' = [durable EXCEPT ![f] = point - 1]
     /\ UNCHANGED <<leader, decided, acked, writes, truncates, setleaders, promotions, crashes>>
 
 \* A leader learns from node f that a newer term exists: it takes the term (no vote in it)
@@ -418,18 +422,18 @@ StepDown(l, f) ==
 \* Node n drops every slot below its floor, clamped to its committed prefix, and seals the
 \* term of the last dropped slot and the state the dropped slots folded to (sealed durably).
 Compact(n) ==
-    LET s == Min(floor[n], commit[n] + 1)
-        st == Walk([w |-> swriter[n], f |-> sfloor[n], d |-> 1, a |-> {}, i |-> start[n],
-                    ack |-> FALSE],
-                   Slots(log[n], start[n], start[n], s - 1))
-    IN
+    \E s \in {Min(floor[n], commit[n] + 1)} :
     /\ start[n] < s
-    /\ log' = [log EXCEPT ![n] = SubSeq(@, s - start[n] + 1, Len(@))]
-    /\ start' = [start EXCEPT ![n] = s]
-    /\ sterm' = [sterm EXCEPT ![n] = Rec(n, s - 1).t]
-    /\ swriter' = [swriter EXCEPT ![n] = st.w]
-    /\ sfloor' = [sfloor EXCEPT ![n] = st.f]
-    /\ durable' = [durable EXCEPT ![n] = Max(@, s - 1)]
+    /\ \E st \in {Walk([w |-> swriter[n], f |-> sfloor[n], d |-> 1, a |-> {}, i |-> start[n],
+                        ack |-> FALSE],
+                       Slots(log[n], start[n], start[n], s - 1))} :
+       \E sealed \in {Rec(n, s - 1).t} :
+       /\ log' = [log EXCEPT ![n] = SubSeq(@, s - start[n] + 1, Len(@))]
+       /\ start' = [start EXCEPT ![n] = s]
+       /\ sterm' = [sterm EXCEPT ![n] = sealed]
+       /\ swriter' = [swriter EXCEPT ![n] = st.w]
+       /\ sfloor' = [sfloor EXCEPT ![n] = st.f]
+       /\ durable' = [durable EXCEPT ![n] = Max(@, s - 1)]
     /\ UNCHANGED <<term, vote, leader, commit, writer, floor, high, decided, acked,
                    writes, truncates, setleaders, promotions, crashes>>
 
