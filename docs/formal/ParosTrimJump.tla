@@ -346,6 +346,7 @@ Replicate(l, f) ==
     /\ \E m \in {MatchLen(l, f)} :
        /\ m >= start[l] - 1    \* CanReplicate(l, f), with m computed once
        /\ \E sent \in {m < LastIndex(l)} :
+          \* r, the record sent, is read only when one is sent ("none" otherwise).
           \E r \in {IF sent THEN Rec(l, m + 1) ELSE "none"} :
           \E newF \in {IF sent THEN Append(SubSeq(log[f], 1, m - start[f] + 1), r) ELSE log[f]} :
           \E fc \in {Max(commit[f], Min(commit[l], IF sent THEN m + 1 ELSE m))} :

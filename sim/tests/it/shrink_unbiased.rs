@@ -23,7 +23,7 @@ use felix_sim::seeded::knobs::Knobs;
 /// they shorten the script; UnconfirmedReads' the schedule's delivery of the request the driver's
 /// client has in flight, not the oldest queued copy asking the same; UnfencedTruncate's
 /// `checkpoint ... keep` for the runs whose truncate the world's owners skipped (its seed 52 did
-/// not shrink before the swarm's replication-shape knobs changed its run: docs/shrinking.md).
+/// not shrink before the swarm's later changes changed its run: docs/shrinking.md).
 pub(crate) const UNBIASED: [TwinName; 16] = [
     TwinName::VisibleTrims,
     TwinName::VoteBeforePersist,
