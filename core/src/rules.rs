@@ -61,6 +61,12 @@ pub struct Rules {
     /// a lagging follower catches up one batch per heartbeat, slowly but surely, so only the
     /// Progress judge's bound sees it).
     pub catch_up_at_once: bool,
+    /// A jump keeps the node's records past the trim point only when its record at the point's
+    /// base has the sealed base's term, so they follow that base in the leader's log (off:
+    /// StaleSuffix, kept whenever the node holds any: a suffix written in an older term sits
+    /// above a base of a newer one until the leader's next append repairs it, and only the
+    /// LogTermsMonotone judge, which walks each log after every step, sees it).
+    pub jump_checks_base_term: bool,
     /// The walk applies a trim's floor when it reaches that trim, not one step before (off:
     /// EarlyFloor, a twin of the validation layer: the floor of an unfenced trim held right after
     /// the commit index applies a walk step early, only when no write lies in between, so no read,
@@ -95,6 +101,7 @@ impl Default for Rules {
             read_index_confirmed: true,
             votes_of_current_term: true,
             catch_up_at_once: true,
+            jump_checks_base_term: true,
             floor_at_its_trim: true,
             writer_at_its_fence: true,
         }
@@ -138,6 +145,7 @@ impl Rules {
             TwinName::UnconfirmedReads => rules.read_index_confirmed = false,
             TwinName::StaleVotes => rules.votes_of_current_term = false,
             TwinName::LazyCatchUp => rules.catch_up_at_once = false,
+            TwinName::StaleSuffix => rules.jump_checks_base_term = false,
             TwinName::EarlyFloor => rules.floor_at_its_trim = false,
             TwinName::EarlyFence => rules.writer_at_its_fence = false,
             TwinName::TagAtFloor => {
@@ -172,7 +180,7 @@ mod tests {
         for (index, rules) in twins.iter().enumerate() {
             assert!(!twins[..index].contains(rules), "{rules:?}");
         }
-        assert_eq!(twins.len(), 19);
+        assert_eq!(twins.len(), 20);
     }
 
     fn serde_json_free_count(rules: Rules) -> usize {
@@ -194,6 +202,7 @@ mod tests {
             read_index_confirmed,
             votes_of_current_term,
             catch_up_at_once,
+            jump_checks_base_term,
             floor_at_its_trim,
             writer_at_its_fence,
         } = rules;
@@ -215,6 +224,7 @@ mod tests {
             read_index_confirmed,
             votes_of_current_term,
             catch_up_at_once,
+            jump_checks_base_term,
             floor_at_its_trim,
             writer_at_its_fence,
         ]

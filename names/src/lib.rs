@@ -229,13 +229,14 @@ pub enum TwinName {
     UnconfirmedReads,
     StaleVotes,
     LazyCatchUp,
+    StaleSuffix,
     EarlyFloor,
     EarlyFence,
 }
 
 impl TwinName {
     /// Every twin of every layer, in the order of the README's table.
-    pub const ALL: [TwinName; 20] = [
+    pub const ALL: [TwinName; 21] = [
         TwinName::HiddenTrims,
         TwinName::Untagged,
         TwinName::NoopSkip,
@@ -254,6 +255,7 @@ impl TwinName {
         TwinName::UnconfirmedReads,
         TwinName::StaleVotes,
         TwinName::LazyCatchUp,
+        TwinName::StaleSuffix,
         TwinName::EarlyFloor,
         TwinName::EarlyFence,
     ];
@@ -279,6 +281,7 @@ impl TwinName {
             TwinName::UnconfirmedReads => "UnconfirmedReads",
             TwinName::StaleVotes => "StaleVotes",
             TwinName::LazyCatchUp => "LazyCatchUp",
+            TwinName::StaleSuffix => "StaleSuffix",
             TwinName::EarlyFloor => "EarlyFloor",
             TwinName::EarlyFence => "EarlyFence",
         }
@@ -320,6 +323,7 @@ impl TwinName {
             (TwinName::UnconfirmedReads, Sim) => Some(Linearizable),
             (TwinName::StaleVotes, Sim) => Some(ElectionSafety),
             (TwinName::LazyCatchUp, Sim) => Some(Progress),
+            (TwinName::StaleSuffix, Sim) => Some(LogTermsMonotone),
             (TwinName::EarlyFloor | TwinName::EarlyFence, Validation) => Some(TraceValidation),
             _ => None,
         }
@@ -429,7 +433,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 17);
+        assert_eq!(TwinName::in_layer(Layer::Sim).count(), 18);
         assert_eq!(TwinName::in_layer(Layer::HeadTrim).count(), 10);
         assert_eq!(TwinName::in_layer(Layer::Paros).count(), 4);
         assert_eq!(TwinName::in_layer(Layer::Validation).count(), 2);

@@ -23,7 +23,8 @@
 //!   regardless of trims.
 //! - **Jump** (`Journal::jump`): adopt a peer's trim point and sealed state in one op. The node
 //!   then holds nothing below `point`, its committed index is at least `point - 1` and its floor
-//!   at most `point` (never past committed + 1). Until its walk reaches the trim that set the
+//!   at most `point` (never past committed + 1); it keeps its records past `point` only if they
+//!   follow the sealed base (`jump_checks_base_term`). Until its walk reaches the trim that set the
 //!   sender's floor, a read below `point` is `NotHeld` (the reader asks another node); after it,
 //!   `CursorTooOld` with that trim's tag (the second seed's window).
 //! - **The walk's order** (`floor_at_its_trim`, `writer_at_its_fence`): a trim's floor and a
@@ -867,6 +868,12 @@ impl Journal {
 
     // ---- the trim-point jump ----
 
+    /// A jump keeps the records past `point` if the one at its base has `base_term` (StaleSuffix).
+    fn jump_keeps_suffix(&self, point: Offset, base_term: Term) -> bool {
+        self.term_at(point - 1) == Some(base_term)
+            || (!self.config.rules.jump_checks_base_term && self.last_offset() >= point)
+    }
+
     /// Adopts a peer's trim point: `point` is its first held offset and `state` what its records
     /// below folded to. Ignored when `point` is at or below this node's floor or first held offset.
     /// Never touches term or vote (that is the broker's business, and it does not).
@@ -882,7 +889,7 @@ impl Journal {
         );
         let floor_before = self.fold.floor;
         let mut ops = Vec::with_capacity(2);
-        let keep_suffix = self.term_at(point - 1) == Some(state.base_term);
+        let keep_suffix = self.jump_keeps_suffix(point, state.base_term);
         if !keep_suffix && self.committed >= point - 1 {
             // This node committed a different record at the point's base: only a twin gets here,
             // and the audits judge it. Jumping would drop committed records.

@@ -11,12 +11,12 @@ use felix_core::record::{Command, Entry, Headers, Offset, Term, Token};
 use felix_core::rules::Rules;
 use felix_core::storage::{SealedState, SegmentLayout, StorageOp};
 
-fn journal() -> Journal {
+fn journal_with(rules: Rules) -> Journal {
     Journal::new(JournalConfig {
         layout: SegmentLayout {
             records_per_segment: 4,
         },
-        rules: Rules::default(),
+        rules,
         ..JournalConfig::default()
     })
 }
@@ -34,7 +34,12 @@ fn write(offset: Offset, term: Term) -> Entry {
 
 /// A journal holding records 1..=terms.len() with the given terms, none committed.
 fn holding(terms: &[Term]) -> Journal {
-    let mut journal = journal();
+    holding_with(Rules::default(), terms)
+}
+
+/// The same under `rules`.
+fn holding_with(rules: Rules, terms: &[Term]) -> Journal {
+    let mut journal = journal_with(rules);
     let entries = terms
         .iter()
         .enumerate()
@@ -95,6 +100,37 @@ fn a_suffix_after_another_base_term_is_dropped() {
     assert_eq!(offsets(&journal), Vec::<Offset>::new());
     assert_eq!(resume, 9);
     assert_eq!(ops[1], StorageOp::TruncateSuffix { from: 9 });
+}
+
+/// Proves the StaleSuffix switch: with the twin's rules the suffix after another base term is
+/// kept (even a single record), and with every rule on the same jump drops it. A base of term 3
+/// under records of term 1 and 2 is what LogTermsMonotone then sees.
+#[test]
+fn a_stale_suffix_is_kept_only_by_the_stale_suffix_twin() {
+    for (rules, kept) in [
+        (Rules::default(), false),
+        (Rules::twin(felix_core::rules::TwinName::StaleSuffix), true),
+    ] {
+        for terms in [
+            &[1, 1, 1, 1, 1, 1, 1, 1, 2, 2][..],
+            &[1, 1, 1, 1, 1, 1, 1, 1, 2],
+        ] {
+            let mut journal = holding_with(rules, terms);
+            let Jump::Jumped { ops, resume } = journal.jump(9, state(9, 3, 9)) else {
+                panic!("expected a jump");
+            };
+            let held = terms.len() as Offset;
+            if kept {
+                assert_eq!(offsets(&journal), (9..=held).collect::<Vec<_>>());
+                assert_eq!(resume, held + 1);
+                assert_eq!(ops.len(), 1, "no truncation: {ops:?}");
+            } else {
+                assert_eq!(offsets(&journal), Vec::<Offset>::new());
+                assert_eq!(resume, 9);
+                assert_eq!(ops[1], StorageOp::TruncateSuffix { from: 9 });
+            }
+        }
+    }
 }
 
 #[test]
