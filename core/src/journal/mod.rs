@@ -21,12 +21,13 @@
 //!   segment, never the floor record (`compaction_keeps_floor_record`), clamped to the committed
 //!   prefix, and seals the folded state in the same op; **retention** (`only_trims_delete` off) may delete
 //!   regardless of trims.
-//! - **Jump** (`Journal::jump`): adopt a peer's trim point and sealed state in one op. The node
-//!   then holds nothing below `point`, its committed index is at least `point - 1` and its floor
-//!   at most `point` (never past committed + 1); it keeps its records past `point` only if they
-//!   follow the sealed base (`jump_checks_base_term`). Until its walk reaches the trim that set the
-//!   sender's floor, a read below `point` is `NotHeld` (the reader asks another node); after it,
-//!   `CursorTooOld` with that trim's tag (the second seed's window).
+//! - **Jump** (`Journal::jump`): adopt a peer's trim point and sealed state in one op, after the
+//!   truncation of a conflicting suffix. The node then holds nothing below `point`, its committed
+//!   index is at least `point - 1` and its floor at most `point` (never past committed + 1); it
+//!   keeps its records past `point` only if they follow the sealed base (`jump_checks_base_term`).
+//!   Until its walk reaches the trim that set the sender's floor, a read below `point` is `NotHeld`
+//!   (the reader asks another node); after it, `CursorTooOld` with that trim's tag (the second
+//!   seed's window).
 //! - **The walk's order** (`floor_at_its_trim`, `writer_at_its_fence`): a trim's floor and a
 //!   fence's writer take effect when the walk reaches their record, not a step before. Breaking
 //!   them (the EarlyFloor and EarlyFence twins) changes no answer, so no audit sees it: they are
@@ -128,8 +129,8 @@ pub struct Compaction {
 pub enum Jump {
     /// The point was at or below what the node already had: nothing changed.
     Ignored,
-    /// The node jumped: persist `ops` in order (a `TrimmedTo`, then possibly a `TruncateSuffix`
-    /// dropping a conflicting uncommitted suffix). Replication resumes at `resume`.
+    /// The node jumped: persist `ops` in order (maybe a `TruncateSuffix` of a conflicting suffix,
+    /// then the `TrimmedTo`: each prefix is a log the node restarts from). Resumes at `resume`.
     Jumped { ops: Vec<StorageOp>, resume: Offset },
 }
 
@@ -941,18 +942,16 @@ impl Journal {
             base_offset: point - 1,
             base_term: state.base_term,
         };
-        // The first held record must follow the new base (entries above were kept contiguous).
-        if let Some(front) = self.entries.front() {
-            assert_eq!(front.offset, point);
-        }
+        let front = self.entries.front().map(|entry| entry.offset);
+        assert!(front.is_none_or(|front| front == point));
         self.tail_writer = self.writer_at_tail();
+        if drop_suffix {
+            ops.push(StorageOp::TruncateSuffix { from: point });
+        }
         ops.push(StorageOp::TrimmedTo {
             point,
             state: self.sealed.clone(),
         });
-        if drop_suffix {
-            ops.push(StorageOp::TruncateSuffix { from: point });
-        }
         assert!(
             self.fold.floor >= floor_before,
             "a jump never lowers the floor"

@@ -99,7 +99,7 @@ fn a_suffix_after_another_base_term_is_dropped() {
     };
     assert_eq!(offsets(&journal), Vec::<Offset>::new());
     assert_eq!(resume, 9);
-    assert_eq!(ops[1], StorageOp::TruncateSuffix { from: 9 });
+    assert_eq!(ops[0], StorageOp::TruncateSuffix { from: 9 });
 }
 
 /// Proves the StaleSuffix switch: with the twin's rules the suffix after another base term is
@@ -127,7 +127,7 @@ fn a_stale_suffix_is_kept_only_by_the_stale_suffix_twin() {
             } else {
                 assert_eq!(offsets(&journal), Vec::<Offset>::new());
                 assert_eq!(resume, 9);
-                assert_eq!(ops[1], StorageOp::TruncateSuffix { from: 9 });
+                assert_eq!(ops[0], StorageOp::TruncateSuffix { from: 9 });
             }
         }
     }
@@ -243,4 +243,49 @@ fn a_senders_floor_equal_to_the_nodes_leaves_the_nodes_floor_record() {
     assert_eq!((journal.floor(), journal.first_held()), (9, 13));
     assert_eq!(journal.floor_tag(), None);
     assert_eq!(journal.sealed().floor_trim, None);
+}
+
+/// Proves a jump that drops a stale suffix leaves a recoverable disk at every crash point: the
+/// store contract lets a crash keep any prefix of the ops applied since the last sync, so each
+/// prefix of the jump's ops, applied over the node's synced log, must read back as a journal the
+/// node can restart from. (Sealing the new base before the truncation landed would leave the
+/// stale records of terms 1 and 2 above a base of term 3, which recovery refuses.)
+#[test]
+fn every_prefix_of_a_jumps_ops_recovers() {
+    use felix_core::journal::JournalConfig;
+    use felix_core::storage::{LogStore, MemoryStore};
+    let terms = [1, 1, 1, 1, 1, 1, 1, 1, 2, 2];
+    let config = JournalConfig {
+        layout: SegmentLayout {
+            records_per_segment: 4,
+        },
+        ..JournalConfig::default()
+    };
+    let mut journal = holding(&terms);
+    let Jump::Jumped { ops, .. } = journal.jump(9, state(9, 3, 9)) else {
+        panic!("expected a jump");
+    };
+    assert_eq!(
+        ops.len(),
+        2,
+        "a jump over a stale suffix truncates: {ops:?}"
+    );
+    for kept in 0..=ops.len() {
+        let mut store = MemoryStore::new(config.layout);
+        let records = (1..=terms.len()).map(|at| write(at as Offset, terms[at - 1]));
+        store
+            .apply(&StorageOp::Append(records.collect()))
+            .expect("append");
+        store.sync().expect("sync");
+        for op in &ops {
+            store.apply(op).expect("the store takes the jump's ops");
+        }
+        store.crash(kept, 0).expect("crash");
+        let back = store.recover().expect("recover");
+        let recovered = Journal::recover(config, back.sealed, back.start, back.entries);
+        assert!(
+            recovered.is_ok(),
+            "a crash keeping {kept} of {ops:?}: {recovered:?}"
+        );
+    }
 }

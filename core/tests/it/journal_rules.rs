@@ -811,7 +811,7 @@ fn jump_drops_a_conflicting_uncommitted_suffix() {
         panic!("expected a jump")
     };
     assert_eq!(ops.len(), 2);
-    assert_eq!(ops[1], StorageOp::TruncateSuffix { from: 9 });
+    assert_eq!(ops[0], StorageOp::TruncateSuffix { from: 9 });
     assert_eq!((resume, journal.tail()), (9, 9));
 }
 
