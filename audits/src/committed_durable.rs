@@ -40,13 +40,20 @@ use felix_core::record::{NodeId, Offset};
 use std::collections::BTreeMap;
 
 /// The violations of CommittedDurable in `history`, for a cluster whose voters are nodes
-/// `0..voters`.
+/// `0..voters` (the simulator's numbering).
 pub fn check(history: &[Event], voters: NodeId) -> Vec<Violation> {
+    check_among(history, &(0..voters).collect::<Vec<_>>())
+}
+
+/// The violations of CommittedDurable in `history`, for a cluster whose voters are `voters` (the
+/// real node's ids start at 1).
+pub fn check_among(history: &[Event], voters: &[NodeId]) -> Vec<Violation> {
     let mut logs: BTreeMap<NodeId, LogTerms> = BTreeMap::new();
     // The highest offset any node has committed so far: every offset at or below it was judged.
     let mut judged: Offset = 0;
     let mut violations = Vec::new();
-    let majority = voters / 2 + 1;
+    let majority = voters.len() / 2 + 1;
+    let count = voters.len();
     for (step, event) in history.iter().enumerate() {
         match event {
             Event::DurableLog { node, last, term } => {
@@ -54,13 +61,13 @@ pub fn check(history: &[Event], voters: NodeId) -> Vec<Violation> {
             }
             Event::Committed { node, entry } if entry.offset > judged => {
                 judged = entry.offset;
-                let holders: Vec<NodeId> = (0..voters)
+                let holders: Vec<NodeId> = (voters.iter().copied())
                     .filter(|voter| {
                         logs.get(voter)
                             .is_some_and(|log| log.term_at(entry.offset) == Some(entry.term))
                     })
                     .collect();
-                if (holders.len() as NodeId) < majority {
+                if holders.len() < majority {
                     let held = match holders.as_slice() {
                         [] => "no voter".to_string(),
                         nodes => format!(
@@ -77,7 +84,7 @@ pub fn check(history: &[Event], voters: NodeId) -> Vec<Violation> {
                         step,
                         format!(
                             "node {node} took offset {} (term {}) as committed while {held} of \
-                             the {voters} voters held it durably (a majority is {majority})",
+                             the {count} voters held it durably (a majority is {majority})",
                             entry.offset, entry.term
                         ),
                     ));

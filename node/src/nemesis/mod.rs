@@ -169,7 +169,7 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     let knobs = knobs(config, &power_loss, clients, schedule.len());
     let twin_name = config.twin.map(|twin| twin.name().to_string());
     let lines = history::trace_lines(&merged, start_micros, config.seed, twin_name, knobs);
-    let (report, history_events) = audit_trace(&lines);
+    let (report, history_events) = audit_trace(&lines, &ids[..config.nodes]);
     let written = [lines.as_slice(), &verdict(&lines, &report)].concat();
     history::write_trace(&config.trace, &written)?;
     let counted = Counted {
@@ -424,11 +424,17 @@ pub fn node_dir(dir: &Path, id: NodeId) -> PathBuf {
     dir.join(format!("node-{id}"))
 }
 
-/// The audits over the trace's history; a violation names the trace line (what `felix trace
-/// show` numbers), not the history index. With the number of history events.
-fn audit_trace(lines: &[TraceLine]) -> (Report, usize) {
+/// The audits over the trace's history, and CommittedDurable under the run's `voters` (a history
+/// does not say which nodes vote); a violation names the trace line (what `felix trace show`
+/// numbers), not the history index. With the number of history events.
+fn audit_trace(lines: &[TraceLine], voters: &[NodeId]) -> (Report, usize) {
     let (events, at) = history::history_of(lines);
     let mut report = felix_audits::audit(&events);
+    let committed_durable = felix_audits::committed_durable::check_among(&events, voters);
+    if !committed_durable.is_empty() {
+        report.violations.extend(committed_durable);
+        report.violations.sort_by_key(|violation| violation.step);
+    }
     for violation in &mut report.violations {
         let step_of = |index: usize| at.get(index).copied().unwrap_or(index);
         violation.step = step_of(violation.step);

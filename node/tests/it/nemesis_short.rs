@@ -126,7 +126,9 @@ fn the_nodes_witnessed(count: &Count, acked: usize) {
 
 /// Real nodes whose followers acknowledge appended records before their fsync (the
 /// AckBeforeSync twin) break PromiseDurable: the witness each node keeps sees every early
-/// acknowledgement leave before the durable log reaches it, with or without a crash.
+/// acknowledgement leave before the durable log reaches it, with or without a crash. And the
+/// nemesis judges CommittedDurable under the run's voters: a leader that counts those early
+/// acknowledgements takes records as committed that no majority holds durably yet.
 #[test]
 fn real_nodes_that_acknowledge_before_the_fsync_break_promise_durable() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -149,6 +151,10 @@ fn real_nodes_that_acknowledge_before_the_fsync_break_promise_durable() {
         .collect();
     assert!(
         broken.iter().any(|name| name == "PromiseDurable"),
+        "{broken:?}"
+    );
+    assert!(
+        broken.iter().any(|name| name == "CommittedDurable"),
         "{broken:?}"
     );
 }
