@@ -31,7 +31,7 @@ use crate::script::env::{Env, Syncs};
 use crate::script::{parse, verbs};
 use crate::seeded::knobs::{Knobs, Workload};
 use felix_core::api::Request;
-use felix_core::broker::Role;
+use felix_core::broker::{Message, Role};
 use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;
 use felix_core::NodeId;
@@ -160,6 +160,7 @@ impl Lockstep {
         from: Address,
         to: Address,
         wanted: &dyn Fn(&Payload) -> bool,
+        kin: &dyn Fn(&Payload) -> bool,
         similar: &dyn Fn(&Payload) -> bool,
     ) {
         let link: Vec<&Packet> = self
@@ -169,15 +170,24 @@ impl Lockstep {
             .filter(|packet| packet.from == from && packet.to == to)
             .collect();
         let exact = link.iter().position(|packet| wanted(&packet.payload));
-        if exact.is_none() {
+        // Short of the packet itself, its kin (the same but for read-index counters), newest first.
+        let kindred = exact
+            .is_none()
+            .then(|| link.iter().rposition(|packet| kin(&packet.payload)))
+            .flatten();
+        if exact.is_none() && kindred.is_none() {
             let earlier = self.delivered.iter().rev().find(|(_, packet)| {
-                packet.from == from && packet.to == to && wanted(&packet.payload)
+                packet.from == from
+                    && packet.to == to
+                    && (wanted(&packet.payload) || kin(&packet.payload))
             });
             if let Some((step, _)) = earlier {
                 self.found_dups.insert(*step);
             }
         }
-        let Some(skip) = exact.or_else(|| link.iter().position(|packet| similar(&packet.payload)))
+        let matched = exact.or(kindred);
+        let Some(skip) =
+            matched.or_else(|| link.iter().position(|packet| similar(&packet.payload)))
         else {
             return;
         };
@@ -190,16 +200,78 @@ impl Lockstep {
         } else {
             format!(" skip={skip}")
         };
-        let dup = if exact.is_some() && self.dups.contains(&self.step) {
+        let dup = if matched.is_some() && self.dups.contains(&self.step) {
             " dup"
         } else {
             ""
         };
         let count = self.verbs.len();
         self.run(format!("deliver from={from} to={to}{skip} n=1{dup}"));
-        if exact.is_some() && self.verbs.len() > count {
+        if matched.is_some() && self.verbs.len() > count {
             self.delivered.push((self.step, packet));
         }
+    }
+
+    /// Node `to` took `message` from node `from` in the world: the driver's node takes the same
+    /// message (else its kin, else the oldest of its kind: `deliver`).
+    fn message(&mut self, from: NodeId, to: NodeId, message: &Message) {
+        // A leader's append resets a follower's election clock: its silent ticks since then are
+        // the ones a later tick verb gives it.
+        // A follower with a read waiting gets those ticks first: they age the read as they did
+        // in the world, between the appends that keep it from campaigning.
+        if matches!(message, Message::AppendEntries { .. }) && self.role(to) != Some(Role::Leader) {
+            let count = self.ticks.insert(to, 0).unwrap_or(0);
+            if count > 0 && self.reading.contains(&to) {
+                let count = count.min(self.env.election_ticks - 1);
+                self.run(format!("tick n{to} {count}"));
+            }
+        }
+        let wanted = |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
+        let kin = |payload: &Payload| matches!(payload, Payload::Message(m) if same_but_counters(m, message));
+        let similar = |payload: &Payload| {
+            matches!(payload, Payload::Message(m)
+                if std::mem::discriminant(m) == std::mem::discriminant(message))
+        };
+        let (from, to) = (Address::Node(from), Address::Node(to));
+        self.deliver(from, to, &wanted, &kin, &similar);
+    }
+
+    /// The world's network lost a packet from `from` to `to` (world addresses): the driver's
+    /// copy, the newest queued on that link that says the same (the one its sender just sent),
+    /// is dropped too, so no later delivery takes it for another packet it resembles.
+    fn dropped(&mut self, from: Address, to: Address, payload: &Payload) {
+        let driver = |address: Address| match address {
+            Address::Node(_) => Some(address),
+            Address::Client(client) => self.driver_id(client).map(Address::Client),
+        };
+        let (Some(from), Some(to)) = (driver(from), driver(to)) else {
+            return;
+        };
+        let link: Vec<&Packet> = self
+            .env
+            .network
+            .iter()
+            .filter(|packet| packet.from == from && packet.to == to)
+            .collect();
+        let kin = |packet: &&Packet| match (&packet.payload, payload) {
+            (Payload::Message(driver), Payload::Message(world)) => same_but_counters(driver, world),
+            _ => false,
+        };
+        let exact = link
+            .iter()
+            .rposition(|packet| same_payload(&packet.payload, payload));
+        let Some(skip) = exact.or_else(|| link.iter().rposition(kin)) else {
+            return;
+        };
+        let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
+            return;
+        };
+        let skip = if skip == 0 {
+            String::new()
+        } else {
+            format!(" skip={skip}")
+        };
+        self.run(format!("drop from={from} to={to}{skip} n=1"));
     }
 
     /// The node the world's client sends its next request to (from the current line on).
@@ -245,7 +317,7 @@ impl Lockstep {
                 && packet.to == Address::Node(to)
                 && matches!(&packet.payload, Payload::Request { request_id: r, .. } if r == request_id)
         });
-        (asked == request && queued).then_some(*request_id)
+        (same_request(asked, request) && queued).then_some(*request_id)
     }
 
     /// Reads the world's requests off its trace: where each client sent each (`sent`) and what
@@ -480,28 +552,7 @@ fn translate_pass(
                 line_index += 1;
                 lock.at = line_index;
             }
-            Step::Message { from, to, message } => {
-                // A leader's append resets a follower's election clock: its silent ticks since
-                // then are the ones a later tick verb gives it.
-                // A follower with a read waiting gets those ticks first: they age the read as
-                // they did in the world, between the appends that keep it from campaigning.
-                if matches!(message, felix_core::broker::Message::AppendEntries { .. })
-                    && lock.role(*to) != Some(Role::Leader)
-                {
-                    let count = lock.ticks.insert(*to, 0).unwrap_or(0);
-                    if count > 0 && lock.reading.contains(to) {
-                        let count = count.min(lock.env.election_ticks - 1);
-                        lock.run(format!("tick n{to} {count}"));
-                    }
-                }
-                let wanted =
-                    |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
-                let similar = |payload: &Payload| {
-                    matches!(payload, Payload::Message(m)
-                        if std::mem::discriminant(m) == std::mem::discriminant(message))
-                };
-                lock.deliver(Address::Node(*from), Address::Node(*to), &wanted, &similar);
-            }
+            Step::Message { from, to, message } => lock.message(*from, *to, message),
             Step::Request {
                 client,
                 to,
@@ -519,13 +570,20 @@ fn translate_pass(
                 let current = lock.in_flight_queued(id, *to, request);
                 let wanted = |payload: &Payload| {
                     matches!(payload, Payload::Request { request_id, request: r }
-                        if r == request && current.is_none_or(|current| *request_id == current))
+                        if same_request(r, request)
+                            && current.is_none_or(|current| *request_id == current))
                 };
                 let similar = |payload: &Payload| {
                     matches!(payload, Payload::Request { request: r, .. }
                         if std::mem::discriminant(r) == std::mem::discriminant(request))
                 };
-                lock.deliver(Address::Client(id), Address::Node(*to), &wanted, &similar);
+                lock.deliver(
+                    Address::Client(id),
+                    Address::Node(*to),
+                    &wanted,
+                    &|_| false,
+                    &similar,
+                );
             }
             Step::Tick {
                 node,
@@ -563,6 +621,7 @@ fn translate_pass(
                 }
             }
             Step::Synced { node } => lock.synced(*node),
+            Step::Dropped { from, to, payload } => lock.dropped(*from, *to, payload),
             Step::TimedOut { client } => {
                 // The world's client gave up and sends its next request (to a node it draws):
                 // the driver's client gives up on the same request, aimed where the world's went.
@@ -582,6 +641,55 @@ fn translate_pass(
         }
     }
     (lock.verbs, lock.found_dups)
+}
+
+/// Whether the driver's request `driver` asks what the world's `world` asked. A read is the same
+/// read from the same place whatever its batch: the world's clients read up to their own
+/// `read_batch_max` records, the driver's up to `script::env::READ_BATCH_MAX`, so comparing the
+/// whole request would never find the driver's copy of a world client's read (and the delivery
+/// would fall back on the oldest read queued, one its client may have given up on).
+fn same_request(driver: &Request, world: &Request) -> bool {
+    match (driver, world) {
+        (Request::Read { from, .. }, Request::Read { from: asked, .. }) => from == asked,
+        _ => driver == world,
+    }
+}
+
+/// Whether a driver packet's payload says what a world packet's did: the same message, a request
+/// asking the same (`same_request`), or the same reply (request ids are each side's own).
+fn same_payload(driver: &Payload, world: &Payload) -> bool {
+    match (driver, world) {
+        (Payload::Message(driver), Payload::Message(world)) => driver == world,
+        (Payload::Request { request, .. }, Payload::Request { request: asked, .. }) => {
+            same_request(request, asked)
+        }
+        (
+            Payload::Reply { reply, .. },
+            Payload::Reply {
+                reply: answered, ..
+            },
+        ) => reply == answered,
+        _ => false,
+    }
+}
+
+/// Whether the driver's message `driver` is the world's `world` but for the read-index counters
+/// (an ask's number and incarnation, a probe's round): each node numbers its own asks and rounds,
+/// and the driver's count them apart from the world's as soon as one node asked or probed a
+/// different number of times (its clients' reads are not the world's one for one). The newest
+/// such message is the one waiting: older asks and rounds were answered or given up.
+fn same_but_counters(driver: &Message, world: &Message) -> bool {
+    match (driver, world) {
+        (Message::ReadIndex { .. }, Message::ReadIndex { .. }) => true,
+        (Message::ReadIndexReply { index, .. }, Message::ReadIndexReply { index: asked, .. }) => {
+            index == asked
+        }
+        (Message::ReadProbe { term, .. }, Message::ReadProbe { term: asked, .. })
+        | (Message::ReadProbeAck { term, .. }, Message::ReadProbeAck { term: asked, .. }) => {
+            term == asked
+        }
+        _ => driver == world,
+    }
 }
 
 fn on_line(lock: &mut Lockstep, knobs: &Knobs, event: TraceEvent) {
@@ -613,7 +721,13 @@ fn on_line(lock: &mut Lockstep, knobs: &Knobs, event: TraceEvent) {
                 let wanted = |payload: &Payload| matches!(payload, Payload::Reply { request_id, .. } if Some(*request_id) == in_flight);
                 let similar = |_: &Payload| true;
                 lock.aim(client, true);
-                lock.deliver(Address::Node(node), Address::Client(id), &wanted, &similar);
+                lock.deliver(
+                    Address::Node(node),
+                    Address::Client(id),
+                    &wanted,
+                    &|_| false,
+                    &similar,
+                );
             }
             // The crash is written when its disk loss is known (`DiskLost`, the next line).
             Event::Crashed { .. } => {}
