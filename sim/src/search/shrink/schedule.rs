@@ -23,6 +23,7 @@
 //! holds (a request the driver's client never sent is not asked for). Like `script::translate`,
 //! the result is a candidate: `script::scenario` verifies it in the driver and minimizes it.
 
+use super::packets::{same_but_counters, same_payload, same_request};
 use super::Attempt;
 use crate::env::network::{Address, Packet, Payload};
 use crate::env::tape::Step;
@@ -71,6 +72,9 @@ pub(super) fn kind_of(knobs: &Knobs, client: u32) -> Kind {
     }
 }
 
+/// A message a world node took: the step, the message, and the payload the driver delivered for it.
+type Taken = (usize, Message, Payload);
+
 /// The environment run in lockstep with the verbs written so far.
 struct Lockstep {
     env: Env,
@@ -95,6 +99,11 @@ struct Lockstep {
     dups: BTreeSet<usize>,
     /// Exact deliveries so far: the step and the packet the driver delivered.
     delivered: Vec<(usize, Packet)>,
+    /// Per link between nodes, the messages the world's nodes took so far, each with its step
+    /// and the payload the driver delivered for it (the message itself, or its kin).
+    copies: BTreeMap<(NodeId, NodeId), Vec<Taken>>,
+    /// The packets a `dup` delivery left queued (the copy a later step delivers).
+    kept: Vec<Packet>,
     /// Steps found this pass to deliver an earlier delivery's duplicate.
     found_dups: BTreeSet<usize>,
     /// Followers a client's read reached that have not answered since (its read may be waiting).
@@ -150,8 +159,9 @@ impl Lockstep {
         }
     }
 
-    /// Delivers the queued packet from `from` to `to` that `wanted` picks (else the first on
-    /// that link that `similar` accepts), naming it by its place among that link's packets.
+    /// Delivers the queued packet from `from` to `to` that `wanted` picks (else the newest that
+    /// `kin` accepts, else the first on that link that `similar` accepts), naming it by its place
+    /// among that link's packets; returns what it delivered when `wanted` or `kin` picked it.
     /// When no queued packet is the one wanted, the world delivered a copy of one delivered
     /// before (its network duplicates): that earlier step is noted, for the next pass to deliver
     /// it with `dup`.
@@ -162,7 +172,7 @@ impl Lockstep {
         wanted: &dyn Fn(&Payload) -> bool,
         kin: &dyn Fn(&Payload) -> bool,
         similar: &dyn Fn(&Payload) -> bool,
-    ) {
+    ) -> Option<Payload> {
         let link: Vec<&Packet> = self
             .env
             .network
@@ -186,14 +196,10 @@ impl Lockstep {
             }
         }
         let matched = exact.or(kindred);
-        let Some(skip) =
-            matched.or_else(|| link.iter().position(|packet| similar(&packet.payload)))
-        else {
-            return;
-        };
+        let skip = matched.or_else(|| link.iter().position(|packet| similar(&packet.payload)))?;
         let packet = link[skip].clone();
         let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
-            return;
+            return None;
         };
         let skip = if skip == 0 {
             String::new()
@@ -207,9 +213,22 @@ impl Lockstep {
         };
         let count = self.verbs.len();
         self.run(format!("deliver from={from} to={to}{skip} n=1{dup}"));
-        if matched.is_some() && self.verbs.len() > count {
-            self.delivered.push((self.step, packet));
+        if self.verbs.len() > count {
+            // A copy left queued is kept for the step that delivers it (`dropped` spares it).
+            match self.kept.iter().position(|kept| *kept == packet) {
+                Some(index) if dup.is_empty() => {
+                    self.kept.swap_remove(index);
+                }
+                _ if !dup.is_empty() => self.kept.push(packet.clone()),
+                _ => {}
+            }
         }
+        if matched.is_some() && self.verbs.len() > count {
+            let payload = packet.payload.clone();
+            self.delivered.push((self.step, packet));
+            return Some(payload);
+        }
+        None
     }
 
     /// Node `to` took `message` from node `from` in the world: the driver's node takes the same
@@ -226,14 +245,44 @@ impl Lockstep {
                 self.run(format!("tick n{to} {count}"));
             }
         }
-        let wanted = |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
+        // The world took this very message before, and its network kept another copy (it
+        // duplicated the packet, or delivered an old copy late): the driver's packet that took
+        // its place then, left queued by `dup`, is this one (not a kin, which may be the copy a
+        // later step wants).
+        let (sender, receiver) = (Address::Node(from), Address::Node(to));
+        let queued = |payload: &Payload| {
+            (self.env.network.iter()).any(|packet| {
+                packet.from == sender && packet.to == receiver && packet.payload == *payload
+            })
+        };
+        let copy = if queued(&Payload::Message(message.clone())) {
+            None
+        } else {
+            (self.copies.get(&(from, to)))
+                .and_then(|copies| copies.iter().rev().find(|(_, world, _)| world == message))
+                .map(|(step, _, driver)| (*step, driver.clone()))
+        };
+        let copy = match copy {
+            Some((_, driver)) if queued(&driver) => Some(driver),
+            Some((step, _)) => {
+                self.found_dups.insert(step);
+                None
+            }
+            None => None,
+        };
+        let wanted = |payload: &Payload| match &copy {
+            Some(driver) => payload == driver,
+            None => matches!(payload, Payload::Message(m) if m == message),
+        };
         let kin = |payload: &Payload| matches!(payload, Payload::Message(m) if same_but_counters(m, message));
         let similar = |payload: &Payload| {
             matches!(payload, Payload::Message(m)
                 if std::mem::discriminant(m) == std::mem::discriminant(message))
         };
-        let (from, to) = (Address::Node(from), Address::Node(to));
-        self.deliver(from, to, &wanted, &kin, &similar);
+        if let Some(driver) = self.deliver(sender, receiver, &wanted, &kin, &similar) {
+            let copies = self.copies.entry((from, to)).or_default();
+            copies.push((self.step, message.clone(), driver));
+        }
     }
 
     /// The world's network lost a packet from `from` to `to` (world addresses): the driver's
@@ -260,6 +309,8 @@ impl Lockstep {
         let exact = link
             .iter()
             .rposition(|packet| same_payload(&packet.payload, payload));
+        // Not a copy a `dup` delivery left queued: a later step delivers it.
+        let kin = |packet: &&Packet| kin(packet) && !self.kept.contains(*packet);
         let Some(skip) = exact.or_else(|| link.iter().rposition(kin)) else {
             return;
         };
@@ -529,6 +580,8 @@ fn translate_pass(
         step: 0,
         dups: dups.clone(),
         delivered: Vec::new(),
+        copies: BTreeMap::new(),
+        kept: Vec::new(),
         found_dups: BTreeSet::new(),
         owners: BTreeMap::new(),
         owner_requests: BTreeMap::new(),
@@ -641,55 +694,6 @@ fn translate_pass(
         }
     }
     (lock.verbs, lock.found_dups)
-}
-
-/// Whether the driver's request `driver` asks what the world's `world` asked. A read is the same
-/// read from the same place whatever its batch: the world's clients read up to their own
-/// `read_batch_max` records, the driver's up to `script::env::READ_BATCH_MAX`, so comparing the
-/// whole request would never find the driver's copy of a world client's read (and the delivery
-/// would fall back on the oldest read queued, one its client may have given up on).
-fn same_request(driver: &Request, world: &Request) -> bool {
-    match (driver, world) {
-        (Request::Read { from, .. }, Request::Read { from: asked, .. }) => from == asked,
-        _ => driver == world,
-    }
-}
-
-/// Whether a driver packet's payload says what a world packet's did: the same message, a request
-/// asking the same (`same_request`), or the same reply (request ids are each side's own).
-fn same_payload(driver: &Payload, world: &Payload) -> bool {
-    match (driver, world) {
-        (Payload::Message(driver), Payload::Message(world)) => driver == world,
-        (Payload::Request { request, .. }, Payload::Request { request: asked, .. }) => {
-            same_request(request, asked)
-        }
-        (
-            Payload::Reply { reply, .. },
-            Payload::Reply {
-                reply: answered, ..
-            },
-        ) => reply == answered,
-        _ => false,
-    }
-}
-
-/// Whether the driver's message `driver` is the world's `world` but for the read-index counters
-/// (an ask's number and incarnation, a probe's round): each node numbers its own asks and rounds,
-/// and the driver's count them apart from the world's as soon as one node asked or probed a
-/// different number of times (its clients' reads are not the world's one for one). The newest
-/// such message is the one waiting: older asks and rounds were answered or given up.
-fn same_but_counters(driver: &Message, world: &Message) -> bool {
-    match (driver, world) {
-        (Message::ReadIndex { .. }, Message::ReadIndex { .. }) => true,
-        (Message::ReadIndexReply { index, .. }, Message::ReadIndexReply { index: asked, .. }) => {
-            index == asked
-        }
-        (Message::ReadProbe { term, .. }, Message::ReadProbe { term: asked, .. })
-        | (Message::ReadProbeAck { term, .. }, Message::ReadProbeAck { term: asked, .. }) => {
-            term == asked
-        }
-        _ => driver == world,
-    }
 }
 
 fn on_line(lock: &mut Lockstep, knobs: &Knobs, event: TraceEvent) {
