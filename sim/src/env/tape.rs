@@ -15,6 +15,7 @@
 //! translation. Both are explicit parts of the world that asks for them, shared by its streams,
 //! hosts and recorder: nothing on the thread changes or watches a run.
 
+use crate::env::network::{Address, Payload};
 use crate::env::rng::Component;
 use felix_core::api::{ClientId, Request};
 use felix_core::broker::Message;
@@ -108,6 +109,13 @@ pub enum Step {
     /// Client `client` gave up on its request in flight (its timeout fired; the outcome is
     /// unknown to it): the driver's `timeout` verb.
     TimedOut { client: ClientId },
+    /// The network lost a packet as it was sent (a drop drawn, or a blocked link): no copy of it
+    /// arrives. The driver's network would keep it queued; the translation drops it (`drop`).
+    Dropped {
+        from: Address,
+        to: Address,
+        payload: Payload,
+    },
 }
 
 /// The schedule of one run being recorded, shared by its hosts, its recorder and its clients.

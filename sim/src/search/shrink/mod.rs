@@ -17,6 +17,7 @@
 
 pub mod knobs;
 mod minimize;
+mod packets;
 pub mod schedule;
 pub mod script;
 

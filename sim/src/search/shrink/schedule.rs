@@ -23,6 +23,7 @@
 //! holds (a request the driver's client never sent is not asked for). Like `script::translate`,
 //! the result is a candidate: `script::scenario` verifies it in the driver and minimizes it.
 
+use super::packets::{same_but_counters, same_payload, same_request};
 use super::Attempt;
 use crate::env::network::{Address, Packet, Payload};
 use crate::env::tape::Step;
@@ -31,7 +32,7 @@ use crate::script::env::{Env, Syncs};
 use crate::script::{parse, verbs};
 use crate::seeded::knobs::{Knobs, Workload};
 use felix_core::api::Request;
-use felix_core::broker::Role;
+use felix_core::broker::{Message, Role};
 use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;
 use felix_core::NodeId;
@@ -71,6 +72,9 @@ pub(super) fn kind_of(knobs: &Knobs, client: u32) -> Kind {
     }
 }
 
+/// A message a world node took: the step, the message, and the payload the driver delivered for it.
+type Taken = (usize, Message, Payload);
+
 /// The environment run in lockstep with the verbs written so far.
 struct Lockstep {
     env: Env,
@@ -95,6 +99,11 @@ struct Lockstep {
     dups: BTreeSet<usize>,
     /// Exact deliveries so far: the step and the packet the driver delivered.
     delivered: Vec<(usize, Packet)>,
+    /// Per link between nodes, the messages the world's nodes took so far, each with its step
+    /// and the payload the driver delivered for it (the message itself, or its kin).
+    copies: BTreeMap<(NodeId, NodeId), Vec<Taken>>,
+    /// The packets a `dup` delivery left queued (the copy a later step delivers).
+    kept: Vec<Packet>,
     /// Steps found this pass to deliver an earlier delivery's duplicate.
     found_dups: BTreeSet<usize>,
     /// Followers a client's read reached that have not answered since (its read may be waiting).
@@ -150,8 +159,9 @@ impl Lockstep {
         }
     }
 
-    /// Delivers the queued packet from `from` to `to` that `wanted` picks (else the first on
-    /// that link that `similar` accepts), naming it by its place among that link's packets.
+    /// Delivers the queued packet from `from` to `to` that `wanted` picks (else the newest that
+    /// `kin` accepts, else the first on that link that `similar` accepts), naming it by its place
+    /// among that link's packets; returns what it delivered when `wanted` or `kin` picked it.
     /// When no queued packet is the one wanted, the world delivered a copy of one delivered
     /// before (its network duplicates): that earlier step is noted, for the next pass to deliver
     /// it with `dup`.
@@ -160,8 +170,9 @@ impl Lockstep {
         from: Address,
         to: Address,
         wanted: &dyn Fn(&Payload) -> bool,
+        kin: &dyn Fn(&Payload) -> bool,
         similar: &dyn Fn(&Payload) -> bool,
-    ) {
+    ) -> Option<Payload> {
         let link: Vec<&Packet> = self
             .env
             .network
@@ -169,19 +180,140 @@ impl Lockstep {
             .filter(|packet| packet.from == from && packet.to == to)
             .collect();
         let exact = link.iter().position(|packet| wanted(&packet.payload));
-        if exact.is_none() {
+        // Short of the packet itself, its kin (the same but for read-index counters), newest first.
+        let kindred = exact
+            .is_none()
+            .then(|| link.iter().rposition(|packet| kin(&packet.payload)))
+            .flatten();
+        if exact.is_none() && kindred.is_none() {
             let earlier = self.delivered.iter().rev().find(|(_, packet)| {
-                packet.from == from && packet.to == to && wanted(&packet.payload)
+                packet.from == from
+                    && packet.to == to
+                    && (wanted(&packet.payload) || kin(&packet.payload))
             });
             if let Some((step, _)) = earlier {
                 self.found_dups.insert(*step);
             }
         }
-        let Some(skip) = exact.or_else(|| link.iter().position(|packet| similar(&packet.payload)))
-        else {
+        let matched = exact.or(kindred);
+        let skip = matched.or_else(|| link.iter().position(|packet| similar(&packet.payload)))?;
+        let packet = link[skip].clone();
+        let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
+            return None;
+        };
+        let skip = if skip == 0 {
+            String::new()
+        } else {
+            format!(" skip={skip}")
+        };
+        let dup = if matched.is_some() && self.dups.contains(&self.step) {
+            " dup"
+        } else {
+            ""
+        };
+        let count = self.verbs.len();
+        self.run(format!("deliver from={from} to={to}{skip} n=1{dup}"));
+        if self.verbs.len() > count {
+            // A copy left queued is kept for the step that delivers it (`dropped` spares it).
+            match self.kept.iter().position(|kept| *kept == packet) {
+                Some(index) if dup.is_empty() => {
+                    self.kept.swap_remove(index);
+                }
+                _ if !dup.is_empty() => self.kept.push(packet.clone()),
+                _ => {}
+            }
+        }
+        if matched.is_some() && self.verbs.len() > count {
+            let payload = packet.payload.clone();
+            self.delivered.push((self.step, packet));
+            return Some(payload);
+        }
+        None
+    }
+
+    /// Node `to` took `message` from node `from` in the world: the driver's node takes the same
+    /// message (else its kin, else the oldest of its kind: `deliver`).
+    fn message(&mut self, from: NodeId, to: NodeId, message: &Message) {
+        // A leader's append resets a follower's election clock: its silent ticks since then are
+        // the ones a later tick verb gives it.
+        // A follower with a read waiting gets those ticks first: they age the read as they did
+        // in the world, between the appends that keep it from campaigning.
+        if matches!(message, Message::AppendEntries { .. }) && self.role(to) != Some(Role::Leader) {
+            let count = self.ticks.insert(to, 0).unwrap_or(0);
+            if count > 0 && self.reading.contains(&to) {
+                let count = count.min(self.env.election_ticks - 1);
+                self.run(format!("tick n{to} {count}"));
+            }
+        }
+        // The world took this very message before, and its network kept another copy (it
+        // duplicated the packet, or delivered an old copy late): the driver's packet that took
+        // its place then, left queued by `dup`, is this one (not a kin, which may be the copy a
+        // later step wants).
+        let (sender, receiver) = (Address::Node(from), Address::Node(to));
+        let queued = |payload: &Payload| {
+            (self.env.network.iter()).any(|packet| {
+                packet.from == sender && packet.to == receiver && packet.payload == *payload
+            })
+        };
+        let copy = if queued(&Payload::Message(message.clone())) {
+            None
+        } else {
+            (self.copies.get(&(from, to)))
+                .and_then(|copies| copies.iter().rev().find(|(_, world, _)| world == message))
+                .map(|(step, _, driver)| (*step, driver.clone()))
+        };
+        let copy = match copy {
+            Some((_, driver)) if queued(&driver) => Some(driver),
+            Some((step, _)) => {
+                self.found_dups.insert(step);
+                None
+            }
+            None => None,
+        };
+        let wanted = |payload: &Payload| match &copy {
+            Some(driver) => payload == driver,
+            None => matches!(payload, Payload::Message(m) if m == message),
+        };
+        let kin = |payload: &Payload| matches!(payload, Payload::Message(m) if same_but_counters(m, message));
+        let similar = |payload: &Payload| {
+            matches!(payload, Payload::Message(m)
+                if std::mem::discriminant(m) == std::mem::discriminant(message))
+        };
+        if let Some(driver) = self.deliver(sender, receiver, &wanted, &kin, &similar) {
+            let copies = self.copies.entry((from, to)).or_default();
+            copies.push((self.step, message.clone(), driver));
+        }
+    }
+
+    /// The world's network lost a packet from `from` to `to` (world addresses): the driver's
+    /// copy, the newest queued on that link that says the same (the one its sender just sent),
+    /// is dropped too, so no later delivery takes it for another packet it resembles.
+    fn dropped(&mut self, from: Address, to: Address, payload: &Payload) {
+        let driver = |address: Address| match address {
+            Address::Node(_) => Some(address),
+            Address::Client(client) => self.driver_id(client).map(Address::Client),
+        };
+        let (Some(from), Some(to)) = (driver(from), driver(to)) else {
             return;
         };
-        let packet = link[skip].clone();
+        let link: Vec<&Packet> = self
+            .env
+            .network
+            .iter()
+            .filter(|packet| packet.from == from && packet.to == to)
+            .collect();
+        let kin = |packet: &&Packet| match (&packet.payload, payload) {
+            (Payload::Message(driver), Payload::Message(world)) => same_but_counters(driver, world),
+            _ => false,
+        };
+        let exact = link
+            .iter()
+            .rposition(|packet| same_payload(&packet.payload, payload));
+        // Not a copy a `dup` delivery left queued: a later step delivers it.
+        let kin = |packet: &&Packet| kin(packet) && !self.kept.contains(*packet);
+        let Some(skip) = exact.or_else(|| link.iter().rposition(kin)) else {
+            return;
+        };
         let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
             return;
         };
@@ -190,16 +322,7 @@ impl Lockstep {
         } else {
             format!(" skip={skip}")
         };
-        let dup = if exact.is_some() && self.dups.contains(&self.step) {
-            " dup"
-        } else {
-            ""
-        };
-        let count = self.verbs.len();
-        self.run(format!("deliver from={from} to={to}{skip} n=1{dup}"));
-        if exact.is_some() && self.verbs.len() > count {
-            self.delivered.push((self.step, packet));
-        }
+        self.run(format!("drop from={from} to={to}{skip} n=1"));
     }
 
     /// The node the world's client sends its next request to (from the current line on).
@@ -245,7 +368,7 @@ impl Lockstep {
                 && packet.to == Address::Node(to)
                 && matches!(&packet.payload, Payload::Request { request_id: r, .. } if r == request_id)
         });
-        (asked == request && queued).then_some(*request_id)
+        (same_request(asked, request) && queued).then_some(*request_id)
     }
 
     /// Reads the world's requests off its trace: where each client sent each (`sent`) and what
@@ -457,6 +580,8 @@ fn translate_pass(
         step: 0,
         dups: dups.clone(),
         delivered: Vec::new(),
+        copies: BTreeMap::new(),
+        kept: Vec::new(),
         found_dups: BTreeSet::new(),
         owners: BTreeMap::new(),
         owner_requests: BTreeMap::new(),
@@ -480,28 +605,7 @@ fn translate_pass(
                 line_index += 1;
                 lock.at = line_index;
             }
-            Step::Message { from, to, message } => {
-                // A leader's append resets a follower's election clock: its silent ticks since
-                // then are the ones a later tick verb gives it.
-                // A follower with a read waiting gets those ticks first: they age the read as
-                // they did in the world, between the appends that keep it from campaigning.
-                if matches!(message, felix_core::broker::Message::AppendEntries { .. })
-                    && lock.role(*to) != Some(Role::Leader)
-                {
-                    let count = lock.ticks.insert(*to, 0).unwrap_or(0);
-                    if count > 0 && lock.reading.contains(to) {
-                        let count = count.min(lock.env.election_ticks - 1);
-                        lock.run(format!("tick n{to} {count}"));
-                    }
-                }
-                let wanted =
-                    |payload: &Payload| matches!(payload, Payload::Message(m) if m == message);
-                let similar = |payload: &Payload| {
-                    matches!(payload, Payload::Message(m)
-                        if std::mem::discriminant(m) == std::mem::discriminant(message))
-                };
-                lock.deliver(Address::Node(*from), Address::Node(*to), &wanted, &similar);
-            }
+            Step::Message { from, to, message } => lock.message(*from, *to, message),
             Step::Request {
                 client,
                 to,
@@ -519,13 +623,20 @@ fn translate_pass(
                 let current = lock.in_flight_queued(id, *to, request);
                 let wanted = |payload: &Payload| {
                     matches!(payload, Payload::Request { request_id, request: r }
-                        if r == request && current.is_none_or(|current| *request_id == current))
+                        if same_request(r, request)
+                            && current.is_none_or(|current| *request_id == current))
                 };
                 let similar = |payload: &Payload| {
                     matches!(payload, Payload::Request { request: r, .. }
                         if std::mem::discriminant(r) == std::mem::discriminant(request))
                 };
-                lock.deliver(Address::Client(id), Address::Node(*to), &wanted, &similar);
+                lock.deliver(
+                    Address::Client(id),
+                    Address::Node(*to),
+                    &wanted,
+                    &|_| false,
+                    &similar,
+                );
             }
             Step::Tick {
                 node,
@@ -563,6 +674,7 @@ fn translate_pass(
                 }
             }
             Step::Synced { node } => lock.synced(*node),
+            Step::Dropped { from, to, payload } => lock.dropped(*from, *to, payload),
             Step::TimedOut { client } => {
                 // The world's client gave up and sends its next request (to a node it draws):
                 // the driver's client gives up on the same request, aimed where the world's went.
@@ -613,7 +725,13 @@ fn on_line(lock: &mut Lockstep, knobs: &Knobs, event: TraceEvent) {
                 let wanted = |payload: &Payload| matches!(payload, Payload::Reply { request_id, .. } if Some(*request_id) == in_flight);
                 let similar = |_: &Payload| true;
                 lock.aim(client, true);
-                lock.deliver(Address::Node(node), Address::Client(id), &wanted, &similar);
+                lock.deliver(
+                    Address::Node(node),
+                    Address::Client(id),
+                    &wanted,
+                    &|_| false,
+                    &similar,
+                );
             }
             // The crash is written when its disk loss is known (`DiskLost`, the next line).
             Event::Crashed { .. } => {}

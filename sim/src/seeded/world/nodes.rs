@@ -191,6 +191,11 @@ impl World {
         let arrivals = self.network.route(now, from, to);
         if arrivals.is_empty() {
             self.count(Counter::MessagesDropped);
+            // The schedule keeps the loss (the packet is never queued, so nothing else moves).
+            if let Some(schedule) = &self.schedule {
+                let payload = payload.clone();
+                schedule.note(crate::env::tape::Step::Dropped { from, to, payload });
+            }
         }
         if arrivals.len() > 1 && !arrivals.old || arrivals.len() > 2 {
             self.count(Counter::MessagesDuplicated);
