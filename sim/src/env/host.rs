@@ -148,7 +148,6 @@ impl Host {
     /// Feeds one input to the broker (nothing, while crashed) and carries out its outputs.
     pub fn step(&mut self, input: Input, effects: &mut Vec<Effect>) -> Result<(), HostError> {
         let Some(broker) = self.broker.as_mut() else {
-            self.note_lost(input);
             return Ok(());
         };
         // The shrinker's final replay records what each host was given (`world::Setup::schedule`).
@@ -243,31 +242,6 @@ impl Host {
             }
         }
         effects.push(Effect::Transmit(packet(Address::Node(self.id), delivery)));
-    }
-
-    /// Records a packet that reached this host while it was down (lost: no broker took it) in
-    /// the schedule being recorded, if any.
-    fn note_lost(&self, input: Input) {
-        let Some(schedule) = &self.schedule else {
-            return;
-        };
-        let to = Address::Node(self.id);
-        let (from, payload) = match input {
-            Input::Message { from, message } => (Address::Node(from), Payload::Message(message)),
-            Input::Client {
-                client,
-                request_id,
-                request,
-            } => (
-                Address::Client(client),
-                Payload::Request {
-                    request_id,
-                    request,
-                },
-            ),
-            _ => return,
-        };
-        schedule.note(crate::env::tape::Step::Dropped { from, to, payload });
     }
 
     /// Records one input in the schedule being recorded (`tape::Step`), if any.

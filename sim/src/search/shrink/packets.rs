@@ -4,9 +4,27 @@
 //! batches of their own, so a packet the driver holds may say what the world's said and still
 //! differ from it.
 
-use crate::env::network::Payload;
+use crate::env::network::{Address, Packet, Payload};
 use felix_core::api::Request;
 use felix_core::broker::Message;
+use std::collections::VecDeque;
+
+/// The driver's packets queued from `from` to `to`, oldest first: a `deliver` or `drop` verb
+/// names one by its place among them (`skip_word`).
+pub(super) fn on_link(network: &VecDeque<Packet>, from: Address, to: Address) -> Vec<&Packet> {
+    (network.iter())
+        .filter(|packet| packet.from == from && packet.to == to)
+        .collect()
+}
+
+/// ` skip=K` for the packet at place `skip` among its link's (`on_link`), nothing for the first.
+pub(super) fn skip_word(skip: usize) -> String {
+    if skip == 0 {
+        String::new()
+    } else {
+        format!(" skip={skip}")
+    }
+}
 
 /// Whether the driver's request `driver` asks what the world's `world` asked. A read is the same
 /// read from the same place whatever its batch: the world's clients read up to their own

@@ -23,7 +23,7 @@
 //! holds (a request the driver's client never sent is not asked for). Like `script::translate`,
 //! the result is a candidate: `script::scenario` verifies it in the driver and minimizes it.
 
-use super::packets::{same_but_counters, same_payload, same_request};
+use super::packets::{on_link, same_but_counters, same_payload, same_request, skip_word};
 use super::Attempt;
 use crate::env::network::{Address, Packet, Payload};
 use crate::env::tape::Step;
@@ -173,12 +173,7 @@ impl Lockstep {
         kin: &dyn Fn(&Payload) -> bool,
         similar: &dyn Fn(&Payload) -> bool,
     ) -> Option<Payload> {
-        let link: Vec<&Packet> = self
-            .env
-            .network
-            .iter()
-            .filter(|packet| packet.from == from && packet.to == to)
-            .collect();
+        let link = on_link(&self.env.network, from, to);
         let exact = link.iter().position(|packet| wanted(&packet.payload));
         // Short of the packet itself, its kin (the same but for read-index counters), newest first.
         let kindred = exact
@@ -201,11 +196,7 @@ impl Lockstep {
         let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
             return None;
         };
-        let skip = if skip == 0 {
-            String::new()
-        } else {
-            format!(" skip={skip}")
-        };
+        let skip = skip_word(skip);
         let dup = if matched.is_some() && self.dups.contains(&self.step) {
             " dup"
         } else {
@@ -296,12 +287,7 @@ impl Lockstep {
         let (Some(from), Some(to)) = (driver(from), driver(to)) else {
             return;
         };
-        let link: Vec<&Packet> = self
-            .env
-            .network
-            .iter()
-            .filter(|packet| packet.from == from && packet.to == to)
-            .collect();
+        let link = on_link(&self.env.network, from, to);
         let kin = |packet: &&Packet| match (&packet.payload, payload) {
             (Payload::Message(driver), Payload::Message(world)) => same_but_counters(driver, world),
             _ => false,
@@ -317,11 +303,7 @@ impl Lockstep {
         let (Some(from), Some(to)) = (self.name(from), self.name(to)) else {
             return;
         };
-        let skip = if skip == 0 {
-            String::new()
-        } else {
-            format!(" skip={skip}")
-        };
+        let skip = skip_word(skip);
         self.run(format!("drop from={from} to={to}{skip} n=1"));
     }
 

@@ -191,11 +191,7 @@ impl World {
         let arrivals = self.network.route(now, from, to);
         if arrivals.is_empty() {
             self.count(Counter::MessagesDropped);
-            // The schedule keeps the loss (the packet is never queued, so nothing else moves).
-            if let Some(schedule) = &self.schedule {
-                let payload = payload.clone();
-                schedule.note(crate::env::tape::Step::Dropped { from, to, payload });
-            }
+            self.note_lost(from, to, &payload);
         }
         if arrivals.len() > 1 && !arrivals.old || arrivals.len() > 2 {
             self.count(Counter::MessagesDuplicated);
@@ -219,7 +215,21 @@ impl World {
         }
     }
 
+    /// Notes in the schedule being recorded, if any, a packet that is lost: the network lost it,
+    /// or it reached a node that was down (no broker took it). Nothing else moves.
+    fn note_lost(&self, from: Address, to: Address, payload: &Payload) {
+        if let Some(schedule) = &self.schedule {
+            let payload = payload.clone();
+            schedule.note(crate::env::tape::Step::Dropped { from, to, payload });
+        }
+    }
+
     pub(super) fn deliver(&mut self, from: Address, to: Address, payload: Payload) {
+        if let (Some(_), Address::Node(node)) = (&self.schedule, to) {
+            if !self.nodes[node as usize].host.is_up() {
+                self.note_lost(from, to, &payload);
+            }
+        }
         match (to, payload) {
             (Address::Node(node), Payload::Message(message)) => {
                 let Address::Node(from) = from else { return };
