@@ -67,7 +67,10 @@ pub(super) fn same_but_counters(driver: &Message, world: &Message) -> bool {
         (Message::ReadIndexReply { index, .. }, Message::ReadIndexReply { index: asked, .. }) => {
             index == asked
         }
-        (Message::ReadProbe { term, .. }, Message::ReadProbe { term: asked, .. })
+        // A vote request of the same term is the same campaign, whatever log the driver's
+        // candidate holds by then.
+        (Message::RequestVote { term, .. }, Message::RequestVote { term: asked, .. })
+        | (Message::ReadProbe { term, .. }, Message::ReadProbe { term: asked, .. })
         | (Message::ReadProbeAck { term, .. }, Message::ReadProbeAck { term: asked, .. }) => {
             term == asked
         }

@@ -32,7 +32,7 @@ use crate::script::env::{Env, Syncs};
 use crate::script::{parse, verbs};
 use crate::seeded::knobs::{Knobs, Workload};
 use felix_core::api::Request;
-use felix_core::broker::{Message, Role};
+use felix_core::broker::{Input, Message, Role};
 use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;
 use felix_core::NodeId;
@@ -232,8 +232,10 @@ impl Lockstep {
         if matches!(message, Message::AppendEntries { .. }) && self.role(to) != Some(Role::Leader) {
             let count = self.ticks.insert(to, 0).unwrap_or(0);
             if count > 0 && self.reading.contains(&to) {
-                let count = count.min(self.env.election_ticks - 1);
-                self.run(format!("tick n{to} {count}"));
+                let count = self.short_of_campaign(to, count);
+                if count > 0 {
+                    self.run(format!("tick n{to} {count}"));
+                }
             }
         }
         // The world took this very message before, and its network kept another copy (it
@@ -398,6 +400,26 @@ impl Lockstep {
     fn driver_id(&self, client: u32) -> Option<u32> {
         let name = self.clients.get(&client)?;
         self.env.names.get(name).copied()
+    }
+
+    /// The most of `count` ticks the driver's node takes without campaigning, counted on a copy
+    /// of it: a world follower whose tick did not campaign must not campaign in the driver, whose
+    /// election clock was last reset by its own deliveries (the ticks since the world's last
+    /// append are no bound on it).
+    fn short_of_campaign(&self, node: NodeId, count: u64) -> u64 {
+        let slot = self.env.nodes.get(node as usize);
+        let Some(broker) = slot.and_then(|slot| slot.host.broker.as_ref()) else {
+            return 0;
+        };
+        let mut copy = broker.clone();
+        let term = copy.term();
+        let count = count.min(TICKS_MAX);
+        (0..count)
+            .find(|_| {
+                copy.step_collect(Input::Tick);
+                copy.term() != term
+            })
+            .unwrap_or(count)
     }
 
     fn role(&self, node: NodeId) -> Option<Role> {
@@ -640,8 +662,10 @@ fn translate_pass(
                     // driver (the world's follower did not campaign).
                     Some(Role::Follower | Role::Candidate) if *sent => {
                         lock.ticks.insert(*node, 0);
-                        let count = count.min(lock.env.election_ticks - 1);
-                        lock.run(format!("tick n{node} {count}"));
+                        let count = lock.short_of_campaign(*node, count);
+                        if count > 0 {
+                            lock.run(format!("tick n{node} {count}"));
+                        }
                     }
                     Some(Role::Leader) if *sent => {
                         lock.ticks.insert(*node, 0);
