@@ -51,9 +51,9 @@ pub(crate) const NOT_SHRUNK: [(TwinName, &str); 1] = [(
     "its first unbiased failing seed is 584, past the 300 scanned here (the only one of 0..1500); \
      its run reaches the violation after 33,860 events, `felix shrink --seed 584 --twin \
      StaleSuffix --unbiased` keeps 33,813 of them in its 500 tries, and neither the 194 \
-     translated verbs nor the 24,192 of its schedule break LogTermsMonotone in the scripted \
+     translated verbs nor the 25,115 of its schedule break LogTermsMonotone in the scripted \
      driver: replayed in lockstep (the unshrunk run), the driver's nodes first part from the \
-     world's at trace line 3,026 of 4,699, their logs earlier (about 8,000 of the world's \
+     world's at trace line 3,410 of 4,699, their logs earlier (about 8,000 of the world's \
      messages have no exact copy queued in the driver)",
 )];
 /// Seeds scanned for the first unbiased failing one.

@@ -39,7 +39,7 @@ use felix_core::NodeId;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most passes of the translation that look for duplicated packets.
-const DUP_PASSES: usize = 4;
+const DUP_PASSES: usize = 6;
 
 /// The most ticks one `tick` verb gives (the verb's own bound).
 const TICKS_MAX: u64 = 1_000;
