@@ -22,7 +22,12 @@
 #   TLC_SLOTS       how many TLC workers run at once (default: the number of processors): a
 #                   passing configuration takes TLC_WORKERS of them (auto: all), a twin one, so
 #                   twins run side by side; results are printed in table order
-#   TLC_JAVA_OPTS   JVM options (default: -XX:+UseParallelGC)
+#   TLC_JAVA_OPTS   JVM options of passing configurations (default: -XX:+UseParallelGC)
+#   TLC_TWIN_JAVA_OPTS  JVM options of twins (default: -XX:+UseParallelGC -XX:TieredStopAtLevel=1:
+#                   a twin's run lasts seconds, most of it spent compiling with C2 code it barely
+#                   runs; C1 alone halves its CPU (docs/dev/ci.md). The JIT changes no state TLC
+#                   explores nor their order: the counterexample and the states until it are the
+#                   same. A passing configuration runs long enough for C2 to pay.)
 # Exit: 0 everything as expected; 1 some configuration not as expected; 2 bad usage or a broken
 #       table; 3 the TLA+ checks did not run (no TLC found).
 # Needs only bash, java, coreutils, grep, sed and awk.
@@ -69,6 +74,7 @@ fi
 
 workers="${TLC_WORKERS:-auto}"
 read -r -a java_opts <<<"${TLC_JAVA_OPTS:--XX:+UseParallelGC}"
+read -r -a twin_java_opts <<<"${TLC_TWIN_JAVA_OPTS:--XX:+UseParallelGC -XX:TieredStopAtLevel=1}"
 
 # The configuration tables (the first table after each "## Configurations..." heading):
 # rows "| `Name` | base | expected | distinct states | ...".
@@ -175,12 +181,17 @@ weight_of() {
 # TLC runs in the background, as many at once as the slots allow, in table order; each writes
 # "<exit code> <seconds>" to $scratch/<name>.done when it ends.
 run_tlc() {
-    local n="$1" w="$2" spec
+    local n="$1" w="$2" spec opts
     spec="$(spec_of "$n")"
+    if [[ "${run_twin[$3]}" == 1 ]]; then
+        opts=("${twin_java_opts[@]}")
+    else
+        opts=("${java_opts[@]}")
+    fi
     (
         cd "$formal" || exit 1
         started=$(date +%s)
-        java "${java_opts[@]}" -cp "$TLA2TOOLS_JAR" tlc2.TLC -tool \
+        java "${opts[@]}" -cp "$TLA2TOOLS_JAR" tlc2.TLC -tool \
             -workers "$w" -noGenerateSpecTE -metadir "$scratch/meta-$n" \
             -config "$n.cfg" "$spec.tla" >"$scratch/$n.out" 2>&1 &
         tlc=$!
@@ -193,10 +204,14 @@ run_tlc() {
     launched+=("$!")
     run_pid[$3]=$!
 }
-declare -a run_workers=() run_weight=() run_pid=()
+declare -a run_workers=() run_weight=() run_pid=() run_twin=()
 for i in "${!names[@]}"; do
     read -r _ expected _ <<<"$(table_row "${names[$i]}")"
-    if [[ "$expected" == "pass" ]]; then run_workers[i]="$workers"; else run_workers[i]=1; fi
+    if [[ "$expected" == "pass" ]]; then
+        run_workers[i]="$workers"; run_twin[i]=0
+    else
+        run_workers[i]=1; run_twin[i]=1
+    fi
     run_weight[i]="$(weight_of "${run_workers[$i]}")"
 done
 next=0
