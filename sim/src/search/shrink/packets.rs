@@ -57,10 +57,12 @@ pub(super) fn same_payload(driver: &Payload, world: &Payload) -> bool {
 }
 
 /// Whether the driver's message `driver` is the world's `world` but for the read-index counters
-/// (an ask's number and incarnation, a probe's round): each node numbers its own asks and rounds,
-/// and the driver's count them apart from the world's as soon as one node asked or probed a
-/// different number of times (its clients' reads are not the world's one for one). The newest
-/// such message is the one waiting: older asks and rounds were answered or given up.
+/// (an ask's number and incarnation, a probe's round), or but for the log position a vote
+/// request carries (the driver's candidate may hold another log by then): each node numbers its
+/// own asks and rounds, and the driver's count them apart from the world's as soon as one node
+/// asked or probed a different number of times (its clients' reads are not the world's one for
+/// one). The newest such message is the one waiting: older asks, rounds and campaigns were
+/// answered or given up.
 pub(super) fn same_but_counters(driver: &Message, world: &Message) -> bool {
     match (driver, world) {
         (Message::ReadIndex { .. }, Message::ReadIndex { .. }) => true,

@@ -12,9 +12,10 @@
 //! - a reply a client took (`Replied`) is the same `deliver` to the client;
 //! - a client's timeout (it gave up on its request in flight) is `timeout <client>`;
 //! - a completed sync is `sync nK` (under `cluster ... syncs=eager`, whose syncs cover what the
-//!   world's disks covered: only the ops written before the sync started); a tick that made a node campaign is `campaign nK`, a leader's
-//!   tick that sent something (or held a send for a sync) is `tick nK`, a follower's that did is
-//!   its ticks since the leader's last append (a follower with a read waiting gets its ticks
+//!   world's disks covered: only the ops written before the sync started); a tick that made a
+//!   node campaign is `campaign nK`, a leader's tick that sent something (or held a send for a
+//!   sync) is `tick nK`, a follower's that did is its ticks since the leader's last append, short
+//!   of what makes the driver's node campaign (a follower with a read waiting gets its ticks
 //!   before each append, so the read ages as it did); crashes, restarts, client pauses, lease
 //!   grants and the operations the world's clients chose are their verbs (as in
 //!   `script::translate`), a paros owner's checkpoint asked for at its first read.
