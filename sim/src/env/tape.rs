@@ -109,8 +109,9 @@ pub enum Step {
     /// Client `client` gave up on its request in flight (its timeout fired; the outcome is
     /// unknown to it): the driver's `timeout` verb.
     TimedOut { client: ClientId },
-    /// The network lost a packet as it was sent (a drop drawn, or a blocked link): no copy of it
-    /// arrives. The driver's network would keep it queued; the translation drops it (`drop`).
+    /// A packet was lost: the network lost it as it was sent (a drop drawn, or a blocked link),
+    /// or it reached a node that was down. The driver's network would keep it queued; the
+    /// translation drops it (`drop`).
     Dropped {
         from: Address,
         to: Address,

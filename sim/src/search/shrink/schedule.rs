@@ -176,7 +176,7 @@ impl Lockstep {
     ) -> Option<Payload> {
         let link = on_link(&self.env.network, from, to);
         let exact = link.iter().position(|packet| wanted(&packet.payload));
-        // Short of the packet itself, its kin (the same but for read-index counters), newest first.
+        // Short of the packet itself, its kin (`packets::same_but_counters`), newest first.
         let kindred = exact
             .is_none()
             .then(|| link.iter().rposition(|packet| kin(&packet.payload)))
@@ -245,9 +245,8 @@ impl Lockstep {
         // later step wants).
         let (sender, receiver) = (Address::Node(from), Address::Node(to));
         let queued = |payload: &Payload| {
-            (self.env.network.iter()).any(|packet| {
-                packet.from == sender && packet.to == receiver && packet.payload == *payload
-            })
+            (on_link(&self.env.network, sender, receiver).iter())
+                .any(|packet| packet.payload == *payload)
         };
         let copy = if queued(&Payload::Message(message.clone())) {
             None
@@ -291,15 +290,17 @@ impl Lockstep {
             return;
         };
         let link = on_link(&self.env.network, from, to);
-        let kin = |packet: &&Packet| match (&packet.payload, payload) {
-            (Payload::Message(driver), Payload::Message(world)) => same_but_counters(driver, world),
-            _ => false,
-        };
         let exact = link
             .iter()
             .rposition(|packet| same_payload(&packet.payload, payload));
-        // Not a copy a `dup` delivery left queued: a later step delivers it.
-        let kin = |packet: &&Packet| kin(packet) && !self.kept.contains(*packet);
+        // Short of it, its kin, but not a copy a `dup` delivery left queued: a later step
+        // delivers that one.
+        let kin = |packet: &&Packet| match (&packet.payload, payload) {
+            (Payload::Message(driver), Payload::Message(world)) => {
+                same_but_counters(driver, world) && !self.kept.contains(*packet)
+            }
+            _ => false,
+        };
         let Some(skip) = exact.or_else(|| link.iter().rposition(kin)) else {
             return;
         };
