@@ -26,12 +26,13 @@ pub fn run_in_order(
 }
 
 /// `run_in_order` with the function that runs one spec (a crate above the simulator passes its
-/// own, e.g. one that also validates the run's trace). Panics if `jobs` is 0.
+/// own, e.g. one that also validates the run's trace, or one that hands back a report it already
+/// has for the same spec). Panics if `jobs` is 0.
 pub fn run_in_order_with(
     count: u64,
     spec: impl Fn(u64) -> Option<RunSpec> + Sync,
     jobs: usize,
-    runner: fn(&RunSpec) -> RunReport,
+    runner: impl Fn(&RunSpec) -> RunReport + Sync,
     mut visit: impl FnMut(RunReport) -> bool,
 ) {
     assert!(jobs >= 1);
@@ -41,7 +42,7 @@ pub fn run_in_order_with(
     std::thread::scope(|scope| {
         for _ in 0..(jobs as u64).min(count.max(1)) {
             let sender = sender.clone();
-            let (next, stop, spec) = (&next, &stop, &spec);
+            let (next, stop, spec, runner) = (&next, &stop, &spec, &runner);
             scope.spawn(move || loop {
                 if stop.load(Ordering::Relaxed) {
                     break;

@@ -32,6 +32,17 @@ pub struct Options {
 pub fn run_campaign(
     options: &Options,
     jobs: usize,
+    visit: impl FnMut(u64, &RunSpec, &RunReport) -> bool,
+) -> Campaign {
+    run_campaign_with(options, jobs, felix_sim::run, visit)
+}
+
+/// `run_campaign` with the function that runs one spec (`runner`, as
+/// `felix_sim::search::parallel::run_in_order_with` takes it).
+pub fn run_campaign_with(
+    options: &Options,
+    jobs: usize,
+    runner: impl Fn(&RunSpec) -> RunReport + Sync,
     mut visit: impl FnMut(u64, &RunSpec, &RunReport) -> bool,
 ) -> Campaign {
     let mut campaign = Campaign::new(options.start, options.budget, options.twin);
@@ -45,10 +56,11 @@ pub fn run_campaign(
             break;
         }
         let mut going = true;
-        felix_sim::search::parallel::run_in_order(
+        felix_sim::search::parallel::run_in_order_with(
             batch.len() as u64,
             |position| batch.get(position as usize).cloned(),
             jobs,
+            &runner,
             |report| {
                 let spec = &batch[(index % felix_sim::search::guided::BATCH) as usize];
                 campaign.observe(index, &report);

@@ -22,8 +22,9 @@ use crate::exit;
 use crate::output;
 use clap::Args;
 use felix_core::rules::{Invariant, Layer, TwinName};
-use felix_sim::RunSpec;
+use felix_sim::{RunReport, RunSpec};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// Seeds tried per twin before `--sim` gives up on it.
@@ -172,9 +173,17 @@ fn collateral(twin: TwinName, report: &felix_sim::RunReport) -> Vec<Invariant> {
     seen
 }
 
-/// Reruns the catching spec with every rule on: its first violation, if any.
-fn control(outcome: &mut TwinOutcome) {
+/// Reruns the catching spec with every rule on: its first violation, if any (taken from `made`
+/// when the plain hunt already ran that control).
+fn control(outcome: &mut TwinOutcome, made: Option<&Made>) {
     if let Some((_, spec)) = &outcome.caught {
+        if let Some((_, known)) = made
+            .and_then(|made| made.control.as_ref())
+            .filter(|(caught, _)| caught == spec)
+        {
+            outcome.control_violation = *known;
+            return;
+        }
         let mut control = spec.clone();
         control.control = true;
         let report = felix_sim::run(&control);
@@ -182,9 +191,40 @@ fn control(outcome: &mut TwinOutcome) {
     }
 }
 
+/// What one twin's plain hunt ran, for the guided campaign of the same twin that follows it: the
+/// campaign's plain seeds (all of its first batch, about a quarter of its runs after that) are
+/// runs the plain hunt made, spec for spec, and a run is a function of its spec, so the campaign
+/// takes their reports instead of running them again; likewise the control of a catching spec
+/// both searches end on. Every figure and verdict stays what running them again would give.
+#[derive(Default)]
+pub struct Made {
+    /// Each run's spec and report, by seed.
+    runs: BTreeMap<u64, (RunSpec, RunReport)>,
+    /// The plain hunt's catching spec and its control's first violation.
+    control: Option<(RunSpec, Option<Invariant>)>,
+}
+
+impl Made {
+    /// The report of `spec`: the one the plain hunt made for the same spec, else a new run.
+    fn run(&self, spec: &RunSpec) -> RunReport {
+        match self.runs.get(&spec.seed) {
+            Some((made, report)) if made == spec => report.clone(),
+            _ => felix_sim::run(spec),
+        }
+    }
+}
+
 /// Sweeps seeds start..start+budget with `twin`'s rule off until its invariant is caught (the knobs biased
 /// towards the twin unless `unbiased`).
-pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool) -> TwinOutcome {
+/// Every run and the control are kept in `made` when given, for the guided campaign.
+pub fn hunt(
+    twin: TwinName,
+    start: u64,
+    budget: u64,
+    jobs: usize,
+    unbiased: bool,
+    mut made: Option<&mut Made>,
+) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
         other_first: None,
@@ -203,34 +243,40 @@ pub fn hunt(twin: TwinName, start: u64, budget: u64, jobs: usize, unbiased: bool
         jobs,
         |report| {
             outcome.runs += 1;
-            if report
+            let caught = report
                 .violations
                 .iter()
-                .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
-            {
+                .any(|finding| finding.invariant == twin.must_break(Layer::Sim));
+            if caught {
                 outcome.caught = Some((outcome.runs, spec(report.seed)));
                 outcome.collateral = collateral(twin, &report);
-                return false;
-            }
-            if outcome.other_first.is_none() {
+            } else if outcome.other_first.is_none() {
                 if let Some(finding) = report.violations.first() {
                     outcome.other_first = Some((report.seed, finding.invariant));
                 }
             }
-            true
+            if let Some(made) = made.as_deref_mut() {
+                made.runs.insert(report.seed, (spec(report.seed), report));
+            }
+            !caught
         },
     );
-    control(&mut outcome);
+    control(&mut outcome, None);
+    if let (Some(made), Some((_, spec))) = (made, &outcome.caught) {
+        made.control = Some((spec.clone(), outcome.control_violation));
+    }
     outcome
 }
 
-/// A guided campaign (from `start`) with `twin`'s rule off until its invariant is caught.
+/// A guided campaign (from `start`) with `twin`'s rule off until its invariant is caught; the
+/// runs the plain hunt `made` are taken from it.
 pub fn hunt_guided(
     twin: TwinName,
     start: u64,
     budget: u64,
     jobs: usize,
     branching: bool,
+    made: Option<&Made>,
 ) -> TwinOutcome {
     let mut outcome = TwinOutcome {
         caught: None,
@@ -245,7 +291,11 @@ pub fn hunt_guided(
         twin: Some(twin),
         branching,
     };
-    crate::commands::sweep::guided::run_campaign(&options, jobs, |_, spec, report| {
+    let runner = |spec: &RunSpec| match made {
+        Some(made) => made.run(spec),
+        None => felix_sim::run(spec),
+    };
+    crate::commands::sweep::guided::run_campaign_with(&options, jobs, runner, |_, spec, report| {
         outcome.runs += 1;
         if report
             .violations
@@ -263,8 +313,24 @@ pub fn hunt_guided(
         }
         true
     });
-    control(&mut outcome);
+    control(&mut outcome, made);
     outcome
+}
+
+/// One twin's searches, those `on` names (plain, guided): the plain hunt, then the guided
+/// campaign, which takes the plain hunt's runs of the same specs (`Made`).
+fn hunt_both(
+    twin: TwinName,
+    args: &TwinsArgs,
+    jobs: usize,
+    on: (bool, bool),
+) -> (Option<TwinOutcome>, Option<TwinOutcome>) {
+    let (start, budget) = (args.start, args.budget);
+    let mut made = (on.0 && on.1).then(Made::default);
+    let plain = (on.0).then(|| hunt(twin, start, budget, jobs, args.unbiased, made.as_mut()));
+    let guided =
+        (on.1).then(|| hunt_guided(twin, start, budget, jobs, args.branches, made.as_ref()));
+    (plain, guided)
 }
 
 /// The median of `values` (the lower middle one for an even count), if any.
@@ -303,9 +369,7 @@ fn run_sim(args: &TwinsArgs) -> u8 {
     let mut either_figures = Vec::new();
     for twin in TwinName::in_layer(Layer::Sim) {
         let started = Instant::now();
-        let plain = plain_on.then(|| hunt(twin, args.start, args.budget, jobs, args.unbiased));
-        let guided =
-            guided_on.then(|| hunt_guided(twin, args.start, args.budget, jobs, args.branches));
+        let (plain, guided) = hunt_both(twin, args, jobs, (plain_on, guided_on));
         let outcomes: Vec<&TwinOutcome> = plain.iter().chain(guided.iter()).collect();
         let ok = outcomes.iter().all(|outcome| outcome.ok());
         if !ok {
@@ -460,4 +524,27 @@ pub fn run(args: TwinsArgs) -> u8 {
         ));
     }
     codes.into_iter().max().unwrap_or(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The guided campaign that takes the plain hunt's runs (`Made`) ends exactly as one that
+    /// runs everything itself: the same runs to detect, catching spec, collateral findings, first
+    /// other finding and control verdict. TailFromRefusal's campaign catches on a plain seed of
+    /// its first batch, so every run it visits is one the plain hunt made, and the control too.
+    #[test]
+    fn a_campaign_that_takes_the_plain_hunts_runs_ends_as_one_that_runs_them() {
+        let twin = TwinName::TailFromRefusal;
+        let mut made = Made::default();
+        let plain = hunt(twin, 0, 1_000, 2, true, Some(&mut made));
+        let caught = plain.caught.as_ref().map(|(runs, _)| *runs);
+        assert!(caught.is_some_and(|runs| runs <= felix_sim::search::guided::BATCH));
+        assert_eq!(made.runs.len() as u64, plain.runs);
+        let shared = hunt_guided(twin, 0, 1_000, 2, false, Some(&made));
+        let alone = hunt_guided(twin, 0, 1_000, 2, false, None);
+        assert_eq!(shared.json(), alone.json());
+        assert_eq!(shared.json()["seed"], plain.json()["seed"]);
+    }
 }
