@@ -90,6 +90,7 @@ pub enum Search {
 }
 
 /// What one search found for one twin.
+#[derive(Default)]
 pub struct TwinOutcome {
     /// The run that caught the expected invariant, if any: (runs until caught, its spec).
     pub caught: Option<(u64, RunSpec)>,
@@ -106,6 +107,27 @@ pub struct TwinOutcome {
 }
 
 impl TwinOutcome {
+    /// Counts one run of the search (`spec`'s, in run order) under `twin`: the catch, with its
+    /// collateral findings, or else the first other invariant broken. Whether the search goes on.
+    fn observe(&mut self, twin: TwinName, spec: &RunSpec, report: &RunReport) -> bool {
+        self.runs += 1;
+        if report
+            .violations
+            .iter()
+            .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
+        {
+            self.caught = Some((self.runs, spec.clone()));
+            self.collateral = collateral(twin, report);
+            return false;
+        }
+        if self.other_first.is_none() {
+            if let Some(finding) = report.violations.first() {
+                self.other_first = Some((report.seed, finding.invariant));
+            }
+        }
+        true
+    }
+
     pub fn ok(&self) -> bool {
         self.caught.is_some() && self.control_violation.is_none()
     }
@@ -225,13 +247,7 @@ pub fn hunt(
     unbiased: bool,
     mut made: Option<&mut Made>,
 ) -> TwinOutcome {
-    let mut outcome = TwinOutcome {
-        caught: None,
-        other_first: None,
-        collateral: Vec::new(),
-        runs: 0,
-        control_violation: None,
-    };
+    let mut outcome = TwinOutcome::default();
     let spec = |seed: u64| {
         let mut spec = RunSpec::new(seed, Some(twin));
         spec.unbiased = unbiased;
@@ -242,23 +258,12 @@ pub fn hunt(
         |index| (index < budget).then(|| spec(start.wrapping_add(index))),
         jobs,
         |report| {
-            outcome.runs += 1;
-            let caught = report
-                .violations
-                .iter()
-                .any(|finding| finding.invariant == twin.must_break(Layer::Sim));
-            if caught {
-                outcome.caught = Some((outcome.runs, spec(report.seed)));
-                outcome.collateral = collateral(twin, &report);
-            } else if outcome.other_first.is_none() {
-                if let Some(finding) = report.violations.first() {
-                    outcome.other_first = Some((report.seed, finding.invariant));
-                }
-            }
+            let run = spec(report.seed);
+            let going = outcome.observe(twin, &run, &report);
             if let Some(made) = made.as_deref_mut() {
-                made.runs.insert(report.seed, (spec(report.seed), report));
+                made.runs.insert(report.seed, (run, report));
             }
-            !caught
+            going
         },
     );
     control(&mut outcome, None);
@@ -278,13 +283,7 @@ pub fn hunt_guided(
     branching: bool,
     made: Option<&Made>,
 ) -> TwinOutcome {
-    let mut outcome = TwinOutcome {
-        caught: None,
-        other_first: None,
-        collateral: Vec::new(),
-        runs: 0,
-        control_violation: None,
-    };
+    let mut outcome = TwinOutcome::default();
     let options = crate::commands::sweep::guided::Options {
         start,
         budget,
@@ -296,22 +295,7 @@ pub fn hunt_guided(
         None => felix_sim::run(spec),
     };
     crate::commands::sweep::guided::run_campaign_with(&options, jobs, runner, |_, spec, report| {
-        outcome.runs += 1;
-        if report
-            .violations
-            .iter()
-            .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
-        {
-            outcome.caught = Some((outcome.runs, spec.clone()));
-            outcome.collateral = collateral(twin, report);
-            return false;
-        }
-        if outcome.other_first.is_none() {
-            if let Some(finding) = report.violations.first() {
-                outcome.other_first = Some((report.seed, finding.invariant));
-            }
-        }
-        true
+        outcome.observe(twin, spec, report)
     });
     control(&mut outcome, made);
     outcome
