@@ -235,9 +235,7 @@ pub fn run_twin<S: Spec>(config: &'static SpecConfig<S>) -> TwinRun {
         .join();
     let seconds = started.elapsed().as_secs_f64();
     let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
-    let traces: Vec<(&'static str, Vec<TraceStep>)> = S::INVARIANTS
-        .iter()
-        .copied()
+    let traces: Vec<(&'static str, Vec<TraceStep>)> = S::invariants()
         .filter(|name| discovered.contains(name))
         .map(|name| (name, shortest_counterexample(config, name)))
         .collect();
@@ -326,20 +324,14 @@ fn shortest_path<S: Spec>(
 
 /// The first `always` property (in the model's order) that has a discovery.
 fn first_broken_invariant<S: Spec>(discovered: &BTreeSet<&'static str>) -> Option<&'static str> {
-    S::INVARIANTS
-        .iter()
-        .copied()
-        .find(|name| discovered.contains(name))
+    S::invariants().find(|name| discovered.contains(name))
 }
 
 /// Splits the `sometimes` properties into reached and missed.
 fn sometimes_split<S: Spec>(
     discovered: &BTreeSet<&'static str>,
 ) -> (Vec<&'static str>, Vec<&'static str>) {
-    S::SOMETIMES
-        .iter()
-        .copied()
-        .partition(|name| discovered.contains(name))
+    S::coverage().partition(|name| discovered.contains(name))
 }
 
 /// Serves Stateright's Explorer for a configuration on `address`; blocks until interrupted.

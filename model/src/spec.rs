@@ -25,20 +25,21 @@ pub trait Spec:
     /// The rule switches of a configuration.
     type Switches: RuleSwitches + Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
 
-    /// The spec's name: its TLA+ module, and the prefix of every configuration's name.
-    const NAME: &'static str;
     /// The layer its twins belong to (`felix_names::TwinName::expected`).
     const LAYER: felix_names::Layer;
+    /// The spec's name: its TLA+ module, and the prefix of every configuration's name (its
+    /// layer's name).
+    const NAME: &'static str = Self::LAYER.name();
     /// Whether a bare `Main` names this spec's main configuration (one spec only may say so).
     const MAIN_ALIAS: bool;
     /// Why the search cannot run up to a symmetry of this spec, or `None` if it can.
     const NO_SYMMETRY: Option<&'static str>;
     /// Why no `--html` diagram can be drawn for this spec, or `None` if one can.
     const NO_DIAGRAM: Option<&'static str>;
-    /// The `always` properties, in the order the model declares them.
-    const INVARIANTS: &'static [&'static str];
-    /// The `sometimes` properties, in the order the model declares them.
-    const SOMETIMES: &'static [&'static str];
+    /// The `always` properties (the invariants), in the order the model declares them.
+    const ALWAYS: &'static [(&'static str, Condition<Self>)];
+    /// The `sometimes` properties (coverage), in the order the model declares them.
+    const SOMETIMES: &'static [(&'static str, Condition<Self>)];
 
     /// Every configuration (one per `.cfg` file), passing ones first, then the twins.
     fn configs() -> &'static [SpecConfig<Self>];
@@ -79,6 +80,29 @@ pub trait Spec:
     fn main_config() -> &'static SpecConfig<Self> {
         &Self::configs()[0]
     }
+
+    /// The invariants' names, in the model's order.
+    fn invariants() -> impl Iterator<Item = &'static str> {
+        Self::ALWAYS.iter().map(|&(name, _)| name)
+    }
+
+    /// The `sometimes` properties' names, in the model's order.
+    fn coverage() -> impl Iterator<Item = &'static str> {
+        Self::SOMETIMES.iter().map(|&(name, _)| name)
+    }
+
+    /// Every property of the model (its `Model::properties`): the `always` ones, then the
+    /// `sometimes`, each in the model's order (the order the checkers report a state that breaks
+    /// two in).
+    fn every_property() -> Vec<Property<Self>> {
+        let always = Self::ALWAYS
+            .iter()
+            .map(|&(name, condition)| Property::always(name, condition));
+        let sometimes = Self::SOMETIMES
+            .iter()
+            .map(|&(name, condition)| Property::sometimes(name, condition));
+        always.chain(sometimes).collect()
+    }
 }
 
 /// A spec's bounds as TLA+ names them: the CONSTANTS of its `.cfg` files.
@@ -117,32 +141,6 @@ pub type Condition<M> = fn(&M, &<M as Model>::State) -> bool;
 
 /// A table of named conditions, in the order the model declares them.
 pub type Conditions<M, const N: usize> = [(&'static str, Condition<M>); N];
-
-/// The names of a table of properties, in its order (a spec's `INVARIANTS` and `SOMETIMES`).
-pub const fn names<M: Model, const N: usize>(table: &Conditions<M, N>) -> [&'static str; N] {
-    let mut names = [""; N];
-    let mut index = 0;
-    while index < N {
-        names[index] = table[index].0;
-        index += 1;
-    }
-    names
-}
-
-/// Every property of a model: its `always` conditions, then its `sometimes`, each in its table's
-/// order (the order the checkers report a state that breaks two in).
-pub fn properties<M: Model>(
-    always: &[(&'static str, Condition<M>)],
-    sometimes: &[(&'static str, Condition<M>)],
-) -> Vec<Property<M>> {
-    let always = always
-        .iter()
-        .map(|&(name, condition)| Property::always(name, condition));
-    let sometimes = sometimes
-        .iter()
-        .map(|&(name, condition)| Property::sometimes(name, condition));
-    always.chain(sometimes).collect()
-}
 
 /// What a configuration is expected to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

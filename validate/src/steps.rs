@@ -504,17 +504,3 @@ pub enum Verdict {
     /// Not a behaviour of the model.
     Diverged(Mismatch),
 }
-
-/// A log's last records as `offset:record, ...` (offsets from 1), with `... ` in front when
-/// earlier records are left out: the one way both models' projections show a log.
-pub fn log_tail<R>(log: &[R], describe: impl Fn(&R) -> String) -> String {
-    const SHOWN: usize = 6;
-    let from = log.len().saturating_sub(SHOWN);
-    let records: Vec<String> = log[from..]
-        .iter()
-        .enumerate()
-        .map(|(index, record)| format!("{}:{}", from + index + 1, describe(record)))
-        .collect();
-    let elided = if from > 0 { "... " } else { "" };
-    format!("{elided}{}", records.join(", "))
-}

@@ -24,6 +24,8 @@ pub trait Projected: Copy + PartialEq {
     fn term(&self) -> u64;
     /// The floor the record asks for, if it is a trim.
     fn trim_floor(&self) -> Option<u64>;
+    /// The record as its model prints one, for a mismatch.
+    fn describe(&self) -> String;
 }
 
 /// One voter's projected Raft-shaped variables, values the simulator's own (u64 offsets and
@@ -101,6 +103,22 @@ impl<R: Copy> Voter<R> {
     /// The record at `offset` (from 1).
     pub fn at(&self, offset: u64) -> R {
         self.log[(offset - 1) as usize]
+    }
+}
+
+impl<R: Projected> Voter<R> {
+    /// The log's last records as `offset:record, ...` (offsets from 1), with `... ` in front when
+    /// earlier records are left out: the one way both models' projections show a log.
+    pub fn log_tail(&self) -> String {
+        const SHOWN: usize = 6;
+        let from = self.log.len().saturating_sub(SHOWN);
+        let records: Vec<String> = self.log[from..]
+            .iter()
+            .enumerate()
+            .map(|(index, record)| format!("{}:{}", from + index + 1, record.describe()))
+            .collect();
+        let elided = if from > 0 { "... " } else { "" };
+        format!("{elided}{}", records.join(", "))
     }
 }
 

@@ -7,9 +7,8 @@
 //! states and break the count equality with TLC).
 
 use felix_names::Invariant;
-use stateright::Property;
 
-use crate::spec::{names, properties, Conditions};
+use crate::spec::Conditions;
 
 use super::spec::{FelixHeadTrim, Kind, State};
 
@@ -36,7 +35,7 @@ pub const STALE_HOLDER_RETIRES_ON_TAG: &str = "SometimesStaleHolderRetiresOnTag"
 pub const READ_BELOW_FLOOR_REFUSED: &str = "SometimesReadBelowFloorRefused";
 
 /// The `always` properties, in the order the model declares them.
-const ALWAYS: Conditions<FelixHeadTrim, 5> = [
+pub(crate) const ALWAYS: Conditions<FelixHeadTrim, 5> = [
     (TYPE_OK, type_ok),
     (STALE_TRIM_REFUSED, stale_trim_refused),
     (FLOOR_RECORD_KEPT, floor_record_kept),
@@ -44,20 +43,11 @@ const ALWAYS: Conditions<FelixHeadTrim, 5> = [
     (ELECTION_SAFETY, election_safety),
 ];
 /// The `sometimes` properties, in the order the model declares them.
-const COVERAGE: Conditions<FelixHeadTrim, 3> = [
+pub(crate) const COVERAGE: Conditions<FelixHeadTrim, 3> = [
     (TRIM_LANDS, trim_lands),
     (STALE_HOLDER_RETIRES_ON_TAG, stale_holder_retires_on_tag),
     (READ_BELOW_FLOOR_REFUSED, read_below_floor_refused),
 ];
-/// The `always` properties' names, in order.
-pub const INVARIANTS: [&str; 5] = names(&ALWAYS);
-/// The `sometimes` properties' names, in order.
-pub const SOMETIMES: [&str; 3] = names(&COVERAGE);
-
-/// Every property of the model.
-pub fn all() -> Vec<Property<FelixHeadTrim>> {
-    properties(&ALWAYS, &COVERAGE)
-}
 
 /// `ElectionSafety`: `\A b, q \in Brokers : b # q /\ leader[b] /\ leader[q] => term[b] # term[q]`.
 pub fn election_safety(model: &FelixHeadTrim, state: &State) -> bool {

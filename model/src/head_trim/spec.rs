@@ -16,7 +16,7 @@ use stateright::{Model, Property};
 use super::config::Config;
 use super::properties;
 use crate::quorum;
-use crate::spec::{booleans, function, Rendered};
+use crate::spec::{booleans, function, Condition, Rendered, Spec};
 
 /// Brokers a state can hold (the spec's `NumBrokers` is at most this).
 pub const BROKERS_MAX: usize = 3;
@@ -852,20 +852,19 @@ impl Model for FelixHeadTrim {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        properties::all()
+        Self::every_property()
     }
 }
 
 impl crate::spec::Spec for FelixHeadTrim {
     type Bounds = super::config::Bounds;
     type Switches = super::config::Switches;
-    const NAME: &'static str = "FelixHeadTrim";
     const LAYER: felix_names::Layer = felix_names::Layer::HeadTrim;
     const MAIN_ALIAS: bool = true;
     const NO_SYMMETRY: Option<&'static str> = None;
     const NO_DIAGRAM: Option<&'static str> = None;
-    const INVARIANTS: &'static [&'static str] = &properties::INVARIANTS;
-    const SOMETIMES: &'static [&'static str] = &properties::SOMETIMES;
+    const ALWAYS: &'static [(&'static str, Condition<Self>)] = &properties::ALWAYS;
+    const SOMETIMES: &'static [(&'static str, Condition<Self>)] = &properties::COVERAGE;
 
     fn configs() -> &'static [Config] {
         &super::config::CONFIGS

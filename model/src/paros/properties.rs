@@ -7,9 +7,8 @@
 //! break the count equality with TLC).
 
 use felix_names::Invariant;
-use stateright::Property;
 
-use crate::spec::{names, properties, Conditions};
+use crate::spec::Conditions;
 
 use super::spec::{goes_back, Kind, ParosTrimJump, ReadAnswer, State};
 
@@ -38,7 +37,7 @@ pub const ELECTION_SAFETY: &str = Invariant::ElectionSafety.name();
 /// The `always` properties, in the order the model declares them (the spec's order).
 /// AckedWritesKept comes before CommittedPrefixAgreement: where a state breaks both (the
 /// AckBeforeSync twin), both checkers name the first in this order.
-const ALWAYS: Conditions<ParosTrimJump, 5> = [
+pub(crate) const ALWAYS: Conditions<ParosTrimJump, 5> = [
     (TERM_NEVER_DECREASES, term_never_decreases),
     (ACKED_WRITES_KEPT, acked_writes_kept),
     (COMMITTED_PREFIX_AGREEMENT, committed_prefix_agreement),
@@ -46,21 +45,12 @@ const ALWAYS: Conditions<ParosTrimJump, 5> = [
     (ELECTION_SAFETY, election_safety),
 ];
 /// The `sometimes` properties, in the order the model declares them.
-const COVERAGE: Conditions<ParosTrimJump, 4> = [
+pub(crate) const COVERAGE: Conditions<ParosTrimJump, 4> = [
     (VOTER_JUMPS, voter_jumps),
     (REPLICA_JUMPS, replica_jumps),
     (TRUNCATE_REFUSED, truncate_refused),
     (NOT_HELD_RANGE, not_held_range),
 ];
-/// The `always` properties' names, in order.
-pub const INVARIANTS: [&str; 5] = names(&ALWAYS);
-/// The `sometimes` properties' names, in order.
-pub const SOMETIMES: [&str; 4] = names(&COVERAGE);
-
-/// Every property of the model.
-pub fn all() -> Vec<Property<ParosTrimJump>> {
-    properties(&ALWAYS, &COVERAGE)
-}
 
 fn nodes(model: &ParosTrimJump) -> std::ops::RangeInclusive<u8> {
     1..=model.config.bounds.nodes()

@@ -17,7 +17,7 @@ use stateright::{Model, Property};
 use super::config::ParosConfig;
 use super::properties;
 use crate::quorum;
-use crate::spec::{booleans, function, Rendered};
+use crate::spec::{booleans, function, Condition, Rendered, Spec};
 
 /// Nodes a state can hold (the spec's `NumVoters + NumReplicas` is at most this).
 pub const NODES_MAX: usize = 4;
@@ -741,14 +741,13 @@ impl Model for ParosTrimJump {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        properties::all()
+        Self::every_property()
     }
 }
 
 impl crate::spec::Spec for ParosTrimJump {
     type Bounds = super::config::ParosBounds;
     type Switches = super::config::ParosSwitches;
-    const NAME: &'static str = "ParosTrimJump";
     const LAYER: felix_names::Layer = felix_names::Layer::Paros;
     const MAIN_ALIAS: bool = false;
     const NO_SYMMETRY: Option<&'static str> = Some(
@@ -759,8 +758,8 @@ impl crate::spec::Spec for ParosTrimJump {
         "no ParosTrimJump sequence diagram yet: the --html page draws FelixHeadTrim's brokers \
          and holders",
     );
-    const INVARIANTS: &'static [&'static str] = &properties::INVARIANTS;
-    const SOMETIMES: &'static [&'static str] = &properties::SOMETIMES;
+    const ALWAYS: &'static [(&'static str, Condition<Self>)] = &properties::ALWAYS;
+    const SOMETIMES: &'static [(&'static str, Condition<Self>)] = &properties::COVERAGE;
 
     fn configs() -> &'static [ParosConfig] {
         &super::config::CONFIGS

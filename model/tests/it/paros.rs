@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use felix_model::check;
 use felix_model::check::Outcome;
 use felix_model::paros::config::ParosConfig;
-use felix_model::paros::properties::{self, INVARIANTS, SOMETIMES};
+use felix_model::paros::properties;
 use felix_model::paros::spec::ParosTrimJump;
 use stateright::Model;
 
@@ -69,9 +69,9 @@ fn property_names_are_unique_and_match_the_lists() {
         .filter(|p| p.expectation == stateright::Expectation::Sometimes)
         .map(|p| p.name)
         .collect();
-    assert_eq!(always, INVARIANTS);
-    assert_eq!(sometimes, SOMETIMES);
-    assert_eq!(properties::all().len(), 9);
+    assert_eq!(always, ParosTrimJump::invariants().collect::<Vec<_>>());
+    assert_eq!(sometimes, ParosTrimJump::coverage().collect::<Vec<_>>());
+    assert_eq!(ParosTrimJump::every_property().len(), 9);
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn the_passing_counts_are_pinned_and_equal_tlc() {
         assert_eq!(report.total_states, total, "{name}: states generated");
         reached.extend(report.sometimes_reached);
     }
-    assert_eq!(reached, SOMETIMES.iter().copied().collect());
+    assert_eq!(reached, ParosTrimJump::coverage().collect());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use felix_model::spec::Spec;
 use std::collections::BTreeSet;
 
-use felix_model::head_trim::properties::{self, INVARIANTS, SOMETIMES};
+use felix_model::head_trim::properties;
 use felix_model::head_trim::spec::FelixHeadTrim;
 use stateright::{Expectation, Model};
 
@@ -11,7 +11,10 @@ use stateright::{Expectation, Model};
 fn property_names_are_unique() {
     // Proves no two properties share a name (Stateright does not check this for a raw Model, and a
     // duplicate would let one property's discovery stand for another's).
-    let names: Vec<&str> = properties::all().iter().map(|p| p.name).collect();
+    let names: Vec<&str> = FelixHeadTrim::every_property()
+        .iter()
+        .map(|p| p.name)
+        .collect();
     let unique: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(
         unique.len(),
@@ -38,8 +41,10 @@ fn invariant_and_sometimes_lists_match_the_properties() {
             .filter(|p| p.expectation == Expectation::Sometimes)
             .map(|p| p.name)
             .collect();
-        assert_eq!(always, INVARIANTS, "{}", config.name);
-        assert_eq!(sometimes, SOMETIMES, "{}", config.name);
+        let invariants: Vec<&str> = FelixHeadTrim::invariants().collect();
+        let coverage: Vec<&str> = FelixHeadTrim::coverage().collect();
+        assert_eq!(always, invariants, "{}", config.name);
+        assert_eq!(sometimes, coverage, "{}", config.name);
     }
 }
 
@@ -53,9 +58,7 @@ fn every_safety_invariant_has_a_twin() {
     let expected: BTreeSet<&str> = FelixHeadTrim::twins()
         .filter_map(|twin| twin.expected_violation())
         .collect();
-    let invariants: BTreeSet<&str> = INVARIANTS
-        .iter()
-        .copied()
+    let invariants: BTreeSet<&str> = FelixHeadTrim::invariants()
         .filter(|name| *name != properties::TYPE_OK && *name != properties::ELECTION_SAFETY)
         .collect();
     assert_eq!(expected, invariants);

@@ -40,6 +40,7 @@ use crate::steps::{
     self, mismatch, not_appended, Chain, Failure, Renaming, ReplicateWindow, Replicated, Steps,
     Verdict, Walk, OUT,
 };
+use crate::voter::Projected;
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State, LOG_MAX};
 
 /// Broker numbers in the window: the stepping broker is 1, a ghost is 2.

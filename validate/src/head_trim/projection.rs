@@ -13,7 +13,6 @@
 //! - Records below a broker's first held offset, and records at or below the previous commit
 //!   index, are carried from earlier projections (`crate::voter`, shared with ParosTrimJump).
 
-use crate::steps::log_tail;
 use crate::voter::{Projected, Voter};
 use felix_core::record::{Command, Entry};
 use felix_model::head_trim::spec::Kind;
@@ -61,11 +60,9 @@ impl Projected for ProjectedRecord {
     fn trim_floor(&self) -> Option<u64> {
         (self.kind == Kind::Trim).then_some(self.floor)
     }
-}
 
-impl ProjectedRecord {
     /// `[k, h, t, f]`, as the model prints a record.
-    pub fn describe(&self) -> String {
+    fn describe(&self) -> String {
         let k = match self.kind {
             Kind::Write => "w",
             Kind::Trim => "t",
@@ -83,7 +80,7 @@ pub type BrokerProjection = Voter<ProjectedRecord>;
 impl Voter<ProjectedRecord> {
     /// One line: the variables, with the log's last records.
     pub fn describe(&self) -> String {
-        let tail = log_tail(&self.log, |record| record.describe());
+        let tail = self.log_tail();
         format!(
             "term {} leader {} commit {} floor {} start {} log <<{tail}>>",
             self.term, self.leader, self.commit, self.floor, self.start,

@@ -1,7 +1,6 @@
 //! A paros node as ParosTrimJump's variables, read off the real core after every event, and a
 //! jump's sender as the sealed state it sent (see `super`).
 
-use crate::steps::log_tail;
 use crate::voter::{Projected, Voter};
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
@@ -63,10 +62,8 @@ impl Projected for ParosRecord {
     fn trim_floor(&self) -> Option<u64> {
         (self.kind == Kind::Truncate).then_some(self.up_to)
     }
-}
 
-impl ParosRecord {
-    pub fn describe(&self) -> String {
+    fn describe(&self) -> String {
         match self.kind {
             Kind::Write => format!("[w t{}]", self.term),
             Kind::Truncate => format!("[t o{} t{} u{}]", self.token, self.term, self.up_to),
@@ -149,7 +146,7 @@ impl ParosNode {
     }
 
     pub fn describe(&self) -> String {
-        let tail = log_tail(&self.log, |record| record.describe());
+        let tail = self.log_tail();
         format!(
             "term {} leader {} start {} commit {} writer {} floor {} sterm {} log <<{tail}>>",
             self.term, self.leader, self.start, self.commit, self.writer, self.floor, self.sterm,
