@@ -21,6 +21,7 @@
 //!    by search steps (never by time, so a run's verdict is deterministic): over budget is
 //!    `Unchecked`, never a pass.
 
+use super::content::{command_key, request_key, ContentKey};
 use super::pairing::answered;
 use super::search::{search, Search};
 use super::spec::{reply_words, Op, Spec};
@@ -351,63 +352,6 @@ fn infer_from_reads(operations: &mut [Operation]) {
                 operations[index].offset = Some(offset);
             }
         }
-    }
-}
-
-/// What a record says, without the conditions of its request: the index of requests by content.
-/// Its second field is a digest of the body (`body_digest`), so that most comparisons of two keys
-/// end before the bodies: the map is only looked up, never walked, so its order is free.
-type ContentKey = (u8, u64, Vec<u8>, felix_core::record::Headers, u64, u64);
-
-/// FNV-1a over a record's body: equal bodies, equal digests.
-fn body_digest(body: &[u8]) -> u64 {
-    body.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-fn body_key(body: &[u8], headers: &felix_core::record::Headers) -> ContentKey {
-    (0, body_digest(body), body.to_vec(), headers.clone(), 0, 0)
-}
-
-fn request_key(request: &Request) -> Option<ContentKey> {
-    match request {
-        Request::Append { body, headers, .. } => Some(body_key(body, headers)),
-        Request::Trim {
-            floor,
-            headers,
-            fence,
-            ..
-        } => Some((
-            1,
-            0,
-            Vec::new(),
-            headers.clone(),
-            *floor,
-            fence.map_or(u64::MAX, |token| token.0),
-        )),
-        Request::Fence { new, old } => Some((2, 0, Vec::new(), Default::default(), new.0, old.0)),
-        Request::Read { .. } => None,
-    }
-}
-
-fn command_key(command: &Command) -> Option<ContentKey> {
-    match command {
-        Command::Write { body, headers } => Some(body_key(body, headers)),
-        Command::Trim {
-            floor,
-            headers,
-            fence,
-        } => Some((
-            1,
-            0,
-            Vec::new(),
-            headers.clone(),
-            *floor,
-            fence.map_or(u64::MAX, |token| token.0),
-        )),
-        Command::Fence { new, old } => Some((2, 0, Vec::new(), Default::default(), new.0, old.0)),
-        Command::Noop => None,
     }
 }
 

@@ -41,6 +41,7 @@
 //! requests and replies, and the specification's state just before.
 
 pub mod check;
+mod content;
 mod pairing;
 mod refusal;
 mod search;
