@@ -134,6 +134,10 @@ pub struct Env {
     /// Leave the events out of what the verbs print (a check that reads only the audit's lines,
     /// such as the shrinker's, runs faster); kept by `cluster`.
     pub quiet: bool,
+    /// While `deliver_copies` delivers: how many of the queued packets at the front of `network`
+    /// were waiting before the call. `send`'s bound counts only the packets behind them (the ones
+    /// sent during the delivery), as when the waiting ones were taken out of the queue.
+    pub(super) held_aside: usize,
 }
 
 impl describe::Names for Env {
@@ -166,6 +170,7 @@ impl Env {
             syncs: Syncs::All,
             quiet: false,
             election_ticks: ELECTION_TIMEOUT_TICKS,
+            held_aside: 0,
         }
     }
 
@@ -375,7 +380,7 @@ impl Env {
                 return Ok(());
             }
         }
-        if self.network.len() >= NETWORK_PACKETS_MAX {
+        if self.network.len() - self.held_aside >= NETWORK_PACKETS_MAX {
             return Err(format!(
                 "the network holds NETWORK_PACKETS_MAX={NETWORK_PACKETS_MAX} packets"
             ));
@@ -413,145 +418,6 @@ impl Env {
         synced
             .map(|through| through.is_some())
             .map_err(|error| error.to_string())
-    }
-
-    /// Whether `packet` can be delivered now (a paused node takes nothing; it stays queued).
-    fn deliverable(&self, packet: &Packet) -> bool {
-        match packet.to {
-            Address::Node(id) => !self.nodes[id as usize].paused,
-            Address::Client(_) => true,
-        }
-    }
-
-    /// Delivers one packet: to a node as an input, to a client as a reply. A packet to a crashed
-    /// node, or on a link cut since it was sent, is lost.
-    fn deliver_packet(&mut self, packet: Packet, trace: &mut Trace) -> EnvResult<()> {
-        let lost_link = match (packet.from, packet.to) {
-            (Address::Node(from), Address::Node(to)) => self.cut.contains(&(from, to)),
-            _ => false,
-        };
-        let down = matches!(packet.to, Address::Node(id) if !self.nodes[id as usize].host.is_up());
-        if lost_link || down {
-            if trace.verbose || !matches!(packet.payload, Payload::Message(_)) {
-                let why = if down { "is down" } else { "is cut off" };
-                trace.line(format!(
-                    "{} -> {}: lost ({} {why})",
-                    self.addr_name(packet.from),
-                    self.addr_name(packet.to),
-                    self.addr_name(packet.to)
-                ));
-            }
-            return Ok(());
-        }
-        match (packet.to, packet.payload) {
-            (Address::Node(to), Payload::Message(message)) => {
-                let Address::Node(from) = packet.from else {
-                    return Ok(());
-                };
-                if trace.verbose {
-                    trace.line(format!(
-                        "{} -> {}: {}",
-                        describe::node(from),
-                        describe::node(to),
-                        describe::message(&message)
-                    ));
-                }
-                self.step_node(to, Input::Message { from, message }, trace)
-            }
-            (
-                Address::Node(to),
-                Payload::Request {
-                    request_id,
-                    request,
-                },
-            ) => {
-                let Address::Client(client) = packet.from else {
-                    return Ok(());
-                };
-                if trace.verbose {
-                    trace.line(format!(
-                        "{} -> {}: {} arrives",
-                        self.client_name(client),
-                        describe::node(to),
-                        describe::request(&request)
-                    ));
-                }
-                let input = Input::Client {
-                    client,
-                    request_id,
-                    request,
-                };
-                self.step_node(to, input, trace)
-            }
-            (Address::Client(client), Payload::Reply { request_id, reply }) => {
-                let Address::Node(from) = packet.from else {
-                    return Ok(());
-                };
-                self.client_reply(client, from, request_id, reply, trace)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Delivers, in queue order, up to `count_max` of the packets queued now that match `filter`
-    /// and can be delivered; packets sent meanwhile wait for the next call. Returns how many.
-    pub fn deliver(
-        &mut self,
-        filter: &dyn Fn(&Packet) -> bool,
-        count_max: usize,
-        trace: &mut Trace,
-    ) -> EnvResult<usize> {
-        self.deliver_copies(filter, count_max, false, trace)
-    }
-
-    /// `deliver`, and with `duplicate` each delivered packet also stays queued in its place (the
-    /// network duplicated it; the other copy arrives later).
-    pub fn deliver_copies(
-        &mut self,
-        filter: &dyn Fn(&Packet) -> bool,
-        count_max: usize,
-        duplicate: bool,
-        trace: &mut Trace,
-    ) -> EnvResult<usize> {
-        let queued: Vec<Packet> = self.network.drain(..).collect();
-        let mut kept = Vec::new();
-        let mut delivered = 0;
-        let mut queued = queued.into_iter();
-        for packet in queued.by_ref() {
-            if delivered < count_max && filter(&packet) && self.deliverable(&packet) {
-                delivered += 1;
-                if duplicate {
-                    kept.push(packet.clone());
-                }
-                self.deliver_packet(packet, trace)?;
-            } else {
-                kept.push(packet);
-            }
-        }
-        // Packets sent during delivery go after the ones that were already waiting.
-        let sent: Vec<Packet> = self.network.drain(..).collect();
-        self.network.extend(kept);
-        self.network.extend(sent);
-        Ok(delivered)
-    }
-
-    /// Drops up to `count_max` queued packets matching `filter`. Returns how many.
-    pub fn drop_packets(
-        &mut self,
-        filter: &dyn Fn(&Packet) -> bool,
-        count_max: usize,
-    ) -> Vec<Packet> {
-        let mut dropped = Vec::new();
-        let mut kept = VecDeque::new();
-        for packet in self.network.drain(..) {
-            if dropped.len() < count_max && filter(&packet) {
-                dropped.push(packet);
-            } else {
-                kept.push_back(packet);
-            }
-        }
-        self.network = kept;
-        dropped
     }
 
     /// Delivers and syncs until nothing moves, leaving every message to or from `held` queued
@@ -690,7 +556,7 @@ impl Env {
         self.send(packet, trace)
     }
 
-    fn client_reply(
+    pub(super) fn client_reply(
         &mut self,
         client: ClientId,
         from: NodeId,

@@ -10,6 +10,7 @@
 //! Failures never mix: a bad file (unreadable, unknown verb, bad argument, missing `----`) is a
 //! `parse::ScriptError` naming the file and line; a mismatch is a `FileOutcome` with a diff.
 
+mod delivery;
 pub mod env;
 pub mod parse;
 mod trace;
