@@ -98,8 +98,9 @@ struct Lockstep {
     /// Steps whose delivery is `dup`: the world's network duplicated that packet, and a later
     /// step delivers the other copy (found by an earlier pass of the translation).
     dups: BTreeSet<usize>,
-    /// Exact deliveries so far: the step and the packet the driver delivered.
-    delivered: Vec<(usize, Packet)>,
+    /// Exact deliveries so far, per link (the driver's sender and receiver): the step and the
+    /// packet the driver delivered, in order.
+    delivered: BTreeMap<(Address, Address), Vec<(usize, Packet)>>,
     /// Per link between nodes, the messages the world's nodes took so far, each with its step
     /// and the payload the driver delivered for it (the message itself, or its kin).
     copies: BTreeMap<(NodeId, NodeId), Vec<Taken>>,
@@ -182,10 +183,9 @@ impl Lockstep {
             .then(|| link.iter().rposition(|packet| kin(&packet.payload)))
             .flatten();
         if exact.is_none() && kindred.is_none() {
-            let earlier = self.delivered.iter().rev().find(|(_, packet)| {
-                packet.from == from
-                    && packet.to == to
-                    && (wanted(&packet.payload) || kin(&packet.payload))
+            let earlier = (self.delivered.get(&(from, to))).and_then(|on_link| {
+                (on_link.iter().rev())
+                    .find(|(_, packet)| wanted(&packet.payload) || kin(&packet.payload))
             });
             if let Some((step, _)) = earlier {
                 self.found_dups.insert(*step);
@@ -217,7 +217,8 @@ impl Lockstep {
         }
         if matched.is_some() && self.verbs.len() > count {
             let payload = packet.payload.clone();
-            self.delivered.push((self.step, packet));
+            let on_link = self.delivered.entry((packet.from, packet.to)).or_default();
+            on_link.push((self.step, packet));
             return Some(payload);
         }
         None
@@ -585,7 +586,7 @@ fn translate_pass(
         aiming,
         step: 0,
         dups: dups.clone(),
-        delivered: Vec::new(),
+        delivered: BTreeMap::new(),
         copies: BTreeMap::new(),
         kept: Vec::new(),
         found_dups: BTreeSet::new(),
