@@ -3,7 +3,7 @@
 //! that asked for it.
 
 use felix_core::api::Request;
-use felix_core::record::{Command, Headers};
+use felix_core::record::{Command, Headers, Offset, Token};
 
 /// What a record says, without the conditions of its request: the index of requests by content.
 /// Its second field is a digest of the body (`body_digest`), so that most comparisons of two keys
@@ -21,6 +21,15 @@ fn body_key(body: &[u8], headers: &Headers) -> ContentKey {
     (0, body_digest(body), body.to_vec(), headers.clone(), 0, 0)
 }
 
+fn trim_key(floor: Offset, headers: &Headers, fence: Option<Token>) -> ContentKey {
+    let fence = fence.map_or(u64::MAX, |token| token.0);
+    (1, 0, Vec::new(), headers.clone(), floor, fence)
+}
+
+fn fence_key(new: Token, old: Token) -> ContentKey {
+    (2, 0, Vec::new(), Headers::default(), new.0, old.0)
+}
+
 pub(super) fn request_key(request: &Request) -> Option<ContentKey> {
     match request {
         Request::Append { body, headers, .. } => Some(body_key(body, headers)),
@@ -29,15 +38,8 @@ pub(super) fn request_key(request: &Request) -> Option<ContentKey> {
             headers,
             fence,
             ..
-        } => Some((
-            1,
-            0,
-            Vec::new(),
-            headers.clone(),
-            *floor,
-            fence.map_or(u64::MAX, |token| token.0),
-        )),
-        Request::Fence { new, old } => Some((2, 0, Vec::new(), Default::default(), new.0, old.0)),
+        } => Some(trim_key(*floor, headers, *fence)),
+        Request::Fence { new, old } => Some(fence_key(*new, *old)),
         Request::Read { .. } => None,
     }
 }
@@ -49,15 +51,8 @@ pub(super) fn command_key(command: &Command) -> Option<ContentKey> {
             floor,
             headers,
             fence,
-        } => Some((
-            1,
-            0,
-            Vec::new(),
-            headers.clone(),
-            *floor,
-            fence.map_or(u64::MAX, |token| token.0),
-        )),
-        Command::Fence { new, old } => Some((2, 0, Vec::new(), Default::default(), new.0, old.0)),
+        } => Some(trim_key(*floor, headers, *fence)),
+        Command::Fence { new, old } => Some(fence_key(*new, *old)),
         Command::Noop => None,
     }
 }
