@@ -32,6 +32,25 @@ struct Draws {
     replay: Option<Choices>,
     cursors: BTreeMap<Component, usize>,
     used: Choices,
+    /// With `Tape::marking`: what the run's prefixes drew (`Tape::cut_at`).
+    marking: Option<Marking>,
+}
+
+/// The component of every draw in order, and a mark at the end of each event that grew the
+/// history: enough to read off the run any cut after an event would have made.
+#[derive(Debug, Default)]
+struct Marking {
+    order: Vec<Component>,
+    marks: Vec<Mark>,
+}
+
+/// The end of an event that grew the history (`Tape::event_done`): the history's length and the
+/// world's event count then, and the draws made so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub history: usize,
+    pub events: u64,
+    draws: usize,
 }
 
 /// A recording (or a replay) of one run's draws, shared by the streams of its world.
@@ -45,7 +64,16 @@ impl Tape {
             replay,
             cursors: BTreeMap::new(),
             used: Choices::new(),
+            marking: None,
         })))
+    }
+
+    /// `new`, also marking the end of every event that grew the history (`World` calls
+    /// `event_done`), so that `cut_at` can read off what the same run cut after an event drew.
+    pub fn marking(replay: Option<Choices>) -> Tape {
+        let tape = Tape::new(replay);
+        tape.0.borrow_mut().marking = Some(Marking::default());
+        tape
     }
 
     /// One draw of `component` with values in `0..=max`: `fresh` draws it from the generator
@@ -69,12 +97,51 @@ impl Tape {
         };
         assert!(value <= max, "a draw of {value} above its bound {max}");
         draws.used.entry(component).or_default().push(value);
+        if let Some(marking) = &mut draws.marking {
+            marking.order.push(component);
+        }
         value
     }
 
     /// The choices the run used so far.
     pub fn used(&self) -> Choices {
         self.0.borrow().used.clone()
+    }
+
+    /// The world finished an event with `history` history events and `events` events so far: a
+    /// marking tape marks it when the history grew since its last mark.
+    pub fn event_done(&self, history: usize, events: u64) {
+        let mut draws = self.0.borrow_mut();
+        let Some(marking) = &mut draws.marking else {
+            return;
+        };
+        if marking.marks.last().map_or(0, |mark| mark.history) < history {
+            let draws = marking.order.len();
+            marking.marks.push(Mark {
+                history,
+                events,
+                draws,
+            });
+        }
+    }
+
+    /// What the same run cut right after history event `at` (`World::cut`: after the first event
+    /// that leaves more than `at` history events) would have ended with: that event's mark and the
+    /// choices drawn up to it. A run is the same, event for event, up to its cut, so this is that
+    /// run's own recording. `None` without marks or when the history never grew past `at`.
+    pub fn cut_at(&self, at: usize) -> Option<(Mark, Choices)> {
+        let draws = self.0.borrow();
+        let marking = draws.marking.as_ref()?;
+        let first = (marking.marks).partition_point(|mark| mark.history <= at);
+        let mark = *marking.marks.get(first)?;
+        let mut counts: BTreeMap<Component, usize> = BTreeMap::new();
+        for component in &marking.order[..mark.draws] {
+            *counts.entry(*component).or_insert(0) += 1;
+        }
+        let choices = (counts.into_iter())
+            .map(|(component, count)| (component, draws.used[&component][..count].to_vec()))
+            .collect();
+        Some((mark, choices))
     }
 }
 

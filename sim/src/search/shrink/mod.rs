@@ -51,25 +51,38 @@ pub struct Attempt {
 impl Attempt {
     /// Breaks `invariant`, with no panic and no budget cut.
     pub fn breaks(&self, invariant: Invariant) -> bool {
-        self.violations.iter().any(|f| f.invariant == invariant)
-            && !self
-                .violations
-                .iter()
-                .any(|f| matches!(f.invariant, Invariant::Panic | Invariant::EventBudget))
+        breaks(&self.violations, invariant)
     }
 
     /// The history index of the first violation of `invariant`, when the run `breaks` it.
     pub fn broken_at(&self, invariant: Invariant) -> Option<usize> {
-        if !self.breaks(invariant) {
-            return None;
-        }
-        self.broken.get(&invariant).copied()
+        broken_at(&self.violations, &self.broken, invariant)
     }
 
     /// The shortlex size of the recording: the count of choices, then the values in order.
     pub fn size(&self) -> (usize, Vec<u64>) {
         size_of(&self.choices)
     }
+}
+
+/// The findings name `invariant`, and no panic or budget cut.
+fn breaks(findings: &[Finding], invariant: Invariant) -> bool {
+    findings.iter().any(|f| f.invariant == invariant)
+        && !findings
+            .iter()
+            .any(|f| matches!(f.invariant, Invariant::Panic | Invariant::EventBudget))
+}
+
+/// The history index of the first violation of `invariant`, when the findings `breaks` it.
+fn broken_at(
+    findings: &[Finding],
+    broken: &BTreeMap<Invariant, usize>,
+    invariant: Invariant,
+) -> Option<usize> {
+    if !breaks(findings, invariant) {
+        return None;
+    }
+    broken.get(&invariant).copied()
 }
 
 fn size_of(choices: &Choices) -> (usize, Vec<u64>) {
@@ -162,6 +175,57 @@ pub fn attempt_for(
     }
 }
 
+/// A try: its run to the try's cut on a marking tape, judged by `only`'s audit, kept whole so that
+/// the same run cut right after its violation is read off it (`cut_at`) instead of run again.
+struct Probe {
+    ran: world::Ran,
+    tape: Tape,
+    judged: judge::Judged,
+}
+
+impl Probe {
+    fn run(base: &Base, knobs: &Knobs, choices: Choices, cut: Cut, only: Invariant) -> Probe {
+        let tape = Tape::marking(Some(choices));
+        let setup = world::Setup {
+            label: Some(base.label.clone()),
+            tape: Some(tape.clone()),
+            fork: base.fork,
+            ..world::Setup::new(base.seed, base.rules, knobs.clone(), false)
+        };
+        let ran = world::run(setup, |world| world.cut(cut.history, cut.events));
+        let judged = judge::judge_by(&ran, Some(only));
+        Probe { ran, tape, judged }
+    }
+
+    fn broken_at(&self, invariant: Invariant) -> Option<usize> {
+        broken_at(&self.judged.findings, &self.judged.broken, invariant)
+    }
+
+    /// The run `attempt_for(.., Some(Cut::at(at)), Some(only))` makes, without running it: the
+    /// same run up to the end of the first event that leaves more than `at` history events (a run
+    /// is the same, event for event, up to its cut), its recording and history cut there
+    /// (`Tape::cut_at`), and that history judged again. `None` when the run never got past `at`.
+    fn cut_at(mut self, knobs: &Knobs, at: usize, only: Invariant) -> Option<Attempt> {
+        let (mark, choices) = self.tape.cut_at(at)?;
+        let recorder = &mut self.ran.recorder;
+        recorder.history.truncate(mark.history);
+        recorder.history_steps.truncate(mark.history);
+        recorder.history_times.truncate(mark.history);
+        self.ran.events = mark.events;
+        let judged = judge::judge_by(&self.ran, Some(only));
+        Some(Attempt {
+            knobs: knobs.clone(),
+            choices,
+            events: mark.events,
+            violations: judged.findings,
+            broken: judged.broken,
+            history: std::mem::take(&mut self.ran.recorder.history),
+            trace_lines: None,
+            schedule: Vec::new(),
+        })
+    }
+}
+
 /// Why shrinking stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -187,7 +251,8 @@ pub struct Shrunk {
     pub shrunk: Attempt,
     /// Candidates tried (the original's recording and its replays included): the budget's unit.
     pub tries: u64,
-    /// Runs of the world (a candidate that breaks runs twice).
+    /// Runs of the world (one per try: a candidate that breaks is cut at its violation by reading
+    /// off its run, `Probe::cut_at`; the seed's runs and the final replay besides).
     pub runs: u64,
     /// Tries that were kept.
     pub improvements: u64,
@@ -264,7 +329,7 @@ struct Shrinker<'a> {
     /// The history index of `best`'s violation.
     best_at: usize,
     tries: u64,
-    /// Runs of the world (a try that breaks is run twice: to find its violation, then cut there).
+    /// Runs of the world.
     runs: u64,
     improvements: u64,
     budget: u64,
@@ -298,28 +363,15 @@ impl Shrinker<'_> {
         }
         self.tries += 1;
         self.runs += 1;
-        let probe = attempt_for(
-            &self.base,
-            knobs,
-            Some(choices.clone()),
-            false,
-            Some(self.limit()),
-            Some(self.invariant),
-        );
+        let probe = Probe::run(&self.base, knobs, choices, self.limit(), self.invariant);
         let Some(at) = probe.broken_at(self.invariant) else {
             return false;
         };
-        // Rerun cut right after the violation: the probe ran on to its cut and drew choices the
+        // The run cut right after the violation: the probe ran on to its cut and drew choices the
         // violation never needed.
-        self.runs += 1;
-        let candidate = attempt_for(
-            &self.base,
-            knobs,
-            Some(choices),
-            false,
-            Some(Cut::at(at)),
-            Some(self.invariant),
-        );
+        let Some(candidate) = probe.cut_at(knobs, at, self.invariant) else {
+            return false;
+        };
         if candidate.broken_at(self.invariant) != Some(at) {
             // The same run cut earlier must break at the same step (else the tape is flaky).
             return false;

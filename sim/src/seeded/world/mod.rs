@@ -293,6 +293,8 @@ pub struct World {
     observed_request: Option<(NodeId, Request)>,
     /// Stop once the history holds more events than `.0`, or after `.1` events (`cut`), if set.
     cut: Option<(usize, u64)>,
+    /// The tape every draw goes through, if any: told where each event ends (`Tape::event_done`).
+    tape: Option<Tape>,
     /// Hand back each node's durable disk at the end (`keep_disks`).
     keep_disks: bool,
     /// The fork this world is a continuation of (`Setup::fork`), until its streams are re-keyed.
@@ -439,6 +441,7 @@ impl World {
             observer: None,
             observed_request: None,
             cut: None,
+            tape: tape.cloned(),
             keep_disks: false,
             fork: None,
             knobs,
@@ -690,6 +693,9 @@ impl World {
                     self.observer = Some(observer);
                     self.observed_request = None;
                 }
+            }
+            if let Some(tape) = &self.tape {
+                tape.event_done(self.recorder.history.len(), self.events);
             }
             if self.finished || self.exhausted.is_some() {
                 break;
