@@ -134,6 +134,10 @@ pub struct Env {
     /// Leave the events out of what the verbs print (a check that reads only the audit's lines,
     /// such as the shrinker's, runs faster); kept by `cluster`.
     pub quiet: bool,
+    /// `audit` runs this invariant's audit alone, with no coverage (`felix_audits::audit_one`: a
+    /// check that asks only whether it breaks, such as the shrinker's twin half); `None`, every
+    /// audit. Kept by `cluster`.
+    pub audit_only: Option<felix_core::rules::Invariant>,
     /// While `deliver_copies` delivers: how many of the queued packets at the front of `network`
     /// were waiting before the call. `send`'s bound counts only the packets behind them (the ones
     /// sent during the delivery), as when the waiting ones were taken out of the queue.
@@ -169,6 +173,7 @@ impl Env {
             history: Vec::new(),
             syncs: Syncs::All,
             quiet: false,
+            audit_only: None,
             election_ticks: ELECTION_TIMEOUT_TICKS,
             held_aside: 0,
         }
@@ -232,10 +237,11 @@ impl Env {
             appends_in_flight_max,
         } = shape;
         assert!(brokers > 0);
-        let (next_rules, quiet) = (self.next_rules, self.quiet);
+        let (next_rules, quiet, audit_only) = (self.next_rules, self.quiet, self.audit_only);
         *self = Env::new();
         self.next_rules = next_rules;
         self.quiet = quiet;
+        self.audit_only = audit_only;
         self.rules = rules;
         self.layout = layout;
         self.retention_segments_max = retention_segments_max;

@@ -112,16 +112,26 @@ pub fn diff_lines(expected: &[String], actual: &[String]) -> Vec<String> {
 
 /// Runs the scenario `text`, read from `path` (used in messages only).
 pub fn run_text(path: &str, text: &str) -> Result<FileOutcome, ScriptError> {
-    run_text_with(path, text, false)
+    run_text_in(path, text, Env::new())
 }
 
-/// `run_text`, with the events left out of every block's output when `quiet` (`Env::quiet`): for
-/// a check that reads only what `audit` prints.
-pub fn run_text_with(path: &str, text: &str, quiet: bool) -> Result<FileOutcome, ScriptError> {
+/// `run_text`, with the events left out of every block's output (`Env::quiet`) and, with `only`,
+/// `audit` running that invariant's audit alone (`Env::audit_only`): for a check that reads only
+/// whether `audit` names it.
+pub fn run_text_quiet(
+    path: &str,
+    text: &str,
+    only: Option<felix_core::rules::Invariant>,
+) -> Result<FileOutcome, ScriptError> {
+    let mut env = Env::new();
+    env.quiet = true;
+    env.audit_only = only;
+    run_text_in(path, text, env)
+}
+
+fn run_text_in(path: &str, text: &str, mut env: Env) -> Result<FileOutcome, ScriptError> {
     let names = verbs::verb_names();
     let script = parse::parse(path, text, &names)?;
-    let mut env = Env::new();
-    env.quiet = quiet;
     let mut blocks = Vec::with_capacity(script.blocks.len());
     let mut panicked = false;
     for block in &script.blocks {

@@ -17,7 +17,10 @@ pub(super) fn audit(env: &mut Env, args: &Args) -> Result<Vec<String>, String> {
             ))
         }
     };
-    let report = felix_audits::audit(&env.history);
+    let report = match env.audit_only {
+        Some(invariant) if !with_coverage => felix_audits::audit_one(&env.history, invariant),
+        _ => felix_audits::audit(&env.history),
+    };
     let mut lines: Vec<String> = report
         .violations
         .iter()

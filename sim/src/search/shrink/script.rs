@@ -289,9 +289,16 @@ fn half(cluster: &str, rules: &str, verbs: &[String]) -> String {
     text
 }
 
-/// The audit's lines of one half, when it ran without a panic.
-fn audited(cluster: &str, rules: &str, verbs: &[String]) -> Option<Vec<String>> {
-    let outcome = script::run_text_with("shrunk.txt", &half(cluster, rules, verbs), true).ok()?;
+/// The audit's lines of one half, when it ran without a panic; with `only`, that invariant's
+/// audit's alone (`Env::audit_only`).
+fn audited(
+    cluster: &str,
+    rules: &str,
+    verbs: &[String],
+    only: Option<Invariant>,
+) -> Option<Vec<String>> {
+    let text = half(cluster, rules, verbs);
+    let outcome = script::run_text_quiet("shrunk.txt", &text, only).ok()?;
     let panicked = outcome
         .blocks
         .iter()
@@ -308,11 +315,13 @@ fn audited(cluster: &str, rules: &str, verbs: &[String]) -> Option<Vec<String>> 
 
 /// True when the twin's audit names `invariant` and the control's is `ok`. The twin's half runs
 /// first: most candidates of the minimization fail there, and the control is not run for them.
+/// The twin's half asks only whether `invariant` breaks, so it runs that audit alone (the same
+/// violations as the full audit's of that invariant); the control's runs every audit.
 fn reproduces(cluster: &str, twin: TwinName, invariant: Invariant, verbs: &[String]) -> bool {
     let prefix = format!("{invariant}:");
-    let breaks = audited(cluster, twin.name(), verbs)
+    let breaks = audited(cluster, twin.name(), verbs, Some(invariant))
         .is_some_and(|audit| audit.iter().any(|line| line.starts_with(&prefix)));
-    breaks && audited(cluster, "none", verbs).is_some_and(|audit| audit == ["ok"])
+    breaks && audited(cluster, "none", verbs, None).is_some_and(|audit| audit == ["ok"])
 }
 
 /// Clients renamed in order of appearance (`h1`, `h2`, ... for holders; owners keep their
@@ -552,13 +561,22 @@ fn scenario_of(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced>
     // Neighbouring ticks of one node are one `tick` (the same steps): fewer verbs to minimize.
     let check = |fewer: &[String]| reproduces(&cluster, twin, invariant, fewer);
     verbs = with_ticks_merged(verbs, &mut tries, &check);
-    // Every minimizing try, within the budget of scripts (a try past it does not reproduce).
+    // Every minimizing try, within the budget of scripts (a try past it does not reproduce). The
+    // passes ask again about scripts they tried before (a single verb deleted by `coarsened`, then
+    // by `deleted` on the same script): a script's answer is remembered, and a repeat still counts
+    // as a try, so the budget and every answer are as if it ran again.
+    let mut answered: BTreeMap<Vec<String>, bool> = BTreeMap::new();
     let mut still = |edited: &[String]| -> bool {
         if tries >= SCRIPTS_MAX {
             return false;
         }
         tries += 1;
-        reproduces(&cluster, twin, invariant, edited)
+        if let Some(answer) = answered.get(edited) {
+            return *answer;
+        }
+        let answer = reproduces(&cluster, twin, invariant, edited);
+        answered.insert(edited.to_vec(), answer);
+        answer
     };
     verbs = minimize::minimized(verbs, &mut still);
     let budget_spent = tries >= SCRIPTS_MAX;
