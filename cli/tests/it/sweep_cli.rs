@@ -360,12 +360,14 @@ fn sigint_prints_the_summary_so_far_and_exits_130() {
 /// that invariant's.
 #[test]
 fn verdicts_by_invariant() {
-    let seeds = ["--twin", "AckBeforeSync", "--seeds", "0..60"];
+    // HiddenTrims' seeds break its StaleTrimRefused and, more often, Linearizable: the named
+    // invariant's seeds are a part of the failing ones, in short runs.
+    let seeds = ["--twin", "HiddenTrims", "--seeds", "0..60"];
     let plain = text(&felix(&[&["sweep"][..], &seeds[..]].concat()).stdout);
     let named = plain
         .lines()
         .find(|line| line.contains("seeds breaking each invariant:"))
-        .and_then(|line| line.split("AckedWritesKept=").nth(1))
+        .and_then(|line| line.split("StaleTrimRefused=").nth(1))
         .and_then(|rest| rest.split(" (named)").next())
         .and_then(|count| count.parse::<u64>().ok())
         .expect("the named invariant's count, marked");
@@ -374,7 +376,7 @@ fn verdicts_by_invariant() {
         &[
             &["sweep"][..],
             &seeds[..],
-            &["--invariant", "AckedWritesKept"][..],
+            &["--invariant", "StaleTrimRefused"][..],
         ]
         .concat(),
     );
@@ -384,8 +386,12 @@ fn verdicts_by_invariant() {
         stdout.contains(&format!("60 seeds, {named} failed")),
         "{stdout}"
     );
+    assert!(
+        plain.contains("60 seeds, ") && !plain.contains(&format!("60 seeds, {named} failed")),
+        "the twin's seeds break more than its named invariant: {plain}"
+    );
     for line in stdout.lines().filter(|line| line.starts_with("FAIL seed")) {
-        assert!(line.contains(": AckedWritesKept ("), "{line}");
+        assert!(line.contains(": StaleTrimRefused ("), "{line}");
     }
     let output = felix(&["sweep", "--invariant", "NoSuchInvariant"]);
     assert_eq!(output.status.code(), Some(2));
