@@ -22,12 +22,16 @@
 #   TLC_SLOTS       how many TLC workers run at once (default: the number of processors): a
 #                   passing configuration takes TLC_WORKERS of them (auto: all), a twin one, so
 #                   twins run side by side; results are printed in table order
-#   TLC_JAVA_OPTS   JVM options of passing configurations (default: -XX:+UseParallelGC)
-#   TLC_TWIN_JAVA_OPTS  JVM options of twins (default: -XX:+UseParallelGC -XX:TieredStopAtLevel=1:
-#                   a twin's run lasts seconds, most of it spent compiling with C2 code it barely
-#                   runs; C1 alone halves its CPU (docs/dev/ci.md). The JIT changes no state TLC
-#                   explores nor their order: the counterexample and the states until it are the
-#                   same. A passing configuration runs long enough for C2 to pay.)
+#   TLC_JAVA_OPTS   JVM options of passing configurations (default: -XX:+UseParallelGC -Xmx2g:
+#                   the JVM's default heap, a quarter of the machine's memory, let the collector
+#                   grow its young generation over memory the kernel then zeroes page by page;
+#                   the largest configuration, FelixHeadTrim, peaks at 1.2 GiB under 2g)
+#   TLC_TWIN_JAVA_OPTS  JVM options of twins (default: -XX:+UseParallelGC -XX:TieredStopAtLevel=1
+#                   -Xmx1g: a twin's run lasts seconds, most of it spent compiling with C2 code it
+#                   barely runs; C1 alone halves its CPU (docs/dev/ci.md). The JIT and the heap
+#                   change no state TLC explores nor their order: the counterexample and the
+#                   states until it are the same. A passing configuration runs long enough for C2
+#                   to pay.)
 # Exit: 0 everything as expected; 1 some configuration not as expected; 2 bad usage or a broken
 #       table; 3 the TLA+ checks did not run (no TLC found).
 # Needs only bash, java, coreutils, grep, sed and awk.
@@ -73,8 +77,8 @@ if grep -qE 'Could not find or load main class|ClassNotFoundException|Invalid or
 fi
 
 workers="${TLC_WORKERS:-auto}"
-read -r -a java_opts <<<"${TLC_JAVA_OPTS:--XX:+UseParallelGC}"
-read -r -a twin_java_opts <<<"${TLC_TWIN_JAVA_OPTS:--XX:+UseParallelGC -XX:TieredStopAtLevel=1}"
+read -r -a java_opts <<<"${TLC_JAVA_OPTS:--XX:+UseParallelGC -Xmx2g}"
+read -r -a twin_java_opts <<<"${TLC_TWIN_JAVA_OPTS:--XX:+UseParallelGC -XX:TieredStopAtLevel=1 -Xmx1g}"
 
 # The configuration tables (the first table after each "## Configurations..." heading):
 # rows "| `Name` | base | expected | distinct states | ...".
