@@ -18,6 +18,17 @@ use felix_sim::{run, Finding, RunSpec};
 /// The first failing seed of each twin lies well inside this range (`felix twins --sim`).
 const SEEDS: u64 = 1_000;
 
+/// Where the hunt for a twin's failing seed starts: 0, but for StaleSuffix, whose runs break
+/// anything rarely (seed 584 is the only failing one of 0..1500 under its swarm when written, as
+/// `judges_alone` says): its hunt starts at 500 as there, to keep the test short (500 runs less),
+/// and moves with the swarm like every seed here.
+fn hunt_from(twin: TwinName) -> u64 {
+    match twin {
+        TwinName::StaleSuffix => 500,
+        _ => 0,
+    }
+}
+
 /// What a piece of a sentence says about the event a step names.
 #[derive(Debug, Default)]
 struct Named {
@@ -326,9 +337,10 @@ fn every_step_a_finding_names_is_the_event_its_words_describe() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for twin in twins {
-        let seed = (0..SEEDS)
+        let from = hunt_from(twin);
+        let seed = (from..SEEDS)
             .find(|&seed| !run(&RunSpec::new(seed, Some(twin))).violations.is_empty())
-            .unwrap_or_else(|| panic!("{twin} fails no seed of 0..{SEEDS}"));
+            .unwrap_or_else(|| panic!("{twin} fails no seed of {from}..{SEEDS}"));
         let mut spec = RunSpec::new(seed, Some(twin));
         spec.keep_trace = true;
         let report = run(&spec);
