@@ -20,6 +20,8 @@ mod minimize;
 mod packets;
 pub mod schedule;
 pub mod script;
+#[cfg(test)]
+mod tests;
 
 use crate::env::tape::{self, Choices, Schedule, Tape};
 use crate::render::trace::Recorder;

@@ -1,0 +1,69 @@
+//! The shrinker's reading of a breaking try's cut run off the try (`Probe::cut_at`) against the
+//! run it stands for: the same tape replayed and cut there (`attempt_for` with `Cut::at`).
+
+use super::*;
+
+/// A try as the shrinker makes it (the seed's recording replayed, cut half as far again past its
+/// violation) read off at several history indices, the violation's among them, is exactly the
+/// same recording replayed and cut at each: its knobs, choices, events, findings, first
+/// violations and history.
+#[test]
+fn a_try_read_off_at_a_cut_is_the_run_cut_there() {
+    let twin = TwinName::CompactActive;
+    let invariant = twin.must_break(Layer::Sim);
+    let knobs = Knobs::draw(0, None);
+    let base = Base {
+        seed: 0,
+        rules: Rules::twin(twin),
+        label: twin.name().to_string(),
+        fork: None,
+    };
+    let original = attempt(&base, &knobs, None, false, None);
+    let at = original
+        .broken_at(invariant)
+        .expect("CompactActive's unbiased seed 0 breaks its invariant");
+    let limit = Cut {
+        history: at + at / 2 + HISTORY_SLACK,
+        events: u64::MAX,
+    };
+    for cut in [0, 1, at / 3, at / 2, at] {
+        let probe = Probe::run(&base, &knobs, original.choices.clone(), limit, invariant);
+        assert_eq!(probe.broken_at(invariant), Some(at));
+        let read_off = probe
+            .cut_at(&knobs, cut, invariant)
+            .expect("the try ran past the cut");
+        let run_again = attempt_for(
+            &base,
+            &knobs,
+            Some(original.choices.clone()),
+            false,
+            Some(Cut::at(cut)),
+            Some(invariant),
+        );
+        assert_eq!(
+            format!("{read_off:?}"),
+            format!("{run_again:?}"),
+            "cut at history event {cut}"
+        );
+    }
+}
+
+/// A try that never got past the index asked for has no run to read off there.
+#[test]
+fn a_try_cut_before_the_index_has_nothing_to_read_off() {
+    let twin = TwinName::CompactActive;
+    let invariant = twin.must_break(Layer::Sim);
+    let knobs = Knobs::draw(0, None);
+    let base = Base {
+        seed: 0,
+        rules: Rules::twin(twin),
+        label: twin.name().to_string(),
+        fork: None,
+    };
+    let short = Cut {
+        history: 10,
+        events: u64::MAX,
+    };
+    let probe = Probe::run(&base, &knobs, Choices::new(), short, invariant);
+    assert!(probe.cut_at(&knobs, 10_000, invariant).is_none());
+}
