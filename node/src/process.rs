@@ -255,11 +255,19 @@ pub fn kill_guarded() {
 /// Picks `count` free ports on 127.0.0.1 (bound and released: another process could take one
 /// in between, and the node then fails to listen with a clear message).
 pub fn free_ports(count: usize) -> io::Result<Vec<SocketAddr>> {
+    let (_held, addresses) = reserve_ports(count)?;
+    Ok(addresses)
+}
+
+/// `count` free ports on 127.0.0.1, each held by a listener until the caller drops them: a port
+/// bound to 0 while they are held (a proxy's) cannot be one of them.
+pub fn reserve_ports(count: usize) -> io::Result<(Vec<std::net::TcpListener>, Vec<SocketAddr>)> {
     let listeners: Vec<std::net::TcpListener> = (0..count)
         .map(|_| std::net::TcpListener::bind("127.0.0.1:0"))
         .collect::<io::Result<_>>()?;
-    listeners
+    let addresses = listeners
         .iter()
         .map(|listener| listener.local_addr())
-        .collect()
+        .collect::<io::Result<_>>()?;
+    Ok((listeners, addresses))
 }

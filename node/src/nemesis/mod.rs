@@ -30,7 +30,7 @@ pub mod workload;
 pub use command::{config_from_args, parse_duration, run_nemesis, NemesisArgs};
 
 use crate::client::ClusterClient;
-use crate::process::free_ports;
+use crate::process::reserve_ports;
 use crate::serve::event_log::now_micros;
 use faults::{Cluster, Cuts};
 use felix_audits::Report;
@@ -105,12 +105,15 @@ impl NemesisOutcome {
 /// Runs one nemesis run (the caller prints); an error is a setup failure (exit 2).
 pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     let ids = start::ids(config);
-    let listens =
-        free_ports(ids.len()).map_err(|error| format!("no free loopback port: {error}"))?;
+    let (held, listens) =
+        reserve_ports(ids.len()).map_err(|error| format!("no free loopback port: {error}"))?;
     let listen: BTreeMap<NodeId, std::net::SocketAddr> =
         ids.iter().copied().zip(listens.iter().copied()).collect();
     let proxies_stop = Arc::new(AtomicBool::new(false));
     let proxies = start::start_proxies(config.seed, &ids, &listen, &proxies_stop)?;
+    // The nodes' ports were held while the proxies bound theirs (to port 0), so no proxy took
+    // one; released now for the nodes to listen on.
+    drop(held);
     let recorder = Recorder::default();
     let start_micros = now_micros();
     recorder.sim(SimEvent::Phase {
