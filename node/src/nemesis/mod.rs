@@ -125,7 +125,14 @@ pub fn run(config: &NemesisConfig) -> Result<NemesisOutcome, String> {
     let power_loss = schedule::draw_power_loss(config.seed, ids.len());
     let nodes = start::start_nodes(config, &listen, &proxies, &power_loss)?;
     let mut cluster = Cluster::new(config, nodes, proxies, &recorder, &listen, &power_loss);
-    wait_until_answering(&listen, Duration::from_secs(10))?;
+    if let Err(id) = first_not_answering(&listen, Duration::from_secs(10)) {
+        let log = config.dir.join(format!("node-{id}.log"));
+        return Err(format!(
+            "node {id} did not answer within 10s; its log ({}) ends:\n{}",
+            log.display(),
+            log_tail(&log, 8)
+        ));
+    }
     let shared = shared_state(config, &recorder, &listen, cluster.lease.clone());
     let threads = start::start_clients(config, &shared, &mut cluster)?;
     // The faults.
@@ -374,17 +381,47 @@ pub fn wait_until_answering(
     addresses: &BTreeMap<NodeId, std::net::SocketAddr>,
     deadline: Duration,
 ) -> Result<(), String> {
+    first_not_answering(addresses, deadline)
+        .map_err(|id| format!("node {id} did not answer within {deadline:?}"))
+}
+
+/// Waits until every node answers a status request; `Err` names the first that did not by the
+/// deadline.
+fn first_not_answering(
+    addresses: &BTreeMap<NodeId, std::net::SocketAddr>,
+    deadline: Duration,
+) -> Result<(), NodeId> {
     let mut client = ClusterClient::new(addresses.clone(), Duration::from_millis(500));
     let until = Instant::now() + deadline;
     for &id in addresses.keys() {
         while client.status(id).is_err() {
             if Instant::now() > until {
-                return Err(format!("node {id} did not answer within {deadline:?}"));
+                return Err(id);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
     }
     Ok(())
+}
+
+/// The last `count` lines of a node's log, indented, for an error that says why it did not come
+/// up (a port it could not listen on, a store it could not open).
+fn log_tail(path: &Path, count: usize) -> String {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(count)..];
+            if tail.is_empty() {
+                return "  (empty)".to_string();
+            }
+            tail.iter()
+                .map(|line| format!("  {line}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Err(error) => format!("  (cannot read it: {error})"),
+    }
 }
 
 /// Polls every node until all answer with the same committed index, each has committed its whole
@@ -461,4 +498,24 @@ fn verdict(lines: &[TraceLine], report: &Report) -> Vec<TraceLine> {
         })
         .collect();
     felix_sim::render::trace::violation_lines(lines, &findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_tail;
+
+    /// The last lines of a log, indented; an empty or missing log is said to be so.
+    #[test]
+    fn a_log_tail_is_its_last_lines_or_says_why_there_are_none() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let log = dir.path().join("node-1.log");
+        let lines: Vec<String> = (1..=10).map(|n| format!("line {n}")).collect();
+        std::fs::write(&log, lines.join("\n")).expect("the log written");
+        assert_eq!(log_tail(&log, 3), "  line 8\n  line 9\n  line 10");
+        assert_eq!(log_tail(&log, 20).lines().count(), 10);
+        std::fs::write(&log, "").expect("the log emptied");
+        assert_eq!(log_tail(&log, 3), "  (empty)");
+        let missing = dir.path().join("node-2.log");
+        assert!(log_tail(&missing, 3).starts_with("  (cannot read it: "));
+    }
 }
