@@ -3,21 +3,26 @@
 
 use super::*;
 
-/// A try as the shrinker makes it (the seed's recording replayed, cut half as far again past its
-/// violation) read off at several history indices, the violation's among them, is exactly the
-/// same recording replayed and cut at each: its knobs, choices, events, findings, first
-/// violations and history.
-#[test]
-fn a_try_read_off_at_a_cut_is_the_run_cut_there() {
+/// CompactActive's unbiased seed 0 (it breaks FloorRecordKept early in its run): its shrink's
+/// base, knobs and invariant.
+fn compact_active_seed_0() -> (Base, Knobs, Invariant) {
     let twin = TwinName::CompactActive;
-    let invariant = twin.must_break(Layer::Sim);
-    let knobs = Knobs::draw(0, None);
     let base = Base {
         seed: 0,
         rules: Rules::twin(twin),
         label: twin.name().to_string(),
         fork: None,
     };
+    (base, Knobs::draw(0, None), twin.must_break(Layer::Sim))
+}
+
+/// A try as the shrinker makes it (the seed's recording replayed, cut half as far again past its
+/// violation) read off at several history indices, the violation's among them, is exactly the
+/// same recording replayed and cut at each: its knobs, choices, events, findings, first
+/// violations and history.
+#[test]
+fn a_try_read_off_at_a_cut_is_the_run_cut_there() {
+    let (base, knobs, invariant) = compact_active_seed_0();
     let original = attempt(&base, &knobs, None, false, None);
     let at = original
         .broken_at(invariant)
@@ -51,15 +56,7 @@ fn a_try_read_off_at_a_cut_is_the_run_cut_there() {
 /// A try that never got past the index asked for has no run to read off there.
 #[test]
 fn a_try_cut_before_the_index_has_nothing_to_read_off() {
-    let twin = TwinName::CompactActive;
-    let invariant = twin.must_break(Layer::Sim);
-    let knobs = Knobs::draw(0, None);
-    let base = Base {
-        seed: 0,
-        rules: Rules::twin(twin),
-        label: twin.name().to_string(),
-        fork: None,
-    };
+    let (base, knobs, invariant) = compact_active_seed_0();
     let short = Cut {
         history: 10,
         events: u64::MAX,
