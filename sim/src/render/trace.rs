@@ -206,6 +206,14 @@ impl Recorder {
         self.steps += 1;
     }
 
+    /// Keeps only the first `len` history events, with their steps and times (the history of the
+    /// same run cut there; the trace's hash and lines are left as they are).
+    pub fn truncate_history(&mut self, len: usize) {
+        self.history.truncate(len);
+        self.history_steps.truncate(len);
+        self.history_times.truncate(len);
+    }
+
     pub fn sim(&mut self, time: Time, event: SimEvent) {
         self.hash_line(time, TRACE_SIM, &event);
         if self.lines.is_some() {

@@ -146,18 +146,7 @@ pub fn attempt_for(
     let tape = Tape::new(replay);
     // The schedule is recorded with the trace (the final replay), never on every try.
     let schedule = keep_trace.then(Schedule::default);
-    let setup = world::Setup {
-        label: Some(base.label.clone()),
-        tape: Some(tape.clone()),
-        schedule: schedule.clone(),
-        fork: base.fork,
-        ..world::Setup::new(base.seed, base.rules, knobs.clone(), keep_trace)
-    };
-    let ran = world::run(setup, |world| {
-        if let Some(cut) = cut {
-            world.cut(cut.history, cut.events);
-        }
-    });
+    let ran = run_taped(base, knobs, &tape, schedule.clone(), keep_trace, cut);
     let choices = tape.used();
     let schedule = schedule
         .map(|schedule| schedule.steps())
@@ -177,6 +166,30 @@ pub fn attempt_for(
     }
 }
 
+/// The base's seed under `knobs`, every draw through `tape`, to its end or to `cut`, recording
+/// `schedule` and the trace lines when asked.
+fn run_taped(
+    base: &Base,
+    knobs: &Knobs,
+    tape: &Tape,
+    schedule: Option<Schedule>,
+    keep_trace: bool,
+    cut: Option<Cut>,
+) -> world::Ran {
+    let setup = world::Setup {
+        label: Some(base.label.clone()),
+        tape: Some(tape.clone()),
+        schedule,
+        fork: base.fork,
+        ..world::Setup::new(base.seed, base.rules, knobs.clone(), keep_trace)
+    };
+    world::run(setup, |world| {
+        if let Some(cut) = cut {
+            world.cut(cut.history, cut.events);
+        }
+    })
+}
+
 /// A try: its run to the try's cut on a marking tape, judged by `only`'s audit, kept whole so that
 /// the same run cut right after its violation is read off it (`cut_at`) instead of run again.
 struct Probe {
@@ -188,13 +201,7 @@ struct Probe {
 impl Probe {
     fn run(base: &Base, knobs: &Knobs, choices: Choices, cut: Cut, only: Invariant) -> Probe {
         let tape = Tape::marking(Some(choices));
-        let setup = world::Setup {
-            label: Some(base.label.clone()),
-            tape: Some(tape.clone()),
-            fork: base.fork,
-            ..world::Setup::new(base.seed, base.rules, knobs.clone(), false)
-        };
-        let ran = world::run(setup, |world| world.cut(cut.history, cut.events));
+        let ran = run_taped(base, knobs, &tape, None, false, Some(cut));
         let judged = judge::judge_by(&ran, Some(only));
         Probe { ran, tape, judged }
     }
@@ -209,10 +216,7 @@ impl Probe {
     /// (`Tape::cut_at`), and that history judged again. `None` when the run never got past `at`.
     fn cut_at(mut self, knobs: &Knobs, at: usize, only: Invariant) -> Option<Attempt> {
         let (mark, choices) = self.tape.cut_at(at)?;
-        let recorder = &mut self.ran.recorder;
-        recorder.history.truncate(mark.history);
-        recorder.history_steps.truncate(mark.history);
-        recorder.history_times.truncate(mark.history);
+        self.ran.recorder.truncate_history(mark.history);
         self.ran.events = mark.events;
         let judged = judge::judge_by(&self.ran, Some(only));
         Some(Attempt {
