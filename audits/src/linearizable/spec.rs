@@ -66,8 +66,6 @@ impl Effect {
 pub struct Mark {
     log: usize,
     floors: usize,
-    floor: Offset,
-    tag: Option<Headers>,
     token: Token,
     digest: u64,
 }
@@ -76,9 +74,8 @@ pub struct Mark {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spec {
     log: Vec<Slot>,
-    floor: Offset,
-    tag: Option<Headers>,
     token: Token,
+    /// Every `(floor, tag)` in force so far, in order: the last is the floor and its tag now.
     floors: Vec<(Offset, Option<Headers>)>,
     digest: u64,
 }
@@ -100,8 +97,6 @@ impl Spec {
     pub fn new() -> Spec {
         Spec {
             log: Vec::new(),
-            floor: 1,
-            tag: None,
             token: Token(0),
             floors: vec![(1, None)],
             digest: 0xcbf2_9ce4_8422_2325,
@@ -113,11 +108,18 @@ impl Spec {
     }
 
     pub fn floor(&self) -> Offset {
-        self.floor
+        self.in_force().0
     }
 
     pub fn tag(&self) -> Option<&Headers> {
-        self.tag.as_ref()
+        self.in_force().1.as_ref()
+    }
+
+    /// The floor and its tag now: the last of the floors in force (there is always one).
+    fn in_force(&self) -> &(Offset, Option<Headers>) {
+        self.floors
+            .last()
+            .expect("the initial floor is always in force")
     }
 
     pub fn token(&self) -> Token {
@@ -137,14 +139,14 @@ impl Spec {
 
     /// The state in words: tail, floor and its tag, writer token.
     pub fn describe(&self) -> String {
-        let tag = match &self.tag {
+        let tag = match self.tag() {
             Some(headers) => format!("tag {}", words::headers(headers)),
             None => "no tag".to_string(),
         };
         format!(
             "tail {}, floor {} ({tag}), writer token {}",
             self.tail(),
-            self.floor,
+            self.floor(),
             self.token.0
         )
     }
@@ -192,11 +194,9 @@ impl Spec {
     }
 
     fn raise_floor(&mut self, floor: Offset, headers: &Headers) {
-        if floor <= self.floor {
+        if floor <= self.floor() {
             return;
         }
-        self.floor = floor;
-        self.tag = Some(headers.clone());
         self.floors.push((floor, Some(headers.clone())));
         self.mix(5);
         self.mix(floor);
@@ -442,14 +442,13 @@ impl Spec {
         }
     }
 
-    /// A point `undo` returns the state to. The state only grows (slots, floors in force) or is
-    /// overwritten (floor, tag, token, digest), so a mark is a few lengths and values.
+    /// A point `undo` returns the state to. The state only grows (slots, floors in force: the last
+    /// is the floor and tag now) or is overwritten (token, digest), so a mark is two lengths and
+    /// two values.
     pub fn mark(&self) -> Mark {
         Mark {
             log: self.log.len(),
             floors: self.floors.len(),
-            floor: self.floor,
-            tag: self.tag.clone(),
             token: self.token,
             digest: self.digest,
         }
@@ -459,8 +458,6 @@ impl Spec {
     pub fn undo(&mut self, mark: Mark) {
         self.log.truncate(mark.log);
         self.floors.truncate(mark.floors);
-        self.floor = mark.floor;
-        self.tag = mark.tag;
         self.token = mark.token;
         self.digest = mark.digest;
     }
@@ -521,7 +518,7 @@ impl Spec {
                         None,
                     );
                 }
-                if *floor <= self.floor {
+                if *floor <= self.floor() {
                     return (Reply::TrimNoop { tail }, None);
                 }
                 let effect = Effect {
@@ -553,7 +550,7 @@ impl Spec {
             Request::Read { from, max_records } => {
                 let start = match from {
                     ReadFrom::Offset(from) => *from,
-                    ReadFrom::Earliest => self.floor,
+                    ReadFrom::Earliest => self.floor(),
                 };
                 if start > tail {
                     return (
@@ -564,11 +561,11 @@ impl Spec {
                         None,
                     );
                 }
-                if start < self.floor {
+                if start < self.floor() {
                     return (
                         Reply::CursorTooOld {
-                            floor: self.floor,
-                            tag: self.tag.clone(),
+                            floor: self.floor(),
+                            tag: self.tag().cloned(),
                         },
                         None,
                     );

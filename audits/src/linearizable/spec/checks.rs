@@ -60,11 +60,11 @@ impl Spec {
             }
             _ => {
                 Spec::noop_trim_tail_worded(request, reply, words)?;
-                if floor > self.floor {
+                if floor > self.floor() {
                     return refuse!(
                         words,
                         "a trim asking for floor {floor} answered as a no-op above floor {}",
-                        self.floor
+                        self.floor()
                     );
                 }
                 Ok(None)
@@ -96,8 +96,8 @@ impl Spec {
                 words,
                 "CursorTooOld names floor {floor} with {}, never in force (now floor {}, {})",
                 tag_words(tag),
-                self.floor,
-                tag_words(self.tag.as_ref()),
+                self.floor(),
+                tag_words(self.tag()),
             );
         }
         Ok(None)
@@ -176,7 +176,7 @@ impl Spec {
         next: Offset,
         words: Words,
     ) -> Result<(), String> {
-        let (floor, tail) = (self.floor, self.tail());
+        let (floor, tail) = (self.floor(), self.tail());
         self.check_records_at_worded(from, max_records, records, next, (floor, tail), words)
     }
 
