@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command named in README.md. On a fresh machine it builds everything it needs.
-#   1. every unit, property, engine, scenario and CLI test (cargo test, release profile);
+#   1. every unit, property, engine, scenario and CLI test (cargo test, release profile; built
+#      first, then felix-node's tests, which run real nodes on real time, beside the others);
 #   2. every felix command of README.md as printed, held to the claim beside it
 #      (scripts/readme_test.py): the scripted scenarios, a seed sweep with every rule on that
 #      must reach every cataloged behaviour (1,000 seeds), every twin in the model, the
@@ -37,8 +38,37 @@ stop_tla() {
 }
 trap stop_tla EXIT
 
-step "cargo test --workspace --release"
-cargo test --workspace --release
+step "cargo test --workspace --release --no-run (build every test)"
+cargo test --workspace --release --no-run
+
+step "cargo test --release -p felix-node (in the background: real nodes, mostly waiting on real time)"
+# felix-node's tests start real processes and wait on real time (a 15 s nemesis, restarts,
+# elections), leaving a core idle for most of their half minute: they run beside the other
+# crates' tests, which keep both cores busy. Everything is built by now, so the two cargo
+# invocations share the build and never wait on each other's lock. Its output is printed, and its
+# verdict taken, after the other tests.
+node_log="$(mktemp -t felix-node-tests.XXXXXX)"
+setsid cargo test --release -p felix-node >"$node_log" 2>&1 &
+node_pid=$!
+stop_node() {
+    kill -TERM -- "-$node_pid" 2>/dev/null || true
+    rm -f "$node_log"
+}
+trap 'stop_node; stop_tla' EXIT
+
+step "cargo test --workspace --release --exclude felix-node"
+cargo test --workspace --release --exclude felix-node
+
+step "cargo test --release -p felix-node (started before the other tests; waiting for it, then its output)"
+set +e
+wait "$node_pid"
+node=$?
+set -e
+cat "$node_log"
+if [ "$node" != 0 ]; then
+    echo "felix-node's tests FAILED (exit $node)"
+    exit "$node"
+fi
 
 step "scripts/test_mutants_equivalent.py (the mutation step's equivalent-list judge)"
 python3 scripts/test_mutants_equivalent.py
@@ -69,7 +99,7 @@ stop_readme() {
     kill -TERM -- "-$readme_pid" 2>/dev/null || true
     rm -f "$readme_log"
 }
-trap 'stop_readme; stop_tla' EXIT
+trap 'stop_readme; stop_node; stop_tla' EXIT
 
 step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace validation)"
 "$felix" sweep --seeds "${FELIX_VALIDATE_SEEDS:-0..200}" --validate
