@@ -10,7 +10,8 @@
 
 use super::shrink::{commands, shrunk_scenario_of};
 use felix_core::rules::{Layer, TwinName};
-use felix_sim::search::shrink::Target;
+use felix_core::Rules;
+use felix_sim::search::shrink::{attempt_for, Base, Target};
 use felix_sim::seeded::knobs::Knobs;
 
 /// The twins held here: every simulator twin the scripted driver can judge (all but LazyCatchUp,
@@ -61,17 +62,21 @@ const SCAN: u64 = 300;
 /// Tries per shrink: `felix shrink`'s default, so the test holds what the command makes.
 const BUDGET: u64 = 500;
 
-/// The first seed whose unbiased run breaks `twin`'s invariant.
+/// The first seed whose unbiased run breaks `twin`'s invariant. Each run is judged by that
+/// invariant's audit alone, as the shrinker judges its tries (`shrink::attempt_for`): the same
+/// run and the same answer as `felix_sim::run` with every audit, without the others' cost (the
+/// history checker's above all).
 fn first_unbiased_failing_seed(twin: TwinName) -> Option<u64> {
-    (0..SCAN).find(|seed| {
-        let spec = felix_sim::RunSpec {
-            unbiased: true,
-            ..felix_sim::RunSpec::new(*seed, Some(twin))
+    let invariant = twin.must_break(Layer::Sim);
+    (0..SCAN).find(|&seed| {
+        let base = Base {
+            seed,
+            rules: Rules::twin(twin),
+            label: twin.name().to_string(),
+            fork: None,
         };
-        felix_sim::run(&spec)
-            .violations
-            .iter()
-            .any(|finding| finding.invariant == twin.must_break(Layer::Sim))
+        let knobs = Knobs::draw(seed, None);
+        attempt_for(&base, &knobs, None, false, None, Some(invariant)).breaks(invariant)
     })
 }
 
