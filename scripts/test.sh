@@ -24,19 +24,41 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
 step() { printf '\n==== [%d s] %s\n' "$SECONDS" "$*"; }
 
+# Background jobs: each in its own process group (setsid), so that stopping it stops what it
+# started (TLC's java, the README's cluster and nemesis); its output kept in a file and printed
+# when it is awaited. A job still running when the script exits (a failure anywhere) is stopped.
+declare -A job_pid=() job_log=()
+stop_jobs() {
+    local name
+    for name in "${!job_pid[@]}"; do
+        kill -TERM -- "-${job_pid[$name]}" 2>/dev/null || true
+        rm -f "${job_log[$name]}"
+    done
+}
+trap stop_jobs EXIT
+# start_job NAME COMMAND...: runs COMMAND in the background.
+start_job() {
+    local name="$1"
+    shift
+    job_log[$name]="$(mktemp -t "felix-$name.XXXXXX")"
+    setsid "$@" >"${job_log[$name]}" 2>&1 &
+    job_pid[$name]=$!
+}
+# await_job NAME: waits for the job, prints its output, and returns its exit status.
+await_job() {
+    local name="$1" status=0
+    wait "${job_pid[$name]}" || status=$?
+    cat "${job_log[$name]}"
+    rm -f "${job_log[$name]}"
+    unset "job_pid[$name]" "job_log[$name]"
+    return "$status"
+}
+
 # TLC (step 5) needs nothing that cargo builds: it starts now, in the background, and works beside
 # the build and the tests (much of a release build runs on one core: the crates built as one
 # codegen unit, the links). Its output is kept in a file and printed at its step below; a failure
 # anywhere before then stops it.
-tla_log="$(mktemp -t felix-tla.XXXXXX)"
-# Its own process group (setsid), so that stopping it stops its java too.
-setsid bash scripts/check_tla.sh >"$tla_log" 2>&1 &
-tla_pid=$!
-stop_tla() {
-    kill -TERM -- "-$tla_pid" 2>/dev/null || true
-    rm -f "$tla_log"
-}
-trap stop_tla EXIT
+start_job tla bash scripts/check_tla.sh
 
 step "cargo test --workspace --release --no-run (build every test)"
 artifacts="$(mktemp -t felix-test-artifacts.XXXXXX)"
@@ -67,25 +89,16 @@ step "felix-node's tests (in the background: real nodes, mostly waiting on real 
 # felix-node` would resolve the dependencies' features for that crate alone and build a dozen
 # crates again (felix-node has no doc tests: its Cargo.toml). Their output is printed, and their
 # verdict taken, after the other tests.
-node_log="$(mktemp -t felix-node-tests.XXXXXX)"
-setsid bash -c 'cd node && for test in "$@"; do echo "     Running $test"; "$test" || exit; done' \
-    node-tests "${node_tests[@]}" >"$node_log" 2>&1 &
-node_pid=$!
-stop_node() {
-    kill -TERM -- "-$node_pid" 2>/dev/null || true
-    rm -f "$node_log"
-}
-trap 'stop_node; stop_tla' EXIT
+start_job node-tests bash -c \
+    'cd node && for test in "$@"; do echo "     Running $test"; "$test" || exit; done' \
+    node-tests "${node_tests[@]}"
 
 step "cargo test --workspace --release --exclude felix-node"
 cargo test --workspace --release --exclude felix-node
 
 step "felix-node's tests (started before the other tests; waiting for them, then their output)"
-set +e
-wait "$node_pid"
-node=$?
-set -e
-cat "$node_log"
+node=0
+await_job node-tests || node=$?
 if [ "$node" != 0 ]; then
     echo "felix-node's tests FAILED (exit $node)"
     exit "$node"
@@ -112,15 +125,7 @@ step "scripts/readme_test.py: every felix command of README.md as printed, held 
 # the fast canary), a local cluster, and a 60 s `felix nemesis` on real processes.
 # Most of its minute is the nemesis waiting on real time, so it runs beside the steps below, which
 # keep the cores busy; its output is printed, and its verdict taken, after them.
-readme_log="$(mktemp -t felix-readme.XXXXXX)"
-# Its own process group, as TLC's, so that stopping it stops the cluster and nemesis it started.
-setsid python3 scripts/readme_test.py --felix "$felix" >"$readme_log" 2>&1 &
-readme_pid=$!
-stop_readme() {
-    kill -TERM -- "-$readme_pid" 2>/dev/null || true
-    rm -f "$readme_log"
-}
-trap 'stop_readme; stop_node; stop_tla' EXIT
+start_job readme python3 scripts/readme_test.py --felix "$felix"
 
 step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace validation)"
 "$felix" sweep --seeds "${FELIX_VALIDATE_SEEDS:-0..200}" --validate
@@ -146,22 +151,16 @@ step "felix twins --sim --unbiased --median-max 50 (the default swarm, no per-tw
 "$felix" twins --sim --unbiased --median-max 50
 
 step "scripts/readme_test.py (started before the sweeps above; waiting for it, then its output)"
-set +e
-wait "$readme_pid"
-readme=$?
-set -e
-cat "$readme_log"
+readme=0
+await_job readme || readme=$?
 if [ "$readme" != 0 ]; then
     echo "README test FAILED (exit $readme)"
     exit "$readme"
 fi
 
 step "scripts/check_tla.sh (started before the build; waiting for it, then its output)"
-set +e
-wait "$tla_pid"
-tla=$?
-set -e
-cat "$tla_log"
+tla=0
+await_job tla || tla=$?
 case "$tla" in
     0) echo "TLA+ checks: every configuration as expected." ;;
     3)
