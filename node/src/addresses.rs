@@ -73,24 +73,3 @@ pub fn parse_ids(text: &str) -> Result<Vec<NodeId>, String> {
         })
         .collect()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Both spellings parse; a duplicate, a bad id and a bad address are refused.
-    #[test]
-    fn addresses_parse_or_explain() {
-        let named = parse_addresses("1=127.0.0.1:7001,2=127.0.0.1:7002", false);
-        assert_eq!(named.map(|a| a.len()), Ok(2));
-        let plain = parse_addresses("127.0.0.1:7001,127.0.0.1:7002", true);
-        assert_eq!(
-            plain.map(|a| a.keys().copied().collect::<Vec<_>>()),
-            Ok(vec![1, 2])
-        );
-        assert!(parse_addresses("127.0.0.1:7001", false).is_err());
-        assert!(parse_addresses("1=127.0.0.1:7001,1=127.0.0.1:7002", false).is_err());
-        assert!(parse_addresses("x=127.0.0.1:7001", false).is_err());
-        assert!(parse_addresses("1=nowhere", false).is_err());
-    }
-}

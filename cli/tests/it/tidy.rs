@@ -179,3 +179,79 @@ fn function_lengths_are_measured_from_fn_to_its_closing_brace() {
         vec![("long".to_string(), FUNCTION_LINES_MAX + 4)]
     );
 }
+
+/// The sources a crate compiles without a unit-test harness (`test = false` in its Cargo.toml):
+/// all of `src/` but `src/bin/` for a `[lib]`, a `[[bin]]`'s own `path`.
+fn sources_without_a_harness(krate: &str) -> Vec<PathBuf> {
+    let dir = root().join(krate);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("the crate's manifest");
+    let mut files = Vec::new();
+    let mut section = String::new();
+    let mut path: Option<String> = None;
+    let mut no_harness = false;
+    let mut close = |section: &str, path: &Option<String>, no_harness: bool| {
+        if !no_harness {
+            return;
+        }
+        if section == "[lib]" {
+            let mut all = Vec::new();
+            rust_files(&dir.join("src"), &mut all);
+            let bins = dir.join("src").join("bin");
+            files.extend(all.into_iter().filter(|file| !file.starts_with(&bins)));
+        } else if let Some(path) = path {
+            files.push(dir.join(path));
+        }
+    };
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            close(&section, &path, no_harness);
+            section = line.to_string();
+            path = None;
+            no_harness = false;
+        } else if let Some(value) = line.strip_prefix("path = ") {
+            path = Some(value.trim_matches('"').to_string());
+        } else if line.replace(' ', "") == "test=false" {
+            no_harness = true;
+        }
+    }
+    close(&section, &path, no_harness);
+    files
+}
+
+/// Whether a source declares a unit test (an attribute line, not a mention in a comment).
+fn declares_a_unit_test(text: &str) -> bool {
+    (text.lines().map(str::trim)).any(|line| line.starts_with("#[test]") || line == "#[cfg(test)]")
+}
+
+#[test]
+fn a_crate_built_without_a_unit_test_harness_declares_no_unit_test() {
+    // Proves no test is skipped in silence: a unit test under a target that `test = false` builds
+    // without a harness would never be compiled nor run; such a crate's tests live in tests/it.
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for krate in CRATES {
+        for file in sources_without_a_harness(krate) {
+            checked += 1;
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            if declares_a_unit_test(&text) {
+                problems.push(format!(
+                    "{}: a unit test in a target built with `test = false` never runs: move it to \
+                     {krate}/tests/it",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        checked > 0,
+        "no target is built without a harness: is this check still needed?"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(declares_a_unit_test(
+        "fn f() {}\n\n#[cfg(test)]\nmod tests {}\n"
+    ));
+    assert!(declares_a_unit_test("    #[test]\n    fn t() {}\n"));
+    assert!(!declares_a_unit_test(
+        "// every `#[test]` lives in tests/it\nfn f() {}\n"
+    ));
+}

@@ -326,7 +326,7 @@ impl Drop for ClientProcess {
 }
 
 /// Reads a client's standard output to its end.
-fn receive(stdout: impl io::Read) -> Finished {
+pub fn receive(stdout: impl io::Read) -> Finished {
     let mut finished = Finished::default();
     for line in BufReader::new(stdout).lines() {
         let Ok(line) = line else { break };
@@ -341,41 +341,4 @@ fn receive(stdout: impl io::Read) -> Finished {
         }
     }
     finished
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The wire between the nemesis and a client: a line written is the line read.
-    #[test]
-    fn messages_round_trip_as_json_lines() {
-        let told = ToClient::Lease {
-            epoch: 3,
-            holder: Some(1),
-        };
-        let line = serde_json::to_string(&told).expect("serializes");
-        assert_eq!(serde_json::from_str::<ToClient>(&line).ok(), Some(told));
-        let counts = Counts {
-            requests: 5,
-            acked: 2,
-            ..Counts::default()
-        };
-        let text = format!(
-            "{}\nnot json\n{}\n",
-            serde_json::to_string(&FromClient::Line(Stamped {
-                time_micros: 9,
-                event: felix_sim::render::trace::TraceEvent::Sim(
-                    felix_sim::render::trace::SimEvent::Healed
-                ),
-            }))
-            .expect("serializes"),
-            serde_json::to_string(&FromClient::Counts(counts)).expect("serializes"),
-        );
-        let finished = receive(text.as_bytes());
-        assert_eq!(finished.lines.len(), 1);
-        assert_eq!(finished.lines[0].time_micros, 9);
-        assert_eq!(finished.counts, Some(counts));
-        assert_eq!(finished.skipped, 1);
-    }
 }

@@ -206,27 +206,3 @@ pub fn write_trace(path: &Path, lines: &[TraceLine]) -> Result<(), String> {
         .flush()
         .map_err(|error| format!("{}: {error}", path.display()))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(time_micros: u64, phase: felix_core::history::Phase) -> Stamped {
-        Stamped {
-            time_micros,
-            event: TraceEvent::History(Event::PhaseChanged { phase }),
-        }
-    }
-
-    /// The merge orders by time across sources and keeps each source's own order, even where a
-    /// source's clock stepped back.
-    #[test]
-    fn the_merge_keeps_each_source_in_order() {
-        use felix_core::history::Phase::*;
-        let first = vec![at(10, Safety), at(5, Liveness), at(30, End)];
-        let second = vec![at(7, Safety), at(20, Liveness)];
-        let merged = merge(vec![first, second]);
-        let times: Vec<u64> = merged.iter().map(|line| line.time_micros).collect();
-        assert_eq!(times, vec![7, 10, 5, 20, 30]);
-    }
-}

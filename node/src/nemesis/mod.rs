@@ -406,7 +406,7 @@ fn first_not_answering(
 
 /// The last `count` lines of a node's log, indented, for an error that says why it did not come
 /// up (a port it could not listen on, a store it could not open).
-fn log_tail(path: &Path, count: usize) -> String {
+pub fn log_tail(path: &Path, count: usize) -> String {
     match std::fs::read(path) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
@@ -498,24 +498,4 @@ fn verdict(lines: &[TraceLine], report: &Report) -> Vec<TraceLine> {
         })
         .collect();
     felix_sim::render::trace::violation_lines(lines, &findings)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::log_tail;
-
-    /// The last lines of a log, indented; an empty or missing log is said to be so.
-    #[test]
-    fn a_log_tail_is_its_last_lines_or_says_why_there_are_none() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let log = dir.path().join("node-1.log");
-        let lines: Vec<String> = (1..=10).map(|n| format!("line {n}")).collect();
-        std::fs::write(&log, lines.join("\n")).expect("the log written");
-        assert_eq!(log_tail(&log, 3), "  line 8\n  line 9\n  line 10");
-        assert_eq!(log_tail(&log, 20).lines().count(), 10);
-        std::fs::write(&log, "").expect("the log emptied");
-        assert_eq!(log_tail(&log, 3), "  (empty)");
-        let missing = dir.path().join("node-2.log");
-        assert!(log_tail(&missing, 3).starts_with("  (cannot read it: "));
-    }
 }

@@ -8,6 +8,8 @@ mod cluster_cli;
 mod frame_fuzz;
 mod guards;
 mod kill_nine;
+mod nemesis_parts;
 mod nemesis_short;
 mod support;
 mod torn_write;
+mod wire;
