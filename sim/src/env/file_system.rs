@@ -416,6 +416,3 @@ impl FileSystem for SimFs {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests;

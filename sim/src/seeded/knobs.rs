@@ -729,6 +729,3 @@ impl Knobs {
 }
 
 mod describe;
-
-#[cfg(test)]
-mod tests;

@@ -25,3 +25,4 @@ mod shrink;
 mod shrink_unbiased;
 mod step_numbers;
 mod storage;
+mod unit;

@@ -20,8 +20,6 @@ mod minimize;
 mod packets;
 pub mod schedule;
 pub mod script;
-#[cfg(test)]
-mod tests;
 
 use crate::env::tape::{self, Choices, Schedule, Tape};
 use crate::render::trace::Recorder;
@@ -192,21 +190,21 @@ fn run_taped(
 
 /// A try: its run to the try's cut on a marking tape, judged by `only`'s audit, kept whole so that
 /// the same run cut right after its violation is read off it (`cut_at`) instead of run again.
-struct Probe {
+pub struct Probe {
     ran: world::Ran,
     tape: Tape,
     judged: judge::Judged,
 }
 
 impl Probe {
-    fn run(base: &Base, knobs: &Knobs, choices: Choices, cut: Cut, only: Invariant) -> Probe {
+    pub fn run(base: &Base, knobs: &Knobs, choices: Choices, cut: Cut, only: Invariant) -> Probe {
         let tape = Tape::marking(Some(choices));
         let ran = run_taped(base, knobs, &tape, None, false, Some(cut));
         let judged = judge::judge_by(&ran, Some(only));
         Probe { ran, tape, judged }
     }
 
-    fn broken_at(&self, invariant: Invariant) -> Option<usize> {
+    pub fn broken_at(&self, invariant: Invariant) -> Option<usize> {
         broken_at(&self.judged.findings, &self.judged.broken, invariant)
     }
 
@@ -214,7 +212,7 @@ impl Probe {
     /// same run up to the end of the first event that leaves more than `at` history events (a run
     /// is the same, event for event, up to its cut), its recording and history cut there
     /// (`Tape::cut_at`), and that history judged again. `None` when the run never got past `at`.
-    fn cut_at(mut self, knobs: &Knobs, at: usize, only: Invariant) -> Option<Attempt> {
+    pub fn cut_at(mut self, knobs: &Knobs, at: usize, only: Invariant) -> Option<Attempt> {
         let (mark, choices) = self.tape.cut_at(at)?;
         self.ran.recorder.truncate_history(mark.history);
         self.ran.events = mark.events;
@@ -313,7 +311,7 @@ impl std::fmt::Display for ShrinkError {
 
 /// A try's cut beyond the best run's violation: a candidate may break up to half as far again into
 /// the history (plus this), else it is not worth its run.
-const HISTORY_SLACK: usize = 64;
+pub const HISTORY_SLACK: usize = 64;
 /// The first rounds' spans: a component's length over this (`shrink`'s coarse-to-fine rounds).
 const CHUNKS_FIRST: usize = 8;
 /// Past this many spans per component, spans are single choices (`usize::MAX` chunks), and a

@@ -43,7 +43,7 @@
 //! Simplifications, on purpose: the lease service is an oracle reached by a round trip that is
 //! never lost; brokers never pause (a clog stands in for it).
 
-mod breaker;
+pub mod breaker;
 mod buggify;
 mod clients;
 mod faults;

@@ -1,5 +1,12 @@
-use super::*;
-use crate::env::rng::Component;
+//! The unit tests of `felix_sim::env::file_system` (sim/src/env/file_system.rs).
+
+use felix_sim::env::rng::Stream;
+use felix_store::inspect::StoreFiles;
+use felix_store::FileSystem;
+use std::path::{Path, PathBuf};
+
+use felix_sim::env::file_system::*;
+use felix_sim::env::rng::Component;
 
 fn path(name: &str) -> PathBuf {
     Path::new("/n").join(name)

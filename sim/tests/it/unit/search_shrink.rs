@@ -1,7 +1,14 @@
 //! The shrinker's reading of a breaking try's cut run off the try (`Probe::cut_at`) against the
 //! run it stands for: the same tape replayed and cut there (`attempt_for` with `Cut::at`).
+//!
+//! The unit tests of `felix_sim::search::shrink` (sim/src/search/shrink/mod.rs).
 
-use super::*;
+use felix_core::rules::{Invariant, Layer};
+use felix_core::{Rules, TwinName};
+use felix_sim::env::tape::Choices;
+use felix_sim::seeded::knobs::Knobs;
+
+use felix_sim::search::shrink::*;
 
 /// CompactActive's unbiased seed 0 (it breaks FloorRecordKept early in its run): its shrink's
 /// base, knobs and invariant.

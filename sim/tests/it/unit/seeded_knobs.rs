@@ -1,7 +1,12 @@
 //! The knobs' draws, their checks and their JSON.
+//!
+//! The unit tests of `felix_sim::seeded::knobs` (sim/src/seeded/knobs.rs).
 
-use super::*;
+use felix_core::TwinName;
+use felix_sim::seeded::buggify::Site;
+
 use felix_core::rules::Layer;
+use felix_sim::seeded::knobs::*;
 
 /// Every draw, biased or not, leaves the shortest election timeout four durable round trips
 /// long, so elections can finish once the faults heal.
