@@ -10,7 +10,6 @@
 
 use super::shrink::{commands, shrunk_scenario_of};
 use felix_core::rules::{Layer, TwinName};
-use felix_core::Rules;
 use felix_sim::search::shrink::{attempt_for, Base, Target};
 use felix_sim::seeded::knobs::Knobs;
 
@@ -69,14 +68,16 @@ const BUDGET: u64 = 500;
 fn first_unbiased_failing_seed(twin: TwinName) -> Option<u64> {
     let invariant = twin.must_break(Layer::Sim);
     (0..SCAN).find(|&seed| {
-        let base = Base {
-            seed,
-            rules: Rules::twin(twin),
-            label: twin.name().to_string(),
-            fork: None,
-        };
         let knobs = Knobs::draw(seed, None);
-        attempt_for(&base, &knobs, None, false, None, Some(invariant)).breaks(invariant)
+        attempt_for(
+            &Base::twin(seed, twin, None),
+            &knobs,
+            None,
+            false,
+            None,
+            Some(invariant),
+        )
+        .breaks(invariant)
     })
 }
 

@@ -119,6 +119,18 @@ pub struct Base {
     pub fork: Option<Fork>,
 }
 
+impl Base {
+    /// `twin`'s run of `seed` (its rules, named after it), or that run's continuation `fork`.
+    pub fn twin(seed: u64, twin: TwinName, fork: Option<Fork>) -> Base {
+        Base {
+            seed,
+            rules: Rules::twin(twin),
+            label: twin.name().to_string(),
+            fork,
+        }
+    }
+}
+
 /// Runs the base's seed with `knobs`, recording (`replay` None) or replaying a tape, to its end
 /// or to `cut`.
 pub fn attempt(
@@ -689,12 +701,7 @@ pub fn shrink(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Shrunk, ShrinkError> {
     let (seed, twin, knobs) = (target.seed, target.twin, &target.knobs);
-    let base = Base {
-        seed,
-        rules: Rules::twin(twin),
-        label: twin.name().to_string(),
-        fork: target.fork,
-    };
+    let base = Base::twin(seed, twin, target.fork);
     let original = attempt(&base, knobs, None, false, None);
     let invariant = target.keep(&original, progress)?;
     let Some(at) = original.broken_at(invariant) else {

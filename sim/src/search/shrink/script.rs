@@ -23,7 +23,7 @@ use crate::script::env::{ELECTION_TIMEOUT_TICKS, HEARTBEAT_TICKS};
 use felix_core::api::Request;
 use felix_core::client::checkpoint::MAGIC;
 use felix_core::history::Event;
-use felix_core::rules::{Invariant, Rules};
+use felix_core::rules::Invariant;
 use felix_core::TwinName;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -421,12 +421,7 @@ pub fn scenario(shrunk: &Shrunk, header: &str) -> Result<Scenario, NotReproduced
         Ok(scenario) => return Ok(scenario),
         Err(failed) => failed,
     };
-    let base = super::Base {
-        seed: shrunk.seed,
-        rules: Rules::twin(shrunk.twin),
-        label: shrunk.twin.name().to_string(),
-        fork: shrunk.fork,
-    };
+    let base = super::Base::twin(shrunk.seed, shrunk.twin, shrunk.fork);
     for kept in fallbacks(&shrunk.passed) {
         let run = kept.replay(&base);
         if run.broken_at(shrunk.invariant) != Some(kept.at) {

@@ -4,7 +4,7 @@
 //! The unit tests of `felix_sim::search::shrink` (sim/src/search/shrink/mod.rs).
 
 use felix_core::rules::{Invariant, Layer};
-use felix_core::{Rules, TwinName};
+use felix_core::TwinName;
 use felix_sim::env::tape::Choices;
 use felix_sim::seeded::knobs::Knobs;
 
@@ -14,12 +14,7 @@ use felix_sim::search::shrink::*;
 /// base, knobs and invariant.
 fn compact_active_seed_0() -> (Base, Knobs, Invariant) {
     let twin = TwinName::CompactActive;
-    let base = Base {
-        seed: 0,
-        rules: Rules::twin(twin),
-        label: twin.name().to_string(),
-        fork: None,
-    };
+    let base = Base::twin(0, twin, None);
     (base, Knobs::draw(0, None), twin.must_break(Layer::Sim))
 }
 
