@@ -68,6 +68,7 @@ pub mod probes;
 pub mod progress;
 pub mod promise_durable;
 pub mod recovery_faithful;
+pub mod splitmix;
 pub mod stale_trim_refused;
 pub mod synthetic;
 pub mod term_never_decreases;

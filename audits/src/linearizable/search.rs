@@ -3,6 +3,7 @@
 use super::check::{in_search, Operation};
 use super::refusal::Words;
 use super::spec::{Mark, Spec};
+use crate::splitmix::splitmix64;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -273,7 +274,7 @@ impl Memo {
 
     /// A node's hash: its linearized set's (`Walk::done_hash`) with its state's digest.
     fn hash(set_hash: u64, digest: u64) -> u64 {
-        splitmix(set_hash ^ splitmix(digest))
+        splitmix64(set_hash ^ splitmix64(digest))
     }
 
     /// Records the node `done` plus operation `index`, with the state `digest`, under `hash`
@@ -307,18 +308,10 @@ impl Memo {
 
 /// Operation `index`'s word in the linearized set's hash: fixed, well spread.
 fn zobrist(index: usize) -> u64 {
-    splitmix(index as u64 ^ 0x9e37_79b9_7f4a_7c15)
+    splitmix64(index as u64 ^ 0x9e37_79b9_7f4a_7c15)
 }
 
-/// SplitMix64's finalizer: every input bit moves every output bit.
-fn splitmix(value: u64) -> u64 {
-    let mut z = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// The memo's hasher: its keys are hashes already (`splitmix`), taken as they are.
+/// The memo's hasher: its keys are hashes already (`splitmix64`), taken as they are.
 #[derive(Default)]
 struct Prehashed(u64);
 
@@ -358,7 +351,7 @@ mod tests {
             for (seed, index, digest) in inserts {
                 // A linearized set drawn from a few, without `index`.
                 let mut done: Vec<u64> = (0..words as u64)
-                    .map(|w| splitmix(seed * 3 + w) & splitmix(seed + 17 * w))
+                    .map(|w| splitmix64(seed * 3 + w) & splitmix64(seed + 17 * w))
                     .collect();
                 done[index / 64] &= !(1 << (index % 64));
                 let done_hash = (0..words * 64)

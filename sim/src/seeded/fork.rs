@@ -17,6 +17,7 @@
 
 use crate::seeded::knobs::Knobs;
 use crate::seeded::world;
+use felix_audits::splitmix::splitmix64;
 use felix_audits::Counter;
 use felix_core::Rules;
 
@@ -50,9 +51,9 @@ impl Fork {
     /// The key every re-keyed stream of the continuation is split from: a function of the
     /// parent's seed, the step and the branch alone (SplitMix64's finalizer over each).
     pub fn key(&self, seed: u64) -> u64 {
-        let mut key = mix(seed ^ 0x666f_726b_0000_0000);
-        key = mix(key ^ self.step);
-        mix(key ^ u64::from(self.branch))
+        let mut key = splitmix64(seed ^ 0x666f_726b_0000_0000);
+        key = splitmix64(key ^ self.step);
+        splitmix64(key ^ u64::from(self.branch))
     }
 }
 
@@ -61,14 +62,6 @@ impl std::fmt::Display for Fork {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(formatter, "{}:{}", self.step, self.branch)
     }
-}
-
-/// SplitMix64's finalizer: every input bit moves every output bit.
-fn mix(value: u64) -> u64 {
-    let mut z = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The counters that `first_step` can place: the audits' coverage and the probes, both pure
