@@ -286,12 +286,11 @@ impl Memo {
         let mut at = head;
         while at != NONE {
             let set = &self.sets[at * self.words..(at + 1) * self.words];
-            let same_set = set
-                .iter()
-                .zip(done)
-                .enumerate()
-                .all(|(w, (&kept, &now))| kept == if w == word { now | bit } else { now });
-            if self.digests[at] == digest && same_set {
+            // The digest first: it tells most nodes sharing a hash apart without the sets.
+            if self.digests[at] == digest
+                && (set.iter().zip(done).enumerate())
+                    .all(|(w, (&kept, &now))| kept == if w == word { now | bit } else { now })
+            {
                 return false;
             }
             at = self.earlier[at];
