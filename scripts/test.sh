@@ -85,13 +85,12 @@ step "felix-node's tests (in the background: real nodes, mostly waiting on real 
 # felix-node's tests start real processes and wait on real time (a 15 s nemesis, restarts,
 # elections), leaving a core idle for most of their half minute: they run beside the other
 # crates' tests, which keep both cores busy. They run as cargo runs them (from the crate's
-# directory, one executable after another), but straight from the build above: a `cargo test -p
-# felix-node` would resolve the dependencies' features for that crate alone and build a dozen
-# crates again (felix-node has no doc tests: its Cargo.toml). Their output is printed, and their
-# verdict taken, after the other tests.
-start_job node-tests bash -c \
-    'cd node && for test in "$@"; do echo "     Running $test"; "$test" || exit; done' \
-    node-tests "${node_tests[@]}"
+# directory), but straight from the build above: a `cargo test -p felix-node` would resolve the
+# dependencies' features for that crate alone and build a dozen crates again (felix-node has no
+# doc tests: its Cargo.toml). Their output is printed, and their verdict taken, after the other
+# tests.
+start_job node-tests bash -c 'cd node && echo "     Running $1" && exec "$1"' \
+    node-tests "${node_tests[0]}"
 
 step "cargo test --workspace --release --exclude felix-node"
 cargo test --workspace --release --exclude felix-node
