@@ -28,3 +28,15 @@ mod seeded_knobs;
 mod seeded_swarm;
 mod seeded_world_breaker;
 mod seeded_world_prober;
+
+use felix_sim::render::trace::{TraceEvent, TraceLine};
+
+/// A trace line at `step`, its time the step: what the rendering tests (`render_story`,
+/// `render_why`) build their traces of.
+fn line(step: u64, event: TraceEvent) -> TraceLine {
+    TraceLine {
+        step,
+        time: step,
+        event,
+    }
+}

@@ -1,5 +1,6 @@
 //! The unit tests of `felix_sim::render::story` (sim/src/render/story.rs).
 
+use super::line;
 use felix_core::history::Event;
 use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
 use std::collections::BTreeSet;
@@ -8,14 +9,6 @@ use felix_core::api::{Reply, Request};
 use felix_core::record::{Command, Entry};
 use felix_core::Token;
 use felix_sim::render::story::*;
-
-fn line(step: u64, event: TraceEvent) -> TraceLine {
-    TraceLine {
-        step,
-        time: step,
-        event,
-    }
-}
 
 /// The AckBeforeSync shape: a client's fence, its commit and acknowledgement, two crashes (one
 /// losing nothing, left out), a new leader's noop at the same offset. Three parties, three

@@ -1,5 +1,6 @@
 //! The unit tests of `felix_sim::render::why` (sim/src/render/why.rs).
 
+use super::line;
 use felix_core::api::{Reply, Request};
 use felix_core::history::Event;
 use felix_core::rules::Invariant;
@@ -7,14 +8,6 @@ use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};
 
 use felix_core::api::ReadFrom;
 use felix_sim::render::why::*;
-
-fn line(step: u64, event: TraceEvent) -> TraceLine {
-    TraceLine {
-        step,
-        time: step,
-        event,
-    }
-}
 
 /// The causal why follows what the finding names: the acknowledgement and the commit it names
 /// by step, the request the acknowledgement answered, the commit at the named offset on another
