@@ -75,7 +75,7 @@ impl ClusterState {
         let path = dir.join(STATE_FILE);
         let text = std::fs::read_to_string(&path)
             .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
-        serde_json::from_str(&text)
+        crate::frame::parse_json(&text)
             .map_err(|error| format!("{}: not a cluster file: {error}", path.display()))
     }
 

@@ -184,6 +184,14 @@ pub fn decode(payload: &[u8]) -> Result<Frame, FrameError> {
     })
 }
 
+/// Parses one JSON text (a cluster file, a history line, a line between the nemesis and a client)
+/// as the frames' bodies are parsed, from bytes: every JSON the node reads goes through one reader
+/// type, so serde's deserializers for the journal's events, requests and replies are compiled
+/// once into this crate, not once per reader (a valid `&str` parses the same either way).
+pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_slice(text.as_bytes())
+}
+
 /// Reads one frame's payload (version byte and body): `Ok(None)` at a clean end of stream
 /// (before a length prefix). Never allocates more than `FRAME_BYTES_MAX`.
 pub fn read_payload(reader: &mut impl Read) -> Result<Option<Vec<u8>>, FrameError> {

@@ -122,7 +122,7 @@ fn listen(shared: &Shared) {
     std::thread::spawn(move || {
         for line in io::stdin().lock().lines() {
             let Ok(line) = line else { break };
-            match serde_json::from_str::<ToClient>(&line) {
+            match crate::frame::parse_json::<ToClient>(&line) {
                 Ok(ToClient::Lease { epoch, holder }) => {
                     let mut lease = match lease.lock() {
                         Ok(lease) => lease,
@@ -330,7 +330,7 @@ pub fn receive(stdout: impl io::Read) -> Finished {
     let mut finished = Finished::default();
     for line in BufReader::new(stdout).lines() {
         let Ok(line) = line else { break };
-        match serde_json::from_str::<FromClient>(&line) {
+        match crate::frame::parse_json::<FromClient>(&line) {
             Ok(FromClient::Line(stamped)) => {
                 if finished.lines.len() < RECORDED_MAX {
                     finished.lines.push(stamped);

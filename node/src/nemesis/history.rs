@@ -112,7 +112,7 @@ pub fn read_node_log(path: &Path) -> Result<(Vec<Stamped>, usize), String> {
     let mut skipped = 0;
     for line in std::io::BufReader::new(file).lines() {
         let line = line.map_err(|error| format!("{}: {error}", path.display()))?;
-        match serde_json::from_str::<LoggedEvent>(&line) {
+        match crate::frame::parse_json::<LoggedEvent>(&line) {
             Ok(logged) => lines.push(Stamped {
                 time_micros: logged.time_micros,
                 event: TraceEvent::History(logged.event),
