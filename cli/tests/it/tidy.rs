@@ -181,40 +181,78 @@ fn function_lengths_are_measured_from_fn_to_its_closing_brace() {
 }
 
 /// The sources a crate compiles without a unit-test harness (`test = false` in its Cargo.toml):
-/// all of `src/` but `src/bin/` for a `[lib]`, a `[[bin]]`'s own `path`.
+/// all of `src/` but `src/bin/` for a `[lib]`; for a `[[bin]]` its `path`, or where cargo looks
+/// for it without one (`src/main.rs` for the package's own name, else `src/bin/NAME.rs` or the
+/// folder `src/bin/NAME/`).
 fn sources_without_a_harness(krate: &str) -> Vec<PathBuf> {
     let dir = root().join(krate);
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("the crate's manifest");
-    let mut files = Vec::new();
-    let mut section = String::new();
-    let mut path: Option<String> = None;
-    let mut no_harness = false;
-    let mut close = |section: &str, path: &Option<String>, no_harness: bool| {
-        if !no_harness {
-            return;
-        }
-        if section == "[lib]" {
-            let mut all = Vec::new();
-            rust_files(&dir.join("src"), &mut all);
-            let bins = dir.join("src").join("bin");
-            files.extend(all.into_iter().filter(|file| !file.starts_with(&bins)));
-        } else if let Some(path) = path {
-            files.push(dir.join(path));
-        }
+    sources_without_a_harness_in(&dir, &manifest)
+}
+
+/// `sources_without_a_harness` for the crate in `dir` whose manifest is `manifest`.
+fn sources_without_a_harness_in(dir: &Path, manifest: &str) -> Vec<PathBuf> {
+    /// One `[lib]` or `[[bin]]` table: its `name`, its `path` and whether it says `test = false`.
+    #[derive(Default)]
+    struct Target {
+        section: String,
+        name: Option<String>,
+        path: Option<String>,
+        no_harness: bool,
+    }
+    let value = |line: &str, key: &str| {
+        let (left, right) = line.split_once('=')?;
+        (left.trim() == key).then(|| right.trim().trim_matches('"').to_string())
     };
+    let mut targets = vec![Target::default()];
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
-            close(&section, &path, no_harness);
-            section = line.to_string();
-            path = None;
-            no_harness = false;
-        } else if let Some(value) = line.strip_prefix("path = ") {
-            path = Some(value.trim_matches('"').to_string());
-        } else if line.replace(' ', "") == "test=false" {
-            no_harness = true;
+            targets.push(Target {
+                section: line.to_string(),
+                ..Target::default()
+            });
+        } else if let Some(target) = targets.last_mut() {
+            if let Some(name) = value(line, "name") {
+                target.name = Some(name);
+            } else if let Some(path) = value(line, "path") {
+                target.path = Some(path);
+            } else if value(line, "test").as_deref() == Some("false") {
+                target.no_harness = true;
+            }
         }
     }
-    close(&section, &path, no_harness);
+    let package = (targets.iter())
+        .find(|target| target.section == "[package]")
+        .and_then(|target| target.name.clone());
+    let src = dir.join("src");
+    let mut files = Vec::new();
+    for target in targets.iter().filter(|target| target.no_harness) {
+        match (target.section.as_str(), &target.path, &target.name) {
+            ("[lib]", _, _) => {
+                let mut all = Vec::new();
+                rust_files(&src, &mut all);
+                let bins = src.join("bin");
+                files.extend(all.into_iter().filter(|file| !file.starts_with(&bins)));
+            }
+            ("[[bin]]", Some(path), _) => files.push(dir.join(path)),
+            ("[[bin]]", None, Some(name)) if Some(name) == package.as_ref() => {
+                files.push(src.join("main.rs"));
+            }
+            ("[[bin]]", None, Some(name)) => {
+                let folder = src.join("bin").join(name);
+                if folder.is_dir() {
+                    rust_files(&folder, &mut files);
+                } else {
+                    files.push(src.join("bin").join(format!("{name}.rs")));
+                }
+            }
+            (section, path, name) => panic!(
+                "{}: `test = false` in {section} (name {name:?}, path {path:?}): which sources \
+                 does it cover?",
+                dir.display()
+            ),
+        }
+    }
     files
 }
 
@@ -254,4 +292,125 @@ fn a_crate_built_without_a_unit_test_harness_declares_no_unit_test() {
     assert!(!declares_a_unit_test(
         "// every `#[test]` lives in tests/it\nfn f() {}\n"
     ));
+}
+
+#[test]
+fn a_bin_without_a_path_is_found_where_cargo_looks_for_it() {
+    // Proves the harness check reads a `[[bin]]` without `path` from where cargo builds it, so a
+    // unit test there is not missed: the package's own name is `src/main.rs`, another name
+    // `src/bin/NAME.rs`; a `[lib]` covers `src/` but `src/bin/`.
+    let dir = Path::new("/crate");
+    let manifest =
+        "[package]\nname = \"tool\"\n\n[lib]\ntest = false\n\n[[bin]]\nname = \"tool\"\n\
+                    test = false\n\n[[bin]]\nname = \"helper\"\ntest = false\n\n[[bin]]\n\
+                    name = \"kept\"\n\n[dependencies]\nname = \"x\"\n";
+    let files = sources_without_a_harness_in(dir, manifest);
+    assert_eq!(
+        files,
+        [
+            PathBuf::from("/crate/src/main.rs"),
+            PathBuf::from("/crate/src/bin/helper.rs"),
+        ]
+    );
+}
+
+/// The texts kept beside the repository that its own text must not cite (spelled in two halves, so
+/// that this file does not cite them either).
+const OUTSIDE_TEXTS: [&str; 4] = [
+    concat!("DESIGN", ".md"),
+    concat!("STYLE", ".md"),
+    concat!("shared/", "seeds"),
+    concat!("shared/", "notes"),
+];
+/// The word that, followed by a number, cites an issue (kept apart for the same reason).
+const ISSUE: &str = "issue";
+
+/// A reference to a text outside the repository, or to an issue by number, in `line`: what it
+/// names, if anything. The repository's text must stand on its own: where a comment leans on the
+/// design, it says the rule in a sentence of its own or points to a page in `docs/`.
+fn outside_reference(line: &str) -> Option<String> {
+    for name in OUTSIDE_TEXTS {
+        if line.contains(name) {
+            return Some(name.to_string());
+        }
+    }
+    let lower = line.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '#'))
+        .filter(|word| !word.is_empty())
+        .collect();
+    words.windows(2).find_map(|pair| {
+        let number = pair[1].trim_start_matches('#');
+        let is_number = !number.is_empty() && number.chars().all(|c| c.is_ascii_digit());
+        (matches!(pair[0], "issue" | "issues") && is_number).then(|| format!("issue {number}"))
+    })
+}
+
+/// Every file of the repository but the build's output and git's own, in path order.
+fn repository_files(directory: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+    paths.sort();
+    for path in paths {
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
+        if path.is_dir() {
+            if !matches!(name, "target" | ".git" | "node_modules" | "__pycache__") {
+                repository_files(&path, files);
+            }
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_text_cites_a_file_outside_the_repository_or_an_issue_number() {
+    // Proves the code, the docs, the scenarios and the scripts stand on their own: none cites the
+    // design notes kept beside the repository or an issue by its number. (`.ci/run` and
+    // docs/dev/ci.md name where CI finds TLC, `../shared/tools/`: a tool's place, not a text.)
+    let root = root();
+    let mut files = Vec::new();
+    repository_files(&root, &mut files);
+    let mut problems = Vec::new();
+    let mut read = 0;
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue; // not text
+        };
+        read += 1;
+        let relative = file
+            .strip_prefix(&root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        for (number, line) in text.lines().enumerate() {
+            if let Some(named) = outside_reference(line) {
+                problems.push(format!("{relative}:{}: cites {named}: {line}", number + 1));
+            }
+        }
+    }
+    assert!(
+        read > 300,
+        "only {read} text files read: is the root right?"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(
+        outside_reference(&format!("The lagging-follower read ({} 10).", ISSUE)),
+        Some(format!("{} 10", ISSUE))
+    );
+    assert_eq!(
+        outside_reference(&format!("see {} #7", "Issue")),
+        Some(format!("{} 7", ISSUE))
+    );
+    assert_eq!(
+        outside_reference(&format!("as ../{}", OUTSIDE_TEXTS[0])),
+        Some(OUTSIDE_TEXTS[0].to_string())
+    );
+    assert_eq!(outside_reference("an issue of ordering: 3 nodes"), None);
+    assert_eq!(outside_reference("ReadProbe term 1 round 2"), None);
 }
