@@ -19,15 +19,29 @@ fn root() -> PathBuf {
 }
 
 fn rust_files(directory: &Path, files: &mut Vec<PathBuf>) {
+    files_under(directory, files, &|path| {
+        path.extension().is_some_and(|extension| extension == "rs")
+    });
+}
+
+/// Every file below `directory` that `keep` takes, in path order, passing over the build's output
+/// and git's own folders.
+fn files_under(directory: &Path, files: &mut Vec<PathBuf>, keep: &dyn Fn(&Path) -> bool) {
     let Ok(entries) = std::fs::read_dir(directory) else {
         return;
     };
     let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
     paths.sort();
     for path in paths {
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
         if path.is_dir() {
-            rust_files(&path, files);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            if !matches!(name, "target" | ".git" | "node_modules" | "__pycache__") {
+                files_under(&path, files, keep);
+            }
+        } else if keep(&path) {
             files.push(path);
         }
     }
@@ -346,28 +360,6 @@ fn outside_reference(line: &str) -> Option<String> {
     })
 }
 
-/// Every file of the repository but the build's output and git's own, in path order.
-fn repository_files(directory: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(directory) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
-    paths.sort();
-    for path in paths {
-        let name = path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or("");
-        if path.is_dir() {
-            if !matches!(name, "target" | ".git" | "node_modules" | "__pycache__") {
-                repository_files(&path, files);
-            }
-        } else {
-            files.push(path);
-        }
-    }
-}
-
 #[test]
 fn no_text_cites_a_file_outside_the_repository_or_an_issue_number() {
     // Proves the code, the docs, the scenarios and the scripts stand on their own: none cites the
@@ -375,7 +367,7 @@ fn no_text_cites_a_file_outside_the_repository_or_an_issue_number() {
     // docs/dev/ci.md name where CI finds TLC, `../shared/tools/`: a tool's place, not a text.)
     let root = root();
     let mut files = Vec::new();
-    repository_files(&root, &mut files);
+    files_under(&root, &mut files, &|_| true);
     let mut problems = Vec::new();
     let mut read = 0;
     for file in &files {
