@@ -23,6 +23,7 @@ use stateright::{Checker, HasDiscoveries, Path};
 
 use crate::spec::{Spec, SpecConfig};
 use crate::trace::{self, TraceStep};
+use felix_names::Invariant;
 
 /// Whether every invariant held over the whole bounded state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -43,8 +44,9 @@ pub struct Report {
     pub broker_symmetry: bool,
     /// Pass or violated.
     pub outcome: Outcome,
-    /// The violated invariant, if any.
-    pub invariant: Option<&'static str>,
+    /// The violated invariant, if any (serialized by its name).
+    #[serde(serialize_with = "invariant_name")]
+    pub invariant: Option<Invariant>,
     /// Distinct states generated (comparable with TLC's "distinct states found").
     pub unique_states: usize,
     /// States generated including repeats.
@@ -176,7 +178,7 @@ pub fn check_compact<S: Spec>(
         sometimes_reached,
         sometimes_missed,
     };
-    if let Some(invariant) = found.violated {
+    if let Some(invariant) = found.violated.map(invariant_named::<S>) {
         report.outcome = Outcome::Violated;
         report.invariant = Some(invariant);
         report.trace = shortest_counterexample(config, invariant);
@@ -191,11 +193,11 @@ pub struct TwinRun {
     /// The twin's configuration name.
     pub config: &'static str,
     /// The invariant this twin must break.
-    pub expected: &'static str,
+    pub expected: Invariant,
     /// The invariants that break first: those whose shortest counterexample is no longer than the
     /// shortest one of any invariant, in the model's order. TLC with one worker stops at the first
     /// of them it meets, so a twin is held to being alone in this list.
-    pub found: Vec<&'static str>,
+    pub found: Vec<Invariant>,
     /// Distinct states generated before the search stopped.
     pub unique_states: usize,
     /// Wall time of the search.
@@ -204,7 +206,7 @@ pub struct TwinRun {
     pub trace: Vec<TraceStep>,
     /// Invariants this twin breaks in the same state as its named one
     /// (`felix_names::TwinName::breaks_beside`): found beside it, they do not fail the twin.
-    pub beside: Vec<&'static str>,
+    pub beside: Vec<Invariant>,
 }
 
 impl TwinRun {
@@ -215,7 +217,7 @@ impl TwinRun {
             && self
                 .found
                 .iter()
-                .all(|name| *name == self.expected || self.beside.contains(name))
+                .all(|invariant| *invariant == self.expected || self.beside.contains(invariant))
     }
 }
 
@@ -230,24 +232,24 @@ pub fn run_twin<S: Spec>(config: &'static SpecConfig<S>) -> TwinRun {
     let checker = S::model(config, false)
         .checker()
         .threads(1)
-        .finish_when(HasDiscoveries::AnyOf(BTreeSet::from([expected])))
+        .finish_when(HasDiscoveries::AnyOf(BTreeSet::from([expected.name()])))
         .spawn_bfs()
         .join();
     let seconds = started.elapsed().as_secs_f64();
     let discovered: BTreeSet<&'static str> = checker.discoveries().keys().copied().collect();
-    let traces: Vec<(&'static str, Vec<TraceStep>)> = S::invariants()
-        .filter(|name| discovered.contains(name))
-        .map(|name| (name, shortest_counterexample(config, name)))
+    let traces: Vec<(Invariant, Vec<TraceStep>)> = S::invariants()
+        .filter(|invariant| discovered.contains(invariant.name()))
+        .map(|invariant| (invariant, shortest_counterexample(config, invariant)))
         .collect();
     let shortest = traces.iter().map(|(_, trace)| trace.len()).min();
-    let found: Vec<&'static str> = traces
+    let found: Vec<Invariant> = traces
         .iter()
         .filter(|(_, trace)| Some(trace.len()) == shortest)
-        .map(|(name, _)| *name)
+        .map(|(invariant, _)| *invariant)
         .collect();
     let trace = traces
         .into_iter()
-        .find(|(name, _)| *name == expected)
+        .find(|(invariant, _)| *invariant == expected)
         .map(|(_, trace)| trace)
         .unwrap_or_default();
     TwinRun {
@@ -260,9 +262,7 @@ pub fn run_twin<S: Spec>(config: &'static SpecConfig<S>) -> TwinRun {
         beside: config
             .twin
             .map_or(&[][..], |twin| twin.breaks_beside(S::LAYER))
-            .iter()
-            .map(|invariant| invariant.name())
-            .collect(),
+            .to_vec(),
     }
 }
 
@@ -273,7 +273,7 @@ pub fn run_twin<S: Spec>(config: &'static SpecConfig<S>) -> TwinRun {
 /// the trace found left unchecked, until no shorter trace appears.
 pub fn shortest_counterexample<S: Spec>(
     config: &'static SpecConfig<S>,
-    invariant: &'static str,
+    invariant: Invariant,
 ) -> Vec<TraceStep> {
     shortest_path(config, invariant)
         .map(|path| trace::steps(config, path))
@@ -285,7 +285,7 @@ pub fn shortest_counterexample<S: Spec>(
 /// conformance runner (`felix-validate`) replays on the core.
 pub fn shortest_counterexample_actions<S: Spec>(
     config: &'static SpecConfig<S>,
-    invariant: &'static str,
+    invariant: Invariant,
 ) -> Option<Vec<S::Action>> {
     shortest_path(config, invariant).map(|path| path.into_actions())
 }
@@ -293,8 +293,9 @@ pub fn shortest_counterexample_actions<S: Spec>(
 /// The shortest path to a state breaking `invariant`, searched as `shortest_counterexample` says.
 fn shortest_path<S: Spec>(
     config: &'static SpecConfig<S>,
-    invariant: &'static str,
+    invariant: Invariant,
 ) -> Option<Path<S::State, S::Action>> {
+    let invariant = invariant.name();
     let mut best = None;
     let mut depth_limit: Option<NonZeroUsize> = None;
     loop {
@@ -323,8 +324,24 @@ fn shortest_path<S: Spec>(
 }
 
 /// The first `always` property (in the model's order) that has a discovery.
-fn first_broken_invariant<S: Spec>(discovered: &BTreeSet<&'static str>) -> Option<&'static str> {
-    S::invariants().find(|name| discovered.contains(name))
+fn first_broken_invariant<S: Spec>(discovered: &BTreeSet<&'static str>) -> Option<Invariant> {
+    S::invariants().find(|invariant| discovered.contains(invariant.name()))
+}
+
+/// The spec's invariant whose property is named `name` (the checkers name properties by their
+/// names). Only an `always` property of the spec can break, so any other name is a bug.
+fn invariant_named<S: Spec>(name: &'static str) -> Invariant {
+    S::invariants()
+        .find(|invariant| invariant.name() == name)
+        .unwrap_or_else(|| panic!("{name} is not an invariant of {}", S::NAME))
+}
+
+/// Serializes a report's invariant by its name, as the spec and TLC name it.
+fn invariant_name<W: serde::Serializer>(
+    invariant: &Option<Invariant>,
+    serializer: W,
+) -> Result<W::Ok, W::Error> {
+    invariant.map(Invariant::name).serialize(serializer)
 }
 
 /// Splits the `sometimes` properties into reached and missed.

@@ -37,7 +37,7 @@ pub trait Spec:
     /// Why no `--html` diagram can be drawn for this spec, or `None` if one can.
     const NO_DIAGRAM: Option<&'static str>;
     /// The `always` properties (the invariants), in the order the model declares them.
-    const ALWAYS: &'static [(&'static str, Condition<Self>)];
+    const ALWAYS: &'static [(Invariant, Condition<Self>)];
     /// The `sometimes` properties (coverage), in the order the model declares them.
     const SOMETIMES: &'static [(&'static str, Condition<Self>)];
 
@@ -81,9 +81,9 @@ pub trait Spec:
         &Self::configs()[0]
     }
 
-    /// The invariants' names, in the model's order.
-    fn invariants() -> impl Iterator<Item = &'static str> {
-        Self::ALWAYS.iter().map(|&(name, _)| name)
+    /// The invariants, in the model's order.
+    fn invariants() -> impl Iterator<Item = Invariant> {
+        Self::ALWAYS.iter().map(|&(invariant, _)| invariant)
     }
 
     /// The `sometimes` properties' names, in the model's order.
@@ -97,7 +97,7 @@ pub trait Spec:
     fn every_property() -> Vec<Property<Self>> {
         let always = Self::ALWAYS
             .iter()
-            .map(|&(name, condition)| Property::always(name, condition));
+            .map(|&(invariant, condition)| Property::always(invariant.name(), condition));
         let sometimes = Self::SOMETIMES
             .iter()
             .map(|&(name, condition)| Property::sometimes(name, condition));
@@ -139,7 +139,10 @@ pub trait RuleSwitches {
 /// A property's condition: a predicate over a model's state.
 pub type Condition<M> = fn(&M, &<M as Model>::State) -> bool;
 
-/// A table of named conditions, in the order the model declares them.
+/// A table of the invariants' conditions, in the order the model declares them.
+pub type Invariants<M, const N: usize> = [(Invariant, Condition<M>); N];
+
+/// A table of named coverage conditions (`sometimes`), in the order the model declares them.
 pub type Conditions<M, const N: usize> = [(&'static str, Condition<M>); N];
 
 /// What a configuration is expected to do.
@@ -206,10 +209,10 @@ impl<S: Spec> SpecConfig<S> {
     }
 
     /// The invariant a twin must break, or `None` for a passing configuration.
-    pub fn expected_violation(&self) -> Option<&'static str> {
+    pub fn expected_violation(&self) -> Option<Invariant> {
         match self.expectation {
             Expectation::Pass => None,
-            Expectation::Violates(invariant) => Some(invariant.name()),
+            Expectation::Violates(invariant) => Some(invariant),
         }
     }
 

@@ -227,7 +227,7 @@ pub fn report_json(report: &Report) -> serde_json::Value {
         "config": report.config,
         "broker_symmetry": report.broker_symmetry,
         "outcome": report.outcome,
-        "invariant": report.invariant,
+        "invariant": report.invariant.map(|invariant| invariant.name()),
         "unique_states": report.unique_states,
         "total_states": report.total_states,
         "max_depth": report.max_depth,

@@ -8,6 +8,7 @@
 //! trace renderer's lines (`felix_model::trace::render`), the ones `felix check` prints.
 
 use super::{Diagram, Lane, LaneKind, Mark, Row, Style, Violation, Window};
+use felix_core::rules::Invariant;
 use felix_model::check::Report;
 use felix_model::head_trim::config::Config;
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, Kind, Record, State};
@@ -374,8 +375,8 @@ fn broker_lines(config: &Config, state: &State, b: u8) -> Vec<String> {
 }
 
 /// What broke, in words: for StaleTrimRefused, the two committed records out of order.
-fn detail(config: &Config, state: &State, invariant: &str) -> String {
-    if invariant == felix_model::head_trim::properties::STALE_TRIM_REFUSED {
+fn detail(config: &Config, state: &State, invariant: Invariant) -> String {
+    if invariant == Invariant::StaleTrimRefused {
         for b in 1..=config.bounds.brokers {
             let log = &state.log[index(b)];
             let mut newest: Option<(u8, u8)> = None;

@@ -47,7 +47,7 @@ fn every_layer_holds_exactly_its_shared_twins() {
             ),
         ] {
             let expected = twin.expected(layer);
-            assert_eq!(registered, expected.map(|i| i.name()), "{layer} {twin}");
+            assert_eq!(registered, expected, "{layer} {twin}");
             let file = cfg(spec, twin);
             assert_eq!(file.is_some(), expected.is_some(), "{spec}{twin}.cfg");
             if let (Some(text), Some(invariant)) = (file, expected) {

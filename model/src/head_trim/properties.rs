@@ -8,25 +8,10 @@
 
 use felix_names::Invariant;
 
-use crate::spec::Conditions;
+use crate::spec::{Conditions, Invariants};
 
 use super::spec::{FelixHeadTrim, Kind, State};
 
-/// Every variable in its domain, as the spec's `TypeOK`: terms, lengths, commit indexes, floors,
-/// starts, tails and counters within their bounds, and `commit[b] <= Len(log[b])`,
-/// `start[b] <= commit[b] + 1`.
-pub const TYPE_OK: &str = Invariant::TypeOk.name();
-/// No committed write or trim of one holder follows a committed write of a newer holder
-/// (deleted records included).
-pub const STALE_TRIM_REFUSED: &str = Invariant::StaleTrimRefused.name();
-/// Every broker's floor is the one its trim records set, deleted ones included, and it still
-/// holds the record that set it (deleted only whole segments entirely below its floor).
-pub const FLOOR_RECORD_KEPT: &str = Invariant::FloorRecordKept.name();
-/// No reader is ever served a record below the floor of a trim acknowledged before the read.
-pub const NO_READ_BELOW_FLOOR: &str = Invariant::NoReadBelowFloor.name();
-/// No two brokers lead the same term (a deposed leader still believes it leads its own, older,
-/// term).
-pub const ELECTION_SAFETY: &str = Invariant::ElectionSafety.name();
 /// Coverage: a trim lands (some broker's floor rises above 1).
 pub const TRIM_LANDS: &str = "SometimesTrimLands";
 /// Coverage: a stale holder retires on a tagged refusal.
@@ -35,12 +20,12 @@ pub const STALE_HOLDER_RETIRES_ON_TAG: &str = "SometimesStaleHolderRetiresOnTag"
 pub const READ_BELOW_FLOOR_REFUSED: &str = "SometimesReadBelowFloorRefused";
 
 /// The `always` properties, in the order the model declares them.
-pub(crate) const ALWAYS: Conditions<FelixHeadTrim, 5> = [
-    (TYPE_OK, type_ok),
-    (STALE_TRIM_REFUSED, stale_trim_refused),
-    (FLOOR_RECORD_KEPT, floor_record_kept),
-    (NO_READ_BELOW_FLOOR, no_read_below_floor),
-    (ELECTION_SAFETY, election_safety),
+pub(crate) const ALWAYS: Invariants<FelixHeadTrim, 5> = [
+    (Invariant::TypeOk, type_ok),
+    (Invariant::StaleTrimRefused, stale_trim_refused),
+    (Invariant::FloorRecordKept, floor_record_kept),
+    (Invariant::NoReadBelowFloor, no_read_below_floor),
+    (Invariant::ElectionSafety, election_safety),
 ];
 /// The `sometimes` properties, in the order the model declares them.
 pub(crate) const COVERAGE: Conditions<FelixHeadTrim, 3> = [
@@ -49,7 +34,8 @@ pub(crate) const COVERAGE: Conditions<FelixHeadTrim, 3> = [
     (READ_BELOW_FLOOR_REFUSED, read_below_floor_refused),
 ];
 
-/// `ElectionSafety`: `\A b, q \in Brokers : b # q /\ leader[b] /\ leader[q] => term[b] # term[q]`.
+/// `ElectionSafety`: no two brokers lead the same term (a deposed leader still believes it leads
+/// its own, older, term): `\A b, q \in Brokers : b # q /\ leader[b] /\ leader[q] => term[b] # term[q]`.
 pub fn election_safety(model: &FelixHeadTrim, state: &State) -> bool {
     let brokers = usize::from(model.config.bounds.brokers);
     (0..brokers).all(|b| {
@@ -59,7 +45,9 @@ pub fn election_safety(model: &FelixHeadTrim, state: &State) -> bool {
     })
 }
 
-/// `StaleTrimRefused`: on every broker, for committed offsets i < j, a write at i and a write or
+/// `StaleTrimRefused`: no committed write or trim of one holder follows a committed write of a
+/// newer holder (deleted records included): on every broker, for committed offsets i < j, a write
+/// at i and a write or
 /// trim at j imply `log[b][j].h >= log[b][i].h`.
 pub fn stale_trim_refused(model: &FelixHeadTrim, state: &State) -> bool {
     (1..=model.config.bounds.brokers).all(|b| {
@@ -78,7 +66,9 @@ pub fn stale_trim_refused(model: &FelixHeadTrim, state: &State) -> bool {
     })
 }
 
-/// `TypeOK`: every variable in its domain (the spec's conjuncts, one by one).
+/// `TypeOK`: every variable in its domain (the spec's conjuncts, one by one): terms, lengths, commit
+/// indexes, floors, starts, tails and counters within their bounds, and `commit[b] <= Len(log[b])`,
+/// `start[b] <= commit[b] + 1`.
 pub fn type_ok(model: &FelixHeadTrim, state: &State) -> bool {
     let bounds = &model.config.bounds;
     let max_len = bounds.max_len();
@@ -111,7 +101,8 @@ pub fn type_ok(model: &FelixHeadTrim, state: &State) -> bool {
 
 /// `FloorRecordKept`: every broker's applied floor equals the highest floor of its committed
 /// trims (deleted ones included), and, unless retention deletes by design (Retention,
-/// VisibleTrims), it deleted nothing at or above its floor.
+/// VisibleTrims), it deleted nothing at or above its floor: it still holds the record that set
+/// its floor.
 pub fn floor_record_kept(model: &FelixHeadTrim, state: &State) -> bool {
     let switches = &model.config.switches;
     let retention = switches.retention_deletes();
@@ -121,7 +112,8 @@ pub fn floor_record_kept(model: &FelixHeadTrim, state: &State) -> bool {
     })
 }
 
-/// `NoReadBelowFloor`: no read has served a write below the floor of an acknowledged trim.
+/// `NoReadBelowFloor`: no read has served a write below the floor of a trim acknowledged before
+/// the read.
 pub fn no_read_below_floor(_: &FelixHeadTrim, state: &State) -> bool {
     !state.stale_read
 }

@@ -863,7 +863,7 @@ impl crate::spec::Spec for FelixHeadTrim {
     const MAIN_ALIAS: bool = true;
     const NO_SYMMETRY: Option<&'static str> = None;
     const NO_DIAGRAM: Option<&'static str> = None;
-    const ALWAYS: &'static [(&'static str, Condition<Self>)] = &properties::ALWAYS;
+    const ALWAYS: &'static [(felix_names::Invariant, Condition<Self>)] = &properties::ALWAYS;
     const SOMETIMES: &'static [(&'static str, Condition<Self>)] = &properties::COVERAGE;
 
     fn configs() -> &'static [Config] {

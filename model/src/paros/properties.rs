@@ -8,18 +8,10 @@
 
 use felix_names::Invariant;
 
-use crate::spec::Conditions;
+use crate::spec::{Conditions, Invariants};
 
 use super::spec::{goes_back, Kind, ParosTrimJump, ReadAnswer, State};
 
-/// A node's promise (term, then vote within a term) never goes back, jumps included.
-pub const TERM_NEVER_DECREASES: &str = Invariant::TermNeverDecreases.name();
-/// No two nodes hold different records at a slot both have committed.
-pub const COMMITTED_PREFIX_AGREEMENT: &str = Invariant::CommittedPrefixAgreement.name();
-/// Every acknowledged write at or above the decided floor stays, and no floor passes it.
-pub const ACKED_WRITES_KEPT: &str = Invariant::AckedWritesKept.name();
-/// No read is served a slot below the floor of a truncate acknowledged before it.
-pub const NO_READ_BELOW_FLOOR: &str = Invariant::NoReadBelowFloor.name();
 /// Coverage: a voter jumped (it holds nothing below a point above its floor).
 pub const VOTER_JUMPS: &str = "SometimesVoterJumps";
 /// Coverage: a replica jumped.
@@ -31,18 +23,18 @@ pub const TRUNCATE_REFUSED: &str = "SometimesTruncateRefused";
 /// is never `NotHeld` here).
 pub const NOT_HELD_RANGE: &str = "SometimesNotHeldRange";
 
-/// No two nodes lead the same term.
-pub const ELECTION_SAFETY: &str = Invariant::ElectionSafety.name();
-
 /// The `always` properties, in the order the model declares them (the spec's order).
 /// AckedWritesKept comes before CommittedPrefixAgreement: where a state breaks both (the
 /// AckBeforeSync twin), both checkers name the first in this order.
-pub(crate) const ALWAYS: Conditions<ParosTrimJump, 5> = [
-    (TERM_NEVER_DECREASES, term_never_decreases),
-    (ACKED_WRITES_KEPT, acked_writes_kept),
-    (COMMITTED_PREFIX_AGREEMENT, committed_prefix_agreement),
-    (NO_READ_BELOW_FLOOR, no_read_below_floor),
-    (ELECTION_SAFETY, election_safety),
+pub(crate) const ALWAYS: Invariants<ParosTrimJump, 5> = [
+    (Invariant::TermNeverDecreases, term_never_decreases),
+    (Invariant::AckedWritesKept, acked_writes_kept),
+    (
+        Invariant::CommittedPrefixAgreement,
+        committed_prefix_agreement,
+    ),
+    (Invariant::NoReadBelowFloor, no_read_below_floor),
+    (Invariant::ElectionSafety, election_safety),
 ];
 /// The `sometimes` properties, in the order the model declares them.
 pub(crate) const COVERAGE: Conditions<ParosTrimJump, 4> = [
@@ -66,7 +58,8 @@ pub fn election_safety(model: &ParosTrimJump, state: &State) -> bool {
     })
 }
 
-/// `TermNeverDecreases`: `~GoesBack(high[n], <<term[n], vote[n]>>)` for every node.
+/// `TermNeverDecreases`: a node's promise (term, then vote within a term) never goes back, jumps
+/// included: `~GoesBack(high[n], <<term[n], vote[n]>>)` for every node.
 pub fn term_never_decreases(model: &ParosTrimJump, state: &State) -> bool {
     nodes(model).all(|n| {
         let i = usize::from(n) - 1;
@@ -103,8 +96,8 @@ pub fn acked_writes_kept(model: &ParosTrimJump, state: &State) -> bool {
     })
 }
 
-/// `NoReadBelowFloor`: a read a node would serve from a committed slot starts at or above
-/// `decided`.
+/// `NoReadBelowFloor`: no read is served a slot below the floor of a truncate acknowledged before
+/// it: a read a node would serve from a committed slot starts at or above `decided`.
 pub fn no_read_below_floor(model: &ParosTrimJump, state: &State) -> bool {
     let config = model.config;
     nodes(model).all(|n| {

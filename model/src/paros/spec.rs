@@ -758,7 +758,7 @@ impl crate::spec::Spec for ParosTrimJump {
         "no ParosTrimJump sequence diagram yet: the --html page draws FelixHeadTrim's brokers \
          and holders",
     );
-    const ALWAYS: &'static [(&'static str, Condition<Self>)] = &properties::ALWAYS;
+    const ALWAYS: &'static [(felix_names::Invariant, Condition<Self>)] = &properties::ALWAYS;
     const SOMETIMES: &'static [(&'static str, Condition<Self>)] = &properties::COVERAGE;
 
     fn configs() -> &'static [ParosConfig] {

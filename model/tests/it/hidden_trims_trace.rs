@@ -16,6 +16,7 @@ use felix_model::head_trim::config::Config;
 use felix_model::head_trim::properties;
 use felix_model::head_trim::spec::{Action, FelixHeadTrim, State};
 use felix_model::spec::Spec;
+use felix_names::Invariant;
 use stateright::Model;
 
 /// Applies `actions` from the initial state, asserting each is enabled (offered by `actions()`),
@@ -120,7 +121,7 @@ fn the_shortest_hidden_trims_counterexample_is_no_longer_than_the_seed_trace() {
     // Proves breadth-first search finds a StaleTrimRefused counterexample in HiddenTrims at least
     // as short as the seed's trace up to the committed stale write (9 actions).
     let twin = FelixHeadTrim::lookup("HiddenTrims").expect("registered");
-    let trace = check::shortest_counterexample(twin, properties::STALE_TRIM_REFUSED);
+    let trace = check::shortest_counterexample(twin, Invariant::StaleTrimRefused);
     assert!(trace.len() >= 2, "a counterexample exists");
     assert!(trace.len() - 1 <= 9, "{} actions", trace.len() - 1);
 }

@@ -4,12 +4,12 @@
 
 use felix_model::head_trim::spec::FelixHeadTrim;
 use felix_model::spec::Spec;
+use felix_names::Invariant;
 use std::collections::BTreeSet;
 
 use felix_model::check;
 use felix_model::check::Outcome;
 use felix_model::paros::config::ParosConfig;
-use felix_model::paros::properties;
 use felix_model::paros::spec::ParosTrimJump;
 use stateright::Model;
 
@@ -69,7 +69,8 @@ fn property_names_are_unique_and_match_the_lists() {
         .filter(|p| p.expectation == stateright::Expectation::Sometimes)
         .map(|p| p.name)
         .collect();
-    assert_eq!(always, ParosTrimJump::invariants().collect::<Vec<_>>());
+    let invariants: Vec<&str> = ParosTrimJump::invariants().map(Invariant::name).collect();
+    assert_eq!(always, invariants);
     assert_eq!(sometimes, ParosTrimJump::coverage().collect::<Vec<_>>());
     assert_eq!(ParosTrimJump::every_property().len(), 9);
 }
@@ -98,8 +99,8 @@ fn every_twin_breaks_exactly_its_named_invariant() {
         );
         assert_eq!(run.trace[0].action, "Init");
         assert_eq!(run.trace.len() - 1, steps, "{name}");
-        let beside: &[&str] = if name == "AckBeforeSync" {
-            &[properties::COMMITTED_PREFIX_AGREEMENT]
+        let beside: &[Invariant] = if name == "AckBeforeSync" {
+            &[Invariant::CommittedPrefixAgreement]
         } else {
             &[]
         };

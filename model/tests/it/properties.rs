@@ -1,9 +1,9 @@
 //! Property names: unique, and the lists the runner reports from match the model's properties.
 
 use felix_model::spec::Spec;
+use felix_names::Invariant;
 use std::collections::BTreeSet;
 
-use felix_model::head_trim::properties;
 use felix_model::head_trim::spec::FelixHeadTrim;
 use stateright::{Expectation, Model};
 
@@ -41,7 +41,7 @@ fn invariant_and_sometimes_lists_match_the_properties() {
             .filter(|p| p.expectation == Expectation::Sometimes)
             .map(|p| p.name)
             .collect();
-        let invariants: Vec<&str> = FelixHeadTrim::invariants().collect();
+        let invariants: Vec<&str> = FelixHeadTrim::invariants().map(Invariant::name).collect();
         let coverage: Vec<&str> = FelixHeadTrim::coverage().collect();
         assert_eq!(always, invariants, "{}", config.name);
         assert_eq!(sometimes, coverage, "{}", config.name);
@@ -55,11 +55,11 @@ fn every_safety_invariant_has_a_twin() {
     // ElectionSafety is stated so the model holds every layer's names, but no switch of the
     // design turns its rule (votes) off yet: until a planted bug does, the
     // audit's synthetic histories are what keeps it able to fail.
-    let expected: BTreeSet<&str> = FelixHeadTrim::twins()
+    let expected: BTreeSet<Invariant> = FelixHeadTrim::twins()
         .filter_map(|twin| twin.expected_violation())
         .collect();
-    let invariants: BTreeSet<&str> = FelixHeadTrim::invariants()
-        .filter(|name| *name != properties::TYPE_OK && *name != properties::ELECTION_SAFETY)
+    let invariants: BTreeSet<Invariant> = FelixHeadTrim::invariants()
+        .filter(|invariant| !matches!(invariant, Invariant::TypeOk | Invariant::ElectionSafety))
         .collect();
     assert_eq!(expected, invariants);
 }

@@ -68,9 +68,9 @@ pub fn assert_registry_is_the_cfg_files<S: Spec>() {
             expected.insert(switch.to_string(), value.to_string());
         }
         assert_eq!(constants(&text), expected, "{name}");
-        for invariant in std::iter::once(Invariant::TypeOk.name()).chain(S::invariants()) {
+        for invariant in std::iter::once(Invariant::TypeOk).chain(S::invariants()) {
             assert!(
-                text.lines().any(|line| line.trim() == invariant),
+                text.lines().any(|line| line.trim() == invariant.name()),
                 "{name} does not check {invariant}"
             );
         }

@@ -166,7 +166,7 @@ fn path_for<S: Spec>(
 pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
     let mut twin = Twin::of(config)?;
     let expected = twin.expected;
-    let model_path = shortest_counterexample_actions(config, expected.name())
+    let model_path = shortest_counterexample_actions(config, expected)
         .ok_or_else(|| format!("{} has no counterexample to {expected}", config.name))?;
     let switch = twin.twin.expected(Layer::Sim).is_some();
     let rules = if switch {

@@ -44,7 +44,8 @@ fn report(json: bool, name: &str, run: &check::TwinRun, column: usize) -> bool {
     let found = if run.found.is_empty() {
         "none".to_string()
     } else {
-        run.found.join("+")
+        let names: Vec<&str> = run.found.iter().map(|invariant| invariant.name()).collect();
+        names.join("+")
     };
     if json {
         crate::output::text(&format!(
@@ -52,7 +53,7 @@ fn report(json: bool, name: &str, run: &check::TwinRun, column: usize) -> bool {
             json!({
                 "twin": name,
                 "layer": "model",
-                "expected": run.expected,
+                "expected": run.expected.name(),
                 "found": found,
                 "ok": run.ok(),
                 "seeds_to_detect": null,
