@@ -24,6 +24,7 @@ pub mod twins;
 pub mod walk;
 
 use felix_audits::Violation;
+use felix_core::rules::Invariant;
 use felix_core::Rules;
 use felix_model::head_trim::config::Config;
 use felix_model::head_trim::spec::{Action, State};
@@ -98,15 +99,14 @@ impl<A, S: Clone> PathRun<A, S> {
 
 impl<A, S> PathRun<A, S> {
     /// The invariants the audits found broken, each once, in the order found.
-    pub fn broken(&self) -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = Vec::new();
+    pub fn broken(&self) -> Vec<Invariant> {
+        let mut broken: Vec<Invariant> = Vec::new();
         for violation in &self.violations {
-            let name = violation.invariant.name();
-            if !names.contains(&name) {
-                names.push(name);
+            if !broken.contains(&violation.invariant) {
+                broken.push(violation.invariant);
             }
         }
-        names
+        broken
     }
 }
 

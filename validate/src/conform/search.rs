@@ -5,6 +5,7 @@
 //! finds the shortest one without it, or says that none exists within `STATES_MAX` states.
 
 use super::spec::Spec;
+use felix_core::rules::Invariant;
 use stateright::Model;
 use std::collections::{HashMap, VecDeque};
 
@@ -24,7 +25,7 @@ pub enum Found<A> {
 
 /// The shortest path from `Init`, of steps `spec` says the core can take, to a state where the
 /// `always` property `invariant` does not hold.
-pub fn shortest_followable<S: Spec>(spec: S, invariant: &str) -> Found<S::Action> {
+pub fn shortest_followable<S: Spec>(spec: S, invariant: Invariant) -> Found<S::Action> {
     shortest_followable_within(spec, invariant, usize::MAX)
 }
 
@@ -32,14 +33,14 @@ pub fn shortest_followable<S: Spec>(spec: S, invariant: &str) -> Found<S::Action
 /// that far from `Init`, and `Found::None` counts the states within reach.
 pub fn shortest_followable_within<S: Spec>(
     spec: S,
-    invariant: &str,
+    invariant: Invariant,
     steps_max: usize,
 ) -> Found<S::Action> {
     let model = spec.model();
     let Some(property) = model
         .properties()
         .into_iter()
-        .find(|property| property.name == invariant)
+        .find(|property| property.name == invariant.name())
     else {
         return Found::None(0);
     };

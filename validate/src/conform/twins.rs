@@ -56,9 +56,7 @@ impl<A, S> TwinConform<A, S> {
     /// model nor stopped at a gap on the way (None: no core switch, nothing to judge).
     pub fn twin_ok(&self) -> Option<bool> {
         self.with_twin.as_ref().map(|run| {
-            run.divergence.is_none()
-                && run.gap.is_none()
-                && run.broken().contains(&self.expected.name())
+            run.divergence.is_none() && run.gap.is_none() && run.broken().contains(&self.expected)
         })
     }
 
@@ -137,7 +135,7 @@ where
 /// the shortest one it can; with the gap when there is none.
 fn path_for<S: Spec>(
     spec: S,
-    invariant: &'static str,
+    invariant: Invariant,
     model_path: Vec<S::Action>,
 ) -> (Vec<S::Action>, Option<String>) {
     if followable(spec, &model_path) {
@@ -180,7 +178,7 @@ pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
         segments: Segments::Model,
     };
     let model_shortest = model_path.len();
-    let (mut path, mut gap) = path_for(spec, expected.name(), model_path);
+    let (mut path, mut gap) = path_for(spec, expected, model_path);
     let (mut spec, mut bounds_of) = (spec, None);
     if gap.is_some() {
         if let Some((other, other_path)) = followable_in_other_bounds(config, rules, expected) {
@@ -226,7 +224,7 @@ fn followable_in_other_bounds(
         let steps_max = best
             .as_ref()
             .map_or(usize::MAX, |(_, path)| path.len().saturating_sub(1));
-        if let Found::Path(path) = shortest_followable_within(spec, expected.name(), steps_max) {
+        if let Found::Path(path) = shortest_followable_within(spec, expected, steps_max) {
             best = Some((other, path));
         }
     }
@@ -259,7 +257,7 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
         segments: Segments::Model,
     };
     // The model's own shortest counterexample: the same search, every step allowed.
-    let model_path = match shortest_followable(Unfiltered(spec), expected.name()) {
+    let model_path = match shortest_followable(Unfiltered(spec), expected) {
         Found::Path(path) => path,
         _ => {
             return Err(format!(
@@ -269,18 +267,17 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
         }
     };
     let model_shortest = model_path.len();
-    let (path, mut gap) = path_for(spec, expected.name(), model_path);
+    let (path, mut gap) = path_for(spec, expected, model_path);
     let with_twin = spec.run(&path);
     // A known gap stands only where the twin's half ran whole, without breaking the named
     // invariant, and broke exactly what the gap says it breaks instead.
     if let Some(known) = PAROS_GAPS.iter().find(|known| known.twin == twin.twin) {
         let broken = with_twin.broken();
-        let instead: Vec<&str> = known.breaks_instead.iter().map(|i| i.name()).collect();
         if gap.is_none()
             && with_twin.divergence.is_none()
             && with_twin.gap.is_none()
             && with_twin.actions_run == path.len()
-            && broken == instead
+            && broken.iter().copied().eq(known.breaks_instead)
         {
             gap = Some(known.why.to_string());
         }

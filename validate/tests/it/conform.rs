@@ -38,9 +38,8 @@ fn twins_run_counterexamples_the_core_can_follow() {
     use felix_validate::conform::twins::conform_twin;
 
     let retention = FelixHeadTrim::lookup("Retention").expect("the Retention twin");
-    let invariant = Invariant::StaleTrimRefused.name();
-    let model_path =
-        shortest_counterexample_actions(retention, Invariant::StaleTrimRefused).expect("a path");
+    let invariant = Invariant::StaleTrimRefused;
+    let model_path = shortest_counterexample_actions(retention, invariant).expect("a path");
     let stopped = run_path(retention, Rules::twin(TwinName::Retention), &model_path);
     assert_eq!(stopped.gap.map(|(_, _, why)| why), Some(RETAIN_LAST));
     let row = conform_twin(retention).expect("a row");

@@ -73,9 +73,7 @@ fn paros_twins_on_the_core() {
                 twin.name,
                 row.path
             );
-            assert!(with_twin
-                .broken()
-                .contains(&Invariant::AckedWritesKept.name()));
+            assert!(with_twin.broken().contains(&Invariant::AckedWritesKept));
             assert_eq!(row.every_rule_on.actions_run, 2, "{}", twin.name);
         }
     }
