@@ -312,12 +312,17 @@ fn a_crate_built_without_a_unit_test_harness_declares_no_unit_test() {
 fn a_bin_without_a_path_is_found_where_cargo_looks_for_it() {
     // Proves the harness check reads a `[[bin]]` without `path` from where cargo builds it, so a
     // unit test there is not missed: the package's own name is `src/main.rs`, another name
-    // `src/bin/NAME.rs`; a `[lib]` covers `src/` but `src/bin/`.
+    // `src/bin/NAME.rs`, and a bin that keeps its harness is not read. (The `[lib]`'s `src/` does
+    // not exist here, so it adds nothing.)
     let dir = Path::new("/crate");
-    let manifest =
-        "[package]\nname = \"tool\"\n\n[lib]\ntest = false\n\n[[bin]]\nname = \"tool\"\n\
-                    test = false\n\n[[bin]]\nname = \"helper\"\ntest = false\n\n[[bin]]\n\
-                    name = \"kept\"\n\n[dependencies]\nname = \"x\"\n";
+    let manifest = concat!(
+        "[package]\nname = \"tool\"\n\n",
+        "[lib]\ntest = false\n\n",
+        "[[bin]]\nname = \"tool\"\ntest = false\n\n",
+        "[[bin]]\nname = \"helper\"\ntest = false\n\n",
+        "[[bin]]\nname = \"kept\"\n\n",
+        "[dependencies]\nname = \"x\"\n",
+    );
     let files = sources_without_a_harness_in(dir, manifest);
     assert_eq!(
         files,
@@ -356,7 +361,8 @@ fn outside_reference(line: &str) -> Option<String> {
     words.windows(2).find_map(|pair| {
         let number = pair[1].trim_start_matches('#');
         let is_number = !number.is_empty() && number.chars().all(|c| c.is_ascii_digit());
-        (matches!(pair[0], "issue" | "issues") && is_number).then(|| format!("issue {number}"))
+        let word = pair[0].strip_suffix('s').unwrap_or(pair[0]);
+        (word == ISSUE && is_number).then(|| format!("{ISSUE} {number}"))
     })
 }
 
