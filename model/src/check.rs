@@ -35,8 +35,8 @@ pub enum Outcome {
     Violated,
 }
 
-/// What one run of one configuration found.
-#[derive(Clone, Debug, Serialize)]
+/// What one run of one configuration found (`felix check --json` writes it field by field).
+#[derive(Clone, Debug)]
 pub struct Report {
     /// The configuration's full name, as its `.cfg` file.
     pub config: &'static str,
@@ -44,8 +44,7 @@ pub struct Report {
     pub broker_symmetry: bool,
     /// Pass or violated.
     pub outcome: Outcome,
-    /// The violated invariant, if any (serialized by its name).
-    #[serde(serialize_with = "invariant_name")]
+    /// The violated invariant, if any.
     pub invariant: Option<Invariant>,
     /// Distinct states generated (comparable with TLC's "distinct states found").
     pub unique_states: usize,
@@ -178,7 +177,7 @@ pub fn check_compact<S: Spec>(
         sometimes_reached,
         sometimes_missed,
     };
-    if let Some(invariant) = found.violated.map(invariant_named::<S>) {
+    if let Some(invariant) = found.violated.map(invariant_named) {
         report.outcome = Outcome::Violated;
         report.invariant = Some(invariant);
         report.trace = shortest_counterexample(config, invariant);
@@ -328,20 +327,10 @@ fn first_broken_invariant<S: Spec>(discovered: &BTreeSet<&'static str>) -> Optio
     S::invariants().find(|invariant| discovered.contains(invariant.name()))
 }
 
-/// The spec's invariant whose property is named `name` (the checkers name properties by their
-/// names). Only an `always` property of the spec can break, so any other name is a bug.
-fn invariant_named<S: Spec>(name: &'static str) -> Invariant {
-    S::invariants()
-        .find(|invariant| invariant.name() == name)
-        .unwrap_or_else(|| panic!("{name} is not an invariant of {}", S::NAME))
-}
-
-/// Serializes a report's invariant by its name, as the spec and TLC name it.
-fn invariant_name<W: serde::Serializer>(
-    invariant: &Option<Invariant>,
-    serializer: W,
-) -> Result<W::Ok, W::Error> {
-    invariant.map(Invariant::name).serialize(serializer)
+/// The invariant whose `always` property is named `name` (the checkers name properties by their
+/// names, and only an invariant's can break), so any other name is a bug.
+fn invariant_named(name: &'static str) -> Invariant {
+    Invariant::parse(name).unwrap_or_else(|| panic!("{name} is not an invariant"))
 }
 
 /// Splits the `sometimes` properties into reached and missed.

@@ -118,6 +118,14 @@ impl Invariant {
         }
     }
 
+    /// The names of `invariants`, in their order: how a list of them is printed or serialized.
+    pub fn names(invariants: &[Invariant]) -> Vec<&'static str> {
+        invariants
+            .iter()
+            .map(|invariant| invariant.name())
+            .collect()
+    }
+
     /// The invariant with this exact name.
     pub fn parse(text: &str) -> Option<Invariant> {
         Invariant::ALL

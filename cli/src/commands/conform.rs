@@ -427,7 +427,7 @@ fn half<A: Display, S>(run: &PathRun<A, S>) -> String {
     if broken.is_empty() {
         words.push_str(", holds");
     } else {
-        words.push_str(&format!(", breaks {}", names(&broken).join(" ")));
+        words.push_str(&format!(", breaks {}", Invariant::names(&broken).join(" ")));
     }
     words
 }
@@ -498,9 +498,9 @@ fn print_row<A: Display, S>(row: &TwinConform<A, S>, started: Instant, json: boo
                 "model_shortest": row.model_shortest,
                 "bounds_of": row.bounds_of,
                 "with_twin": twin_half,
-                "with_twin_broken": row.with_twin.as_ref().map(|run| names(&run.broken())),
+                "with_twin_broken": row.with_twin.as_ref().map(|run| Invariant::names(&run.broken())),
                 "every_rule_on": half(&row.every_rule_on),
-                "every_rule_on_broken": names(&row.every_rule_on.broken()),
+                "every_rule_on_broken": Invariant::names(&row.every_rule_on.broken()),
                 "gap": row.gap,
                 "verdict": verdict,
                 "seconds": seconds,
@@ -551,9 +551,4 @@ fn print_row<A: Display, S>(row: &TwinConform<A, S>, started: Instant, json: boo
     } else {
         exit::OK
     }
-}
-
-/// The names of `broken`, in order: how a row prints and serializes what the audits found.
-fn names(broken: &[Invariant]) -> Vec<&'static str> {
-    broken.iter().map(|invariant| invariant.name()).collect()
 }

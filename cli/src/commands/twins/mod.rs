@@ -145,7 +145,7 @@ impl TwinOutcome {
             "replay": self.caught.as_ref().map(|(_, spec)| replay_command_spec(spec)),
             "control_violation": self.control_violation.map(Invariant::name),
             "other_first": self.other_first.as_ref().map(|(seed, invariant)| json!({"seed": seed, "invariant": invariant.name()})),
-            "collateral": self.collateral.iter().map(|invariant| invariant.name()).collect::<Vec<_>>(),
+            "collateral": Invariant::names(&self.collateral),
         })
     }
 
@@ -170,10 +170,9 @@ fn print_search(name: &str, outcome: &TwinOutcome) {
             replay_command_spec(spec)
         ));
         if !outcome.collateral.is_empty() {
-            let names: Vec<&str> = outcome.collateral.iter().map(|i| i.name()).collect();
             output::line(&format!(
                 "       {name:<7} also broken on that seed (collateral): {}",
-                names.join(" ")
+                Invariant::names(&outcome.collateral).join(" ")
             ));
         }
     }

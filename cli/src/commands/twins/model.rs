@@ -5,6 +5,7 @@
 //! one thread, stopping at the first discovery of the twin's invariant. A twin is ok only if that
 //! invariant broke and no other one did.
 
+use felix_core::rules::Invariant;
 use felix_model::check;
 use felix_model::head_trim::spec::FelixHeadTrim;
 use felix_model::paros::spec::ParosTrimJump;
@@ -44,8 +45,7 @@ fn report(json: bool, name: &str, run: &check::TwinRun, column: usize) -> bool {
     let found = if run.found.is_empty() {
         "none".to_string()
     } else {
-        let names: Vec<&str> = run.found.iter().map(|invariant| invariant.name()).collect();
-        names.join("+")
+        Invariant::names(&run.found).join("+")
     };
     if json {
         crate::output::text(&format!(
