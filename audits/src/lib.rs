@@ -58,6 +58,7 @@ pub mod counter;
 pub mod coverage;
 pub mod election_safety;
 pub mod floor_record_kept;
+pub mod fnv;
 pub mod fold_agreement;
 pub mod linearizable;
 pub mod log;

@@ -2,23 +2,19 @@
 //! says, without the conditions of its request, so that a committed record finds the requests
 //! that asked for it.
 
+use crate::fnv;
 use felix_core::api::Request;
 use felix_core::record::{Command, Headers, Offset, Token};
 
 /// What a record says, without the conditions of its request: the index of requests by content.
-/// Its second field is a digest of the body (`body_digest`), so that most comparisons of two keys
-/// end before the bodies: the map is only looked up, never walked, so its order is free.
+/// Its second field is the body's FNV-1a digest (`crate::fnv`), so that most comparisons of two
+/// keys end before the bodies: the map is only looked up, never walked, so its order is free.
 pub(super) type ContentKey = (u8, u64, Vec<u8>, Headers, u64, u64);
 
-/// FNV-1a over a record's body: equal bodies, equal digests.
-fn body_digest(body: &[u8]) -> u64 {
-    body.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
+/// An append's key: its body's digest (equal bodies, equal digests), the body and the headers.
 fn body_key(body: &[u8], headers: &Headers) -> ContentKey {
-    (0, body_digest(body), body.to_vec(), headers.clone(), 0, 0)
+    let digest = fnv::fnv1a(fnv::OFFSET, body);
+    (0, digest, body.to_vec(), headers.clone(), 0, 0)
 }
 
 fn trim_key(floor: Offset, headers: &Headers, fence: Option<Token>) -> ContentKey {

@@ -99,7 +99,7 @@ impl Spec {
             log: Vec::new(),
             token: Token(0),
             floors: vec![(1, None)],
-            digest: 0xcbf2_9ce4_8422_2325,
+            digest: crate::fnv::OFFSET,
         }
     }
 
@@ -153,10 +153,7 @@ impl Spec {
 
     fn mix(&mut self, value: u64) {
         // FNV-1a over 8-byte words: the digest chains every change in order.
-        for byte in value.to_le_bytes() {
-            self.digest ^= u64::from(byte);
-            self.digest = self.digest.wrapping_mul(0x0100_0000_01b3);
-        }
+        self.digest = crate::fnv::fnv1a(self.digest, &value.to_le_bytes());
     }
 
     fn mix_bytes(&mut self, bytes: &[u8]) {

@@ -10,6 +10,7 @@
 use crate::env::queue::Time;
 use crate::env::tape::Schedule;
 use crate::render::hash;
+use felix_audits::fnv;
 use felix_core::api::ClientId;
 use felix_core::history::Event;
 use felix_core::NodeId;
@@ -153,15 +154,35 @@ pub fn violation_lines(lines: &[TraceLine], findings: &[crate::Finding]) -> Vec<
 const TRACE_HISTORY: u64 = 0;
 const TRACE_SIM: u64 = 1;
 
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+/// The sweep hash: FNV-1a (`felix_audits::fnv`) over every seed's trace hash, eight bytes
+/// little-endian each, in seed order. One number for a whole sweep, the same for any `--jobs` and
+/// for shards merged back in seed order; the default is the hash of no seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepHash(u64);
 
-/// FNV-1a, 64 bits: deterministic across processes, platforms and Rust versions (the sweep hash
-/// over every seed's trace hash).
-pub fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(hash, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(FNV_PRIME)
-    })
+impl Default for SweepHash {
+    fn default() -> SweepHash {
+        SweepHash(fnv::OFFSET)
+    }
+}
+
+impl SweepHash {
+    /// Adds the next seed's trace hash.
+    pub fn add(&mut self, trace_hash: u64) {
+        self.0 = fnv::fnv1a(self.0, &trace_hash.to_le_bytes());
+    }
+
+    /// The hash as a number.
+    pub fn value(self) -> u64 {
+        self.0
+    }
+}
+
+/// As the summaries print it: 16 hex digits.
+impl std::fmt::Display for SweepHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
 }
 
 /// Collects the run's history and trace and hashes every line as it is added.

@@ -12,6 +12,7 @@ use crate::exit;
 use crate::output;
 use clap::Args;
 use felix_core::TwinName;
+use felix_sim::render::trace::SweepHash;
 use felix_sim::{env::stopwatch, RunSpec};
 use serde_json::json;
 use std::ops::Range;
@@ -37,7 +38,7 @@ struct Pass {
     events: u64,
     steps: u64,
     failed: u64,
-    sweep_hash: u64,
+    sweep_hash: SweepHash,
     timers: stopwatch::Totals,
 }
 
@@ -49,7 +50,7 @@ fn pass(seeds: &Range<u64>, twin: Option<TwinName>, timed: bool) -> Pass {
         events: 0,
         steps: 0,
         failed: 0,
-        sweep_hash: felix_sim::render::trace::FNV_OFFSET,
+        sweep_hash: SweepHash::default(),
         timers: stopwatch::Totals::default(),
     };
     let started = Instant::now();
@@ -58,8 +59,7 @@ fn pass(seeds: &Range<u64>, twin: Option<TwinName>, timed: bool) -> Pass {
         pass.events += report.events;
         pass.steps += report.steps;
         pass.failed += u64::from(!report.violations.is_empty());
-        pass.sweep_hash =
-            felix_sim::render::trace::fnv1a(pass.sweep_hash, &report.trace_hash.to_le_bytes());
+        pass.sweep_hash.add(report.trace_hash);
     }
     pass.wall = started.elapsed();
     stopwatch::enable(false);
@@ -126,7 +126,7 @@ pub fn run(args: SimArgs) -> u8 {
                 "audits_share_percent": audit_share,
                 "timed_seconds": timed.wall.as_secs_f64(),
                 "timer_overhead_percent": overhead,
-                "sweep_hash": format!("{:016x}", plain.sweep_hash),
+                "sweep_hash": plain.sweep_hash.to_string(),
                 "same_runs_timed": same,
             })
             .to_string(),
@@ -153,14 +153,14 @@ pub fn run(args: SimArgs) -> u8 {
             "  inside the audits: {audit_share:.1}% of wall time"
         ));
         output::line(&format!(
-            "  timed pass {:.2} s ({overhead:+.1}% for the timers); sweep hash {:016x}",
+            "  timed pass {:.2} s ({overhead:+.1}% for the timers); sweep hash {}",
             timed.wall.as_secs_f64(),
             plain.sweep_hash
         ));
     }
     if !same {
         eprintln!(
-            "felix: bench sim: the timed pass ran differently (sweep hash {:016x} vs {:016x}): the timers touched a run",
+            "felix: bench sim: the timed pass ran differently (sweep hash {} vs {}): the timers touched a run",
             plain.sweep_hash, timed.sweep_hash
         );
         return exit::VIOLATION;

@@ -190,13 +190,10 @@ fn check(mut shards: Vec<Shard>) -> Result<(Vec<Shard>, std::ops::Range<u64>), S
 
 fn merge(shards: &[Shard], range: &std::ops::Range<u64>) -> Result<Totals, String> {
     let n = shards.len() as u64;
-    let mut totals = Totals {
-        sweep_hash: felix_sim::render::trace::FNV_OFFSET,
-        ..Totals::default()
-    };
+    let mut totals = Totals::default();
     for j in 0..range.end - range.start {
         let hash = shards[(j % n) as usize].hashes[(j / n) as usize];
-        totals.sweep_hash = felix_sim::render::trace::fnv1a(totals.sweep_hash, &hash.to_le_bytes());
+        totals.sweep_hash.add(hash);
         totals.trace_hashes.push(hash);
     }
     for shard in shards {

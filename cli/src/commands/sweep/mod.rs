@@ -109,83 +109,30 @@ fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
 }
 
 pub fn run(args: SweepArgs) -> u8 {
-    let range = match parse_seed_range(&args.seeds) {
-        Ok(range) => range,
+    let (range, twin, jobs) = match common(&args) {
+        Ok(parsed) => parsed,
         Err(message) => return exit::bad_input(message),
     };
-    let twin = match parse_twin_option(args.twin.as_deref(), args.validate) {
-        Ok(twin) => twin,
-        Err(message) => return exit::bad_input(message),
-    };
-    let jobs = match parse_jobs(args.jobs) {
-        Ok(jobs) => jobs,
-        Err(message) => return exit::bad_input(message),
-    };
-    if args.require_coverage && (twin.is_some() || args.guided) {
-        return exit::bad_input("--require-coverage judges the default swarm: it takes neither --twin nor --guided (a twin's bias omits whole features)");
-    }
-    if args.control && twin.is_none() {
-        return exit::bad_input(
-            "--control needs --twin: it runs a twin's knobs with every rule on",
-        );
-    }
     if args.guided || args.branches {
         return guided::from_args(&args, range, twin, jobs);
     }
-    let (shard, shards) = match args.shard.as_deref().map(parse_shard).transpose() {
-        Ok(shard) => shard.unwrap_or((1, 1)),
+    let Plan {
+        shard: (shard, shards),
+        seeds,
+        time_budget,
+        only,
+    } = match plan(&args, &range) {
+        Ok(plan) => plan,
         Err(message) => return exit::bad_input(message),
     };
-    let seeds = Seeds::sharded(&range, shard, shards);
-    if seeds.count == 0 {
-        return exit::bad_input(format!(
-            "--shard {shard}/{shards} selects no seed of {}..{} (it holds fewer than {shard} seeds)",
-            range.start, range.end
-        ));
-    }
-    let progress = if std::io::stderr().is_terminal() && seeds.count > 0 {
-        let bar = indicatif::ProgressBar::new(seeds.count);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} seeds {per_sec} eta {eta} {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        Some(bar)
-    } else {
-        None
-    };
-    let time_budget = match args.time_budget.as_deref().map(parse_duration).transpose() {
-        Ok(budget) => budget,
-        Err(message) => return exit::bad_input(format!("--time-budget {message}")),
-    };
-    let only = match args.invariant.as_deref().map(parse_invariant).transpose() {
-        Ok(only) => only,
-        Err(message) => return exit::bad_input(message),
-    };
+    let progress = progress_bar(seeds.count);
     let interrupted = interrupt_flag();
     // Why the sweep stopped before its last seed, if it did.
     let mut stopped: Option<&str> = None;
     let started = Instant::now();
-    let mut totals = Totals {
-        sweep_hash: felix_sim::render::trace::FNV_OFFSET,
-        ..Totals::default()
-    };
+    let mut totals = Totals::default();
     let mut visit = |report: RunReport| {
-        totals.seeds += 1;
-        totals.events += report.events;
-        totals.steps += report.steps;
-        totals.sweep_hash =
-            felix_sim::render::trace::fnv1a(totals.sweep_hash, &report.trace_hash.to_le_bytes());
-        totals.trace_hashes.push(report.trace_hash);
-        totals.simulated_micros += u128::from(report.simulated_micros);
-        totals.coverage.sum(&report.coverage);
-        let mut broken: Vec<Invariant> = report.violations.iter().map(|f| f.invariant).collect();
-        broken.sort_unstable();
-        broken.dedup();
-        for invariant in broken {
-            *totals.broken.entry(invariant).or_insert(0) += 1;
-        }
+        totals.count(&report);
         // The finding that fails the seed: the first, or the first of `--invariant`.
         let failing = match only {
             None => report.violations.first(),
@@ -257,18 +204,90 @@ pub fn run(args: SweepArgs) -> u8 {
         validate: args.validate,
         invariant: only,
     };
+    print_summary(&args, &totals, &ending);
+    exit_code(&args, &totals, interrupted.load(Ordering::Relaxed))
+}
+
+/// The summary after the failing seeds: one JSON object with `--json`, else its lines.
+fn print_summary(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) {
     if args.json {
-        output::line(&summary_json(&totals, &ending).to_string());
+        output::line(&summary_json(totals, ending).to_string());
     } else {
-        for line in summary_text(&totals, &ending, args.coverage, args.require_coverage) {
+        for line in summary_text(totals, ending, args.coverage, args.require_coverage) {
             output::line(&line);
         }
     }
-    exit_code(&args, &totals, interrupted.load(Ordering::Relaxed))
 }
 
 /// The command that resumes a sweep cut short: the rest of its shard's seeds, as shard 1 of the
 /// same count from the next one (a shard's seeds are every Nth from its first).
+/// The seed range, the twin and the jobs of any sweep, plain or guided, with the checks of the
+/// flags both take.
+fn common(args: &SweepArgs) -> Result<(std::ops::Range<u64>, Option<TwinName>, usize), String> {
+    let range = parse_seed_range(&args.seeds)?;
+    let twin = parse_twin_option(args.twin.as_deref(), args.validate)?;
+    let jobs = parse_jobs(args.jobs)?;
+    if args.require_coverage && (twin.is_some() || args.guided) {
+        return Err("--require-coverage judges the default swarm: it takes neither --twin nor --guided (a twin's bias omits whole features)".to_string());
+    }
+    if args.control && twin.is_none() {
+        return Err(
+            "--control needs --twin: it runs a twin's knobs with every rule on".to_string(),
+        );
+    }
+    Ok((range, twin, jobs))
+}
+
+/// What a plain sweep runs besides `common`'s: its shard of the range, and when to stop or fail.
+struct Plan {
+    /// (K, N) of `--shard K/N`.
+    shard: (u64, u64),
+    seeds: Seeds,
+    time_budget: Option<std::time::Duration>,
+    only: Option<Invariant>,
+}
+
+fn plan(args: &SweepArgs, range: &std::ops::Range<u64>) -> Result<Plan, String> {
+    let (shard, shards) = args
+        .shard
+        .as_deref()
+        .map(parse_shard)
+        .transpose()?
+        .unwrap_or((1, 1));
+    let seeds = Seeds::sharded(range, shard, shards);
+    if seeds.count == 0 {
+        return Err(format!(
+            "--shard {shard}/{shards} selects no seed of {}..{} (it holds fewer than {shard} seeds)",
+            range.start, range.end
+        ));
+    }
+    let time_budget = (args.time_budget.as_deref().map(parse_duration).transpose())
+        .map_err(|message| format!("--time-budget {message}"))?;
+    let only = args.invariant.as_deref().map(parse_invariant).transpose()?;
+    Ok(Plan {
+        shard: (shard, shards),
+        seeds,
+        time_budget,
+        only,
+    })
+}
+
+/// A progress bar on stderr over `count` seeds, when stderr is a terminal (never in a pipe or a
+/// file, so the output a script reads is the same).
+fn progress_bar(count: u64) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() || count == 0 {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(count);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} seeds {per_sec} eta {eta} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
 fn resume_command(next: u64, end: u64, shards: u64, twin: Option<TwinName>) -> String {
     let shard = if shards > 1 {
         format!(" --shard 1/{shards}")

@@ -2,6 +2,7 @@
 //! `felix sweep merge` also prints for merged shards).
 
 use felix_core::rules::{Invariant, Layer, TwinName};
+use felix_sim::render::trace::SweepHash;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -25,11 +26,31 @@ pub struct Totals {
     pub violations: BTreeMap<Invariant, u64>,
     /// Per invariant, the seeds that broke it (any of their findings, not only the first).
     pub broken: BTreeMap<Invariant, u64>,
-    /// FNV-1a over every seed's trace hash in seed order: one number for the whole sweep, the
-    /// same for any `--jobs`.
-    pub sweep_hash: u64,
+    /// Every seed's trace hash chained in seed order: one number for the whole sweep, the same
+    /// for any `--jobs`.
+    pub sweep_hash: SweepHash,
     /// Every seed's trace hash, in seed order (in `--json`, so that shards can be merged).
     pub trace_hashes: Vec<u64>,
+}
+
+impl Totals {
+    /// Counts one seed's run (in seed order): its events, trace, coverage and the invariants it
+    /// broke. Whether the seed fails is the caller's (`--invariant` picks the finding).
+    pub fn count(&mut self, report: &felix_sim::RunReport) {
+        self.seeds += 1;
+        self.events += report.events;
+        self.steps += report.steps;
+        self.sweep_hash.add(report.trace_hash);
+        self.trace_hashes.push(report.trace_hash);
+        self.simulated_micros += u128::from(report.simulated_micros);
+        self.coverage.sum(&report.coverage);
+        let mut broken: Vec<Invariant> = report.violations.iter().map(|f| f.invariant).collect();
+        broken.sort_unstable();
+        broken.dedup();
+        for invariant in broken {
+            *self.broken.entry(invariant).or_insert(0) += 1;
+        }
+    }
 }
 
 /// How a sweep ended, for its summary.
@@ -76,7 +97,7 @@ pub fn summary_json(totals: &Totals, ending: &Ending<'_>) -> serde_json::Value {
         "failed": totals.failed,
         "events": totals.events,
         "trace_lines": totals.steps,
-        "sweep_hash": format!("{:016x}", totals.sweep_hash),
+        "sweep_hash": totals.sweep_hash.to_string(),
         "seconds": (ending.seconds * 1000.0).round() / 1000.0,
         "seeds_per_second": seeds_per_second.round(),
         "events_per_second": events_per_second.round(),
@@ -147,7 +168,7 @@ pub fn summary_text(
             ending.jobs
         ),
         format!(
-            "  sweep hash {:016x} (every seed's trace hash, in seed order)",
+            "  sweep hash {} (every seed's trace hash, in seed order)",
             totals.sweep_hash
         ),
     ];

@@ -4,12 +4,25 @@ use felix_core::history::Event;
 
 use felix_sim::render::trace::*;
 
-/// FNV-1a matches its published test vectors, so the hash is the documented function.
+/// The sweep hash chains the trace hashes in seed order: FNV-1a over their little-endian bytes
+/// from the offset basis (the audits' tests pin FNV-1a itself to its published vectors).
 #[test]
-fn fnv1a_matches_reference_vectors() {
-    assert_eq!(fnv1a(FNV_OFFSET, b""), 0xcbf2_9ce4_8422_2325);
-    assert_eq!(fnv1a(FNV_OFFSET, b"a"), 0xaf63_dc4c_8601_ec8c);
-    assert_eq!(fnv1a(FNV_OFFSET, b"foobar"), 0x8594_4171_f739_67e8);
+fn the_sweep_hash_chains_trace_hashes_in_order() {
+    let empty = SweepHash::default();
+    assert_eq!(empty.value(), felix_audits::fnv::OFFSET);
+    let (first, second) = (0x0102_0304_0506_0708_u64, 0x1112_1314_1516_1718_u64);
+    let mut hash = empty;
+    hash.add(first);
+    hash.add(second);
+    let bytes: Vec<u8> = [first.to_le_bytes(), second.to_le_bytes()].concat();
+    assert_eq!(
+        hash.value(),
+        felix_audits::fnv::fnv1a(felix_audits::fnv::OFFSET, &bytes)
+    );
+    let mut swapped = empty;
+    swapped.add(second);
+    swapped.add(first);
+    assert_ne!(hash, swapped, "the order of the seeds counts");
 }
 
 /// The same events give the same hash; one changed event changes it.
