@@ -53,33 +53,64 @@ pub struct ShrinkArgs {
     pub invariant: Option<String>,
 }
 
-pub fn run(args: ShrinkArgs) -> u8 {
+/// The seed, the twin and the target `felix shrink` shrinks, read from its arguments; a path
+/// that cannot be written is reported before the shrinking, without leaving a file.
+fn plan(args: &ShrinkArgs) -> Result<(u64, TwinName, Target), String> {
     let Ok(seed) = args.seed.trim().parse::<u64>() else {
-        return exit::bad_input(format!(
+        return Err(format!(
             "--seed {:?}: not a seed (a whole number 0..2^64)",
             args.seed
         ));
     };
-    let twin = match args.twin.as_deref().map(parse_twin).transpose() {
-        Ok(Some(twin)) => twin,
-        Ok(None) => {
-            return exit::bad_input(
-                "--twin is needed: shrinking keeps the twin's invariant broken (every rule on has no invariant to keep)",
-            )
-        }
-        Err(message) => return exit::bad_input(message),
+    let Some(twin) = args.twin.as_deref().map(parse_twin).transpose()? else {
+        return Err("--twin is needed: shrinking keeps the twin's invariant broken (every rule on has no invariant to keep)".to_string());
     };
-    let target = match target(&args, seed, twin) {
-        Ok(target) => target,
-        Err(message) => return exit::bad_input(message),
-    };
+    let target = target(args, seed, twin)?;
     if args.budget == 0 {
-        return exit::bad_input("--budget 0: at least one run is needed");
+        return Err("--budget 0: at least one run is needed".to_string());
     }
-    // A path that cannot be written is reported before the shrinking, without leaving a file.
-    if let Some(Err(message)) = args.out.as_deref().map(check_writable) {
-        return exit::bad_input(message);
+    if let Some(path) = args.out.as_deref() {
+        check_writable(path)?;
     }
+    Ok((seed, twin, target))
+}
+
+/// The scenario's header: the command that made it, the original run and what shrinking kept.
+fn header(
+    args: &ShrinkArgs,
+    seed: u64,
+    twin: TwinName,
+    shrunk: &shrink::Shrunk,
+    partial: &str,
+) -> String {
+    let what = shrunk
+        .shrunk
+        .violations
+        .iter()
+        .find(|finding| finding.invariant == shrunk.invariant)
+        .map(|finding| finding.detail.clone())
+        .unwrap_or_default();
+    format!(
+        "Shrunk by `felix shrink --seed {seed} --twin {twin}{flags} --budget {budget}`: seed {seed} under \
+twin {twin} breaks {invariant}.\n\nIn the seeded world ({before} events, {to} of them up to the \
+violation; shrunk to {after} events up to the violation in {tries} tries{partial}): {what}.\nThe \
+same steps in the scripted driver: with every rule on the audit is ok; with the twin the audit \
+names {invariant}.\n",
+        budget = args.budget,
+        flags = flags(args),
+        invariant = shrunk.invariant,
+        before = shrunk.original.events,
+        to = shrunk.original_to_violation,
+        after = shrunk.shrunk.events,
+        tries = shrunk.tries,
+    )
+}
+
+pub fn run(args: ShrinkArgs) -> u8 {
+    let (seed, twin, target) = match plan(&args) {
+        Ok(plan) => plan,
+        Err(message) => return exit::bad_input(message),
+    };
     let started = Instant::now();
     let mut progress = |line: &str| eprintln!("{line}");
     let shrunk = match shrink::shrink(&target, args.budget, &mut progress) {
@@ -90,27 +121,7 @@ pub fn run(args: ShrinkArgs) -> u8 {
         Stop::Fixpoint => "",
         Stop::Budget => " (partially shrunk: the budget ran out)",
     };
-    let what = shrunk
-        .shrunk
-        .violations
-        .iter()
-        .find(|finding| finding.invariant == shrunk.invariant)
-        .map(|finding| finding.detail.clone())
-        .unwrap_or_default();
-    let header = format!(
-        "Shrunk by `felix shrink --seed {seed} --twin {twin}{flags} --budget {budget}`: seed {seed} under \
-twin {twin} breaks {invariant}.\n\nIn the seeded world ({before} events, {to} of them up to the \
-violation; shrunk to {after} events up to the violation in {tries} tries{partial}): {what}.\nThe \
-same steps in the scripted driver: with every rule on the audit is ok; with the twin the audit \
-names {invariant}.\n",
-        budget = args.budget,
-        flags = flags(&args),
-        invariant = shrunk.invariant,
-        before = shrunk.original.events,
-        to = shrunk.original_to_violation,
-        after = shrunk.shrunk.events,
-        tries = shrunk.tries,
-    );
+    let header = header(&args, seed, twin, &shrunk, partial);
     let scenario = script::scenario(&shrunk, &header);
     let seconds = started.elapsed().as_secs_f64();
     out!(

@@ -119,53 +119,50 @@ fn knobs_and_fork(args: &ReplayArgs) -> Result<(Option<Knobs>, Option<Fork>), St
     Ok((knobs, fork))
 }
 
-pub fn run(args: ReplayArgs) -> u8 {
+/// What `felix replay` runs and writes, read from its arguments: the run's spec (its trace kept),
+/// the trace file, opened before the run so that a bad path is reported without waiting for it,
+/// and the why's line limit.
+struct Plan {
+    spec: RunSpec,
+    trace_file: Option<std::io::BufWriter<std::fs::File>>,
+    why_max: usize,
+}
+
+fn plan(args: &ReplayArgs) -> Result<Plan, String> {
     let Ok(seed) = args.seed.trim().parse::<u64>() else {
-        return exit::bad_input(format!(
+        return Err(format!(
             "--seed {:?}: not a seed (a whole number 0..2^64)",
             args.seed
         ));
     };
-    let twin = match parse_twin_option(args.twin.as_deref(), args.validate) {
-        Ok(twin) => twin,
-        Err(message) => return exit::bad_input(message),
-    };
-    // Open the trace file before running, so a bad path is reported without waiting for the run.
-    let mut trace_file = match &args.trace {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(file) => Some(std::io::BufWriter::new(file)),
-            Err(error) => {
-                return exit::bad_input(format!(
-                    "--trace {}: cannot write: {error}",
-                    path.display()
-                ))
-            }
-        },
+    let twin = parse_twin_option(args.twin.as_deref(), args.validate)?;
+    let trace_file = match &args.trace {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .map_err(|error| format!("--trace {}: cannot write: {error}", path.display()))?,
+        )),
         None => None,
     };
     let why_max = args
         .why_max
         .unwrap_or(felix_sim::render::why::WHY_LINES_MAX);
     if !(1..=WHY_MAX_MAX).contains(&why_max) {
-        return exit::bad_input(format!(
+        return Err(format!(
             "--why-max {why_max}: out of range (1..={WHY_MAX_MAX})"
         ));
     }
     if args.control && twin.is_none() {
-        return exit::bad_input(
-            "--control needs --twin: it reruns a twin's seed with every rule on",
+        return Err(
+            "--control needs --twin: it reruns a twin's seed with every rule on".to_string(),
         );
     }
-    if let Some(Err(message)) = args.html.as_deref().map(crate::html::check_writable) {
-        return exit::bad_input(message);
+    if let Some(path) = args.html.as_deref() {
+        crate::html::check_writable(path)?;
     }
-    if let Some(Err(message)) = args.store_dir.as_deref().map(store_dir::check_usable) {
-        return exit::bad_input(message);
+    if let Some(dir) = args.store_dir.as_deref() {
+        store_dir::check_usable(dir)?;
     }
-    let (knobs, fork) = match knobs_and_fork(&args) {
-        Ok(parsed) => parsed,
-        Err(message) => return exit::bad_input(message),
-    };
+    let (knobs, fork) = knobs_and_fork(args)?;
     let mut spec = RunSpec::new(seed, twin);
     spec.fork = fork;
     spec.keep_trace = true;
@@ -173,6 +170,22 @@ pub fn run(args: ReplayArgs) -> u8 {
     spec.unbiased = args.unbiased;
     spec.knobs = knobs;
     spec.keep_disks = args.store_dir.is_some();
+    Ok(Plan {
+        spec,
+        trace_file,
+        why_max,
+    })
+}
+
+pub fn run(args: ReplayArgs) -> u8 {
+    let Plan {
+        mut spec,
+        mut trace_file,
+        why_max,
+    } = match plan(&args) {
+        Ok(plan) => plan,
+        Err(message) => return exit::bad_input(message),
+    };
     let (report, validated_steps) = if args.validate {
         let validated = felix_validate::run_validated(&spec, true);
         let model = validated.validator.counts.model.name();

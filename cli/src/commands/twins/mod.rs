@@ -337,6 +337,52 @@ fn searches(args: &TwinsArgs) -> Result<(bool, bool), String> {
     Ok((plain_on, guided_on))
 }
 
+/// One twin's line (with `--json`, its object): what it must break, what the searches found
+/// (`found`, whether every search `ok`, the `best` runs to detect), and each search's verdict.
+fn print_twin(
+    args: &TwinsArgs,
+    twin: TwinName,
+    (found, ok, best): (Option<Invariant>, bool, Option<u64>),
+    (plain, guided): (&Option<TwinOutcome>, &Option<TwinOutcome>),
+    seconds: f64,
+) {
+    if args.json {
+        output::line(&format!(
+            "{}",
+            json!({
+                "twin": twin.name(),
+                "layer": "sim",
+                "expected": twin.must_break(Layer::Sim).name(),
+                "found": found.map(Invariant::name),
+                "ok": ok,
+                "seeds_to_detect": best,
+                "unbiased": args.unbiased,
+                "plain": plain.as_ref().map(TwinOutcome::json),
+                "guided": guided.as_ref().map(TwinOutcome::json),
+                "seconds": (seconds * 1000.0).round() / 1000.0,
+            })
+        ));
+    } else {
+        let verdicts: Vec<String> = [("plain", plain), ("guided", guided)]
+            .iter()
+            .filter_map(|(name, outcome)| outcome.as_ref().map(|outcome| outcome.verdict(name)))
+            .collect();
+        output::line(&format!(
+            "sim    {:<17} expected {:<18} found {:<18} {} ({})",
+            twin.name(),
+            twin.must_break(Layer::Sim),
+            found.map_or("nothing", Invariant::name),
+            if ok { "ok " } else { "FAILED" },
+            verdicts.join(", ")
+        ));
+        for (name, outcome) in [("plain", plain), ("guided", guided)] {
+            if let Some(outcome) = outcome {
+                print_search(name, outcome);
+            }
+        }
+    }
+}
+
 fn run_sim(args: &TwinsArgs) -> u8 {
     let jobs = match parse_jobs(args.jobs) {
         Ok(jobs) => jobs,
@@ -375,41 +421,8 @@ fn run_sim(args: &TwinsArgs) -> u8 {
                     .find_map(|outcome| outcome.other_first.as_ref())
                     .map(|(_, invariant)| *invariant)
             });
-        if args.json {
-            output::line(&format!(
-                "{}",
-                json!({
-                    "twin": twin.name(),
-                    "layer": "sim",
-                    "expected": twin.must_break(Layer::Sim).name(),
-                    "found": found.map(Invariant::name),
-                    "ok": ok,
-                    "seeds_to_detect": best,
-                    "unbiased": args.unbiased,
-                    "plain": plain.as_ref().map(TwinOutcome::json),
-                    "guided": guided.as_ref().map(TwinOutcome::json),
-                    "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-                })
-            ));
-        } else {
-            let verdicts: Vec<String> = [("plain", &plain), ("guided", &guided)]
-                .iter()
-                .filter_map(|(name, outcome)| outcome.as_ref().map(|outcome| outcome.verdict(name)))
-                .collect();
-            output::line(&format!(
-                "sim    {:<17} expected {:<18} found {:<18} {} ({})",
-                twin.name(),
-                twin.must_break(Layer::Sim),
-                found.map_or("nothing", Invariant::name),
-                if ok { "ok " } else { "FAILED" },
-                verdicts.join(", ")
-            ));
-            for (name, outcome) in [("plain", &plain), ("guided", &guided)] {
-                if let Some(outcome) = outcome {
-                    print_search(name, outcome);
-                }
-            }
-        }
+        let seconds = started.elapsed().as_secs_f64();
+        print_twin(args, twin, (found, ok, best), (&plain, &guided), seconds);
     }
     let swarm = if args.unbiased { "unbiased" } else { "biased" };
     let both_ran = plain_on && guided_on;
