@@ -165,6 +165,49 @@ fn index(number: u8) -> usize {
     usize::from(number) - 1
 }
 
+/// A `Read`'s arrow: the refusal or the answer, and whether the holder retires or takes a tail.
+fn read_label(config: &Config, before: &State, after: &State, h: u8, s: u8) -> (String, Style) {
+    let from = before.expected[index(h)] + 1;
+    let too_old = from < before.readable_start(s);
+    let retired = after.retired[index(h)];
+    let tag = before.floor_tag(config, s);
+    match (too_old, retired) {
+        (true, true) if tag > h => (
+            format!("CursorTooOld tag epoch {tag}: h{h} retires"),
+            Style::Refusal,
+        ),
+        (_, true) => (
+            format!("read from {from}: a newer epoch's write, h{h} retires"),
+            Style::Reply,
+        ),
+        (true, false) => (
+            format!(
+                "CursorTooOld (no tag) from {from}; h{h} takes tail {}",
+                after.expected[index(h)] + 1
+            ),
+            Style::Refusal,
+        ),
+        (false, false) => (
+            format!("read from {from}: tail {}", after.expected[index(h)] + 1),
+            Style::Reply,
+        ),
+    }
+}
+
+/// A `Replicate`'s arrow: the record sent, the leader's new commit index, or a heartbeat.
+fn replicate_label(before: &State, after: &State, l: u8, f: u8) -> String {
+    let len = |state: &State, b: u8| state.log[index(b)].len();
+    let sent = len(after, f) != len(before, f) || after.log[index(f)] != before.log[index(f)];
+    let commit = after.commit[index(l)];
+    let committed = commit != before.commit[index(l)];
+    match (sent, committed) {
+        (true, true) => format!("append {}; b{l} commits {commit}", len(after, f)),
+        (true, false) => format!("append {}", len(after, f)),
+        (false, true) => format!("b{l} commits {commit}"),
+        (false, false) => "heartbeat".to_string(),
+    }
+}
+
 /// How one action is drawn.
 fn mark(
     config: &Config,
@@ -228,31 +271,7 @@ fn mark(
             style: Style::Refusal,
         },
         Action::Read(h, s) => {
-            let from = before.expected[index(h)] + 1;
-            let too_old = from < before.readable_start(s);
-            let retired = after.retired[index(h)];
-            let tag = before.floor_tag(config, s);
-            let (label, style) = match (too_old, retired) {
-                (true, true) if tag > h => (
-                    format!("CursorTooOld tag epoch {tag}: h{h} retires"),
-                    Style::Refusal,
-                ),
-                (_, true) => (
-                    format!("read from {from}: a newer epoch's write, h{h} retires"),
-                    Style::Reply,
-                ),
-                (true, false) => (
-                    format!(
-                        "CursorTooOld (no tag) from {from}; h{h} takes tail {}",
-                        after.expected[index(h)] + 1
-                    ),
-                    Style::Refusal,
-                ),
-                (false, false) => (
-                    format!("read from {from}: tail {}", after.expected[index(h)] + 1),
-                    Style::Reply,
-                ),
-            };
+            let (label, style) = read_label(config, before, after, h, s);
             Mark::Arrow {
                 from: broker_lane(s),
                 to: holder_lane(h),
@@ -260,24 +279,12 @@ fn mark(
                 style,
             }
         }
-        Action::Replicate(l, f) => {
-            let sent =
-                len(after, f) != len(before, f) || after.log[index(f)] != before.log[index(f)];
-            let commit = after.commit[index(l)];
-            let committed = commit != before.commit[index(l)];
-            let label = match (sent, committed) {
-                (true, true) => format!("append {}; b{l} commits {commit}", len(after, f)),
-                (true, false) => format!("append {}", len(after, f)),
-                (false, true) => format!("b{l} commits {commit}"),
-                (false, false) => "heartbeat".to_string(),
-            };
-            Mark::Arrow {
-                from: broker_lane(l),
-                to: broker_lane(f),
-                label,
-                style: Style::Peer,
-            }
-        }
+        Action::Replicate(l, f) => Mark::Arrow {
+            from: broker_lane(l),
+            to: broker_lane(f),
+            label: replicate_label(before, after, l, f),
+            style: Style::Peer,
+        },
         Action::StepDown(l, f) => Mark::Arrow {
             from: broker_lane(f),
             to: broker_lane(l),

@@ -447,6 +447,14 @@ impl ClientView {
     }
 }
 
+/// The lanes one event changed: their state lines are drawn again.
+#[derive(Default)]
+struct Touched {
+    nodes: Vec<NodeId>,
+    clients: Vec<ClientId>,
+    lease: bool,
+}
+
 /// Every lane's view, updated event by event.
 #[derive(Default)]
 struct Views {
@@ -459,163 +467,180 @@ struct Views {
 impl Views {
     /// Applies one event; returns the lanes whose state it may have changed, with their lines.
     fn apply(&mut self, lanes: &Lanes, event: &TraceEvent) -> Vec<(usize, Vec<String>)> {
-        let mut touched_nodes: Vec<NodeId> = Vec::new();
-        let mut touched_clients: Vec<ClientId> = Vec::new();
-        let mut touched_lease = false;
+        let mut touched = Touched::default();
         match event {
-            TraceEvent::History(event) => match event {
-                Event::NodeState {
-                    node,
-                    term,
-                    vote,
-                    leader,
-                    floor,
-                    committed,
-                    readable_start,
-                    floor_tag,
-                } => {
-                    let view = self.nodes.entry(*node).or_default();
-                    view.term = *term;
-                    view.vote = *vote;
-                    view.leader = *leader;
-                    view.floor = *floor;
-                    view.committed = *committed;
-                    view.readable_start = *readable_start;
-                    view.tag = floor_tag.clone();
-                    touched_nodes.push(*node);
-                }
-                Event::Committed { node, entry } => {
-                    let view = self.nodes.entry(*node).or_default();
-                    view.log.insert(entry.offset, describe::entry(entry));
-                    view.committed = view.committed.max(entry.offset);
-                    touched_nodes.push(*node);
-                }
-                Event::PromiseChanged { node, term, vote } => {
-                    let view = self.nodes.entry(*node).or_default();
-                    view.term = *term;
-                    view.vote = *vote;
-                    touched_nodes.push(*node);
-                }
-                Event::BecameLeader { node, term } => {
-                    let view = self.nodes.entry(*node).or_default();
-                    view.term = *term;
-                    view.leader = true;
-                    touched_nodes.push(*node);
-                }
-                Event::FloorApplied { node, floor, .. } => {
-                    self.nodes.entry(*node).or_default().floor = *floor;
-                    touched_nodes.push(*node);
-                }
-                Event::SegmentsDeleted {
-                    node,
-                    readable_start,
-                    ..
-                } => {
-                    let view = self.nodes.entry(*node).or_default();
-                    view.readable_start = *readable_start;
-                    view.log = view.log.split_off(readable_start);
-                    touched_nodes.push(*node);
-                }
-                Event::Jumped { node, point, .. } => {
-                    let view = self.nodes.entry(*node).or_default();
-                    view.log = view.log.split_off(point);
-                    view.committed = view.committed.max(point.saturating_sub(1));
-                    touched_nodes.push(*node);
-                }
-                Event::Crashed { node } => {
-                    let view = self.nodes.entry(*node).or_default();
-                    view.crashed = true;
-                    view.leader = false;
-                    touched_nodes.push(*node);
-                }
-                Event::Restarted { node } => {
-                    self.nodes.entry(*node).or_default().crashed = false;
-                    touched_nodes.push(*node);
-                }
-                Event::Requested {
-                    client, request, ..
-                } => {
-                    let view = self.clients.entry(*client).or_default();
-                    match request {
-                        Request::Append { expected_tail, .. }
-                        | Request::Trim { expected_tail, .. } => {
-                            if let Some(tail) = expected_tail {
-                                view.tail = Some(*tail);
-                            }
-                        }
-                        Request::Read { .. } => {
-                            view.cursor = Some(describe::request(request));
-                        }
-                        Request::Fence { .. } => {}
-                    }
-                    touched_clients.push(*client);
-                }
-                Event::Replied {
-                    client,
-                    node,
-                    reply,
-                    ..
-                } => {
-                    let view = self.clients.entry(*client).or_default();
-                    view.last_answer = Some(format!(
-                        "{} from {}",
-                        describe::reply(reply),
-                        describe::node(*node)
-                    ));
-                    touched_clients.push(*client);
-                }
-                Event::LeaseGranted { client, epoch } => {
-                    self.clients.entry(*client).or_default().epoch = Some(*epoch);
-                    self.lease = Some((*epoch, *client));
-                    self.untold.remove(client);
-                    touched_clients.push(*client);
-                    touched_lease = true;
-                }
-                Event::HolderRetired {
-                    client,
-                    newer_epoch,
-                    by_tag,
-                    ..
-                } => {
-                    let how = if *by_tag { "a tag" } else { "a newer write" };
-                    self.clients.entry(*client).or_default().retired =
-                        Some(format!("saw epoch {newer_epoch} in {how}"));
-                    self.untold.remove(client);
-                    touched_clients.push(*client);
-                    touched_lease = true;
-                }
-                _ => {}
+            TraceEvent::History(event) => match self.node_event(event) {
+                Some(node) => touched.nodes.push(node),
+                None => self.client_event(event, &mut touched),
             },
             TraceEvent::Sim(event) => match event {
                 SimEvent::LeaseMoved { from, told, .. } => {
                     if let (Some(from), false) = (from, told) {
                         self.untold.insert(*from);
                     }
-                    touched_lease = true;
+                    touched.lease = true;
                 }
                 SimEvent::Paused { client } => {
                     self.clients.entry(*client).or_default().frozen = true;
-                    touched_clients.push(*client);
+                    touched.clients.push(*client);
                 }
                 SimEvent::Resumed { client } => {
                     self.clients.entry(*client).or_default().frozen = false;
-                    touched_clients.push(*client);
+                    touched.clients.push(*client);
                 }
                 _ => {}
             },
         }
+        self.changed(lanes, touched)
+    }
+
+    /// Applies a history event about a node; returns the node, or `None` for any other event.
+    fn node_event(&mut self, event: &Event) -> Option<NodeId> {
+        match event {
+            Event::NodeState {
+                node,
+                term,
+                vote,
+                leader,
+                floor,
+                committed,
+                readable_start,
+                floor_tag,
+            } => {
+                let view = self.nodes.entry(*node).or_default();
+                view.term = *term;
+                view.vote = *vote;
+                view.leader = *leader;
+                view.floor = *floor;
+                view.committed = *committed;
+                view.readable_start = *readable_start;
+                view.tag = floor_tag.clone();
+                Some(*node)
+            }
+            Event::Committed { node, entry } => {
+                let view = self.nodes.entry(*node).or_default();
+                view.log.insert(entry.offset, describe::entry(entry));
+                view.committed = view.committed.max(entry.offset);
+                Some(*node)
+            }
+            Event::PromiseChanged { node, term, vote } => {
+                let view = self.nodes.entry(*node).or_default();
+                view.term = *term;
+                view.vote = *vote;
+                Some(*node)
+            }
+            Event::BecameLeader { node, term } => {
+                let view = self.nodes.entry(*node).or_default();
+                view.term = *term;
+                view.leader = true;
+                Some(*node)
+            }
+            Event::FloorApplied { node, floor, .. } => {
+                self.nodes.entry(*node).or_default().floor = *floor;
+                Some(*node)
+            }
+            Event::SegmentsDeleted {
+                node,
+                readable_start,
+                ..
+            } => {
+                let view = self.nodes.entry(*node).or_default();
+                view.readable_start = *readable_start;
+                view.log = view.log.split_off(readable_start);
+                Some(*node)
+            }
+            Event::Jumped { node, point, .. } => {
+                let view = self.nodes.entry(*node).or_default();
+                view.log = view.log.split_off(point);
+                view.committed = view.committed.max(point.saturating_sub(1));
+                Some(*node)
+            }
+            Event::Crashed { node } => {
+                let view = self.nodes.entry(*node).or_default();
+                view.crashed = true;
+                view.leader = false;
+                Some(*node)
+            }
+            Event::Restarted { node } => {
+                self.nodes.entry(*node).or_default().crashed = false;
+                Some(*node)
+            }
+            _ => None,
+        }
+    }
+
+    /// Applies a history event about a client or the lease (any other changes nothing).
+    fn client_event(&mut self, event: &Event, touched: &mut Touched) {
+        match event {
+            Event::Requested {
+                client, request, ..
+            } => {
+                let view = self.clients.entry(*client).or_default();
+                match request {
+                    Request::Append { expected_tail, .. } | Request::Trim { expected_tail, .. } => {
+                        if let Some(tail) = expected_tail {
+                            view.tail = Some(*tail);
+                        }
+                    }
+                    Request::Read { .. } => {
+                        view.cursor = Some(describe::request(request));
+                    }
+                    Request::Fence { .. } => {}
+                }
+                touched.clients.push(*client);
+            }
+            Event::Replied {
+                client,
+                node,
+                reply,
+                ..
+            } => {
+                let view = self.clients.entry(*client).or_default();
+                view.last_answer = Some(format!(
+                    "{} from {}",
+                    describe::reply(reply),
+                    describe::node(*node)
+                ));
+                touched.clients.push(*client);
+            }
+            Event::LeaseGranted { client, epoch } => {
+                self.clients.entry(*client).or_default().epoch = Some(*epoch);
+                self.lease = Some((*epoch, *client));
+                self.untold.remove(client);
+                touched.clients.push(*client);
+                touched.lease = true;
+            }
+            Event::HolderRetired {
+                client,
+                newer_epoch,
+                by_tag,
+                ..
+            } => {
+                let how = if *by_tag { "a tag" } else { "a newer write" };
+                self.clients.entry(*client).or_default().retired =
+                    Some(format!("saw epoch {newer_epoch} in {how}"));
+                self.untold.remove(client);
+                touched.clients.push(*client);
+                touched.lease = true;
+            }
+            _ => {}
+        }
+    }
+
+    /// The lines of every lane `touched` names that the page draws.
+    fn changed(&self, lanes: &Lanes, touched: Touched) -> Vec<(usize, Vec<String>)> {
         let mut changed = Vec::new();
-        for node in touched_nodes {
+        for node in touched.nodes {
             if lanes.has(node) {
                 changed.push((lanes.node(node), self.nodes[&node].lines()));
             }
         }
-        for client in touched_clients {
+        for client in touched.clients {
             if lanes.client.contains_key(&client) {
                 changed.push((lanes.client(client), self.clients[&client].lines()));
             }
         }
-        if touched_lease {
+        if touched.lease {
             let mut lines = match self.lease {
                 Some((epoch, client)) => vec![format!("epoch {epoch} granted to c{client}")],
                 None => vec!["no lease granted".to_string()],
