@@ -8,7 +8,7 @@ use crate::steps::{
     Replicated, Steps, Verdict, Walk, OUT, UNSEEN,
 };
 use crate::voter::{Projected, Voter};
-use felix_model::paros::spec::{Action, Kind, Record};
+use felix_model::paros::spec::{Action, Kind, Record, State};
 
 /// Walks one node's step through the ParosTrimJump model. `tail`: the request the step
 /// delivered had a tail condition; `jump`: the step is a jump to what `Sent` says. Returns the
@@ -307,6 +307,38 @@ impl Steps for ParosNode {
 
 /// A jump: `TrimmedTo(ghost, b)`, the ghost holding nothing from the point it sent, with the
 /// sealed state it sent, at the jumper's term.
+/// The jumper as the model's `TrimmedTo` left it (node 2 of the window `next`), its names read
+/// back: it holds nothing below its new start.
+fn jumped(
+    current: &mut ParosNode,
+    next: &State,
+    offsets: &Renaming,
+    terms: &Renaming,
+    tokens: &Tokens,
+) {
+    let offset = |image: u8| {
+        offsets
+            .back(image)
+            .unwrap_or_else(|| unreachable!("the model's offsets come from the window"))
+    };
+    let start = offset(next.start[1]);
+    assert!(next.log[1].is_empty(), "TrimmedTo empties the jumper's log");
+    current.log = vec![ParosRecord::UNSEEN; (start - 1) as usize];
+    current.start = start;
+    current.commit = offset(next.commit[1]);
+    current.floor = offset(next.floor[1]);
+    current.writer = tokens
+        .back(next.writer[1])
+        .unwrap_or_else(|| unreachable!("the model's tokens come from the window"));
+    current.sterm = terms
+        .back(next.sterm[1])
+        .unwrap_or_else(|| unreachable!("the model's terms come from the window"));
+    current.term = terms
+        .back(next.term[1])
+        .unwrap_or_else(|| unreachable!("the model's terms come from the window"));
+    current.leader = next.leader[1];
+}
+
 fn trimmed_to(
     node: u32,
     current: &mut ParosNode,
@@ -380,27 +412,7 @@ fn trimmed_to(
     };
     let state = window([ghost, me, WindowNode::absent(1)]).ok_or(OUT)?;
     let next = take(&state, Action::TrimmedTo(N1, N2), &label)?;
-    let offset = |image: u8| {
-        offsets
-            .back(image)
-            .unwrap_or_else(|| unreachable!("the model's offsets come from the window"))
-    };
-    let start = offset(next.start[1]);
-    assert!(next.log[1].is_empty(), "TrimmedTo empties the jumper's log");
-    current.log = vec![ParosRecord::UNSEEN; (start - 1) as usize];
-    current.start = start;
-    current.commit = offset(next.commit[1]);
-    current.floor = offset(next.floor[1]);
-    current.writer = tokens
-        .back(next.writer[1])
-        .unwrap_or_else(|| unreachable!("the model's tokens come from the window"));
-    current.sterm = terms
-        .back(next.sterm[1])
-        .unwrap_or_else(|| unreachable!("the model's terms come from the window"));
-    current.term = terms
-        .back(next.term[1])
-        .unwrap_or_else(|| unreachable!("the model's terms come from the window"));
-    current.leader = next.leader[1];
+    jumped(current, &next, &offsets, &terms, &tokens);
     if after.start != current.start {
         return mismatch(format!(
             "{label} starts the jumper at {}, the core at {}",
