@@ -449,6 +449,16 @@ impl Knobs {
         self.tick_micros = self.tick_micros.max(tick_floor);
     }
 
+    /// A stale lease holder, what every fencing twin needs: leases that move more often without
+    /// the old holder being told, holders paused more often (`pause` more, from at least
+    /// `pause`), and renewals with a quarter of the lease to spare.
+    fn untold_lease_moves(&mut self, pause: u32) {
+        self.weight_lease_move = self.weight_lease_move.max(3) + 3;
+        self.weight_pause = self.weight_pause.max(pause) + pause;
+        self.lease_move_told_per_million = 0;
+        self.renew_micros = self.lease_micros * 3 / 4;
+    }
+
     /// Pushes the draw towards what `twin` needs to show its bug.
     fn bias(&mut self, twin: TwinName, s: &mut Stream) {
         match twin {
@@ -458,10 +468,7 @@ impl Knobs {
                 self.workload = Workload::Felixd {
                     holders: s.range(2, 3) as u32,
                 };
-                self.weight_lease_move = self.weight_lease_move.max(3) + 3;
-                self.weight_pause = self.weight_pause.max(3) + 3;
-                self.lease_move_told_per_million = 0;
-                self.renew_micros = self.lease_micros * 3 / 4;
+                self.untold_lease_moves(3);
                 self.trim_per_million = 700_000;
                 self.trim_lag_min = 0;
                 self.trim_lag_max = 1;
@@ -471,10 +478,7 @@ impl Knobs {
                 self.workload = Workload::Felixd {
                     holders: s.range(2, 3) as u32,
                 };
-                self.weight_lease_move = self.weight_lease_move.max(3) + 3;
-                self.weight_pause = self.weight_pause.max(2) + 2;
-                self.lease_move_told_per_million = 0;
-                self.renew_micros = self.lease_micros * 3 / 4;
+                self.untold_lease_moves(2);
                 self.trim_per_million = self.trim_per_million.max(300_000);
                 self.records_per_segment = self.records_per_segment.min(3);
             }
@@ -501,10 +505,7 @@ impl Knobs {
                 self.workload = Workload::Felixd {
                     holders: [2, 2, 2, 3][s.index(4)],
                 };
-                self.weight_lease_move = self.weight_lease_move.max(3) + 3;
-                self.weight_pause = self.weight_pause.max(3) + 3;
-                self.lease_move_told_per_million = 0;
-                self.renew_micros = self.lease_micros * 3 / 4;
+                self.untold_lease_moves(3);
                 self.op_per_million = 1_000_000;
                 self.trim_per_million = 850_000;
                 // Floors well below the tail: retention, not the trims, decides where reads
