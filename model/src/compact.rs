@@ -197,6 +197,32 @@ fn check<S: Spec>(
     }
 }
 
+/// Expands `batch` on `threads` threads: each shard's buckets (the successors whose fingerprint it
+/// owns), in worker order, and how many successors were generated.
+fn expand_batch<S: Spec>(
+    model: &S,
+    batch: &[S::State],
+    threads: usize,
+) -> (Vec<Buckets<S::State>>, usize) {
+    let chunk = batch.len().div_ceil(threads).max(1);
+    let expansions: Vec<Expansion<S::State>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = batch
+            .chunks(chunk)
+            .map(|states| scope.spawn(move || expand(model, states, threads)))
+            .collect();
+        handles.into_iter().map(join).collect()
+    });
+    let mut per_shard: Vec<Buckets<S::State>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut generated = 0;
+    for expansion in expansions {
+        generated += expansion.generated;
+        for (owner, bucket) in expansion.buckets.into_iter().enumerate() {
+            per_shard[owner].push(bucket);
+        }
+    }
+    (per_shard, generated)
+}
+
 /// Searches `model` breadth-first to completion (or to the end of the level where an invariant
 /// first breaks) on `threads` threads: each batch of a level is expanded in parallel, then each
 /// thread deduplicates the successors whose fingerprints its shard of the visited set owns.
@@ -236,22 +262,8 @@ pub fn search<S: Spec>(
         // A level is expanded in batches so that the successors waiting for deduplication (about
         // five per state) stay a bounded buffer, not a copy of the next level.
         for batch in level.chunks(BATCH_STATES_MAX) {
-            let chunk = batch.len().div_ceil(threads).max(1);
-            let expansions: Vec<Expansion<S::State>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = batch
-                    .chunks(chunk)
-                    .map(|states| scope.spawn(move || expand(model, states, threads)))
-                    .collect();
-                handles.into_iter().map(join).collect()
-            });
-            // Hand each shard the buckets it owns, in worker order.
-            let mut per_shard: Vec<Buckets<S::State>> = (0..threads).map(|_| Vec::new()).collect();
-            for expansion in expansions {
-                total_states += expansion.generated;
-                for (owner, bucket) in expansion.buckets.into_iter().enumerate() {
-                    per_shard[owner].push(bucket);
-                }
-            }
+            let (per_shard, generated) = expand_batch(model, batch, threads);
+            total_states += generated;
             let known = sometimes_reached.clone();
             let properties = &properties;
             let known = &known;
