@@ -127,6 +127,114 @@ enum OwnerPhase {
 }
 
 impl Lockstep {
+    /// A lockstep with nothing run yet: `aiming` and `dups` as `translate_pass` takes them.
+    fn new(aiming: bool, dups: BTreeSet<usize>) -> Lockstep {
+        Lockstep {
+            env: Env::new(),
+            verbs: Vec::new(),
+            names: verbs::verb_names(),
+            clients: BTreeMap::new(),
+            seen: BTreeSet::new(),
+            sent: BTreeMap::new(),
+            at: 0,
+            ticks: BTreeMap::new(),
+            aiming,
+            step: 0,
+            dups,
+            delivered: BTreeMap::new(),
+            copies: BTreeMap::new(),
+            kept: Vec::new(),
+            found_dups: BTreeSet::new(),
+            owners: BTreeMap::new(),
+            owner_requests: BTreeMap::new(),
+            reading: BTreeSet::new(),
+        }
+    }
+
+    /// The world's client `client` sent `request` to node `to`: the driver's copy is delivered.
+    fn requested(&mut self, client: u32, to: NodeId, request: &Request) {
+        let Some(id) = self.driver_id(client) else {
+            return;
+        };
+        if matches!(request, Request::Read { .. }) && self.role(to) != Some(Role::Leader) {
+            self.reading.insert(to);
+        }
+        // The world's network lost the requests a client sent to a node cut off (the
+        // driver's stay queued, asking the same): the copy the world's node took is the
+        // one the driver's client has in flight, when it is queued.
+        let current = self.in_flight_queued(id, to, request);
+        let wanted = |payload: &Payload| {
+            matches!(payload, Payload::Request { request_id, request: r }
+                if same_request(r, request)
+                    && current.is_none_or(|current| *request_id == current))
+        };
+        let similar = |payload: &Payload| {
+            matches!(payload, Payload::Request { request: r, .. }
+                if std::mem::discriminant(r) == std::mem::discriminant(request))
+        };
+        self.deliver(
+            Address::Client(id),
+            Address::Node(to),
+            &wanted,
+            &|_| false,
+            &similar,
+        );
+    }
+
+    /// A tick of the world's node: silent ones are counted, and written when the node campaigned
+    /// or sent something.
+    fn tick(&mut self, node: NodeId, campaigned: bool, sent: bool) {
+        // Silent ticks count: a leader heartbeats on every third, so the tick verb gives
+        // the node every tick since the last one written.
+        let count = self.ticks.entry(node).or_insert(0);
+        *count += 1;
+        let count = *count;
+        match self.role(node) {
+            Some(Role::Follower | Role::Candidate) if campaigned => {
+                self.ticks.insert(node, 0);
+                self.run(format!("campaign n{node}"));
+            }
+            // A follower's tick that sent something (a read waiting too long refused):
+            // its ticks since the leader last reached it, short of a campaign in the
+            // driver (the world's follower did not campaign).
+            Some(Role::Follower | Role::Candidate) if sent => {
+                self.ticks.insert(node, 0);
+                let count = self.short_of_campaign(node, count);
+                if count > 0 {
+                    self.run(format!("tick n{node} {count}"));
+                }
+            }
+            Some(Role::Leader) if sent => {
+                self.ticks.insert(node, 0);
+                let count = count.min(TICKS_MAX);
+                if count == 1 {
+                    self.run(format!("tick n{node}"));
+                } else {
+                    self.run(format!("tick n{node} {count}"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The world's client `client` gave up on its request.
+    fn timed_out(&mut self, client: u32) {
+        // The world's client gave up and sends its next request (to a node it draws):
+        // the driver's client gives up on the same request, aimed where the world's went.
+        let Some(id) = self.driver_id(client) else {
+            return;
+        };
+        let slot = &self.env.clients[id as usize];
+        if slot.in_flight.is_none() {
+            return;
+        }
+        let name = slot.name.clone();
+        if let Some(node) = self.next_node(client) {
+            self.run(format!("target {name} n{node}"));
+        }
+        self.run(format!("timeout {name}"));
+    }
+
     /// Runs `verb` on the environment and keeps it. A verb the driver refuses is dropped.
     fn run(&mut self, verb: String) {
         let text = format!("{verb}\n----\n\n");
@@ -574,26 +682,7 @@ fn translate_pass(
 ) -> (Vec<String>, BTreeSet<usize>) {
     let lines: &[TraceLine] = attempt.trace_lines.as_deref().unwrap_or(&[]);
     let knobs = attempt.knobs.clone();
-    let mut lock = Lockstep {
-        env: Env::new(),
-        verbs: Vec::new(),
-        names: verbs::verb_names(),
-        clients: BTreeMap::new(),
-        seen: BTreeSet::new(),
-        sent: BTreeMap::new(),
-        at: 0,
-        ticks: BTreeMap::new(),
-        aiming,
-        step: 0,
-        dups: dups.clone(),
-        delivered: BTreeMap::new(),
-        copies: BTreeMap::new(),
-        kept: Vec::new(),
-        found_dups: BTreeSet::new(),
-        owners: BTreeMap::new(),
-        owner_requests: BTreeMap::new(),
-        reading: BTreeSet::new(),
-    };
+    let mut lock = Lockstep::new(aiming, dups.clone());
     lock.scan(lines, &knobs);
     // Only the environment's state matters here, not what the verbs print.
     lock.env.quiet = true;
@@ -617,89 +706,15 @@ fn translate_pass(
                 client,
                 to,
                 request,
-            } => {
-                let Some(id) = lock.driver_id(*client) else {
-                    continue;
-                };
-                if matches!(request, Request::Read { .. }) && lock.role(*to) != Some(Role::Leader) {
-                    lock.reading.insert(*to);
-                }
-                // The world's network lost the requests a client sent to a node cut off (the
-                // driver's stay queued, asking the same): the copy the world's node took is the
-                // one the driver's client has in flight, when it is queued.
-                let current = lock.in_flight_queued(id, *to, request);
-                let wanted = |payload: &Payload| {
-                    matches!(payload, Payload::Request { request_id, request: r }
-                        if same_request(r, request)
-                            && current.is_none_or(|current| *request_id == current))
-                };
-                let similar = |payload: &Payload| {
-                    matches!(payload, Payload::Request { request: r, .. }
-                        if std::mem::discriminant(r) == std::mem::discriminant(request))
-                };
-                lock.deliver(
-                    Address::Client(id),
-                    Address::Node(*to),
-                    &wanted,
-                    &|_| false,
-                    &similar,
-                );
-            }
+            } => lock.requested(*client, *to, request),
             Step::Tick {
                 node,
                 campaigned,
                 sent,
-            } => {
-                // Silent ticks count: a leader heartbeats on every third, so the tick verb gives
-                // the node every tick since the last one written.
-                let count = lock.ticks.entry(*node).or_insert(0);
-                *count += 1;
-                let count = *count;
-                match lock.role(*node) {
-                    Some(Role::Follower | Role::Candidate) if *campaigned => {
-                        lock.ticks.insert(*node, 0);
-                        lock.run(format!("campaign n{node}"));
-                    }
-                    // A follower's tick that sent something (a read waiting too long refused):
-                    // its ticks since the leader last reached it, short of a campaign in the
-                    // driver (the world's follower did not campaign).
-                    Some(Role::Follower | Role::Candidate) if *sent => {
-                        lock.ticks.insert(*node, 0);
-                        let count = lock.short_of_campaign(*node, count);
-                        if count > 0 {
-                            lock.run(format!("tick n{node} {count}"));
-                        }
-                    }
-                    Some(Role::Leader) if *sent => {
-                        lock.ticks.insert(*node, 0);
-                        let count = count.min(TICKS_MAX);
-                        if count == 1 {
-                            lock.run(format!("tick n{node}"));
-                        } else {
-                            lock.run(format!("tick n{node} {count}"));
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            } => lock.tick(*node, *campaigned, *sent),
             Step::Synced { node } => lock.synced(*node),
             Step::Dropped { from, to, payload } => lock.dropped(*from, *to, payload),
-            Step::TimedOut { client } => {
-                // The world's client gave up and sends its next request (to a node it draws):
-                // the driver's client gives up on the same request, aimed where the world's went.
-                let Some(id) = lock.driver_id(*client) else {
-                    continue;
-                };
-                let slot = &lock.env.clients[id as usize];
-                if slot.in_flight.is_none() {
-                    continue;
-                }
-                let name = slot.name.clone();
-                if let Some(node) = lock.next_node(*client) {
-                    lock.run(format!("target {name} n{node}"));
-                }
-                lock.run(format!("timeout {name}"));
-            }
+            Step::TimedOut { client } => lock.timed_out(*client),
         }
     }
     (lock.verbs, lock.found_dups)
