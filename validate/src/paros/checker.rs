@@ -305,8 +305,6 @@ impl Steps for ParosNode {
     }
 }
 
-/// A jump: `TrimmedTo(ghost, b)`, the ghost holding nothing from the point it sent, with the
-/// sealed state it sent, at the jumper's term.
 /// The jumper as the model's `TrimmedTo` left it (node 2 of the window `next`), its names read
 /// back: it holds nothing below its new start.
 fn jumped(
@@ -339,6 +337,8 @@ fn jumped(
     current.leader = next.leader[1];
 }
 
+/// A jump: `TrimmedTo(ghost, b)`, the ghost holding nothing from the point it sent, with the
+/// sealed state it sent, at the jumper's term.
 fn trimmed_to(
     node: u32,
     current: &mut ParosNode,

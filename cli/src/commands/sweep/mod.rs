@@ -219,8 +219,6 @@ fn print_summary(args: &SweepArgs, totals: &Totals, ending: &Ending<'_>) {
     }
 }
 
-/// The command that resumes a sweep cut short: the rest of its shard's seeds, as shard 1 of the
-/// same count from the next one (a shard's seeds are every Nth from its first).
 /// The seed range, the twin and the jobs of any sweep, plain or guided, with the checks of the
 /// flags both take.
 fn common(args: &SweepArgs) -> Result<(std::ops::Range<u64>, Option<TwinName>, usize), String> {
@@ -288,6 +286,8 @@ fn progress_bar(count: u64) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
+/// The command that resumes a sweep cut short: the rest of its shard's seeds, as shard 1 of the
+/// same count from the next one (a shard's seeds are every Nth from its first).
 fn resume_command(next: u64, end: u64, shards: u64, twin: Option<TwinName>) -> String {
     let shard = if shards > 1 {
         format!(" --shard 1/{shards}")
