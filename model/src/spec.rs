@@ -36,9 +36,13 @@ pub trait Spec:
     const NO_SYMMETRY: Option<&'static str>;
     /// Why no `--html` diagram can be drawn for this spec, or `None` if one can.
     const NO_DIAGRAM: Option<&'static str>;
-    /// The `always` properties (the invariants), in the order the model declares them.
+    /// The `always` properties (the invariants), in the order the model declares them. An
+    /// invariant's name is its TLA+ name, its audit's name and the docs' name (one name each).
     const ALWAYS: &'static [(Invariant, Condition<Self>)];
-    /// The `sometimes` properties (coverage), in the order the model declares them.
+    /// The `sometimes` properties (coverage: states that show the invariants are not vacuous),
+    /// in the order the model declares them. TLC has no `sometimes`: these exist only here, as
+    /// state predicates over the spec's variables. No variable records why a state came about
+    /// (why a holder retired, say): one would split states and break the count equality with TLC.
     const SOMETIMES: &'static [(&'static str, Condition<Self>)];
 
     /// Every configuration (one per `.cfg` file), passing ones first, then the twins.

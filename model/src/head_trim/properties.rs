@@ -1,23 +1,11 @@
-//! The properties of FelixHeadTrim: the spec's invariants (`always`) and coverage checks
-//! (`sometimes`) that show the invariants are not vacuous.
-//!
-//! Invariant names are the TLA+ names, the audit names and the docs' names (one name per
-//! invariant). TLC has no `sometimes`; those exist only here, as state predicates, because the
-//! spec's state does not record why a holder retired (adding a variable for it would split
-//! states and break the count equality with TLC).
+//! The properties of FelixHeadTrim: its `Spec::ALWAYS` and `Spec::SOMETIMES` tables and their
+//! conditions.
 
 use felix_names::Invariant;
 
 use crate::spec::{Conditions, Invariants};
 
 use super::spec::{FelixHeadTrim, Kind, State};
-
-/// Coverage: a trim lands (some broker's floor rises above 1).
-pub const TRIM_LANDS: &str = "SometimesTrimLands";
-/// Coverage: a stale holder retires on a tagged refusal.
-pub const STALE_HOLDER_RETIRES_ON_TAG: &str = "SometimesStaleHolderRetiresOnTag";
-/// Coverage: a read below the floor is refused.
-pub const READ_BELOW_FLOOR_REFUSED: &str = "SometimesReadBelowFloorRefused";
 
 /// The `always` properties, in the order the model declares them.
 pub(crate) const ALWAYS: Invariants<FelixHeadTrim, 5> = [
@@ -29,9 +17,12 @@ pub(crate) const ALWAYS: Invariants<FelixHeadTrim, 5> = [
 ];
 /// The `sometimes` properties, in the order the model declares them.
 pub(crate) const COVERAGE: Conditions<FelixHeadTrim, 3> = [
-    (TRIM_LANDS, trim_lands),
-    (STALE_HOLDER_RETIRES_ON_TAG, stale_holder_retires_on_tag),
-    (READ_BELOW_FLOOR_REFUSED, read_below_floor_refused),
+    ("SometimesTrimLands", trim_lands),
+    (
+        "SometimesStaleHolderRetiresOnTag",
+        stale_holder_retires_on_tag,
+    ),
+    ("SometimesReadBelowFloorRefused", read_below_floor_refused),
 ];
 
 /// `ElectionSafety`: no two brokers lead the same term (a deposed leader still believes it leads
@@ -118,12 +109,12 @@ pub fn no_read_below_floor(_: &FelixHeadTrim, state: &State) -> bool {
     !state.stale_read
 }
 
-/// Some broker's floor rose above 1: a trim committed.
+/// A trim lands: some broker's floor rose above 1.
 fn trim_lands(model: &FelixHeadTrim, state: &State) -> bool {
     (1..=model.config.bounds.brokers).any(|b| state.floor(b) > 1)
 }
 
-/// A holder has retired, and the only news of a newer epoch a read from its reset cursor (a
+/// A stale holder retires on a tagged refusal: a holder has retired, and the only news of a newer epoch a read from its reset cursor (a
 /// retiring `Read` sets its tail to 0) could get from some leader is the tag: the read would be
 /// refused as too old with a tag of a newer epoch while no write of a newer epoch is readable.
 /// The state does not record why a holder retired (a variable for it would split states and
@@ -142,8 +133,8 @@ fn stale_holder_retires_on_tag(model: &FelixHeadTrim, state: &State) -> bool {
     })
 }
 
-/// An active holder's cursor is below what some leader can serve: its next read there is
-/// refused with CursorTooOld.
+/// A read below the floor is refused: an active holder's cursor is below what some leader can
+/// serve, so its next read there is refused with CursorTooOld.
 fn read_below_floor_refused(model: &FelixHeadTrim, state: &State) -> bool {
     (1..=model.config.bounds.holders).any(|h| {
         state.active(h)

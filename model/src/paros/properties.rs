@@ -1,27 +1,11 @@
-//! The properties of ParosTrimJump: the spec's invariants (`always`) and coverage checks
-//! (`sometimes`) that show the invariants are not vacuous.
-//!
-//! Invariant names are the TLA+ names, the audit names and the docs' names (one name per
-//! invariant). TLC has no `sometimes`; those exist only here, as state predicates over the
-//! spec's variables (no variable records why a state came about: one would split states and
-//! break the count equality with TLC).
+//! The properties of ParosTrimJump: its `Spec::ALWAYS` and `Spec::SOMETIMES` tables and their
+//! conditions.
 
 use felix_names::Invariant;
 
 use crate::spec::{Conditions, Invariants};
 
 use super::spec::{goes_back, Kind, ParosTrimJump, ReadAnswer, State};
-
-/// Coverage: a voter jumped (it holds nothing below a point above its floor).
-pub const VOTER_JUMPS: &str = "SometimesVoterJumps";
-/// Coverage: a replica jumped.
-pub const REPLICA_JUMPS: &str = "SometimesReplicaJumps";
-/// Coverage: a committed truncate was refused by the fence (TruncateRefused).
-pub const TRUNCATE_REFUSED: &str = "SometimesTruncateRefused";
-/// Coverage: a node has a NotHeld range: committed slots at or above its floor and below its
-/// first held slot (the core's `NotHeld` check; see `not_held_range` for why the answer itself
-/// is never `NotHeld` here).
-pub const NOT_HELD_RANGE: &str = "SometimesNotHeldRange";
 
 /// The `always` properties, in the order the model declares them (the spec's order).
 /// AckedWritesKept comes before CommittedPrefixAgreement: where a state breaks both (the
@@ -38,10 +22,10 @@ pub(crate) const ALWAYS: Invariants<ParosTrimJump, 5> = [
 ];
 /// The `sometimes` properties, in the order the model declares them.
 pub(crate) const COVERAGE: Conditions<ParosTrimJump, 4> = [
-    (VOTER_JUMPS, voter_jumps),
-    (REPLICA_JUMPS, replica_jumps),
-    (TRUNCATE_REFUSED, truncate_refused),
-    (NOT_HELD_RANGE, not_held_range),
+    ("SometimesVoterJumps", voter_jumps),
+    ("SometimesReplicaJumps", replica_jumps),
+    ("SometimesTruncateRefused", truncate_refused),
+    ("SometimesNotHeldRange", not_held_range),
 ];
 
 fn nodes(model: &ParosTrimJump) -> std::ops::RangeInclusive<u8> {
@@ -115,16 +99,19 @@ fn jumped(state: &State, n: u8) -> bool {
     state.start[usize::from(n) - 1] > state.floor[usize::from(n) - 1]
 }
 
+/// A voter jumped: it holds nothing below a point above its floor.
 fn voter_jumps(model: &ParosTrimJump, state: &State) -> bool {
     (1..=model.config.bounds.voters).any(|n| jumped(state, n))
 }
 
+/// A replica jumped.
 fn replica_jumps(model: &ParosTrimJump, state: &State) -> bool {
     (model.config.bounds.voters + 1..=model.config.bounds.nodes()).any(|n| jumped(state, n))
 }
 
-/// Some node's committed, held log holds a truncate whose fence was not the writer token in
-/// force at its slot (folded from the node's sealed writer).
+/// A committed truncate was refused by the fence (`TruncateRefused`): some node's committed, held
+/// log holds a truncate whose fence was not the writer token in force at its slot (folded from
+/// the node's sealed writer).
 fn truncate_refused(model: &ParosTrimJump, state: &State) -> bool {
     nodes(model).any(|n| {
         let i = usize::from(n) - 1;
@@ -140,8 +127,8 @@ fn truncate_refused(model: &ParosTrimJump, state: &State) -> bool {
     })
 }
 
-/// Some node holds committed slots at or above its floor and below its first held slot: a read
-/// there passes the core's `CursorTooOld` check and fails its `NotHeld` check. Only a jump makes
+/// A NotHeld range: some node holds committed slots at or above its floor and below its first
+/// held slot. A read there passes the core's `CursorTooOld` check and fails its `NotHeld` check. Only a jump makes
 /// such a range, and it closes when the node's walk reaches the truncate that set the sender's
 /// floor. With the read index as modelled (atomic: a confirmed leader's commit index now), the
 /// node is not ready to serve until then, so `ReadAnswer` is never `NotHeld` in a reachable
