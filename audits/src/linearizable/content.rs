@@ -1,4 +1,4 @@
-//! The key of the checker's index of requests by content (`check::operations`): what a record
+//! The key of the checker's index of requests by content (`operations::operations`): what a record
 //! says, without the conditions of its request, so that a committed record finds the requests
 //! that asked for it.
 

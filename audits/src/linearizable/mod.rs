@@ -28,9 +28,10 @@
 //! Refusals (`OffsetMismatch`, `FenceMismatch`, `TrimNoop`'s tail) are answered at once by the
 //! sequencing leader against its own log, uncommitted records included, and a deposed leader
 //! answers from a log that never commits: the tail or token they name is held only to what was
-//! asked, never to the specification's state (DESIGN's rule 3, "never take the tail from a
-//! refusal", exists for this reason). A network duplicate of a request may land twice (the
-//! journal does not deduplicate); such a copy is inferred from the committed log.
+//! asked, never to the specification's state. (For the same reason a holder never takes its tail
+//! from a refusal: the twin `TailFromRefusal`, which does, breaks `StaleTrimRefused`.) A network
+//! duplicate of a request may land twice (the journal does not deduplicate); such a copy is
+//! inferred from the committed log.
 //!
 //! # The checker (`check.rs`)
 //!
@@ -40,16 +41,17 @@
 //! never a pass. A finding names the operations that admit no order, with the steps of their
 //! requests and replies, and the specification's state just before.
 
+mod candidate;
 pub mod check;
 mod content;
+mod operations;
 mod pairing;
 mod refusal;
 mod search;
 pub mod spec;
 
-pub use check::{
-    check as check_operations, check_history, operations, Budget, Finding, Operation, Verdict,
-};
+pub use check::{check as check_operations, check_history, Budget, Finding, Verdict};
+pub use operations::{operations, Operation};
 pub use spec::{Op, Spec};
 
 use crate::{Violation, LINEARIZABLE};

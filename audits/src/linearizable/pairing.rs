@@ -1,7 +1,7 @@
 //! Which request a reply answers: a client keeps one request in flight, or a pipelining writer
 //! several that never ask the same, answered in any order.
 
-use super::check::Operation;
+use super::operations::Operation;
 use super::spec::Op;
 use felix_core::api::Request;
 

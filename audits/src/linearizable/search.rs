@@ -1,6 +1,6 @@
 //! The exact search (Wing–Gong–Lowe), where the candidate order fails (`check.rs`, module doc 3).
 
-use super::check::{in_search, Operation};
+use super::operations::{in_search, Operation};
 use super::refusal::Words;
 use super::spec::{Mark, Spec};
 use crate::splitmix::splitmix64;

@@ -335,8 +335,9 @@ fn a_bin_without_a_path_is_found_where_cargo_looks_for_it() {
 
 /// The texts kept beside the repository that its own text must not cite (spelled in two halves, so
 /// that this file does not cite them either).
-const OUTSIDE_TEXTS: [&str; 4] = [
+const OUTSIDE_TEXTS: [&str; 5] = [
     concat!("DESIGN", ".md"),
+    concat!("DESIGN", "'s"),
     concat!("STYLE", ".md"),
     concat!("shared/", "seeds"),
     concat!("shared/", "notes"),
@@ -408,6 +409,10 @@ fn no_text_cites_a_file_outside_the_repository_or_an_issue_number() {
     assert_eq!(
         outside_reference(&format!("as ../{}", OUTSIDE_TEXTS[0])),
         Some(OUTSIDE_TEXTS[0].to_string())
+    );
+    assert_eq!(
+        outside_reference(&format!("({} rule 3)", OUTSIDE_TEXTS[1])),
+        Some(OUTSIDE_TEXTS[1].to_string())
     );
     assert_eq!(outside_reference("an issue of ordering: 3 nodes"), None);
     assert_eq!(outside_reference("ReadProbe term 1 round 2"), None);
