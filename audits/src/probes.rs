@@ -67,160 +67,195 @@ pub const PROBES: [Counter; 23] = [
 
 /// Counts each probe of `history`, in `PROBES` order.
 pub fn probes(history: &[Event]) -> [(Counter, u64); PROBES.len()] {
-    let mut counts = [0u64; Counter::COUNT];
-    let mut bump = |probe: Counter| counts[probe as usize] += 1;
-    // The newest epoch granted, each client's own newest epoch, and the newest epoch whose holder
-    // got an acknowledged write (it fenced).
-    let mut epoch_newest = 0u64;
-    let mut epoch_of: BTreeMap<ClientId, u64> = BTreeMap::new();
-    let mut fenced_newest = 0u64;
-    let mut floor_highest: Offset = 0;
-    // The newest leader term, and a leader's term by node.
-    let mut term_newest = 0u64;
-    let mut leading: BTreeMap<u32, u64> = BTreeMap::new();
-    // The node that acknowledged a write most recently, until something else happens to it.
-    let mut last_ack: Option<u32> = None;
-    // The offset of the newest fenced epoch's first acknowledged write (its proof that it
-    // exists), and the holders granted a lease that have not retired.
-    let mut fence_offset: Option<Offset> = None;
-    let mut live: BTreeMap<ClientId, u64> = BTreeMap::new();
-    // Stale holders whose last read was refused as too old (their cursor jumps next).
-    let mut jumped: BTreeMap<ClientId, bool> = BTreeMap::new();
+    let mut watch = Watch::new();
     for event in history {
+        watch.event(event);
+    }
+    PROBES.map(|probe| (probe, watch.counts[probe as usize]))
+}
+
+/// What the probes remember of a history so far, and their counts.
+struct Watch {
+    counts: [u64; Counter::COUNT],
+    /// The newest epoch granted, each client's own newest epoch, and the newest epoch whose
+    /// holder got an acknowledged write (it fenced).
+    epoch_newest: u64,
+    epoch_of: BTreeMap<ClientId, u64>,
+    fenced_newest: u64,
+    floor_highest: Offset,
+    /// The newest leader term, and a leader's term by node.
+    term_newest: u64,
+    leading: BTreeMap<u32, u64>,
+    /// The node that acknowledged a write most recently, until something else happens to it.
+    last_ack: Option<u32>,
+    /// The offset of the newest fenced epoch's first acknowledged write (its proof that it
+    /// exists), and the holders granted a lease that have not retired.
+    fence_offset: Option<Offset>,
+    live: BTreeMap<ClientId, u64>,
+    /// Stale holders whose last read was refused as too old (their cursor jumps next).
+    jumped: BTreeMap<ClientId, bool>,
+}
+
+impl Watch {
+    fn new() -> Watch {
+        Watch {
+            counts: [0; Counter::COUNT],
+            epoch_newest: 0,
+            epoch_of: BTreeMap::new(),
+            fenced_newest: 0,
+            floor_highest: 0,
+            term_newest: 0,
+            leading: BTreeMap::new(),
+            last_ack: None,
+            fence_offset: None,
+            live: BTreeMap::new(),
+            jumped: BTreeMap::new(),
+        }
+    }
+
+    fn bump(&mut self, probe: Counter) {
+        self.counts[probe as usize] += 1;
+    }
+
+    fn event(&mut self, event: &Event) {
         match event {
             Event::LeaseGranted { client, epoch } => {
-                epoch_newest = epoch_newest.max(*epoch);
-                epoch_of.insert(*client, *epoch);
-                live.insert(*client, *epoch);
+                self.epoch_newest = self.epoch_newest.max(*epoch);
+                self.epoch_of.insert(*client, *epoch);
+                self.live.insert(*client, *epoch);
             }
             Event::BecameLeader { node, term } => {
-                bump(Counter::LeaderChanged);
-                term_newest = term_newest.max(*term);
-                leading.insert(*node, *term);
+                self.bump(Counter::LeaderChanged);
+                self.term_newest = self.term_newest.max(*term);
+                self.leading.insert(*node, *term);
             }
-            Event::FloorApplied { floor, .. } => floor_highest = floor_highest.max(*floor),
-            Event::TruncateRefused { .. } => bump(Counter::TruncateRefused),
+            Event::FloorApplied { floor, .. } => {
+                self.floor_highest = self.floor_highest.max(*floor)
+            }
+            Event::TruncateRefused { .. } => self.bump(Counter::TruncateRefused),
             Event::SegmentsDeleted {
                 retention, below, ..
             } => {
-                bump(Counter::SegmentsDeleted);
+                self.bump(Counter::SegmentsDeleted);
                 if *retention {
-                    bump(Counter::RetentionDeleted);
+                    self.bump(Counter::RetentionDeleted);
                 }
                 // The newest writer's proof of its fence deleted while an older writer still
                 // runs: from now on only what deletion left (a tag, a later record) can stop it.
-                let older_live = live.values().any(|epoch| *epoch < fenced_newest);
-                if older_live && fence_offset.is_some_and(|offset| offset < *below) {
-                    bump(Counter::FenceDeleted);
+                let older_live = self.live.values().any(|epoch| *epoch < self.fenced_newest);
+                if older_live && self.fence_offset.is_some_and(|offset| offset < *below) {
+                    self.bump(Counter::FenceDeleted);
                 }
             }
-            Event::Gap { .. } => bump(Counter::GapReported),
+            Event::Gap { .. } => self.bump(Counter::GapReported),
             Event::HolderRetired { client, by_tag, .. } => {
-                live.remove(client);
+                self.live.remove(client);
                 if !by_tag {
-                    bump(Counter::HolderRetiredByRead);
+                    self.bump(Counter::HolderRetiredByRead);
                 }
             }
-            Event::Crashed { node } if last_ack == Some(*node) => {
-                bump(Counter::AckThenCrash);
-                last_ack = None;
+            Event::Crashed { node } if self.last_ack == Some(*node) => {
+                self.bump(Counter::AckThenCrash);
+                self.last_ack = None;
             }
             Event::Requested {
                 client, request, ..
-            } => {
-                let stale = epoch_of
-                    .get(client)
-                    .is_some_and(|epoch| *epoch < fenced_newest);
-                if stale && !matches!(request, Request::Read { .. }) {
-                    bump(Counter::StaleHolderActs);
-                }
-                if matches!(
-                    request,
-                    Request::Read {
-                        from: ReadFrom::Earliest,
-                        ..
-                    }
-                ) {
-                    bump(Counter::EarliestRead);
-                }
-            }
+            } => self.requested(*client, request),
             Event::Replied {
                 client,
                 node,
                 request,
                 reply,
-            } => {
-                let epoch = epoch_of.get(client).copied();
-                let stale = epoch.is_some_and(|epoch| epoch < epoch_newest);
-                // Stale behind a holder that already wrote: the hazard of a fenced stream.
-                let behind_fence = epoch.is_some_and(|epoch| epoch < fenced_newest);
-                if behind_fence && matches!(request, Request::Read { .. }) {
-                    let too_old = matches!(reply, Reply::CursorTooOld { .. });
-                    if too_old {
-                        bump(Counter::StaleHolderTooOld);
-                    } else if let Reply::Records { records, .. } = reply {
-                        if jumped.get(client).copied().unwrap_or(false) {
-                            bump(Counter::StaleHolderResumed);
-                            // Nothing it was served names a newer writer: it lost sight of
-                            // its successor.
-                            let own = epoch.unwrap_or(0);
-                            let blind = records
-                                .iter()
-                                .all(|record| record.headers.epoch().is_none_or(|e| e <= own));
-                            if blind {
-                                bump(Counter::StaleHolderBlind);
-                            }
-                        }
-                    }
-                    jumped.insert(*client, too_old);
-                }
-                if let Some(probe) = answer_probe(reply) {
-                    bump(probe);
-                }
-                match reply {
-                    Reply::OffsetMismatch { .. } | Reply::FenceMismatch { .. } => {
-                        if stale {
-                            bump(Counter::StaleHolderRefused);
-                        }
-                        if let Request::Trim { floor, .. } = request {
-                            if *floor <= floor_highest {
-                                bump(Counter::NoopTrimRefused);
-                            }
-                        }
-                    }
-                    Reply::Appended { offset, .. } => {
-                        last_ack = Some(*node);
-                        if let Request::Trim { floor, .. } = request {
-                            if floor == offset {
-                                bump(Counter::TrimToOwnOffset);
-                            }
-                        }
-                        if !matches!(request, Request::Fence { .. }) {
-                            if let Some(epoch) = epoch {
-                                if epoch > fenced_newest {
-                                    fence_offset = Some(*offset);
-                                }
-                                fenced_newest = fenced_newest.max(epoch);
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            } => self.replied(*client, *node, request, reply),
             Event::Committed { node, entry } => {
                 // A leader of an older term than the newest still landing its own writes in its
                 // log is the deposed leader the design lets keep taking writes.
-                let deposed = leading
-                    .get(node)
-                    .is_some_and(|term| *term < term_newest && entry.term == *term);
+                let deposed = (self.leading.get(node))
+                    .is_some_and(|term| *term < self.term_newest && entry.term == *term);
                 if deposed && matches!(entry.command, Command::Write { .. }) {
-                    bump(Counter::DeposedLeaderWrite);
+                    self.bump(Counter::DeposedLeaderWrite);
                 }
             }
             _ => {}
         }
     }
-    PROBES.map(|probe| (probe, counts[probe as usize]))
+
+    fn requested(&mut self, client: ClientId, request: &Request) {
+        let stale = (self.epoch_of.get(&client)).is_some_and(|epoch| *epoch < self.fenced_newest);
+        if stale && !matches!(request, Request::Read { .. }) {
+            self.bump(Counter::StaleHolderActs);
+        }
+        if matches!(
+            request,
+            Request::Read {
+                from: ReadFrom::Earliest,
+                ..
+            }
+        ) {
+            self.bump(Counter::EarliestRead);
+        }
+    }
+
+    fn replied(&mut self, client: ClientId, node: u32, request: &Request, reply: &Reply) {
+        let epoch = self.epoch_of.get(&client).copied();
+        let stale = epoch.is_some_and(|epoch| epoch < self.epoch_newest);
+        // Stale behind a holder that already wrote: the hazard of a fenced stream.
+        let behind_fence = epoch.is_some_and(|epoch| epoch < self.fenced_newest);
+        if behind_fence && matches!(request, Request::Read { .. }) {
+            self.stale_read(client, epoch.unwrap_or(0), reply);
+        }
+        if let Some(probe) = answer_probe(reply) {
+            self.bump(probe);
+        }
+        match reply {
+            Reply::OffsetMismatch { .. } | Reply::FenceMismatch { .. } => {
+                if stale {
+                    self.bump(Counter::StaleHolderRefused);
+                }
+                if let Request::Trim { floor, .. } = request {
+                    if *floor <= self.floor_highest {
+                        self.bump(Counter::NoopTrimRefused);
+                    }
+                }
+            }
+            Reply::Appended { offset, .. } => {
+                self.last_ack = Some(node);
+                if let Request::Trim { floor, .. } = request {
+                    if floor == offset {
+                        self.bump(Counter::TrimToOwnOffset);
+                    }
+                }
+                if !matches!(request, Request::Fence { .. }) {
+                    if let Some(epoch) = epoch {
+                        if epoch > self.fenced_newest {
+                            self.fence_offset = Some(*offset);
+                        }
+                        self.fenced_newest = self.fenced_newest.max(epoch);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A read answered to a holder of epoch `own`, behind a holder that already wrote.
+    fn stale_read(&mut self, client: ClientId, own: u64, reply: &Reply) {
+        let too_old = matches!(reply, Reply::CursorTooOld { .. });
+        if too_old {
+            self.bump(Counter::StaleHolderTooOld);
+        } else if let Reply::Records { records, .. } = reply {
+            if self.jumped.get(&client).copied().unwrap_or(false) {
+                self.bump(Counter::StaleHolderResumed);
+                // Nothing it was served names a newer writer: it lost sight of its successor.
+                let blind =
+                    (records.iter()).all(|record| record.headers.epoch().is_none_or(|e| e <= own));
+                if blind {
+                    self.bump(Counter::StaleHolderBlind);
+                }
+            }
+        }
+        self.jumped.insert(client, too_old);
+    }
 }
 
 #[cfg(test)]
