@@ -73,7 +73,7 @@ impl<'h> TrimFloors<'h> {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct NodeFloors {
     /// The floor last reported in this life (None after a crash, until reported again).
     current: Option<Offset>,
@@ -143,8 +143,7 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                 ..
             } => {
                 let floors = nodes.entry(*node).or_default();
-                let highest_before = floors.highest;
-                let jump = floors.jump;
+                let before = *floors;
                 floors.report(*floor);
                 if !retention_seen && *readable_start > (*floor).max(1) {
                     violations.push(Violation::new(
@@ -156,48 +155,58 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                         ),
                     ));
                 }
-                if !*leader {
-                    continue;
-                }
-                let by_trims = trims.up_to(*committed);
-                let trim_floor = by_trims.map_or(0, |(floor, _, _)| floor);
-                let expected = trim_floor.max(highest_before);
-                if (*floor).max(1) < expected.max(1) {
-                    let source = match by_trims {
-                        Some((_, offset, _)) if trim_floor >= highest_before => {
-                            format!("the trim at offset {offset}")
-                        }
-                        _ => "its own earlier floor in this life".to_string(),
-                    };
-                    violations.push(Violation::new(
-                        FLOOR_RECORD_KEPT,
-                        step,
-                        format!(
-                            "leader {node} serves with floor {floor} at committed index \
-                             {committed}, but {source} set the floor to {expected}"
-                        ),
-                    ));
-                    continue;
-                }
-                if let (Some((_, offset, headers)), Some(tag)) = (by_trims, floor_tag) {
-                    if *floor == trim_floor && trim_floor > jump && tag != headers {
-                        violations.push(Violation::new(
-                            FLOOR_RECORD_KEPT,
-                            step,
-                            format!(
-                                "leader {node}'s floor {floor} carries tag {}, but the trim at \
-                                 offset {offset} that set it has headers {}",
-                                words::headers(tag),
-                                words::headers(headers)
-                            ),
-                        ));
-                    }
+                if *leader {
+                    let state = (*node, *floor, *committed, floor_tag.as_ref());
+                    violations.extend(leader_floor(&trims, &before, step, state));
                 }
             }
             _ => {}
         }
     }
     violations
+}
+
+/// Check 1 on a leader's `NodeState` (`node`, `floor`, `committed`, `floor_tag`): its floor
+/// against the trims committed up to its commit index and the highest floor it held `before`
+/// this state in this life, then its tag against the floor-setting trim's headers.
+fn leader_floor(
+    trims: &TrimFloors,
+    before: &NodeFloors,
+    step: usize,
+    (node, floor, committed, floor_tag): (NodeId, Offset, Offset, Option<&Headers>),
+) -> Option<Violation> {
+    let by_trims = trims.up_to(committed);
+    let trim_floor = by_trims.map_or(0, |(floor, _, _)| floor);
+    let expected = trim_floor.max(before.highest);
+    if floor.max(1) < expected.max(1) {
+        let source = match by_trims {
+            Some((_, offset, _)) if trim_floor >= before.highest => {
+                format!("the trim at offset {offset}")
+            }
+            _ => "its own earlier floor in this life".to_string(),
+        };
+        return Some(Violation::new(
+            FLOOR_RECORD_KEPT,
+            step,
+            format!(
+                "leader {node} serves with floor {floor} at committed index {committed}, but \
+                 {source} set the floor to {expected}"
+            ),
+        ));
+    }
+    let ((_, offset, headers), tag) = (by_trims?, floor_tag?);
+    (floor == trim_floor && trim_floor > before.jump && tag != headers).then(|| {
+        Violation::new(
+            FLOOR_RECORD_KEPT,
+            step,
+            format!(
+                "leader {node}'s floor {floor} carries tag {}, but the trim at offset {offset} \
+                 that set it has headers {}",
+                words::headers(tag),
+                words::headers(headers)
+            ),
+        )
+    })
 }
 
 #[cfg(test)]
