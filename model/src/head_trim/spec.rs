@@ -610,6 +610,66 @@ impl FelixHeadTrim {
         quorum::members(q, self.config.bounds.brokers)
     }
 
+    /// `Read(h, s)`, into `next` (a copy of `state`): holder h reads from broker s at its cursor
+    /// (or, with `reread_from_cursor` off, the ReadFromEarliest twin, from where s can serve);
+    /// it retires on a refusal tagged with a newer epoch or on a newer epoch's write, else its
+    /// tail becomes s's commit index.
+    fn read(&self, state: &State, next: &mut State, h: Holder, s: Broker) {
+        let rs = state.readable_start(s);
+        let from = if !self.config.switches.reread_from_cursor {
+            rs
+        } else {
+            state.expected[index(h)] + 1
+        };
+        let too_old = from < rs;
+        let (newer, below) = state.read_outcome(self.config, h, s, from.max(rs));
+        next.stale_read = state.stale_read || below;
+        let tagged = too_old && state.floor_tag(self.config, s) > h;
+        if tagged || newer {
+            next.retired[index(h)] = true;
+            // A retired holder never uses its tail again (spec change e5a4592).
+            next.expected[index(h)] = 0;
+        } else {
+            next.expected[index(h)] = state.commit[index(s)];
+        }
+    }
+
+    /// `Replicate(l, f)`, into `next` (a copy of `state`): l sends f the record after their
+    /// matching prefix, if any, with its commit index.
+    fn replicate(&self, state: &State, next: &mut State, l: Broker, f: Broker) {
+        let m = state.match_len(l, f);
+        let sent = m < state.len(l);
+        if sent {
+            let record = state.log[index(l)].at(m + 1);
+            next.log[index(f)].keep_first(m);
+            next.log[index(f)].append(record);
+        }
+        // The message carries l's commit index: f commits up to it within the prefix it now
+        // shares with l; then l commits what a majority holds of its term. Each walks its newly
+        // committed records and applies their floors.
+        let shared = if sent { m + 1 } else { m };
+        let fc = state.commit[index(f)].max(state.commit[index(l)].min(shared));
+        let lc = state.commit_in(self.config, &next.log, l);
+        next.commit[index(l)] = lc;
+        next.commit[index(f)] = fc;
+        next.floor[index(l)] = State::walk(
+            &next.log[index(l)],
+            state.commit[index(l)],
+            lc,
+            state.floor[index(l)],
+        );
+        next.floor[index(f)] = State::walk(
+            &next.log[index(f)],
+            state.commit[index(f)],
+            fc,
+            state.floor[index(f)],
+        );
+        next.term[index(f)] = state.term[index(l)];
+        if state.term[index(f)] < state.term[index(l)] {
+            next.leader[index(f)] = false;
+        }
+    }
+
     /// The state after `action` (whose guard holds): the primed variables.
     fn apply(&self, state: &State, action: Action) -> State {
         let mut next = state.clone();
@@ -654,58 +714,8 @@ impl FelixHeadTrim {
             Action::Refused(h, s) => {
                 next.expected[index(h)] = state.len(s);
             }
-            Action::Read(h, s) => {
-                let rs = state.readable_start(s);
-                let from = if !self.config.switches.reread_from_cursor {
-                    rs
-                } else {
-                    state.expected[index(h)] + 1
-                };
-                let too_old = from < rs;
-                let (newer, below) = state.read_outcome(self.config, h, s, from.max(rs));
-                next.stale_read = state.stale_read || below;
-                let tagged = too_old && state.floor_tag(self.config, s) > h;
-                if tagged || newer {
-                    next.retired[index(h)] = true;
-                    // A retired holder never uses its tail again (spec change e5a4592).
-                    next.expected[index(h)] = 0;
-                } else {
-                    next.expected[index(h)] = state.commit[index(s)];
-                }
-            }
-            Action::Replicate(l, f) => {
-                let m = state.match_len(l, f);
-                let sent = m < state.len(l);
-                if sent {
-                    let record = state.log[index(l)].at(m + 1);
-                    next.log[index(f)].keep_first(m);
-                    next.log[index(f)].append(record);
-                }
-                // The message carries l's commit index: f commits up to it within the prefix it
-                // now shares with l; then l commits what a majority holds of its term. Each walks
-                // its newly committed records and applies their floors.
-                let shared = if sent { m + 1 } else { m };
-                let fc = state.commit[index(f)].max(state.commit[index(l)].min(shared));
-                let lc = state.commit_in(self.config, &next.log, l);
-                next.commit[index(l)] = lc;
-                next.commit[index(f)] = fc;
-                next.floor[index(l)] = State::walk(
-                    &next.log[index(l)],
-                    state.commit[index(l)],
-                    lc,
-                    state.floor[index(l)],
-                );
-                next.floor[index(f)] = State::walk(
-                    &next.log[index(f)],
-                    state.commit[index(f)],
-                    fc,
-                    state.floor[index(f)],
-                );
-                next.term[index(f)] = state.term[index(l)];
-                if state.term[index(f)] < state.term[index(l)] {
-                    next.leader[index(f)] = false;
-                }
-            }
+            Action::Read(h, s) => self.read(state, &mut next, h, s),
+            Action::Replicate(l, f) => self.replicate(state, &mut next, l, f),
             Action::StepDown(l, f) => {
                 next.term[index(l)] = state.term[index(f)];
                 next.leader[index(l)] = false;

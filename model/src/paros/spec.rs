@@ -517,6 +517,74 @@ impl ParosTrimJump {
         next
     }
 
+    /// `Promote(b, q)`, into `next` (a copy of `state`): the voters of `q` take the next term
+    /// with b as its leader, and b appends the term's noop.
+    fn promote(&self, state: &State, next: &mut State, b: Node, q: u8) {
+        let new_term = quorum::next_term(q, self.config.bounds.voters, &state.term);
+        for m in self.members(q) {
+            next.term[index(m)] = new_term;
+            next.vote[index(m)] = b;
+            next.leader[index(m)] = m == b;
+            next.high[index(m)] = state.high_after(m, new_term, b);
+        }
+        next.log[index(b)].append(Record {
+            k: Kind::Noop,
+            o: 0,
+            t: new_term,
+            u: 0,
+        });
+        for m in self.members(q) {
+            next.durable[index(m)] = next.last_index(m);
+        }
+        next.promotions = state.promotions + 1;
+    }
+
+    /// `TrimmedTo(l, f)`, into `next` (a copy of `state`): f jumps to l's first held slot and
+    /// takes l's sealed base (its term, writer and floor), keeping its own term and vote (with
+    /// `jump_keeps_term` off, the JumpResetsTerm twin, it takes the sealed term and no vote).
+    fn trimmed_to(&self, state: &State, next: &mut State, l: Node, f: Node) {
+        let point = state.start[index(l)];
+        let (new_term, new_vote) = if !self.config.switches.jump_keeps_term {
+            (state.sterm[index(l)], 0)
+        } else {
+            (state.term[index(f)], state.vote[index(f)])
+        };
+        next.log[index(f)] = Log::EMPTY;
+        next.start[index(f)] = point;
+        next.commit[index(f)] = point - 1;
+        next.writer[index(f)] = state.swriter[index(l)];
+        next.floor[index(f)] = state.floor[index(f)].max(state.sfloor[index(l)]);
+        next.sterm[index(f)] = state.sterm[index(l)];
+        next.swriter[index(f)] = state.swriter[index(l)];
+        next.sfloor[index(f)] = state.sfloor[index(l)];
+        next.term[index(f)] = new_term;
+        next.vote[index(f)] = new_vote;
+        next.high[index(f)] = state.high_after(f, new_term, new_vote);
+        next.durable[index(f)] = point - 1;
+    }
+
+    /// `Compact(n)`, into `next` (a copy of `state`): n deletes every slot below
+    /// `min(floor, commit + 1)`, sealing what the walk of the deleted slots folds.
+    fn compact(&self, state: &State, next: &mut State, n: Node) {
+        let start = state.start[index(n)];
+        let s = state.floor[index(n)].min(state.commit[index(n)] + 1);
+        let mut st = Fold {
+            w: state.swriter[index(n)],
+            f: state.sfloor[index(n)],
+            d: 1,
+            a: Acked::EMPTY,
+            i: start,
+            ack: false,
+        };
+        self.walk(&mut st, &state.log[index(n)], start, start, s - 1);
+        next.log[index(n)].drop_first(s - start);
+        next.start[index(n)] = s;
+        next.sterm[index(n)] = state.rec(n, s - 1).t;
+        next.swriter[index(n)] = st.w;
+        next.sfloor[index(n)] = st.f;
+        next.durable[index(n)] = state.durable[index(n)].max(s - 1);
+    }
+
     /// `Crash(n)`: n drops what is not durable; a leader restarts as a follower of its term.
     fn crash(&self, state: &State, n: Node) -> State {
         let mut next = state.clone();
@@ -533,25 +601,7 @@ impl ParosTrimJump {
         let switches = &self.config.switches;
         let mut next = state.clone();
         match action {
-            Action::Promote(b, q) => {
-                let new_term = quorum::next_term(q, self.config.bounds.voters, &state.term);
-                for m in self.members(q) {
-                    next.term[index(m)] = new_term;
-                    next.vote[index(m)] = b;
-                    next.leader[index(m)] = m == b;
-                    next.high[index(m)] = state.high_after(m, new_term, b);
-                }
-                next.log[index(b)].append(Record {
-                    k: Kind::Noop,
-                    o: 0,
-                    t: new_term,
-                    u: 0,
-                });
-                for m in self.members(q) {
-                    next.durable[index(m)] = next.last_index(m);
-                }
-                next.promotions = state.promotions + 1;
-            }
+            Action::Promote(b, q) => self.promote(state, &mut next, b, q),
             Action::Write(o, l) => {
                 let r = Record {
                     k: Kind::Write,
@@ -589,51 +639,14 @@ impl ParosTrimJump {
                 next.setleaders = state.setleaders + 1;
             }
             Action::Replicate(l, f) => next = self.replicate(state, l, f),
-            Action::TrimmedTo(l, f) => {
-                let point = state.start[index(l)];
-                let (new_term, new_vote) = if !switches.jump_keeps_term {
-                    (state.sterm[index(l)], 0)
-                } else {
-                    (state.term[index(f)], state.vote[index(f)])
-                };
-                next.log[index(f)] = Log::EMPTY;
-                next.start[index(f)] = point;
-                next.commit[index(f)] = point - 1;
-                next.writer[index(f)] = state.swriter[index(l)];
-                next.floor[index(f)] = state.floor[index(f)].max(state.sfloor[index(l)]);
-                next.sterm[index(f)] = state.sterm[index(l)];
-                next.swriter[index(f)] = state.swriter[index(l)];
-                next.sfloor[index(f)] = state.sfloor[index(l)];
-                next.term[index(f)] = new_term;
-                next.vote[index(f)] = new_vote;
-                next.high[index(f)] = state.high_after(f, new_term, new_vote);
-                next.durable[index(f)] = point - 1;
-            }
+            Action::TrimmedTo(l, f) => self.trimmed_to(state, &mut next, l, f),
             Action::StepDown(l, f) => {
                 next.term[index(l)] = state.term[index(f)];
                 next.vote[index(l)] = 0;
                 next.leader[index(l)] = false;
                 next.high[index(l)] = state.high_after(l, state.term[index(f)], 0);
             }
-            Action::Compact(n) => {
-                let start = state.start[index(n)];
-                let s = state.floor[index(n)].min(state.commit[index(n)] + 1);
-                let mut st = Fold {
-                    w: state.swriter[index(n)],
-                    f: state.sfloor[index(n)],
-                    d: 1,
-                    a: Acked::EMPTY,
-                    i: start,
-                    ack: false,
-                };
-                self.walk(&mut st, &state.log[index(n)], start, start, s - 1);
-                next.log[index(n)].drop_first(s - start);
-                next.start[index(n)] = s;
-                next.sterm[index(n)] = state.rec(n, s - 1).t;
-                next.swriter[index(n)] = st.w;
-                next.sfloor[index(n)] = st.f;
-                next.durable[index(n)] = state.durable[index(n)].max(s - 1);
-            }
+            Action::Compact(n) => self.compact(state, &mut next, n),
             Action::Crash(n) => next = self.crash(state, n),
         }
         next
