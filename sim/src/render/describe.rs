@@ -380,6 +380,21 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
             names.client(*client),
             reply(answer)
         ),
+        Event::LeaseGranted { .. }
+        | Event::HolderRetired { .. }
+        | Event::Gap { .. }
+        | Event::Folded { .. }
+        | Event::CheckpointRestored { .. }
+        | Event::CheckpointCompared { .. }
+        | Event::CheckpointWritten { .. }
+        | Event::OwnerStopped { .. } => client_side(event, names),
+        Event::PhaseChanged { phase } => format!("phase: {}", phase_name(*phase)),
+    }
+}
+
+/// A client's own event: its lease, its retirement, a gap, its fold and its checkpoints, its stop.
+fn client_side(event: &Event, names: &dyn Names) -> String {
+    match event {
         Event::LeaseGranted { client, epoch } => {
             format!("{}: lease granted, epoch {epoch}", names.client(*client))
         }
@@ -446,7 +461,7 @@ pub fn event(event: &Event, names: &dyn Names) -> String {
             token.0,
             current.0
         ),
-        Event::PhaseChanged { phase } => format!("phase: {}", phase_name(*phase)),
+        _ => unreachable!("only a client's lease, retirement, gap, fold, checkpoint or stop"),
     }
 }
 
