@@ -22,90 +22,8 @@ use crate::spec::{booleans, function, Condition, Rendered, Spec};
 pub const BROKERS_MAX: usize = 3;
 /// Holders a state can hold (the spec's `NumHolders` is at most this).
 pub const HOLDERS_MAX: usize = 2;
+pub use super::record::{Kind, Log, Record};
 pub use crate::log::LOG_MAX;
-
-/// A record's kind: the spec's `k` field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Kind {
-    /// Not a record: an unused slot past the end of a log.
-    Empty,
-    /// `"w"`: a holder's write.
-    Write,
-    /// `"t"`: a trim asking for a floor.
-    Trim,
-    /// `"n"`: the leader's noop (bookkeeping).
-    Noop,
-}
-
-/// A record: `[k, h, t, f]` in the spec.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Record {
-    /// `k`: write, trim or noop.
-    pub k: Kind,
-    /// `h`: the holder's epoch (0 on a noop).
-    pub h: u8,
-    /// `t`: the term of the leader that sequenced it.
-    pub t: u8,
-    /// `f`: the floor a trim asks for (0 on writes and noops).
-    pub f: u8,
-}
-
-impl Record {
-    /// The content of an unused slot.
-    pub const EMPTY: Record = Record {
-        k: Kind::Empty,
-        h: 0,
-        t: 0,
-        f: 0,
-    };
-}
-
-impl fmt::Display for Record {
-    /// TLC's rendering: fields in alphabetical order.
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let k = match self.k {
-            Kind::Empty => "?",
-            Kind::Write => "w",
-            Kind::Trim => "t",
-            Kind::Noop => "n",
-        };
-        crate::log::write_tlc_record(
-            formatter,
-            ("k", k),
-            [("f", self.f), ("h", self.h), ("t", self.t)],
-        )
-    }
-}
-
-impl crate::log::Packed for Record {
-    /// Packs a record into 16 bits: `k` 2 bits, `h` 3 bits, `t` 5 bits, `f` 6 bits.
-    fn pack(self) -> u16 {
-        crate::log::pack_fields(self.k as u16, 2, [(self.h, 3), (self.t, 5), (self.f, 6)])
-    }
-
-    /// Unpacks a record packed by `pack`.
-    fn unpack(bits: u16) -> Record {
-        let (k, [h, t, f]) = crate::log::unpack_fields(bits, 2, [3, 5, 6]);
-        let k = match k {
-            0 => Kind::Empty,
-            1 => Kind::Write,
-            2 => Kind::Trim,
-            _ => Kind::Noop,
-        };
-        Record { k, h, t, f }
-    }
-}
-
-/// One broker's log: `log[b]`, deleted records included, packed (`crate::log`).
-pub type Log = crate::log::Log<Record>;
-
-impl Log {
-    /// The term of the record at `offset` (from 1).
-    pub fn term_at(&self, offset: u8) -> u8 {
-        self.at(offset).t
-    }
-}
 
 /// The spec's variables, in its order (`vars`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -481,57 +399,6 @@ impl FelixHeadTrim {
             config,
             broker_symmetry: false,
         }
-    }
-
-    /// The model of a configuration, searched up to permutations of the brokers.
-    ///
-    /// Sound for every property here: no variable names a broker (records carry holder epochs
-    /// and terms), every action ranges uniformly over the brokers, and every property quantifies
-    /// over all of them; only `Init` singles broker 1 out. So a permutation of the brokers maps
-    /// each step to a step and each property's truth to itself, the search visits exactly one
-    /// representative of each orbit of reachable states, and a property holds (or is reached)
-    /// in some reachable state exactly when it does in some representative. This is the
-    /// reduction TLC's SYMMETRY would make; the spec's configurations do not use it, so counts
-    /// under it differ from TLC's.
-    pub fn with_broker_symmetry(config: &'static Config) -> Self {
-        FelixHeadTrim {
-            broker_symmetry: true,
-            ..FelixHeadTrim::new(config)
-        }
-    }
-
-    /// The representative of a state's orbit under broker permutations: the brokers sorted by
-    /// their variables (term, leader, commit, start, log). The identity without symmetry.
-    pub fn canonical(&self, state: State) -> State {
-        if !self.broker_symmetry {
-            return state;
-        }
-        let brokers = usize::from(self.config.bounds.brokers);
-        let key = |b: usize| {
-            (
-                state.term[b],
-                state.leader[b],
-                state.commit[b],
-                state.floor[b],
-                state.start[b],
-                state.log[b].packed(),
-            )
-        };
-        let mut order: [usize; BROKERS_MAX] = std::array::from_fn(|b| b);
-        order[..brokers].sort_by_key(|&b| key(b));
-        if order.iter().enumerate().all(|(position, &b)| position == b) {
-            return state;
-        }
-        let mut sorted = state.clone();
-        for (position, &b) in order[..brokers].iter().enumerate() {
-            sorted.term[position] = state.term[b];
-            sorted.leader[position] = state.leader[b];
-            sorted.commit[position] = state.commit[b];
-            sorted.floor[position] = state.floor[b];
-            sorted.start[position] = state.start[b];
-            sorted.log[position] = state.log[b];
-        }
-        sorted
     }
 
     /// `MaxLen`.
