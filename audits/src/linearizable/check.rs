@@ -117,7 +117,7 @@ pub fn check(operations: &[Operation], budget: Budget, step: &dyn Fn(usize) -> S
             ),
         };
     }
-    match search(&prefix, budget.search_steps_max) {
+    let (outcome, searched) = match search(&prefix, budget.search_steps_max) {
         Search::Found => {
             // The candidate was wrong but an order exists for the prefix: search the whole.
             let all: Vec<Operation> = operations.to_vec();
@@ -132,31 +132,19 @@ pub fn check(operations: &[Operation], budget: Budget, step: &dyn Fn(usize) -> S
                     ),
                 };
             }
-            match search(&all, budget.search_steps_max) {
-                Search::Found => Verdict::Linearizable {
-                    operations: operations.len(),
-                    searched: true,
-                },
-                Search::None => Verdict::NotLinearizable(finding(
-                    operations,
-                    &failure,
-                    Some(searchable(&all)),
-                    step,
-                )),
-                Search::OverBudget => Verdict::Unchecked {
-                    reason: format!(
-                        "the candidate failed ({}) and the search ran past {} steps",
-                        failure.reason, budget.search_steps_max
-                    ),
-                },
-            }
+            (search(&all, budget.search_steps_max), all)
         }
-        Search::None => Verdict::NotLinearizable(finding(
-            operations,
-            &failure,
-            Some(searchable(&prefix)),
-            step,
-        )),
+        outcome => (outcome, prefix),
+    };
+    match outcome {
+        Search::Found => Verdict::Linearizable {
+            operations: operations.len(),
+            searched: true,
+        },
+        Search::None => {
+            let count = searchable(&searched);
+            Verdict::NotLinearizable(finding(operations, &failure, Some(count), step))
+        }
         Search::OverBudget => Verdict::Unchecked {
             reason: format!(
                 "the candidate failed ({}) and the search ran past {} steps",
