@@ -470,17 +470,6 @@ impl Spec {
             Op::Noop => return (landed, Some(Effect::push(Slot::Noop))),
             Op::Client(request) => request,
         };
-        let refusal = |expected_tail: Option<Offset>, fence: Option<Token>| {
-            if expected_tail.is_some_and(|expected| expected != tail) {
-                return Some(Reply::OffsetMismatch { tail });
-            }
-            if fence.is_some_and(|token| token != self.token) {
-                return Some(Reply::FenceMismatch {
-                    current: self.token,
-                });
-            }
-            None
-        };
         match request {
             Request::Append {
                 expected_tail,
@@ -488,7 +477,7 @@ impl Spec {
                 body,
                 headers,
             } => {
-                if let Some(refused) = refusal(*expected_tail, *fence) {
+                if let Some(refused) = self.refusal(*expected_tail, *fence) {
                     return (refused, None);
                 }
                 let effect = Effect::push(Slot::Write {
@@ -502,32 +491,10 @@ impl Spec {
                 fence,
                 floor,
                 headers,
-            } => {
-                if let Some(refused) = refusal(*expected_tail, *fence) {
-                    return (refused, None);
-                }
-                if *floor > tail {
-                    return (
-                        Reply::Invalid(felix_core::api::InvalidRequest::FloorAboveOffset {
-                            floor: *floor,
-                            offset: tail,
-                        }),
-                        None,
-                    );
-                }
-                if *floor <= self.floor() {
-                    return (Reply::TrimNoop { tail }, None);
-                }
-                let effect = Effect {
-                    slot: Slot::Trim {
-                        floor: *floor,
-                        refused: false,
-                    },
-                    floor: Some((*floor, headers.clone())),
-                    token: None,
-                };
-                (landed, Some(effect))
-            }
+            } => match self.refusal(*expected_tail, *fence) {
+                Some(refused) => (refused, None),
+                None => self.trim_effect(*floor, headers, landed),
+            },
             Request::Fence { new, old } => {
                 if *old != self.token {
                     return (
@@ -544,47 +511,93 @@ impl Spec {
                 };
                 (landed, Some(effect))
             }
-            Request::Read { from, max_records } => {
-                let start = match from {
-                    ReadFrom::Offset(from) => *from,
-                    ReadFrom::Earliest => self.floor(),
-                };
-                if start > tail {
-                    return (
-                        Reply::Invalid(felix_core::api::InvalidRequest::ReadPastTail {
-                            from: start,
-                            tail,
-                        }),
-                        None,
-                    );
-                }
-                if start < self.floor() {
-                    return (
-                        Reply::CursorTooOld {
-                            floor: self.floor(),
-                            tag: self.tag().cloned(),
-                        },
-                        None,
-                    );
-                }
-                let cap = (*max_records).min(read_records_max()) as usize;
-                let mut records = Vec::new();
-                let mut next = start;
-                for offset in start..tail {
-                    if records.len() >= cap {
-                        break;
-                    }
-                    if let Some(Slot::Write { body, headers }) = self.slot(offset) {
-                        records.push(ReadRecord {
-                            offset,
-                            body: body.clone(),
-                            headers: headers.clone(),
-                        });
-                    }
-                    next = offset + 1;
-                }
-                (Reply::Records { records, next }, None)
-            }
+            Request::Read { from, max_records } => (self.read_reply(*from, *max_records), None),
         }
+    }
+
+    /// The refusal of a conditional request, if any: a tail that is not the tail, or a fence
+    /// that is not the token in force.
+    fn refusal(&self, expected_tail: Option<Offset>, fence: Option<Token>) -> Option<Reply> {
+        let tail = self.tail();
+        if expected_tail.is_some_and(|expected| expected != tail) {
+            return Some(Reply::OffsetMismatch { tail });
+        }
+        if fence.is_some_and(|token| token != self.token) {
+            return Some(Reply::FenceMismatch {
+                current: self.token,
+            });
+        }
+        None
+    }
+
+    /// An unrefused trim's reply (`landed` if it lands) and effect: invalid above the tail, a
+    /// no-op at or below the floor, else a trim slot that raises the floor, tagged `headers`.
+    fn trim_effect(
+        &self,
+        floor: Offset,
+        headers: &Headers,
+        landed: Reply,
+    ) -> (Reply, Option<Effect>) {
+        let tail = self.tail();
+        if floor > tail {
+            return (
+                Reply::Invalid(felix_core::api::InvalidRequest::FloorAboveOffset {
+                    floor,
+                    offset: tail,
+                }),
+                None,
+            );
+        }
+        if floor <= self.floor() {
+            return (Reply::TrimNoop { tail }, None);
+        }
+        let effect = Effect {
+            slot: Slot::Trim {
+                floor,
+                refused: false,
+            },
+            floor: Some((floor, headers.clone())),
+            token: None,
+        };
+        (landed, Some(effect))
+    }
+
+    /// A read's reply: invalid past the tail, too old below the floor, else the writes from
+    /// `from` (the floor for `Earliest`), at most `max_records` and the node's cap.
+    fn read_reply(&self, from: ReadFrom, max_records: u32) -> Reply {
+        let tail = self.tail();
+        let start = match from {
+            ReadFrom::Offset(from) => from,
+            ReadFrom::Earliest => self.floor(),
+        };
+        if start > tail {
+            return Reply::Invalid(felix_core::api::InvalidRequest::ReadPastTail {
+                from: start,
+                tail,
+            });
+        }
+        if start < self.floor() {
+            return Reply::CursorTooOld {
+                floor: self.floor(),
+                tag: self.tag().cloned(),
+            };
+        }
+        let cap = max_records.min(read_records_max()) as usize;
+        let mut records = Vec::new();
+        let mut next = start;
+        for offset in start..tail {
+            if records.len() >= cap {
+                break;
+            }
+            if let Some(Slot::Write { body, headers }) = self.slot(offset) {
+                records.push(ReadRecord {
+                    offset,
+                    body: body.clone(),
+                    headers: headers.clone(),
+                });
+            }
+            next = offset + 1;
+        }
+        Reply::Records { records, next }
     }
 }
