@@ -241,15 +241,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     body: vec![step as u8],
                     headers: Headers::default(),
                 };
-                let expected = model.sequence(&request);
-                let actual = match journal.sequence(1, request) {
-                    Sequenced::Appended { offset, .. } => Reply::Appended {
-                        offset,
-                        tail: offset + 1,
-                    },
-                    Sequenced::Answered(reply) => reply,
-                };
-                prop_assert_eq!(actual, expected, "step {}", step);
+                sequenced(&mut journal, &mut model, request, step)?;
             }
             Op::Trim {
                 tail_delta,
@@ -264,30 +256,14 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     floor,
                     headers: Headers::with_epoch(epoch as u64),
                 };
-                let expected = model.sequence(&request);
-                let actual = match journal.sequence(1, request) {
-                    Sequenced::Appended { offset, .. } => Reply::Appended {
-                        offset,
-                        tail: offset + 1,
-                    },
-                    Sequenced::Answered(reply) => reply,
-                };
-                prop_assert_eq!(actual, expected, "step {}", step);
+                sequenced(&mut journal, &mut model, request, step)?;
             }
             Op::Fence { new, old } => {
                 let request = Request::Fence {
                     new: Token(new as u64),
                     old: Token(old as u64),
                 };
-                let expected = model.sequence(&request);
-                let actual = match journal.sequence(1, request) {
-                    Sequenced::Appended { offset, .. } => Reply::Appended {
-                        offset,
-                        tail: offset + 1,
-                    },
-                    Sequenced::Answered(reply) => reply,
-                };
-                prop_assert_eq!(actual, expected, "step {}", step);
+                sequenced(&mut journal, &mut model, request, step)?;
             }
             Op::Commit { count } => {
                 let target = (model.committed + count as u64).min(model.records.len() as u64);
@@ -296,21 +272,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 journal.commit_to(target, &mut events);
             }
             Op::Compact => {
-                let first_before = journal.first_held();
-                if let Some(compaction) = journal.compact() {
-                    let below = compaction.below;
-                    prop_assert!(below > first_before);
-                    prop_assert_eq!(layout.base_of(below), below, "whole segments only");
-                    prop_assert!(below <= model.floor, "only below the floor");
-                    prop_assert!(below <= model.committed + 1, "only committed records");
-                    prop_assert!(
-                        below <= layout.base_of(model.records.len() as u64),
-                        "never the active segment"
-                    );
-                    if let Some(trim) = model.floor_trim {
-                        prop_assert!(below <= trim, "the floor record is kept");
-                    }
-                    prop_assert!(!compaction.retention);
+                if compacted(&mut journal, &model, layout)? {
                     sealed_fold = (model.floor, model.floor_tag.clone(), model.floor_trim);
                 }
             }
@@ -333,33 +295,95 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     step
                 );
             }
-            Op::Recover => {
-                let sealed = journal.sealed().clone();
-                let held = journal.sealed().base_offset > 0;
-                let entries: Vec<Entry> = journal.entries().cloned().collect();
-                journal = Journal::recover(
-                    config,
-                    held.then_some(sealed),
-                    journal.first_held(),
-                    entries,
-                )
-                .map_err(|error| TestCaseError::fail(error.to_string()))?;
-                // The committed index restarts at the sealed base and the floor at the sealed floor
-                // (the walk raises it again as the commit is relearned).
-                model.committed = journal.committed();
-                (model.floor, model.floor_tag, model.floor_trim) = sealed_fold.clone();
-                model.walk_writer = model.writer_through(model.committed);
-            }
+            Op::Recover => journal = recovered(&journal, config, &mut model, &sealed_fold)?,
         }
-        prop_assert_eq!(journal.tail(), model.tail());
-        prop_assert_eq!(journal.committed(), model.committed);
-        prop_assert_eq!(journal.floor(), model.floor);
-        prop_assert_eq!(journal.floor_tag(), model.floor_tag.as_ref());
-        prop_assert_eq!(journal.readable_start(), model.floor);
-        prop_assert_eq!(journal.trim_index(), &journal.rebuild_trim_index());
-        for entry in journal.entries() {
-            prop_assert_eq!(Some(entry), model.records.get(entry.offset as usize - 1));
-        }
+        agree(&journal, &model)?;
+    }
+    Ok(())
+}
+
+/// The journal recovered from what it holds (its sealed state, first held offset and records).
+/// The model's committed index restarts at the sealed base and its floor at the floor as of the
+/// last compaction, `sealed_fold` (the walk raises it again as the commit is relearned).
+fn recovered(
+    journal: &Journal,
+    config: JournalConfig,
+    model: &mut Model,
+    sealed_fold: &(Offset, Option<Headers>, Option<Offset>),
+) -> Result<Journal, TestCaseError> {
+    let sealed = journal.sealed().clone();
+    let held = journal.sealed().base_offset > 0;
+    let entries: Vec<Entry> = journal.entries().cloned().collect();
+    let journal = Journal::recover(
+        config,
+        held.then_some(sealed),
+        journal.first_held(),
+        entries,
+    )
+    .map_err(|error| TestCaseError::fail(error.to_string()))?;
+    model.committed = journal.committed();
+    (model.floor, model.floor_tag, model.floor_trim) = sealed_fold.clone();
+    model.walk_writer = model.writer_through(model.committed);
+    Ok(journal)
+}
+
+/// One sequencing step: the journal's answer is the model's.
+fn sequenced(
+    journal: &mut Journal,
+    model: &mut Model,
+    request: Request,
+    step: usize,
+) -> Result<(), TestCaseError> {
+    let expected = model.sequence(&request);
+    let actual = match journal.sequence(1, request) {
+        Sequenced::Appended { offset, .. } => Reply::Appended {
+            offset,
+            tail: offset + 1,
+        },
+        Sequenced::Answered(reply) => reply,
+    };
+    prop_assert_eq!(actual, expected, "step {}", step);
+    Ok(())
+}
+
+/// A compaction, if the journal makes one: whole segments only, below the floor, the committed
+/// prefix and the active segment, keeping the floor record, never retention. Whether it made one.
+fn compacted(
+    journal: &mut Journal,
+    model: &Model,
+    layout: SegmentLayout,
+) -> Result<bool, TestCaseError> {
+    let first_before = journal.first_held();
+    let Some(compaction) = journal.compact() else {
+        return Ok(false);
+    };
+    let below = compaction.below;
+    prop_assert!(below > first_before);
+    prop_assert_eq!(layout.base_of(below), below, "whole segments only");
+    prop_assert!(below <= model.floor, "only below the floor");
+    prop_assert!(below <= model.committed + 1, "only committed records");
+    prop_assert!(
+        below <= layout.base_of(model.records.len() as u64),
+        "never the active segment"
+    );
+    if let Some(trim) = model.floor_trim {
+        prop_assert!(below <= trim, "the floor record is kept");
+    }
+    prop_assert!(!compaction.retention);
+    Ok(true)
+}
+
+/// After every step, the journal's tail, commit, floor, tag, readable start, trim index and
+/// records are the model's.
+fn agree(journal: &Journal, model: &Model) -> Result<(), TestCaseError> {
+    prop_assert_eq!(journal.tail(), model.tail());
+    prop_assert_eq!(journal.committed(), model.committed);
+    prop_assert_eq!(journal.floor(), model.floor);
+    prop_assert_eq!(journal.floor_tag(), model.floor_tag.as_ref());
+    prop_assert_eq!(journal.readable_start(), model.floor);
+    prop_assert_eq!(journal.trim_index(), &journal.rebuild_trim_index());
+    for entry in journal.entries() {
+        prop_assert_eq!(Some(entry), model.records.get(entry.offset as usize - 1));
     }
     Ok(())
 }

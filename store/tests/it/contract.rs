@@ -215,25 +215,9 @@ fn run<S: LogStore>(
                 None
             }
             Action::Crash { keep, partial } => {
-                let mut survived = durable.clone();
-                for op in unsynced.iter().take(*keep) {
-                    prop_assert!(survived.apply(layout, op));
-                }
-                if let Some(StorageOp::Append(entries)) = unsynced.get(*keep) {
-                    let kept = entries[..(*partial).min(entries.len())].to_vec();
-                    prop_assert!(survived.apply(layout, &StorageOp::Append(kept)));
-                }
-                prop_assert_eq!(store.unsynced_ops(), unsynced.len());
-                let torn = matches!(
-                    unsynced.get(*keep),
-                    Some(StorageOp::Append(entries)) if *partial < entries.len()
-                );
-                store.crash(*keep, *partial).expect("crash");
-                let recovered = store.recover().expect("recover after crash");
-                same(&recovered, &survived)?;
-                // A store that writes frames tore one exactly when the crash cut an append short,
-                // and recovery must say it cut it.
-                prop_assert_eq!(recovered.tail_cut.is_some(), tears_frames && torn);
+                let crash = (*keep, *partial);
+                let survived =
+                    crashed(&mut store, layout, tears_frames, &durable, &unsynced, crash)?;
                 applied = survived.clone();
                 durable = survived;
                 unsynced.clear();
@@ -269,6 +253,37 @@ fn run<S: LogStore>(
     let mut store = reopen();
     same(&store.recover().expect("final recover"), &applied)?;
     Ok(())
+}
+
+/// A crash keeping the first `keep` unsynced ops and `partial` records of the next append: the
+/// store recovers exactly what survived (its durable state and those ops), and says it cut a
+/// torn frame exactly when it writes frames and the crash cut an append short. What survived.
+fn crashed<S: LogStore>(
+    store: &mut S,
+    layout: SegmentLayout,
+    tears_frames: bool,
+    durable: &Model,
+    unsynced: &[StorageOp],
+    (keep, partial): (usize, usize),
+) -> Result<Model, TestCaseError> {
+    let mut survived = durable.clone();
+    for op in unsynced.iter().take(keep) {
+        prop_assert!(survived.apply(layout, op));
+    }
+    if let Some(StorageOp::Append(entries)) = unsynced.get(keep) {
+        let kept = entries[..partial.min(entries.len())].to_vec();
+        prop_assert!(survived.apply(layout, &StorageOp::Append(kept)));
+    }
+    prop_assert_eq!(store.unsynced_ops(), unsynced.len());
+    let torn = matches!(
+        unsynced.get(keep),
+        Some(StorageOp::Append(entries)) if partial < entries.len()
+    );
+    store.crash(keep, partial).expect("crash");
+    let recovered = store.recover().expect("recover after crash");
+    same(&recovered, &survived)?;
+    prop_assert_eq!(recovered.tail_cut.is_some(), tears_frames && torn);
+    Ok(survived)
 }
 
 proptest! {
