@@ -148,7 +148,20 @@ impl Spec for HeadTrim {
     }
 
     fn kind(action: &Action) -> &'static str {
-        super::walk::kind(action)
+        match action {
+            Action::MoveLease => "MoveLease",
+            Action::Promote(..) => "Promote",
+            Action::Write(..) => "Write",
+            Action::TrimAppend(..) => "TrimAppend",
+            Action::TrimNoop(..) => "TrimNoop",
+            Action::Refused(..) => "Refused",
+            Action::Read(..) => "Read",
+            Action::Replicate(..) => "Replicate",
+            Action::StepDown(..) => "StepDown",
+            Action::Compact(..) => "Compact",
+            Action::Retain(..) => "Retain",
+            Action::Crash(..) => "Crash",
+        }
     }
 
     fn facts(self) -> &'static [&'static str] {
@@ -164,7 +177,19 @@ impl Spec for HeadTrim {
     }
 
     fn class(self, state: &State) -> Class {
-        super::walk::class(self.config, state)
+        let brokers = usize::from(self.config.bounds.brokers);
+        let holders = usize::from(self.config.bounds.holders);
+        let same = |values: &[u8]| values.iter().all(|&v| v == values[0]);
+        let leaders = state.leader[..brokers].iter().filter(|&&l| l).count();
+        pack(&[
+            leaders >= 2,
+            same(&state.term[..brokers]),
+            state.log[..brokers].iter().all(|log| *log == state.log[0]),
+            same(&state.commit[..brokers]),
+            state.floor[..brokers].iter().any(|&f| f > 1),
+            state.retired[..holders].iter().any(|&r| r),
+            state.lease > 1,
+        ])
     }
 
     fn no_core_verb(self) -> &'static [(&'static str, &'static str)] {

@@ -2,9 +2,9 @@
 //! biased towards the edges no walk has taken yet, each walk run on the core (`run_path`).
 //!
 //! An *edge* is an action kind (`Promote`, `Replicate`, ...) taken from an abstract state class
-//! (`class`): a handful of facts about the brokers and holders that decide which schedules are
+//! (`Spec::class`): a handful of facts about the nodes that decide which schedules are
 //! interesting (a deposed leader still leading, terms or logs that disagree, a commit index that
-//! lags, a floor raised, a holder retired, the lease moved). `edges` enumerates every edge of the
+//! lags, a floor raised; for FelixHeadTrim a holder retired, the lease moved). `edges` enumerates every edge of the
 //! reachable graph by a breadth-first search over the model (the denominator), keeping for each
 //! edge the shortest path that takes it: a transition cover. Each walk follows the shortest path
 //! to an edge no earlier walk covered, then a tail that picks, at each state, uniformly among the
@@ -15,89 +15,20 @@
 //! Deterministic for a seed: the generator is SplitMix64 over the seed and the walk's number, and
 //! every set is ordered.
 
-use super::spec::{HeadTrim, Spec};
-use super::{PathRun, Segments};
+use super::spec::Spec;
+use super::PathRun;
 use felix_audits::synthetic::Draw;
-use felix_core::Rules;
-use felix_model::head_trim::config::Config;
-use felix_model::head_trim::spec::{Action, State};
 use stateright::Model;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// The most actions a walk takes after the path to its edge.
 pub const TAIL_MAX: usize = 12;
 
-/// An abstract state class (the fields of `class`, packed).
+/// An abstract state class (the facts of `Spec::class`, packed).
 pub use super::spec::Class;
 
 /// An edge: an action kind from a class.
 pub type Edge = (&'static str, Class);
-
-/// The action's kind: its name without parameters.
-pub fn kind(action: &Action) -> &'static str {
-    match action {
-        Action::MoveLease => "MoveLease",
-        Action::Promote(..) => "Promote",
-        Action::Write(..) => "Write",
-        Action::TrimAppend(..) => "TrimAppend",
-        Action::TrimNoop(..) => "TrimNoop",
-        Action::Refused(..) => "Refused",
-        Action::Read(..) => "Read",
-        Action::Replicate(..) => "Replicate",
-        Action::StepDown(..) => "StepDown",
-        Action::Compact(..) => "Compact",
-        Action::Retain(..) => "Retain",
-        Action::Crash(..) => "Crash",
-    }
-}
-
-/// A state's class: whether two brokers believe they lead, whether every term is the same,
-/// whether every log is the same, whether every commit index is the same, whether some floor is
-/// raised, whether some holder retired, whether the lease moved.
-pub fn class(config: &Config, state: &State) -> Class {
-    let brokers = usize::from(config.bounds.brokers);
-    let holders = usize::from(config.bounds.holders);
-    let leaders = state.leader[..brokers].iter().filter(|&&l| l).count();
-    let same = |values: &[u8]| values.iter().all(|&v| v == values[0]);
-    let logs_same = state.log[..brokers].iter().all(|log| *log == state.log[0]);
-    let facts = [
-        leaders >= 2,
-        same(&state.term[..brokers]),
-        logs_same,
-        same(&state.commit[..brokers]),
-        state.floor[..brokers].iter().any(|&f| f > 1),
-        state.retired[..holders].iter().any(|&r| r),
-        state.lease > 1,
-    ];
-    facts
-        .iter()
-        .enumerate()
-        .fold(0, |bits, (index, &fact)| bits | (u8::from(fact) << index))
-}
-
-/// The facts of a class, in words (for reports).
-pub fn describe_class(class: Class) -> String {
-    const FACTS: [&str; 7] = [
-        "two leaders",
-        "terms agree",
-        "logs agree",
-        "commits agree",
-        "floor raised",
-        "a holder retired",
-        "lease moved",
-    ];
-    let facts: Vec<&str> = FACTS
-        .iter()
-        .enumerate()
-        .filter(|(index, _)| class & (1 << index) != 0)
-        .map(|(_, fact)| *fact)
-        .collect();
-    if facts.is_empty() {
-        "-".to_string()
-    } else {
-        facts.join(", ")
-    }
-}
 
 /// The configuration's reachable graph (the steps the core can take), searched breadth-first: for
 /// every edge, the shortest path from `Init` that ends with it.
@@ -300,7 +231,7 @@ pub fn walk<S: Spec>(
 
 /// One walk that went wrong on the core.
 #[derive(Clone, Debug)]
-pub struct Failed<A = Action, S = State> {
+pub struct Failed<A, S> {
     /// The walk's number.
     pub index: u64,
     /// The walk.
@@ -309,9 +240,9 @@ pub struct Failed<A = Action, S = State> {
     pub run: PathRun<A, S>,
 }
 
-/// What `cover` found.
+/// What `cover_of` found.
 #[derive(Clone, Debug)]
-pub struct Cover<A = Action, S = State> {
+pub struct Cover<A, S> {
     pub config: &'static str,
     pub seed: u64,
     pub paths: u64,
@@ -341,23 +272,10 @@ impl<A, S> Cover<A, S> {
     }
 }
 
-/// Up to `paths` walks over `config`'s graph from `seed`, each run on the core under `rules`:
-/// walk `i` takes the shortest path to the first edge no earlier walk covered (edges in a
-/// seeded order), then a tail biased to uncovered edges. Stops early once every edge is covered.
-/// Err (the states searched) when the graph is beyond `STATES_MAX`.
-pub fn cover(config: &'static Config, rules: Rules, paths: u64, seed: u64) -> Result<Cover, usize> {
-    cover_of(
-        HeadTrim {
-            config,
-            rules,
-            segments: Segments::Never,
-        },
-        paths,
-        seed,
-    )
-}
-
-/// `cover` for any spec.
+/// Up to `paths` walks over the spec's graph from `seed`, each run on the core under its rules:
+/// walk `i` takes the shortest path to the first edge no earlier walk covered (edges in a seeded
+/// order), then a tail biased to uncovered edges. Stops early once every edge is covered. Err (the
+/// states searched) when the graph is beyond `STATES_MAX`.
 pub fn cover_of<S: Spec>(
     spec: S,
     paths: u64,
