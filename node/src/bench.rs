@@ -8,7 +8,6 @@
 //! timings live here and nowhere else (timings belong in benchmarks, never in a test).
 
 use crate::client::{route_of, ClusterClient, Router};
-use crate::process::{free_ports, NodeProcess, NodeSpec};
 use clap::Args;
 use felix_core::api::{Reply, Request};
 use felix_core::record::{Command, Entry, Headers};
@@ -96,32 +95,9 @@ fn bench_in(
     counts: &[usize],
 ) -> Result<(), String> {
     let fsyncs = fsync_rate(&dir.join("disk"), args.body_bytes, Duration::from_secs(2))?;
-    let ports = free_ports(3).map_err(|error| format!("no free loopback port: {error}"))?;
-    let addresses: crate::addresses::Addresses = ports
-        .iter()
-        .enumerate()
-        .map(|(index, address)| ((index + 1) as u32, *address))
-        .collect();
-    let peers: Vec<_> = addresses.iter().map(|(id, a)| (*id, *a)).collect();
-    let mut nodes = Vec::new();
-    for (&id, &listen) in &addresses {
-        let spec = NodeSpec {
-            id,
-            listen,
-            peers: peers.clone(),
-            replicas: Vec::new(),
-            dir: dir.join(format!("node-{id}")),
-            twin: None,
-            // Big segments: the benchmark measures appends, not segment files.
-            extra: vec!["--segment-records".to_string(), "65536".to_string()],
-        };
-        let log = dir.join(format!("node-{id}.log"));
-        nodes.push(
-            NodeProcess::start(exe, spec, &log)
-                .map_err(|error| format!("cannot start node {id}: {error}"))?,
-        );
-    }
-    crate::nemesis::wait_until_answering(&addresses, Duration::from_secs(10))?;
+    // Big segments: the benchmark measures appends, not segment files.
+    let extra = ["--segment-records".to_string(), "65536".to_string()];
+    let (mut nodes, addresses) = crate::process::start_voters(exe, dir, 3, &extra)?;
     if !crate::nemesis::wait_for_convergence(&addresses, Duration::from_secs(10)) {
         return Err("the cluster elected no leader within 10 s".to_string());
     }

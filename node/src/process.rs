@@ -252,6 +252,38 @@ pub fn kill_guarded() {
     }
 }
 
+/// Starts `count` voters on free ports of 127.0.0.1, numbered from 1, each a guarded process
+/// with its store in `dir/node-ID`, its log in `dir/node-ID.log` and the flags `extra`, and waits
+/// up to 10 s until every one answers: the local cluster of `felix bench cluster` and the tests.
+pub fn start_voters(
+    exe: &Path,
+    dir: &Path,
+    count: usize,
+    extra: &[String],
+) -> Result<(Vec<NodeProcess>, crate::addresses::Addresses), String> {
+    let ports = free_ports(count).map_err(|error| format!("no free loopback port: {error}"))?;
+    let addresses: crate::addresses::Addresses = (1..).zip(ports).collect();
+    let peers: Vec<(NodeId, SocketAddr)> = addresses.iter().map(|(id, a)| (*id, *a)).collect();
+    let mut nodes = Vec::new();
+    for (&id, &listen) in &addresses {
+        let spec = NodeSpec {
+            id,
+            listen,
+            peers: peers.clone(),
+            replicas: Vec::new(),
+            dir: dir.join(format!("node-{id}")),
+            twin: None,
+            extra: extra.to_vec(),
+        };
+        let log = dir.join(format!("node-{id}.log"));
+        let node = NodeProcess::start(exe, spec, &log)
+            .map_err(|error| format!("cannot start node {id}: {error}"))?;
+        nodes.push(node);
+    }
+    crate::nemesis::wait_until_answering(&addresses, Duration::from_secs(10))?;
+    Ok((nodes, addresses))
+}
+
 /// Picks `count` free ports on 127.0.0.1 (bound and released: another process could take one
 /// in between, and the node then fails to listen with a clear message).
 pub fn free_ports(count: usize) -> io::Result<Vec<SocketAddr>> {
