@@ -64,12 +64,8 @@ pub fn shortest_followable_within<S: Spec>(
         if depth >= steps_max {
             continue;
         }
-        actions.clear();
-        model.actions(&state, &mut actions);
+        spec.core_actions(&model, &state, &mut actions);
         for action in &actions {
-            if spec.takes(&state, action).is_err() {
-                continue;
-            }
             let Some(next) = model.next_state(&state, *action) else {
                 continue;
             };

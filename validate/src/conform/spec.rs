@@ -49,6 +49,18 @@ pub trait Spec: Copy {
     /// Whether the core can take `action` from `state` (a model state the core is in): `Err`
     /// says why not. The graph a cover walks and the counterexamples it runs keep to these steps.
     fn takes(self, state: &Self::State, action: &Self::Action) -> Result<(), &'static str>;
+    /// The actions the model enables in `state` that the core can take (`takes`), in the model's
+    /// order, into `actions` (cleared first).
+    fn core_actions(
+        self,
+        model: &Self::Model,
+        state: &Self::State,
+        actions: &mut Vec<Self::Action>,
+    ) {
+        actions.clear();
+        model.actions(state, actions);
+        actions.retain(|action| self.takes(state, action).is_ok());
+    }
     /// Whether `takes` ever refuses in this configuration (then the cover also counts the edges
     /// of the whole graph it leaves out).
     fn filters(self) -> bool;

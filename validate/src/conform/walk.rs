@@ -83,12 +83,8 @@ pub fn graph<S: Spec>(spec: S) -> Result<Graph<S::Action>, usize> {
             return Err(parents.len());
         }
         let from = spec.class(&state);
-        actions.clear();
-        model.actions(&state, &mut actions);
+        spec.core_actions(&model, &state, &mut actions);
         for action in &actions {
-            if spec.takes(&state, action).is_err() {
-                continue;
-            }
             let Some(next) = model.next_state(&state, *action) else {
                 continue;
             };
@@ -203,9 +199,7 @@ pub fn walk<S: Spec>(
     }
     let mut actions = Vec::new();
     for _ in 0..TAIL_MAX {
-        actions.clear();
-        model.actions(&state, &mut actions);
-        actions.retain(|action| spec.takes(&state, action).is_ok());
+        spec.core_actions(&model, &state, &mut actions);
         if actions.is_empty() {
             break;
         }
