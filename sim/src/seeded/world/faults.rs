@@ -108,17 +108,7 @@ impl World {
         }
         self.grant_lease(to);
         let epoch = self.lease.current().map_or(0, |grant| grant.epoch);
-        let (from_id, to_id) = (
-            from.map(|index| self.clients[index].id),
-            self.clients[to].id,
-        );
-        self.count(Counter::LeaseMoves);
-        self.sim(SimEvent::LeaseMoved {
-            from: from_id,
-            to: to_id,
-            epoch,
-            told,
-        });
+        self.lease_moved(from, to, epoch, told);
     }
 
     pub(super) fn move_owner(&mut self, from: Option<usize>, to: usize, told: bool) {
@@ -128,6 +118,12 @@ impl World {
             }
         }
         self.take_fence(to);
+        self.lease_moved(from, to, self.owner_token, told);
+    }
+
+    /// Counts and records a move of the lease (a felixd holder's) or of the writer token (an
+    /// owner's) from client `from` to client `to`, now at `epoch`.
+    fn lease_moved(&mut self, from: Option<usize>, to: usize, epoch: u64, told: bool) {
         let (from_id, to_id) = (
             from.map(|index| self.clients[index].id),
             self.clients[to].id,
@@ -136,7 +132,7 @@ impl World {
         self.sim(SimEvent::LeaseMoved {
             from: from_id,
             to: to_id,
-            epoch: self.owner_token,
+            epoch,
             told,
         });
     }
