@@ -445,26 +445,26 @@ fn verdict<A, S>(row: &TwinConform<A, S>) -> &'static str {
 
 /// `felix twins --conform`: every FelixHeadTrim twin, then every ParosTrimJump twin.
 pub fn run_twins(json: bool) -> u8 {
-    let mut code = exit::OK;
     if !json {
         output::line(&format!(
             "{:<18} {:<17} {:>7}  {:<44} {:<50} verdict",
             "twin", "must break", "path", "core with the twin", "core with every rule on"
         ));
     }
-    for config in FelixHeadTrim::twins() {
+    let head_trim = print_rows(FelixHeadTrim::twins(), conform_twin, json);
+    head_trim.max(print_rows(ParosTrimJump::twins(), conform_paros_twin, json))
+}
+
+/// Each twin's row (`conform` builds it), in order; the highest exit code.
+fn print_rows<C, A: Display, S>(
+    twins: impl IntoIterator<Item = C>,
+    conform: impl Fn(C) -> Result<TwinConform<A, S>, String>,
+    json: bool,
+) -> u8 {
+    let mut code = exit::OK;
+    for config in twins {
         let started = Instant::now();
-        match conform_twin(config) {
-            Ok(row) => code = code.max(print_row(&row, started, json)),
-            Err(message) => {
-                eprintln!("felix: {message}");
-                code = exit::VIOLATION;
-            }
-        }
-    }
-    for config in ParosTrimJump::twins() {
-        let started = Instant::now();
-        match conform_paros_twin(config) {
+        match conform(config) {
             Ok(row) => code = code.max(print_row(&row, started, json)),
             Err(message) => {
                 eprintln!("felix: {message}");
