@@ -71,6 +71,52 @@ impl<'h> TrimFloors<'h> {
         let row = self.rows.get(count.checked_sub(1)?)?;
         Some((row.1, row.2, row.3))
     }
+
+    /// Check 1 on a leader's `NodeState` (`node`, `floor`, `committed`, `floor_tag`): its floor
+    /// against the trims committed up to its commit index and the highest floor it held `before`
+    /// this state in this life, then its tag against the floor-setting trim's headers.
+    fn leader_floor(
+        &self,
+        before: &NodeFloors,
+        step: usize,
+        node: NodeId,
+        floor: Offset,
+        committed: Offset,
+        floor_tag: Option<&Headers>,
+    ) -> Option<Violation> {
+        let by_trims = self.up_to(committed);
+        let trim_floor = by_trims.map_or(0, |(floor, _, _)| floor);
+        let expected = trim_floor.max(before.highest);
+        if floor.max(1) < expected.max(1) {
+            let source = match by_trims {
+                Some((_, offset, _)) if trim_floor >= before.highest => {
+                    format!("the trim at offset {offset}")
+                }
+                _ => "its own earlier floor in this life".to_string(),
+            };
+            return Some(Violation::new(
+                FLOOR_RECORD_KEPT,
+                step,
+                format!(
+                    "leader {node} serves with floor {floor} at committed index {committed}, but \
+                     {source} set the floor to {expected}"
+                ),
+            ));
+        }
+        let ((_, offset, headers), tag) = (by_trims?, floor_tag?);
+        (floor == trim_floor && trim_floor > before.jump && tag != headers).then(|| {
+            Violation::new(
+                FLOOR_RECORD_KEPT,
+                step,
+                format!(
+                    "leader {node}'s floor {floor} carries tag {}, but the trim at offset {offset} \
+                     that set it has headers {}",
+                    words::headers(tag),
+                    words::headers(headers)
+                ),
+            )
+        })
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -156,57 +202,15 @@ pub fn check(history: &[Event]) -> Vec<Violation> {
                     ));
                 }
                 if *leader {
-                    let state = (*node, *floor, *committed, floor_tag.as_ref());
-                    violations.extend(leader_floor(&trims, &before, step, state));
+                    let tag = floor_tag.as_ref();
+                    let found = trims.leader_floor(&before, step, *node, *floor, *committed, tag);
+                    violations.extend(found);
                 }
             }
             _ => {}
         }
     }
     violations
-}
-
-/// Check 1 on a leader's `NodeState` (`node`, `floor`, `committed`, `floor_tag`): its floor
-/// against the trims committed up to its commit index and the highest floor it held `before`
-/// this state in this life, then its tag against the floor-setting trim's headers.
-fn leader_floor(
-    trims: &TrimFloors,
-    before: &NodeFloors,
-    step: usize,
-    (node, floor, committed, floor_tag): (NodeId, Offset, Offset, Option<&Headers>),
-) -> Option<Violation> {
-    let by_trims = trims.up_to(committed);
-    let trim_floor = by_trims.map_or(0, |(floor, _, _)| floor);
-    let expected = trim_floor.max(before.highest);
-    if floor.max(1) < expected.max(1) {
-        let source = match by_trims {
-            Some((_, offset, _)) if trim_floor >= before.highest => {
-                format!("the trim at offset {offset}")
-            }
-            _ => "its own earlier floor in this life".to_string(),
-        };
-        return Some(Violation::new(
-            FLOOR_RECORD_KEPT,
-            step,
-            format!(
-                "leader {node} serves with floor {floor} at committed index {committed}, but \
-                 {source} set the floor to {expected}"
-            ),
-        ));
-    }
-    let ((_, offset, headers), tag) = (by_trims?, floor_tag?);
-    (floor == trim_floor && trim_floor > before.jump && tag != headers).then(|| {
-        Violation::new(
-            FLOOR_RECORD_KEPT,
-            step,
-            format!(
-                "leader {node}'s floor {floor} carries tag {}, but the trim at offset {offset} \
-                 that set it has headers {}",
-                words::headers(tag),
-                words::headers(headers)
-            ),
-        )
-    })
 }
 
 #[cfg(test)]

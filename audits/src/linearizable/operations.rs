@@ -203,10 +203,10 @@ fn infer_from_committed(
         if claimed.contains(&offset) {
             continue;
         }
-        let refused_here = refused.contains_key(&offset);
-        let fenced_right = |op: &Op| fenced_right(op, in_force, refused_here);
-        let outcome = match refused.get(&offset) {
-            Some(&current) => Reply::TruncateRefused { current },
+        let refused_here = refused.get(&offset).copied();
+        let fenced_right = |op: &Op| fenced_right(op, in_force, refused_here.is_some());
+        let outcome = match refused_here {
+            Some(current) => Reply::TruncateRefused { current },
             None => Reply::Appended {
                 offset,
                 tail: offset.saturating_add(1),
@@ -239,7 +239,7 @@ fn infer_from_committed(
                 && fenced_right(&operation.op)
                 && match &operation.reply {
                     None => true,
-                    Some(Reply::TruncateRefused { .. }) => refused.contains_key(&offset),
+                    Some(Reply::TruncateRefused { .. }) => refused_here.is_some(),
                     Some(_) => false,
                 }
         });

@@ -215,9 +215,15 @@ fn run<S: LogStore>(
                 None
             }
             Action::Crash { keep, partial } => {
-                let crash = (*keep, *partial);
-                let survived =
-                    crashed(&mut store, layout, tears_frames, &durable, &unsynced, crash)?;
+                let survived = crashed(
+                    &mut store,
+                    layout,
+                    tears_frames,
+                    &durable,
+                    &unsynced,
+                    *keep,
+                    *partial,
+                )?;
                 applied = survived.clone();
                 durable = survived;
                 unsynced.clear();
@@ -264,7 +270,8 @@ fn crashed<S: LogStore>(
     tears_frames: bool,
     durable: &Model,
     unsynced: &[StorageOp],
-    (keep, partial): (usize, usize),
+    keep: usize,
+    partial: usize,
 ) -> Result<Model, TestCaseError> {
     let mut survived = durable.clone();
     for op in unsynced.iter().take(keep) {
