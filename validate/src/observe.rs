@@ -17,10 +17,6 @@ use crate::{at, Divergence, Validator};
 pub(crate) trait Projection: Steps {
     /// What the model calls its actions, in a mismatch ("no model action lowers a term").
     const ACTIONS: &'static str;
-    /// The voter's projection, read in full.
-    fn read(broker: &Broker) -> Self;
-    /// The projection after a step, the records below the old commit kept.
-    fn advance(&self, broker: &Broker) -> Self;
     /// The tail condition the step's delivered request gives node `node`.
     fn tail(delivered: Option<(u32, u64)>, node: u32) -> Self::Tail;
     /// The jump to `point` node `node` made, with what it was sent (`None`: never seen sent).
@@ -31,12 +27,6 @@ pub(crate) trait Projection: Steps {
 
 impl Projection for BrokerProjection {
     const ACTIONS: &'static str = "model";
-    fn read(broker: &Broker) -> Self {
-        BrokerProjection::read(broker)
-    }
-    fn advance(&self, broker: &Broker) -> Self {
-        BrokerProjection::advance(self, broker)
-    }
     fn tail(delivered: Option<(u32, u64)>, node: u32) -> Option<u64> {
         delivered
             .filter(|(target, _)| *target == node)
@@ -52,12 +42,6 @@ impl Projection for BrokerProjection {
 
 impl Projection for ParosNode {
     const ACTIONS: &'static str = "ParosTrimJump";
-    fn read(broker: &Broker) -> Self {
-        ParosNode::read(broker)
-    }
-    fn advance(&self, broker: &Broker) -> Self {
-        ParosNode::advance(self, broker)
-    }
     fn tail(delivered: Option<(u32, u64)>, node: u32) -> bool {
         delivered.is_some_and(|(target, _)| target == node)
     }
@@ -67,6 +51,18 @@ impl Projection for ParosNode {
     fn kept(validator: &mut Validator) -> &mut Vec<Option<(Key, Self)>> {
         &mut validator.paros
     }
+}
+
+/// Why `after` diverges if its term is lower than `before`'s (`what` happened): no model action
+/// lowers a term, checked even where a rule hides the rest of the step.
+fn lowered_term<P: Projection>(before: &P, after: &P, what: &str) -> Option<String> {
+    let (from, to) = (before.voter().term, after.voter().term);
+    (to < from).then(|| {
+        format!(
+            "{what} from {from} to {to}: no {} action lowers a term",
+            P::ACTIONS
+        )
+    })
 }
 
 /// What `observe` read off the step's history for the per-node loop.
@@ -171,13 +167,7 @@ impl Validator {
             Verdict::Abstracted(rule) => {
                 self.abstracted(rule);
                 // An unchecked jump still may not lower the term.
-                if after.voter().term < before.voter().term {
-                    let reason = format!(
-                        "the term went back from {} to {}: no {} action lowers a term",
-                        before.voter().term,
-                        after.voter().term,
-                        P::ACTIONS
-                    );
+                if let Some(reason) = lowered_term(&before, &after, "the term went back") {
                     return self.diverged(step.line, node, &before, &after, reason.into());
                 }
                 Node::Changed
@@ -209,13 +199,7 @@ impl Validator {
         // A jump hides the log, commit, floor and start, never the term: no model action lowers
         // a term (the jump "never touches the term or the vote").
         if let (Abstraction::Jump, Some((_, before))) = (rule, previous) {
-            if fresh.voter().term < before.voter().term {
-                let reason = format!(
-                    "a jump lowered the term from {} to {}: no {} action lowers a term",
-                    before.voter().term,
-                    fresh.voter().term,
-                    P::ACTIONS
-                );
+            if let Some(reason) = lowered_term(&before, &fresh, "a jump lowered the term") {
                 return self.diverged(line, node, &before, &fresh, reason.into());
             }
         }

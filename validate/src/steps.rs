@@ -16,7 +16,7 @@ use stateright::Model;
 
 pub use crate::renaming::Renaming;
 pub(crate) use crate::replicate::{ReplicateWindow, Replicated};
-use crate::voter::{Projected, Voter};
+use crate::voter::{Node, Projected, Voter};
 
 /// Why a chain stopped.
 pub(crate) enum Failure {
@@ -55,9 +55,7 @@ pub(crate) struct Walk {
 /// own, and the window actions that move it. The chain checks what both specs' actions share
 /// (terms and commits never go back, a leader keeps its log, a promotion keeps the log and adds
 /// the noop, the first held offset never goes back) and each action's window is the spec's.
-pub(crate) trait Steps: Clone + PartialEq {
-    /// A projected record.
-    type Record: Projected;
+pub(crate) trait Steps: Node {
     /// A model record, as a window holds it.
     type WindowRecord: PartialEq;
     /// What the step's request tells the first appended record (its tail condition).
@@ -72,14 +70,6 @@ pub(crate) trait Steps: Clone + PartialEq {
     const TERMS_LAST: u8;
     /// Why a term never goes back, in the spec's words.
     const TERMS_NEVER_LOWER: &'static str;
-
-    /// The Raft-shaped variables.
-    fn voter(&self) -> &Voter<Self::Record>;
-    fn voter_mut(&mut self) -> &mut Voter<Self::Record>;
-    /// The node in words, for a mismatch.
-    fn describe(&self) -> String;
-    /// The variables compared at the chain's end, in the spec's order, as a mismatch prints them.
-    fn variables(&self) -> Vec<(&'static str, String)>;
 
     /// One record the leader appended.
     fn append(

@@ -1,10 +1,10 @@
 //! The variables both specs project alike: a voter's Raft-shaped state (`term`, `leader`, `log`,
 //! `commit`, `floor`, `start`) read off the real core `Broker`, with its log kept across steps.
 //!
-//! FelixHeadTrim's projection is a `Voter` of its records; ParosTrimJump's adds the writer token
-//! and the sealed base term (`crate::paros::ParosNode`). What a record keeps of a core entry is
-//! each spec's (`Projected`); how the log is read and carried from one step to the next is the
-//! same for both, and lives here once:
+//! A spec's projection of one node is a `Node`: FelixHeadTrim's is a `Voter` of its records;
+//! ParosTrimJump's adds the writer token and the sealed base term (`crate::paros::ParosNode`).
+//! What a record keeps of a core entry is each spec's (`Projected`); how the log is read and
+//! carried from one step to the next is the same for both, and lives here once:
 //! - records below the first held offset are kept from earlier projections (the models' logs keep
 //!   deleted records), or stay unseen if no projection held them;
 //! - records at or below the previous commit index are read once and then assumed unchanged
@@ -47,9 +47,31 @@ pub struct Voter<R> {
     pub start: u64,
 }
 
-impl<R: Projected> Voter<R> {
-    /// A voter read in full (the first sample, and after a restart or a jump).
-    pub fn read(broker: &Broker) -> Voter<R> {
+/// A spec's projection of one node: a voter's Raft-shaped variables and any the spec adds, read
+/// off the core and carried from one step to the next. FelixHeadTrim's is the `Voter` itself;
+/// ParosTrimJump's adds the writer token and the sealed base term (`crate::paros::ParosNode`).
+pub trait Node: Clone + PartialEq {
+    /// The spec's record.
+    type Record: Projected;
+    /// The node read in full (the first sample, after a restart, after a jump the step does not
+    /// walk).
+    fn read(broker: &Broker) -> Self;
+    /// The node after a step, re-reading only the records above its commit.
+    fn advance(&self, broker: &Broker) -> Self;
+    /// The Raft-shaped variables.
+    fn voter(&self) -> &Voter<Self::Record>;
+    fn voter_mut(&mut self) -> &mut Voter<Self::Record>;
+    /// The node in words, for a mismatch.
+    fn describe(&self) -> String;
+    /// The variables compared at a chain's end, in the spec's order, as a mismatch prints them.
+    fn variables(&self) -> Vec<(&'static str, String)>;
+}
+
+/// A voter is a node of the spec that adds nothing to it (FelixHeadTrim).
+impl<R: Projected> Node for Voter<R> {
+    type Record = R;
+
+    fn read(broker: &Broker) -> Voter<R> {
         let first = broker.first_held();
         // Below the first held offset nothing is known: unseen records.
         let mut log = vec![R::UNSEEN; first.saturating_sub(1) as usize];
@@ -57,8 +79,7 @@ impl<R: Projected> Voter<R> {
         Voter::with_log(broker, log)
     }
 
-    /// The voter after a step, re-reading only the records above `self.commit`.
-    pub fn advance(&self, broker: &Broker) -> Voter<R> {
+    fn advance(&self, broker: &Broker) -> Voter<R> {
         let journal = broker.journal();
         // Committed records are kept; records the step deleted are kept as last seen (they were
         // committed in this step, so unchanged); records never seen stay unseen.
@@ -77,15 +98,31 @@ impl<R: Projected> Voter<R> {
         Voter::with_log(broker, log)
     }
 
-    fn with_log(broker: &Broker, log: Vec<R>) -> Voter<R> {
-        Voter {
-            term: broker.term(),
-            leader: broker.is_leader(),
-            log,
-            commit: broker.committed(),
-            floor: broker.floor(),
-            start: broker.first_held(),
-        }
+    fn voter(&self) -> &Voter<R> {
+        self
+    }
+
+    fn voter_mut(&mut self) -> &mut Voter<R> {
+        self
+    }
+
+    /// One line: the variables, with the log's last records.
+    fn describe(&self) -> String {
+        let tail = self.log_tail();
+        format!(
+            "term {} leader {} commit {} floor {} start {} log <<{tail}>>",
+            self.term, self.leader, self.commit, self.floor, self.start,
+        )
+    }
+
+    fn variables(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("term", self.term.to_string()),
+            ("leader", self.leader.to_string()),
+            ("commit", self.commit.to_string()),
+            ("floor", self.floor.to_string()),
+            ("start", self.start.to_string()),
+        ]
     }
 }
 
@@ -119,6 +156,17 @@ impl<R: Projected> Voter<R> {
             .collect();
         let elided = if from > 0 { "... " } else { "" };
         format!("{elided}{}", records.join(", "))
+    }
+
+    fn with_log(broker: &Broker, log: Vec<R>) -> Voter<R> {
+        Voter {
+            term: broker.term(),
+            leader: broker.is_leader(),
+            log,
+            commit: broker.committed(),
+            floor: broker.floor(),
+            start: broker.first_held(),
+        }
     }
 }
 

@@ -76,7 +76,6 @@ fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
 }
 
 impl Steps for BrokerProjection {
-    type Record = ProjectedRecord;
     type WindowRecord = Record;
     type Tail = Option<u64>;
     type Jump = std::convert::Infallible;
@@ -84,25 +83,6 @@ impl Steps for BrokerProjection {
     const WINDOW_RECORDS: u64 = LOG_MAX as u64;
     const TERMS_LAST: u8 = TERMS_LAST;
     const TERMS_NEVER_LOWER: &'static str = "no model action lowers a term";
-
-    fn voter(&self) -> &BrokerProjection {
-        self
-    }
-    fn voter_mut(&mut self) -> &mut BrokerProjection {
-        self
-    }
-    fn describe(&self) -> String {
-        BrokerProjection::describe(self)
-    }
-    fn variables(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("term", self.term.to_string()),
-            ("leader", self.leader.to_string()),
-            ("commit", self.commit.to_string()),
-            ("floor", self.floor.to_string()),
-            ("start", self.start.to_string()),
-        ]
-    }
 
     /// One appended record: `Write(1, b)` or `TrimAppend(1, b, fl)` on a window holding only
     /// the leader's tail and floor (the actions read nothing else of its log). Holder 1's

@@ -76,14 +76,3 @@ impl Projected for ProjectedRecord {
 /// One voter's projected variables: `term[b]`, `leader[b]`, `log[b]`, `commit[b]`, `floor[b]`,
 /// `start[b]`, read and carried as `crate::voter` says.
 pub type BrokerProjection = Voter<ProjectedRecord>;
-
-impl Voter<ProjectedRecord> {
-    /// One line: the variables, with the log's last records.
-    pub fn describe(&self) -> String {
-        let tail = self.log_tail();
-        format!(
-            "term {} leader {} commit {} floor {} start {} log <<{tail}>>",
-            self.term, self.leader, self.commit, self.floor, self.start,
-        )
-    }
-}

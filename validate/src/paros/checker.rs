@@ -7,7 +7,7 @@ use crate::steps::{
     self, mismatch, not_appended, Abstraction, Chain, Failure, Renaming, ReplicateWindow,
     Replicated, Steps, Verdict, Walk, OUT, UNSEEN,
 };
-use crate::voter::{Projected, Voter};
+use crate::voter::Projected;
 use felix_model::paros::spec::{Action, Kind, Record, State};
 
 /// Walks one node's step through the ParosTrimJump model. `tail`: the request the step
@@ -24,7 +24,6 @@ pub fn check(
 }
 
 impl Steps for ParosNode {
-    type Record = ParosRecord;
     type WindowRecord = Record;
     type Tail = bool;
     type Jump = Sent;
@@ -33,26 +32,6 @@ impl Steps for ParosNode {
     const TERMS_LAST: u8 = TERMS_LAST;
     const TERMS_NEVER_LOWER: &'static str =
         "no ParosTrimJump action lowers a term (TrimmedTo never touches it)";
-
-    fn voter(&self) -> &Voter<ParosRecord> {
-        &self.voter
-    }
-    fn voter_mut(&mut self) -> &mut Voter<ParosRecord> {
-        &mut self.voter
-    }
-    fn describe(&self) -> String {
-        ParosNode::describe(self)
-    }
-    fn variables(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("term", self.term.to_string()),
-            ("leader", u64::from(self.leader).to_string()),
-            ("start", self.start.to_string()),
-            ("commit", self.commit.to_string()),
-            ("writer", self.writer.to_string()),
-            ("floor", self.floor.to_string()),
-        ]
-    }
 
     /// One appended record: `Write`, `Truncate` or `SetLeader` on a window holding the leader
     /// alone (the actions read nothing of its log but its length).
@@ -426,6 +405,7 @@ fn trimmed_to(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::voter::Voter;
 
     fn write(term: u64) -> ParosRecord {
         ParosRecord {

@@ -1,7 +1,7 @@
 //! A paros node as ParosTrimJump's variables, read off the real core after every event, and a
 //! jump's sender as the sealed state it sent (see `super`).
 
-use crate::voter::{Projected, Voter};
+use crate::voter::{Node, Projected, Voter};
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
 use felix_core::storage::SealedState;
@@ -101,17 +101,46 @@ impl std::ops::DerefMut for ParosNode {
     }
 }
 
-impl ParosNode {
-    /// A node read in full (the first sample, after a restart, after an unchecked jump).
-    pub fn read(broker: &Broker) -> ParosNode {
+impl Node for ParosNode {
+    type Record = ParosRecord;
+
+    fn read(broker: &Broker) -> ParosNode {
         ParosNode::with_voter(broker, Voter::read(broker))
     }
 
-    /// The node after a step, re-reading only the records above `self.commit`.
-    pub fn advance(&self, broker: &Broker) -> ParosNode {
+    fn advance(&self, broker: &Broker) -> ParosNode {
         ParosNode::with_voter(broker, self.voter.advance(broker))
     }
 
+    fn voter(&self) -> &Voter<ParosRecord> {
+        &self.voter
+    }
+
+    fn voter_mut(&mut self) -> &mut Voter<ParosRecord> {
+        &mut self.voter
+    }
+
+    fn describe(&self) -> String {
+        let tail = self.log_tail();
+        format!(
+            "term {} leader {} start {} commit {} writer {} floor {} sterm {} log <<{tail}>>",
+            self.term, self.leader, self.start, self.commit, self.writer, self.floor, self.sterm,
+        )
+    }
+
+    fn variables(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("term", self.term.to_string()),
+            ("leader", u64::from(self.leader).to_string()),
+            ("start", self.start.to_string()),
+            ("commit", self.commit.to_string()),
+            ("writer", self.writer.to_string()),
+            ("floor", self.floor.to_string()),
+        ]
+    }
+}
+
+impl ParosNode {
     fn with_voter(broker: &Broker, voter: Voter<ParosRecord>) -> ParosNode {
         let journal = broker.journal();
         ParosNode {
@@ -143,14 +172,6 @@ impl ParosNode {
             .rev()
             .find(|record| record.kind == Kind::SetLeader)
             .map_or(self.writer, |record| record.token)
-    }
-
-    pub fn describe(&self) -> String {
-        let tail = self.log_tail();
-        format!(
-            "term {} leader {} start {} commit {} writer {} floor {} sterm {} log <<{tail}>>",
-            self.term, self.leader, self.start, self.commit, self.writer, self.floor, self.sterm,
-        )
     }
 }
 
