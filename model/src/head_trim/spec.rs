@@ -326,8 +326,9 @@ impl State {
     }
 }
 
-/// The spec's actions with their parameters, in the order of its `Next`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The spec's actions with their parameters, in the order of its `Next`. An action's kind, its
+/// name without parameters, is its variant's name (`<&'static str>::from(action)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::IntoStaticStr)]
 pub enum Action {
     /// `MoveLease`.
     MoveLease,
@@ -355,21 +356,21 @@ pub enum Action {
     Crash(Broker),
 }
 
+/// `Kind(parameters)`, as the spec writes an action.
 impl fmt::Display for Action {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.into())?;
         match *self {
-            Action::MoveLease => write!(formatter, "MoveLease"),
-            Action::Promote(b, q) => write!(formatter, "Promote({b}, {})", quorum::set(q)),
-            Action::Write(h, s) => write!(formatter, "Write({h}, {s})"),
-            Action::TrimAppend(h, s, fl) => write!(formatter, "TrimAppend({h}, {s}, {fl})"),
-            Action::TrimNoop(h, s) => write!(formatter, "TrimNoop({h}, {s})"),
-            Action::Refused(h, s) => write!(formatter, "Refused({h}, {s})"),
-            Action::Read(h, s) => write!(formatter, "Read({h}, {s})"),
-            Action::Replicate(l, f) => write!(formatter, "Replicate({l}, {f})"),
-            Action::StepDown(l, f) => write!(formatter, "StepDown({l}, {f})"),
-            Action::Compact(b) => write!(formatter, "Compact({b})"),
-            Action::Retain(b) => write!(formatter, "Retain({b})"),
-            Action::Crash(b) => write!(formatter, "Crash({b})"),
+            Action::MoveLease => Ok(()),
+            Action::Promote(b, q) => write!(formatter, "({b}, {})", quorum::set(q)),
+            Action::TrimAppend(h, s, fl) => write!(formatter, "({h}, {s}, {fl})"),
+            Action::Write(x, y)
+            | Action::TrimNoop(x, y)
+            | Action::Refused(x, y)
+            | Action::Read(x, y)
+            | Action::Replicate(x, y)
+            | Action::StepDown(x, y) => write!(formatter, "({x}, {y})"),
+            Action::Compact(b) | Action::Retain(b) | Action::Crash(b) => write!(formatter, "({b})"),
         }
     }
 }

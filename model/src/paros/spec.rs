@@ -261,8 +261,9 @@ pub enum ReadAnswer {
     Served,
 }
 
-/// The spec's actions with their parameters, in the order of its `Next`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The spec's actions with their parameters, in the order of its `Next`. An action's kind, its
+/// name without parameters, is its variant's name (`<&'static str>::from(action)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::IntoStaticStr)]
 pub enum Action {
     /// `Promote(b, Q)`; `Q` as a bit set (bit `q - 1` for voter q).
     Promote(Node, u8),
@@ -284,18 +285,19 @@ pub enum Action {
     Crash(Node),
 }
 
+/// `Kind(parameters)`, as the spec writes an action.
 impl fmt::Display for Action {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.into())?;
         match *self {
-            Action::Promote(b, q) => write!(formatter, "Promote({b}, {})", quorum::set(q)),
-            Action::Write(o, l) => write!(formatter, "Write({o}, {l})"),
-            Action::Truncate(o, l) => write!(formatter, "Truncate({o}, {l})"),
-            Action::SetLeader(o, l) => write!(formatter, "SetLeader({o}, {l})"),
-            Action::Replicate(l, f) => write!(formatter, "Replicate({l}, {f})"),
-            Action::TrimmedTo(l, f) => write!(formatter, "TrimmedTo({l}, {f})"),
-            Action::StepDown(l, f) => write!(formatter, "StepDown({l}, {f})"),
-            Action::Compact(n) => write!(formatter, "Compact({n})"),
-            Action::Crash(n) => write!(formatter, "Crash({n})"),
+            Action::Promote(b, q) => write!(formatter, "({b}, {})", quorum::set(q)),
+            Action::Write(x, y)
+            | Action::Truncate(x, y)
+            | Action::SetLeader(x, y)
+            | Action::Replicate(x, y)
+            | Action::TrimmedTo(x, y)
+            | Action::StepDown(x, y) => write!(formatter, "({x}, {y})"),
+            Action::Compact(n) | Action::Crash(n) => write!(formatter, "({n})"),
         }
     }
 }

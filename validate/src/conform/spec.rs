@@ -25,7 +25,7 @@ pub type Class = u8;
 /// One spec as the conformance layer uses it.
 pub trait Spec: Copy {
     type State: Clone + Hash + Eq + fmt::Debug + Send + Sync + 'static;
-    type Action: Copy + Eq + Display + fmt::Debug + Send + Sync;
+    type Action: Copy + Eq + Display + fmt::Debug + Send + Sync + Into<&'static str>;
     type Model: ModelSpec + Model<State = Self::State, Action = Self::Action>;
 
     /// The configuration.
@@ -39,8 +39,10 @@ pub trait Spec: Copy {
         Self::Model::model(self.config(), false)
     }
     /// An action's kind: its name without parameters.
-    fn kind(action: &Self::Action) -> &'static str;
-    /// The facts a class packs, in bit order.
+    fn kind(action: &Self::Action) -> &'static str {
+        (*action).into()
+    }
+    /// The facts a class packs after `VOTER_FACTS`, in bit order.
     fn facts(self) -> &'static [&'static str];
     /// A state's class.
     fn class(self, state: &Self::State) -> Class;
@@ -84,9 +86,9 @@ pub trait Spec: Copy {
 
     /// A class's facts in words (for reports).
     fn describe_class(self, class: Class) -> String {
-        let facts: Vec<&str> = self
-            .facts()
+        let facts: Vec<&str> = VOTER_FACTS
             .iter()
+            .chain(self.facts())
             .enumerate()
             .filter(|(index, _)| class & (1 << index) != 0)
             .map(|(_, fact)| *fact)
@@ -99,9 +101,37 @@ pub trait Spec: Copy {
     }
 }
 
-fn pack(facts: &[bool]) -> Class {
-    facts
+/// The facts every spec's class begins with, about its voters' Raft-shaped variables.
+const VOTER_FACTS: [&str; 5] = [
+    "two leaders",
+    "terms agree",
+    "logs agree",
+    "commits agree",
+    "floor raised",
+];
+
+/// `VOTER_FACTS` of nodes `..n`, from a model state's `leader`, `log`, `term`, `commit` and `floor`.
+fn voter_facts<L: PartialEq, const N: usize>(
+    n: usize,
+    leader: &[bool; N],
+    log: &[L; N],
+    [term, commit, floor]: [&[u8; N]; 3],
+) -> [bool; 5] {
+    let same = |values: &[u8]| values[..n].iter().all(|&v| v == values[0]);
+    [
+        leader[..n].iter().filter(|&&l| l).count() >= 2,
+        same(term),
+        log[..n].iter().all(|held| *held == log[0]),
+        same(commit),
+        floor[..n].iter().any(|&f| f > 1),
+    ]
+}
+
+/// A class: the voter facts, then the spec's own.
+fn pack(voters: [bool; 5], own: &[bool]) -> Class {
+    voters
         .iter()
+        .chain(own)
         .enumerate()
         .fold(0, |bits, (index, &fact)| bits | (u8::from(fact) << index))
 }
@@ -159,49 +189,17 @@ impl Spec for HeadTrim {
         self.config
     }
 
-    fn kind(action: &Action) -> &'static str {
-        match action {
-            Action::MoveLease => "MoveLease",
-            Action::Promote(..) => "Promote",
-            Action::Write(..) => "Write",
-            Action::TrimAppend(..) => "TrimAppend",
-            Action::TrimNoop(..) => "TrimNoop",
-            Action::Refused(..) => "Refused",
-            Action::Read(..) => "Read",
-            Action::Replicate(..) => "Replicate",
-            Action::StepDown(..) => "StepDown",
-            Action::Compact(..) => "Compact",
-            Action::Retain(..) => "Retain",
-            Action::Crash(..) => "Crash",
-        }
-    }
-
     fn facts(self) -> &'static [&'static str] {
-        &[
-            "two leaders",
-            "terms agree",
-            "logs agree",
-            "commits agree",
-            "floor raised",
-            "a holder retired",
-            "lease moved",
-        ]
+        &["a holder retired", "lease moved"]
     }
 
     fn class(self, state: &State) -> Class {
         let brokers = usize::from(self.config.bounds.brokers);
         let holders = usize::from(self.config.bounds.holders);
-        let same = |values: &[u8]| values.iter().all(|&v| v == values[0]);
-        let leaders = state.leader[..brokers].iter().filter(|&&l| l).count();
-        pack(&[
-            leaders >= 2,
-            same(&state.term[..brokers]),
-            state.log[..brokers].iter().all(|log| *log == state.log[0]),
-            same(&state.commit[..brokers]),
-            state.floor[..brokers].iter().any(|&f| f > 1),
-            state.retired[..holders].iter().any(|&r| r),
-            state.lease > 1,
-        ])
+        let numbers = [&state.term, &state.commit, &state.floor];
+        let voters = voter_facts(brokers, &state.leader, &state.log, numbers);
+        let own = [state.retired[..holders].iter().any(|&r| r), state.lease > 1];
+        pack(voters, &own)
     }
 
     fn no_core_verb(self) -> &'static [(&'static str, &'static str)] {
@@ -265,48 +263,21 @@ impl Spec for Paros {
         self.config
     }
 
-    fn kind(action: &ParosAction) -> &'static str {
-        match action {
-            ParosAction::Promote(..) => "Promote",
-            ParosAction::Write(..) => "Write",
-            ParosAction::Truncate(..) => "Truncate",
-            ParosAction::SetLeader(..) => "SetLeader",
-            ParosAction::Replicate(..) => "Replicate",
-            ParosAction::TrimmedTo(..) => "TrimmedTo",
-            ParosAction::StepDown(..) => "StepDown",
-            ParosAction::Compact(..) => "Compact",
-            ParosAction::Crash(..) => "Crash",
-        }
-    }
-
     fn facts(self) -> &'static [&'static str] {
-        &[
-            "two leaders",
-            "terms agree",
-            "logs agree",
-            "commits agree",
-            "floor raised",
-            "a node compacted",
-            "a NotHeld range",
-            "writer moved",
-        ]
+        &["a node compacted", "a NotHeld range", "writer moved"]
     }
 
     fn class(self, state: &ParosState) -> Class {
         let nodes = usize::from(self.config.bounds.nodes());
         assert!(nodes <= NODES_MAX);
-        let same = |values: &[u8]| values.iter().all(|&v| v == values[0]);
-        let leaders = state.leader[..nodes].iter().filter(|&&l| l).count();
-        pack(&[
-            leaders >= 2,
-            same(&state.term[..nodes]),
-            state.log[..nodes].iter().all(|log| *log == state.log[0]),
-            same(&state.commit[..nodes]),
-            state.floor[..nodes].iter().any(|&f| f > 1),
+        let numbers = [&state.term, &state.commit, &state.floor];
+        let voters = voter_facts(nodes, &state.leader, &state.log, numbers);
+        let own = [
             state.start[..nodes].iter().any(|&s| s > 1),
             (0..nodes).any(|i| state.floor[i] < state.start[i]),
             state.writer[..nodes].iter().any(|&w| w > 1),
-        ])
+        ];
+        pack(voters, &own)
     }
 
     fn no_core_verb(self) -> &'static [(&'static str, &'static str)] {

@@ -297,9 +297,6 @@ impl<S: Spec> Spec for Unfiltered<S> {
     fn config(self) -> &'static SpecConfig<S::Model> {
         self.0.config()
     }
-    fn kind(action: &S::Action) -> &'static str {
-        S::kind(action)
-    }
     fn facts(self) -> &'static [&'static str] {
         self.0.facts()
     }
