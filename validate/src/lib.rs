@@ -345,29 +345,14 @@ impl Validator {
     }
 }
 
-/// The model action names, as static strings (the counts' keys).
-fn action_name(name: &str) -> &'static str {
-    match name {
-        "Write" => "Write",
-        "TrimAppend" => "TrimAppend",
-        "Truncate" => "Truncate",
-        "SetLeader" => "SetLeader",
-        "Replicate" => "Replicate",
-        "TrimmedTo" => "TrimmedTo",
-        "Promote" => "Promote",
-        "StepDown" => "StepDown",
-        "Compact" => "Compact",
-        _ => "Other",
-    }
-}
-
 impl Validator {
-    fn count_actions(&mut self, node: u32, line: u64, actions: Vec<String>) {
-        for action in &actions {
-            let name = action.split('(').next().unwrap_or(action);
-            *self.counts.actions.entry(action_name(name)).or_insert(0) += 1;
+    /// Counts a matched step's actions by kind, and keeps their labels for the readable trace.
+    fn count_actions(&mut self, node: u32, line: u64, taken: Vec<steps::Taken>) {
+        for action in &taken {
+            *self.counts.actions.entry(action.kind).or_insert(0) += 1;
         }
         if let Some(steps) = &mut self.steps {
+            let actions = taken.into_iter().map(|action| action.label).collect();
             steps.push(MatchedStep {
                 line,
                 node,

@@ -47,8 +47,24 @@ pub(crate) const UNSEEN: Failure = Failure::Abstract(Abstraction::Unseen);
 /// What a chain records as it goes: the actions taken, and the hiding rules it used.
 #[derive(Default)]
 pub(crate) struct Walk {
-    pub taken: Vec<String>,
+    pub taken: Vec<Taken>,
     pub hidden: Vec<Abstraction>,
+}
+
+impl Walk {
+    /// The chain took a model action of `kind`, named `label`.
+    pub(crate) fn took(&mut self, kind: &'static str, label: String) {
+        self.taken.push(Taken { kind, label });
+    }
+}
+
+/// One model action a chain took: its kind (the model action's name, what the validation counts
+/// count) and the chain's name for it, with the node and what stands for the rest
+/// (`Replicate(3, majority)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Taken {
+    pub kind: &'static str,
+    pub label: String,
 }
 
 /// One spec's projected node as the chain walks it: its Raft-shaped variables (a `Voter`), its
@@ -117,18 +133,20 @@ pub(crate) fn check<S: Steps>(
     };
     let mut current = before.clone();
     let walked = chain.step(&mut current, tail, jump);
-    let walk = chain.walk;
+    let Walk { taken, hidden } = chain.walk;
+    // A mismatch names the actions taken before it.
+    let labels = |taken: Vec<Taken>| taken.into_iter().map(|taken| taken.label).collect();
     match walked {
         Ok(()) => {}
-        Err(Failure::Abstract(rule)) => return (Verdict::Abstracted(rule), walk.hidden),
+        Err(Failure::Abstract(rule)) => return (Verdict::Abstracted(rule), hidden),
         Err(Failure::Mismatch(reason, tried)) => {
             let verdict = Verdict::Diverged(Mismatch {
                 reason,
-                taken: walk.taken,
+                taken: labels(taken),
                 model_state: Some(current.describe()),
                 tried,
             });
-            return (verdict, walk.hidden);
+            return (verdict, hidden);
         }
     }
     let mut differences = Vec::new();
@@ -149,18 +167,18 @@ pub(crate) fn check<S: Steps>(
         differences.push(format!("log differs from offset {offset}"));
     }
     if differences.is_empty() {
-        (Verdict::Matched(walk.taken), walk.hidden)
+        (Verdict::Matched(taken), hidden)
     } else {
         let verdict = Verdict::Diverged(Mismatch {
             reason: format!(
                 "the model's actions end elsewhere: {}",
                 differences.join(", ")
             ),
-            taken: walk.taken,
+            taken: labels(taken),
             model_state: Some(current.describe()),
             tried: Vec::new(),
         });
-        (verdict, walk.hidden)
+        (verdict, hidden)
     }
 }
 
@@ -280,7 +298,7 @@ impl<S: Steps> Chain<'_, S> {
             return Err(LONG);
         }
         current.leader_commit(&label, commit)?;
-        self.walk.taken.push(label);
+        self.walk.took("Replicate", label);
         Ok(())
     }
 
@@ -306,7 +324,7 @@ impl<S: Steps> Chain<'_, S> {
             return Err(LONG);
         }
         current.promote(&label, self.after, base)?;
-        self.walk.taken.push(label);
+        self.walk.took("Promote", label);
         Ok(())
     }
 
@@ -321,7 +339,7 @@ impl<S: Steps> Chain<'_, S> {
             .back(term)
             .unwrap_or_else(|| unreachable!("a step down takes the ghost's term"));
         voter.leader = leader;
-        self.walk.taken.push(label);
+        self.walk.took("StepDown", label);
         Ok(())
     }
 
@@ -488,7 +506,7 @@ pub struct Mismatch {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// The step is this chain of model actions.
-    Matched(Vec<String>),
+    Matched(Vec<Taken>),
     /// Not checked, by this rule.
     Abstracted(Abstraction),
     /// Not a behaviour of the model.

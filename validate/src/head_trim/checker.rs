@@ -141,7 +141,7 @@ impl Steps for BrokerProjection {
             ));
         }
         self.log.push(appended);
-        walk.taken.push(label);
+        walk.took(action.into(), label);
         Ok(())
     }
 
@@ -281,9 +281,10 @@ impl Steps for BrokerProjection {
         };
         let mut state =
             window::state([me, WindowBroker::absent(1), WindowBroker::absent(1)], 0).ok_or(OUT)?;
+        let compact = Action::Compact(SELF);
         while state.start[0] < target {
-            state = take(&state, Action::Compact(SELF), label)?;
-            walk.taken.push(label.to_string());
+            state = take(&state, compact, label)?;
+            walk.took(compact.into(), label.to_string());
         }
         self.start = after.start;
         Ok(())
@@ -301,6 +302,7 @@ impl Steps for BrokerProjection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps::Taken;
 
     fn write(term: u64) -> ProjectedRecord {
         ProjectedRecord {
@@ -345,7 +347,10 @@ mod tests {
         after.log.push(write(2));
         assert_eq!(
             check(0, &before, &after, None),
-            Verdict::Matched(vec!["Write(h, 0)".to_string()])
+            Verdict::Matched(vec![Taken {
+                kind: "Write",
+                label: "Write(h, 0)".to_string()
+            }])
         );
         let mut wrong_term = before.clone();
         wrong_term.log.push(write(1));
@@ -421,7 +426,9 @@ mod tests {
         match check(2, &before, &after, None) {
             Verdict::Matched(actions) => {
                 assert!(actions.len() >= 20, "{actions:?}");
-                assert!(actions.iter().all(|action| action == "Replicate(·, 2)"));
+                assert!(actions
+                    .iter()
+                    .all(|action| action.kind == "Replicate" && action.label == "Replicate(·, 2)"));
             }
             other => panic!("expected a match, got {other:?}"),
         }
@@ -449,7 +456,10 @@ mod tests {
         let mut after = broker(5, true, vec![noop(1), write(1), noop(5)], 2);
         assert_eq!(
             check(0, &before, &after, None),
-            Verdict::Matched(vec!["Promote(0, Q)".to_string()])
+            Verdict::Matched(vec![Taken {
+                kind: "Promote",
+                label: "Promote(0, Q)".to_string()
+            }])
         );
         after.log.pop();
         assert!(diverged(&check(0, &before, &after, None)));

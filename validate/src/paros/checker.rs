@@ -102,7 +102,7 @@ impl Steps for ParosNode {
             ));
         }
         self.log.push(appended);
-        walk.taken.push(label);
+        walk.took(action.into(), label);
         Ok(())
     }
 
@@ -249,7 +249,8 @@ impl Steps for ParosNode {
             ..WindowNode::absent(1)
         };
         let state = window([me, WindowNode::absent(1), WindowNode::absent(1)]).ok_or(OUT)?;
-        let next = take(&state, Action::Compact(N1), label)?;
+        let compact = Action::Compact(N1);
+        let next = take(&state, compact, label)?;
         let target = offsets.to(after.start);
         if next.start[0] < target {
             return mismatch(format!(
@@ -262,21 +263,14 @@ impl Steps for ParosNode {
         }
         self.start = after.start;
         self.sterm = after.sterm;
-        walk.taken.push(label.to_string());
+        walk.took(compact.into(), label.to_string());
         Ok(())
     }
 
     /// A jump: `TrimmedTo`, then `Replicate` if the step also moved the log or the commit.
     fn jump(&mut self, sent: Sent, chain: &mut Chain<'_, Self>) -> Result<(), Failure> {
         let (after, walk) = (chain.after, &mut chain.walk);
-        trimmed_to(
-            chain.node,
-            self,
-            after,
-            sent,
-            &mut walk.taken,
-            &mut walk.hidden,
-        )?;
+        trimmed_to(chain.node, self, after, sent, walk)?;
         if self.commit != after.commit || self.len() != after.len() {
             chain.replicate(self)?;
         }
@@ -323,8 +317,7 @@ fn trimmed_to(
     current: &mut ParosNode,
     after: &ParosNode,
     sent: Sent,
-    taken: &mut Vec<String>,
-    hidden: &mut Vec<Abstraction>,
+    walk: &mut Walk,
 ) -> Result<(), Failure> {
     let label = format!("TrimmedTo(·, {node})");
     let point = sent.point;
@@ -332,7 +325,7 @@ fn trimmed_to(
         return Err(Failure::Abstract(Abstraction::JumpInAgreement));
     }
     if sent.floor > point {
-        hidden.push(Abstraction::SealedFloor);
+        walk.hidden.push(Abstraction::SealedFloor);
     }
     let sfloor = sent.floor.min(point);
     let last = current.len();
@@ -390,7 +383,8 @@ fn trimmed_to(
         sfloor: offsets.to(sfloor),
     };
     let state = window([ghost, me, WindowNode::absent(1)]).ok_or(OUT)?;
-    let next = take(&state, Action::TrimmedTo(N1, N2), &label)?;
+    let action = Action::TrimmedTo(N1, N2);
+    let next = take(&state, action, &label)?;
     jumped(current, &next, &offsets, &terms, &tokens);
     if after.start != current.start {
         return mismatch(format!(
@@ -398,7 +392,7 @@ fn trimmed_to(
             current.start, after.start
         ));
     }
-    taken.push(label);
+    walk.took(action.into(), label);
     Ok(())
 }
 
