@@ -47,7 +47,7 @@ pub mod voter;
 
 use felix_core::api::Request;
 use felix_core::history::Event;
-use felix_core::rules::Invariant;
+use felix_core::rules::{Invariant, Layer};
 use felix_sim::seeded::knobs::Workload;
 use felix_sim::seeded::world::{Observer, World};
 use felix_sim::{Finding, RunReport, RunSpec};
@@ -77,11 +77,17 @@ impl ModelKind {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    /// The model's layer: its spec.
+    pub fn layer(self) -> Layer {
         match self {
-            ModelKind::FelixHeadTrim => "FelixHeadTrim",
-            ModelKind::ParosTrimJump => "ParosTrimJump",
+            ModelKind::FelixHeadTrim => Layer::HeadTrim,
+            ModelKind::ParosTrimJump => Layer::Paros,
         }
+    }
+
+    /// The spec's name.
+    pub fn name(self) -> &'static str {
+        self.layer().name()
     }
 }
 

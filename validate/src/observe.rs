@@ -15,8 +15,6 @@ use crate::{at, Divergence, Validator};
 
 /// A spec's projection of one voter, as the observe loop keeps it.
 pub(crate) trait Projection: Steps {
-    /// What the model calls its actions, in a mismatch ("no model action lowers a term").
-    const ACTIONS: &'static str;
     /// The tail condition the step's delivered request gives node `node`.
     fn tail(delivered: Option<(u32, u64)>, node: u32) -> Self::Tail;
     /// The jump to `point` node `node` made, with what it was sent (`None`: never seen sent).
@@ -26,7 +24,6 @@ pub(crate) trait Projection: Steps {
 }
 
 impl Projection for BrokerProjection {
-    const ACTIONS: &'static str = "model";
     fn tail(delivered: Option<(u32, u64)>, node: u32) -> Option<u64> {
         delivered
             .filter(|(target, _)| *target == node)
@@ -41,7 +38,6 @@ impl Projection for BrokerProjection {
 }
 
 impl Projection for ParosNode {
-    const ACTIONS: &'static str = "ParosTrimJump";
     fn tail(delivered: Option<(u32, u64)>, node: u32) -> bool {
         delivered.is_some_and(|(target, _)| target == node)
     }
@@ -51,18 +47,6 @@ impl Projection for ParosNode {
     fn kept(validator: &mut Validator) -> &mut Vec<Option<(Key, Self)>> {
         &mut validator.paros
     }
-}
-
-/// Why `after` diverges if its term is lower than `before`'s (`what` happened): no model action
-/// lowers a term, checked even where a rule hides the rest of the step.
-fn lowered_term<P: Projection>(before: &P, after: &P, what: &str) -> Option<String> {
-    let (from, to) = (before.voter().term, after.voter().term);
-    (to < from).then(|| {
-        format!(
-            "{what} from {from} to {to}: no {} action lowers a term",
-            P::ACTIONS
-        )
-    })
 }
 
 /// What `observe` read off the step's history for the per-node loop.
@@ -167,7 +151,7 @@ impl Validator {
             Verdict::Abstracted(rule) => {
                 self.abstracted(rule);
                 // An unchecked jump still may not lower the term.
-                if let Some(reason) = lowered_term(&before, &after, "the term went back") {
+                if let Some(reason) = steps::lowered_term(&before, &after, "the term went back") {
                     return self.diverged(step.line, node, &before, &after, reason.into());
                 }
                 Node::Changed
@@ -199,7 +183,7 @@ impl Validator {
         // A jump hides the log, commit, floor and start, never the term: no model action lowers
         // a term (the jump "never touches the term or the vote").
         if let (Abstraction::Jump, Some((_, before))) = (rule, previous) {
-            if let Some(reason) = lowered_term(&before, &fresh, "a jump lowered the term") {
+            if let Some(reason) = steps::lowered_term(&before, &fresh, "a jump lowered the term") {
                 return self.diverged(line, node, &before, &fresh, reason.into());
             }
         }

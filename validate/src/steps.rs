@@ -182,6 +182,14 @@ pub(crate) fn check<S: Steps>(
     }
 }
 
+/// Why `after` breaks the rule that no model action lowers a term, if it does (`what` says how
+/// the term went down): checked by the chain, and by the observe loop where a rule hides the rest
+/// of a step.
+pub(crate) fn lowered_term<S: Steps>(before: &S, after: &S, what: &str) -> Option<String> {
+    let (from, to) = (before.voter().term, after.voter().term);
+    (to < from).then(|| format!("{what} from {from} to {to}: {}", S::TERMS_NEVER_LOWER))
+}
+
 /// The first offset above `from` where the logs differ (length included).
 pub(crate) fn first_difference<R: Copy + PartialEq>(
     a: &Voter<R>,
@@ -211,18 +219,13 @@ impl<S: Steps> Chain<'_, S> {
         tail: S::Tail,
         jump: Option<S::Jump>,
     ) -> Result<(), Failure> {
-        let (from, to) = (current.voter(), self.after.voter());
-        if to.term < from.term {
-            return mismatch(format!(
-                "the term went back from {} to {}: {}",
-                from.term,
-                to.term,
-                S::TERMS_NEVER_LOWER
-            ));
+        if let Some(reason) = lowered_term(current, self.after, "the term went back") {
+            return mismatch(reason);
         }
         if let Some(jump) = jump {
             return current.jump(jump, self);
         }
+        let (from, to) = (current.voter(), self.after.voter());
         if from.leader && to.leader && from.term == to.term {
             self.leader_steps(current, tail)?;
         } else if !from.leader && to.leader {
