@@ -77,6 +77,36 @@ impl StructuralHasher {
     fn word(&mut self, word: u64) {
         self.hash = mix(self.hash, word);
     }
+
+    /// Feeds one word, the whole of a value.
+    fn fed(&mut self, word: u64) -> Result<(), Error> {
+        self.word(word);
+        Ok(())
+    }
+
+    /// The end of a compound value (a sequence, tuple, map or struct).
+    fn end_compound(&mut self) -> Result<(), Error> {
+        self.fed(TAG_END)
+    }
+
+    /// An enum variant: its tag and index.
+    fn variant(&mut self, index: u32) {
+        self.word(TAG_VARIANT);
+        self.word(u64::from(index));
+    }
+
+    /// A 128-bit integer, tagged: its low word, then its high word.
+    fn wide(&mut self, value: u128) -> Result<(), Error> {
+        self.word(TAG_WIDE);
+        self.word(value as u64);
+        self.fed((value >> 64) as u64)
+    }
+
+    /// The start of a compound value (`tag`: a sequence's or a map's); its elements follow.
+    fn begin(&mut self, tag: u64) -> Result<&mut StructuralHasher, Error> {
+        self.word(tag);
+        Ok(self)
+    }
 }
 
 /// A value's own `Serialize` failed (the hasher never does).
@@ -109,8 +139,7 @@ impl ser::Serializer for &mut StructuralHasher {
     type SerializeStructVariant = Self;
 
     fn serialize_bool(self, value: bool) -> Result<(), Error> {
-        self.word(u64::from(value));
-        Ok(())
+        self.fed(u64::from(value))
     }
     fn serialize_i8(self, value: i8) -> Result<(), Error> {
         self.serialize_i64(i64::from(value))
@@ -126,14 +155,11 @@ impl ser::Serializer for &mut StructuralHasher {
         if value < 0 {
             self.word(TAG_NEGATIVE);
         }
-        self.word(value as u64);
-        Ok(())
+        self.fed(value as u64)
     }
     fn serialize_i128(self, value: i128) -> Result<(), Error> {
-        self.word(TAG_WIDE);
-        self.word(value as u64);
-        self.word((value >> 64) as u64);
-        Ok(())
+        // Two's complement: the same words as the `u128` of the same bits.
+        self.wide(value as u128)
     }
     fn serialize_u8(self, value: u8) -> Result<(), Error> {
         self.serialize_u64(u64::from(value))
@@ -145,25 +171,19 @@ impl ser::Serializer for &mut StructuralHasher {
         self.serialize_u64(u64::from(value))
     }
     fn serialize_u64(self, value: u64) -> Result<(), Error> {
-        self.word(value);
-        Ok(())
+        self.fed(value)
     }
     fn serialize_u128(self, value: u128) -> Result<(), Error> {
-        self.word(TAG_WIDE);
-        self.word(value as u64);
-        self.word((value >> 64) as u64);
-        Ok(())
+        self.wide(value)
     }
     fn serialize_f32(self, value: f32) -> Result<(), Error> {
         self.serialize_f64(f64::from(value))
     }
     fn serialize_f64(self, value: f64) -> Result<(), Error> {
-        self.word(value.to_bits());
-        Ok(())
+        self.fed(value.to_bits())
     }
     fn serialize_char(self, value: char) -> Result<(), Error> {
-        self.word(u64::from(value));
-        Ok(())
+        self.fed(u64::from(value))
     }
     fn serialize_str(self, value: &str) -> Result<(), Error> {
         self.word(TAG_STR);
@@ -176,16 +196,14 @@ impl ser::Serializer for &mut StructuralHasher {
         Ok(())
     }
     fn serialize_none(self) -> Result<(), Error> {
-        self.word(TAG_NONE);
-        Ok(())
+        self.fed(TAG_NONE)
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
         self.word(TAG_SOME);
         value.serialize(self)
     }
     fn serialize_unit(self) -> Result<(), Error> {
-        self.word(TAG_UNIT);
-        Ok(())
+        self.fed(TAG_UNIT)
     }
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
         self.serialize_unit()
@@ -196,8 +214,7 @@ impl ser::Serializer for &mut StructuralHasher {
         index: u32,
         _variant: &'static str,
     ) -> Result<(), Error> {
-        self.word(TAG_VARIANT);
-        self.word(u64::from(index));
+        self.variant(index);
         Ok(())
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
@@ -214,21 +231,17 @@ impl ser::Serializer for &mut StructuralHasher {
         _variant: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.word(TAG_VARIANT);
-        self.word(u64::from(index));
+        self.variant(index);
         value.serialize(self)
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<Self, Error> {
-        self.word(TAG_SEQ);
-        Ok(self)
+        self.begin(TAG_SEQ)
     }
     fn serialize_tuple(self, _len: usize) -> Result<Self, Error> {
-        self.word(TAG_SEQ);
-        Ok(self)
+        self.begin(TAG_SEQ)
     }
     fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self, Error> {
-        self.word(TAG_SEQ);
-        Ok(self)
+        self.begin(TAG_SEQ)
     }
     fn serialize_tuple_variant(
         self,
@@ -237,18 +250,14 @@ impl ser::Serializer for &mut StructuralHasher {
         _variant: &'static str,
         _len: usize,
     ) -> Result<Self, Error> {
-        self.word(TAG_VARIANT);
-        self.word(u64::from(index));
-        self.word(TAG_SEQ);
-        Ok(self)
+        self.variant(index);
+        self.begin(TAG_SEQ)
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Self, Error> {
-        self.word(TAG_MAP);
-        Ok(self)
+        self.begin(TAG_MAP)
     }
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self, Error> {
-        self.word(TAG_MAP);
-        Ok(self)
+        self.begin(TAG_MAP)
     }
     fn serialize_struct_variant(
         self,
@@ -257,60 +266,55 @@ impl ser::Serializer for &mut StructuralHasher {
         _variant: &'static str,
         _len: usize,
     ) -> Result<Self, Error> {
-        self.word(TAG_VARIANT);
-        self.word(u64::from(index));
-        self.word(TAG_MAP);
-        Ok(self)
+        self.variant(index);
+        self.begin(TAG_MAP)
     }
 }
 
-impl ser::SerializeSeq for &mut StructuralHasher {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.word(TAG_END);
-        Ok(())
-    }
+/// The compound serializers feed each element's (a map's keys' and values', a struct's fields')
+/// data, a skipped field as `TAG_SKIPPED`, then `TAG_END`. Six of serde's seven compound traits
+/// differ only in a method's name and whether it has a field name; this writes them once.
+macro_rules! compound {
+    (elements: $($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for &mut StructuralHasher {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                value.serialize(&mut **self)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.end_compound()
+            }
+        }
+    )*};
+    (fields: $($trait:ident),*) => {$(
+        impl ser::$trait for &mut StructuralHasher {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                _key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                value.serialize(&mut **self)
+            }
+            fn skip_field(&mut self, _key: &'static str) -> Result<(), Error> {
+                self.fed(TAG_SKIPPED)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.end_compound()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for &mut StructuralHasher {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.word(TAG_END);
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for &mut StructuralHasher {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.word(TAG_END);
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for &mut StructuralHasher {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.word(TAG_END);
-        Ok(())
-    }
-}
+compound!(elements:
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+compound!(fields: SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for &mut StructuralHasher {
     type Ok = ();
@@ -322,47 +326,6 @@ impl ser::SerializeMap for &mut StructuralHasher {
         value.serialize(&mut **self)
     }
     fn end(self) -> Result<(), Error> {
-        self.word(TAG_END);
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for &mut StructuralHasher {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        _key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        value.serialize(&mut **self)
-    }
-    fn skip_field(&mut self, _key: &'static str) -> Result<(), Error> {
-        self.word(TAG_SKIPPED);
-        Ok(())
-    }
-    fn end(self) -> Result<(), Error> {
-        self.word(TAG_END);
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for &mut StructuralHasher {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        _key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        value.serialize(&mut **self)
-    }
-    fn skip_field(&mut self, _key: &'static str) -> Result<(), Error> {
-        self.word(TAG_SKIPPED);
-        Ok(())
-    }
-    fn end(self) -> Result<(), Error> {
-        self.word(TAG_END);
-        Ok(())
+        self.end_compound()
     }
 }

@@ -57,3 +57,24 @@ fn hash_is_the_documented_function() {
     let word = u64::from_le_bytes(*b"abc\0\0\0\0\0");
     assert_eq!(mix_bytes(SEED, b"abc"), mix(mix(SEED, 3), word));
 }
+
+/// The words a value feeds are the module doc's: a tuple variant is its tag (4) and index, then a
+/// sequence's tag (5), its elements and the end tag (7); a struct variant's fields are a map's
+/// (6); a 128-bit integer is its tag (12), its low word and its high word (two's complement, so
+/// -1 and `u128::MAX` feed the same words).
+#[test]
+fn hash_feeds_the_documented_words() {
+    let words = |words: &[u64]| words.iter().fold(SEED, |hash, &word| mix(hash, word));
+    assert_eq!(
+        hash_value(SEED, &Shape::Pair(1, 2)),
+        words(&[4, 1, 5, 1, 2, 7])
+    );
+    assert_eq!(
+        hash_value(SEED, &Shape::Named { a: 9, b: None }),
+        words(&[4, 2, 6, 9, 2, 7])
+    );
+    assert_eq!(hash_value(SEED, &-1i128), words(&[12, u64::MAX, u64::MAX]));
+    assert_eq!(hash_value(SEED, &u128::MAX), words(&[12, u64::MAX, u64::MAX]));
+    assert_eq!(hash_value(SEED, &(1u128 << 64)), words(&[12, 0, 1]));
+    assert_eq!(hash_value(SEED, &-2i64), words(&[11, (-2i64) as u64]));
+}
