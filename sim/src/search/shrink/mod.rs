@@ -427,23 +427,29 @@ impl Shrinker<'_> {
         false
     }
 
+    /// Runs `round` (one try of a pass's candidates, in order, `true` at the first kept) again
+    /// after each success, until a round keeps nothing or the budget runs out: whether any round
+    /// kept one.
+    fn until_stuck(&mut self, mut round: impl FnMut(&mut Self) -> bool) -> bool {
+        let mut changed = false;
+        while round(self) {
+            changed = true;
+            if self.out_of_budget() {
+                break;
+            }
+        }
+        changed
+    }
+
     fn knobs_pass(&mut self) -> bool {
         let mut changed = false;
         for (_, group) in knobs::GROUPS {
             // A group may apply again after a success (halving the safety phase).
-            loop {
-                let mut kept = false;
-                for candidate in group(&self.best.knobs) {
-                    if self.try_candidate(&candidate, self.best.choices.clone(), true) {
-                        kept = true;
-                        changed = true;
-                        break;
-                    }
-                }
-                if !kept || self.out_of_budget() {
-                    break;
-                }
-            }
+            changed |= self.until_stuck(|shrinker| {
+                group(&shrinker.best.knobs).iter().any(|candidate| {
+                    shrinker.try_candidate(candidate, shrinker.best.choices.clone(), true)
+                })
+            });
         }
         changed
     }
@@ -456,28 +462,20 @@ impl Shrinker<'_> {
     fn truncate_pass(&mut self) -> bool {
         let mut changed = false;
         for component in self.components() {
-            loop {
-                let len = self.best.choices.get(&component).map_or(0, Vec::len);
+            changed |= self.until_stuck(|shrinker| {
+                let len = shrinker.best.choices.get(&component).map_or(0, Vec::len);
                 if len == 0 {
-                    break;
+                    return false;
                 }
-                let mut kept = false;
-                for keep in [0, len / 2, len * 3 / 4, len - 1] {
-                    let mut choices = self.best.choices.clone();
+                [0, len / 2, len * 3 / 4, len - 1].into_iter().any(|keep| {
+                    let mut choices = shrinker.best.choices.clone();
                     if let Some(values) = choices.get_mut(&component) {
                         values.truncate(keep);
                     }
-                    let knobs = self.best.knobs.clone();
-                    if self.try_candidate(&knobs, choices, false) {
-                        kept = true;
-                        changed = true;
-                        break;
-                    }
-                }
-                if !kept || self.out_of_budget() {
-                    break;
-                }
-            }
+                    let knobs = shrinker.best.knobs.clone();
+                    shrinker.try_candidate(&knobs, choices, false)
+                })
+            });
         }
         changed
     }

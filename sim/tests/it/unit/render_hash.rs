@@ -74,7 +74,10 @@ fn hash_feeds_the_documented_words() {
         words(&[4, 2, 6, 9, 2, 7])
     );
     assert_eq!(hash_value(SEED, &-1i128), words(&[12, u64::MAX, u64::MAX]));
-    assert_eq!(hash_value(SEED, &u128::MAX), words(&[12, u64::MAX, u64::MAX]));
+    assert_eq!(
+        hash_value(SEED, &u128::MAX),
+        words(&[12, u64::MAX, u64::MAX])
+    );
     assert_eq!(hash_value(SEED, &(1u128 << 64)), words(&[12, 0, 1]));
     assert_eq!(hash_value(SEED, &-2i64), words(&[11, (-2i64) as u64]));
 }
