@@ -26,7 +26,7 @@ pub enum Found<A> {
 /// The shortest path from `Init`, of steps `spec` says the core can take, to a state where the
 /// `always` property `invariant` does not hold.
 pub fn shortest_followable<S: Spec>(spec: S, invariant: Invariant) -> Found<S::Action> {
-    shortest_followable_within(spec, invariant, usize::MAX)
+    shortest(spec, invariant, usize::MAX, true)
 }
 
 /// `shortest_followable`, for paths of at most `steps_max` steps: the search expands no state
@@ -35,6 +35,22 @@ pub fn shortest_followable_within<S: Spec>(
     spec: S,
     invariant: Invariant,
     steps_max: usize,
+) -> Found<S::Action> {
+    shortest(spec, invariant, steps_max, true)
+}
+
+/// The model's own shortest counterexample: the same search, every step the model enables taken.
+pub fn shortest_in_model<S: Spec>(spec: S, invariant: Invariant) -> Found<S::Action> {
+    shortest(spec, invariant, usize::MAX, false)
+}
+
+/// The breadth-first search of all three: `core_only`, only the steps `spec` says the core can
+/// take (`Spec::core_actions`); else every action the model enables.
+fn shortest<S: Spec>(
+    spec: S,
+    invariant: Invariant,
+    steps_max: usize,
+    core_only: bool,
 ) -> Found<S::Action> {
     let model = spec.model();
     let Some(property) = model
@@ -64,7 +80,12 @@ pub fn shortest_followable_within<S: Spec>(
         if depth >= steps_max {
             continue;
         }
-        spec.core_actions(&model, &state, &mut actions);
+        if core_only {
+            spec.core_actions(&model, &state, &mut actions);
+        } else {
+            actions.clear();
+            model.actions(&state, &mut actions);
+        }
         for action in &actions {
             let Some(next) = model.next_state(&state, *action) else {
                 continue;

@@ -12,9 +12,9 @@
 //! checks earlier than the model (a gap, named), and what ran must neither diverge nor break an
 //! invariant.
 
-use super::core::Core;
-use super::project::Difference;
-use super::search::{followable, shortest_followable, shortest_followable_within, Found};
+use super::search::{
+    followable, shortest_followable, shortest_followable_within, shortest_in_model, Found,
+};
 use super::spec::{HeadTrim, OnCore, Paros, Spec};
 use super::{PathRun, Segments};
 use felix_core::rules::{Invariant, Layer, TwinName};
@@ -256,8 +256,7 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
         rules: Rules::twin(twin.twin),
         segments: Segments::Model,
     };
-    // The model's own shortest counterexample: the same search, every step allowed.
-    let model_path = match shortest_followable(Unfiltered(spec), expected) {
+    let model_path = match shortest_in_model(spec, expected) {
         Found::Path(path) => path,
         _ => {
             return Err(format!(
@@ -283,51 +282,4 @@ pub fn conform_paros_twin(config: &'static ParosConfig) -> Result<ParosTwinConfo
         }
     }
     Ok(twin.row(model_shortest, path, None, Some(with_twin), gap))
-}
-
-/// A spec whose every step the core is said to take: the model's own search.
-#[derive(Clone, Copy)]
-struct Unfiltered<S>(S);
-
-impl<S: Spec> Spec for Unfiltered<S> {
-    type State = S::State;
-    type Action = S::Action;
-    type Model = S::Model;
-
-    fn config(self) -> &'static SpecConfig<S::Model> {
-        self.0.config()
-    }
-    fn facts(self) -> &'static [&'static str] {
-        self.0.facts()
-    }
-    fn class(self, state: &S::State) -> super::spec::Class {
-        self.0.class(state)
-    }
-    fn no_core_verb(self) -> &'static [(&'static str, &'static str)] {
-        self.0.no_core_verb()
-    }
-    fn takes(self, _: &S::State, _: &S::Action) -> Result<(), &'static str> {
-        Ok(())
-    }
-    fn filters(self) -> bool {
-        false
-    }
-    fn start_core(self) -> Result<Core, String> {
-        self.0.start_core()
-    }
-    fn apply(self, core: &mut Core, action: S::Action) -> Result<(), String> {
-        self.0.apply(core, action)
-    }
-    fn compare(self, core: &Core, model: &S::Model, next: &S::State) -> Option<Difference> {
-        self.0.compare(core, model, next)
-    }
-    fn describe_model(self, model: &S::Model, next: &S::State) -> String {
-        self.0.describe_model(model, next)
-    }
-    fn describe_core(self, core: &Core) -> String {
-        self.0.describe_core(core)
-    }
-    fn after_step(self, core: &mut Core) {
-        self.0.after_step(core)
-    }
 }
