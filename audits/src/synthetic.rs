@@ -15,7 +15,8 @@
 //! realistic histories; this one only exercises the audits' bookkeeping (restarts, jumps, lazy
 //! floors, stale-read matching) at scale.
 
-use felix_core::api::{ReadFrom, ReadRecord, Reply, Request};
+use crate::linearizable::spec::records_reply;
+use felix_core::api::{ReadFrom, Reply, Request};
 use felix_core::client::folder::Fold;
 use felix_core::history::{Event, Phase};
 use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term};
@@ -307,22 +308,12 @@ impl Reference {
             Reply::NoReadIndex { hint: None }
         } else {
             // As the core serves: up to 4 writes, `next` past the last record looked at.
-            let mut records: Vec<ReadRecord> = Vec::new();
-            let mut next = from;
-            for offset in from..=view.walked {
-                if records.len() >= 4 {
-                    break;
+            records_reply(from..view.walked + 1, 4, |offset| {
+                match &self.entry(offset).command {
+                    Command::Write { body, headers } => Some((body, headers)),
+                    _ => None,
                 }
-                if let Command::Write { body, headers } = &self.entry(offset).command {
-                    records.push(ReadRecord {
-                        offset,
-                        body: body.clone(),
-                        headers: headers.clone(),
-                    });
-                }
-                next = offset + 1;
-            }
-            Reply::Records { records, next }
+            })
         };
         self.history.push(Event::Replied {
             client: 2,

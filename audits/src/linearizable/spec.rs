@@ -583,21 +583,35 @@ impl Spec {
             };
         }
         let cap = max_records.min(read_records_max()) as usize;
-        let mut records = Vec::new();
-        let mut next = start;
-        for offset in start..tail {
-            if records.len() >= cap {
-                break;
-            }
-            if let Some(Slot::Write { body, headers }) = self.slot(offset) {
-                records.push(ReadRecord {
-                    offset,
-                    body: body.clone(),
-                    headers: headers.clone(),
-                });
-            }
-            next = offset + 1;
-        }
-        Reply::Records { records, next }
+        records_reply(start..tail, cap, |offset| match self.slot(offset) {
+            Some(Slot::Write { body, headers }) => Some((body, headers)),
+            _ => None,
+        })
     }
+}
+
+/// A read's records as a node serves them: the writes at `offsets` in order (a trim or a noop is
+/// passed over), at most `cap`, and `next` just past the last offset looked at. `write` gives the
+/// write at an offset, if one is there.
+pub(crate) fn records_reply<'a>(
+    offsets: std::ops::Range<Offset>,
+    cap: usize,
+    mut write: impl FnMut(Offset) -> Option<(&'a Vec<u8>, &'a Headers)>,
+) -> Reply {
+    let mut records = Vec::new();
+    let mut next = offsets.start;
+    for offset in offsets {
+        if records.len() >= cap {
+            break;
+        }
+        if let Some((body, headers)) = write(offset) {
+            records.push(ReadRecord {
+                offset,
+                body: body.clone(),
+                headers: headers.clone(),
+            });
+        }
+        next = offset + 1;
+    }
+    Reply::Records { records, next }
 }
