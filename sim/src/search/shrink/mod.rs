@@ -458,6 +458,15 @@ impl Shrinker<'_> {
         self.best.choices.keys().copied().collect()
     }
 
+    /// The best run's choices of `component` (none if it drew none).
+    fn choices_of(&self, component: crate::env::rng::Component) -> Vec<u64> {
+        self.best
+            .choices
+            .get(&component)
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Cuts each component's choices to the shortest prefix (halving) that still fails.
     fn truncate_pass(&mut self) -> bool {
         let mut changed = false;
@@ -498,12 +507,7 @@ impl Shrinker<'_> {
             while size >= smallest && size >= 1 && !self.out_of_budget() {
                 let mut start = 0;
                 loop {
-                    let values = self
-                        .best
-                        .choices
-                        .get(&component)
-                        .cloned()
-                        .unwrap_or_default();
+                    let values = self.choices_of(component);
                     if start >= values.len() || self.out_of_budget() {
                         break;
                     }
@@ -599,12 +603,7 @@ impl Shrinker<'_> {
         for component in self.components() {
             let mut position = 0;
             loop {
-                let values = self
-                    .best
-                    .choices
-                    .get(&component)
-                    .cloned()
-                    .unwrap_or_default();
+                let values = self.choices_of(component);
                 if position >= values.len() || self.out_of_budget() {
                     break;
                 }
