@@ -16,7 +16,7 @@ use stateright::Model;
 
 pub use crate::renaming::Renaming;
 pub(crate) use crate::replicate::{ReplicateWindow, Replicated};
-use crate::voter::{Node, Projected, Voter};
+use crate::voter::{NodeProjection, Projected, Voter};
 
 /// Why a chain stopped.
 pub(crate) enum Failure {
@@ -71,7 +71,7 @@ pub struct Taken {
 /// own, and the window actions that move it. The chain checks what both specs' actions share
 /// (terms and commits never go back, a leader keeps its log, a promotion keeps the log and adds
 /// the noop, the first held offset never goes back) and each action's window is the spec's.
-pub(crate) trait Steps: Node {
+pub(crate) trait Steps: NodeProjection {
     /// A model record, as a window holds it.
     type WindowRecord: PartialEq;
     /// What the step's request tells the first appended record (its tail condition).

@@ -1,10 +1,11 @@
 //! The variables both specs project alike: a voter's Raft-shaped state (`term`, `leader`, `log`,
 //! `commit`, `floor`, `start`) read off the real core `Broker`, with its log kept across steps.
 //!
-//! A spec's projection of one node is a `Node`: FelixHeadTrim's is a `Voter` of its records;
-//! ParosTrimJump's adds the writer token and the sealed base term (`crate::paros::ParosNode`).
-//! What a record keeps of a core entry is each spec's (`Projected`); how the log is read and
-//! carried from one step to the next is the same for both, and lives here once:
+//! A spec's projection of one node is a `NodeProjection`: FelixHeadTrim's is a `Voter` of its
+//! records; ParosTrimJump's adds the writer token and the sealed base term
+//! (`crate::paros::ParosNode`). What a record keeps of a core entry is each spec's (`Projected`);
+//! how the log is read and carried from one step to the next is the same for both, and lives here
+//! once:
 //! - records below the first held offset are kept from earlier projections (the models' logs keep
 //!   deleted records), or stay unseen if no projection held them;
 //! - records at or below the previous commit index are read once and then assumed unchanged
@@ -50,7 +51,7 @@ pub struct Voter<R> {
 /// A spec's projection of one node: a voter's Raft-shaped variables and any the spec adds, read
 /// off the core and carried from one step to the next. FelixHeadTrim's is the `Voter` itself;
 /// ParosTrimJump's adds the writer token and the sealed base term (`crate::paros::ParosNode`).
-pub trait Node: Clone + PartialEq {
+pub trait NodeProjection: Clone + PartialEq {
     /// The spec's record.
     type Record: Projected;
     /// The node read in full (the first sample, after a restart, after a jump the step does not
@@ -68,7 +69,7 @@ pub trait Node: Clone + PartialEq {
 }
 
 /// A voter is a node of the spec that adds nothing to it (FelixHeadTrim).
-impl<R: Projected> Node for Voter<R> {
+impl<R: Projected> NodeProjection for Voter<R> {
     type Record = R;
 
     fn read(broker: &Broker) -> Voter<R> {

@@ -13,7 +13,7 @@
 
 use crate::conform::core::{node, Core};
 use crate::head_trim::projection::{BrokerProjection, ProjectedRecord};
-use crate::voter::Node;
+use crate::voter::NodeProjection;
 use felix_model::head_trim::config::Config;
 use felix_model::head_trim::spec::{Kind, Record, State};
 

@@ -110,7 +110,8 @@ const VOTER_FACTS: [&str; 5] = [
     "floor raised",
 ];
 
-/// `VOTER_FACTS` of nodes `..n`, from a model state's `leader`, `log`, `term`, `commit` and `floor`.
+/// `VOTER_FACTS` of nodes `..n`, from a model state's `leader`, `log`, `term`, `commit` and
+/// `floor`.
 fn voter_facts<L: PartialEq, const N: usize>(
     n: usize,
     leader: &[bool; N],
@@ -250,8 +251,8 @@ impl Spec for HeadTrim {
 }
 
 /// ParosTrimJump on the core, its segments one record each (`Segments::Model`: the core compacts
-/// what the model's `Compact` drops, in the step that moves its floor) or never filled (`Segments::Never`: no compaction, no jump; the states where
-/// the model's `Compact` waits).
+/// what the model's `Compact` drops, in the step that moves its floor) or never filled
+/// (`Segments::Never`: no compaction, no jump; the states where the model's `Compact` waits).
 pub type Paros = OnCore<ParosTrimJump>;
 
 impl Spec for Paros {

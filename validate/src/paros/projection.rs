@@ -1,7 +1,7 @@
 //! A paros node as ParosTrimJump's variables, read off the real core after every event, and a
 //! jump's sender as the sealed state it sent (see `super`).
 
-use crate::voter::{Node, Projected, Voter};
+use crate::voter::{NodeProjection, Projected, Voter};
 use felix_core::broker::Broker;
 use felix_core::record::{Command, Entry};
 use felix_core::storage::SealedState;
@@ -101,7 +101,7 @@ impl std::ops::DerefMut for ParosNode {
     }
 }
 
-impl Node for ParosNode {
+impl NodeProjection for ParosNode {
     type Record = ParosRecord;
 
     fn read(broker: &Broker) -> ParosNode {

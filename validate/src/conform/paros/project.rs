@@ -19,7 +19,7 @@ use super::driver::SHIFT;
 use crate::conform::core::{node, Core};
 use crate::conform::project::Difference;
 use crate::paros::{ParosNode, ParosRecord};
-use crate::voter::Node;
+use crate::voter::NodeProjection;
 use felix_core::broker::Broker;
 use felix_core::record::Command;
 use felix_model::paros::config::ParosConfig;
