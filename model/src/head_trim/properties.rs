@@ -114,12 +114,13 @@ fn trim_lands(model: &FelixHeadTrim, state: &State) -> bool {
     (1..=model.config.bounds.brokers).any(|b| state.floor(b) > 1)
 }
 
-/// A stale holder retires on a tagged refusal: a holder has retired, and the only news of a newer epoch a read from its reset cursor (a
-/// retiring `Read` sets its tail to 0) could get from some leader is the tag: the read would be
-/// refused as too old with a tag of a newer epoch while no write of a newer epoch is readable.
-/// The state does not record why a holder retired (a variable for it would split states and
-/// break the count equality with TLC), so this is the state-level witness; the exact step is
-/// pinned by the seed-trace test (`with_the_tag_the_stale_read_retires_holder_1`).
+/// A stale holder retires on a tagged refusal: a holder has retired, and the only news of a newer
+/// epoch a read from its reset cursor (a retiring `Read` sets its tail to 0) could get from some
+/// leader is the tag: the read would be refused as too old with a tag of a newer epoch while no
+/// write of a newer epoch is readable. The state does not record why a holder retired (a variable
+/// for it would split states and break the count equality with TLC), so this is the state-level
+/// witness; the exact step is pinned by the seed-trace test
+/// (`with_the_tag_the_stale_read_retires_holder_1`).
 fn stale_holder_retires_on_tag(model: &FelixHeadTrim, state: &State) -> bool {
     let config = model.config;
     (1..=config.bounds.holders).any(|h| {

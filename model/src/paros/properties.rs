@@ -127,11 +127,11 @@ fn truncate_refused(model: &ParosTrimJump, state: &State) -> bool {
     })
 }
 
-/// A NotHeld range: some node holds committed slots at or above its floor and below its first
-/// held slot. A read there passes the core's `CursorTooOld` check and fails its `NotHeld` check. Only a jump makes
-/// such a range, and it closes when the node's walk reaches the truncate that set the sender's
-/// floor. With the read index as modelled (atomic: a confirmed leader's commit index now), the
-/// node is not ready to serve until then, so `ReadAnswer` is never `NotHeld` in a reachable
+/// A NotHeld range: some node holds committed slots at or above its floor and below its first held
+/// slot. A read there passes the core's `CursorTooOld` check and fails its `NotHeld` check. Only a
+/// jump makes such a range, and it closes when the node's walk reaches the truncate that set the
+/// sender's floor. With the read index as modelled (atomic: a confirmed leader's commit index now),
+/// the node is not ready to serve until then, so `ReadAnswer` is never `NotHeld` in a reachable
 /// state: a `NotHeld` answer needs a read index taken before that truncate committed
 /// (docs/formal/README.md says more).
 fn not_held_range(model: &ParosTrimJump, state: &State) -> bool {

@@ -1,16 +1,16 @@
 //! Coverage of the state graph: seeded random walks over a configuration's reachable states,
-//! biased towards the edges no walk has taken yet, each walk run on the core (`run_path`).
+//! biased towards the edges no walk has taken yet, each walk run on the core (`Spec::run`).
 //!
 //! An *edge* is an action kind (`Promote`, `Replicate`, ...) taken from an abstract state class
 //! (`Spec::class`): a handful of facts about the nodes that decide which schedules are
 //! interesting (a deposed leader still leading, terms or logs that disagree, a commit index that
-//! lags, a floor raised; for FelixHeadTrim a holder retired, the lease moved). `edges` enumerates every edge of the
-//! reachable graph by a breadth-first search over the model (the denominator), keeping for each
-//! edge the shortest path that takes it: a transition cover. Each walk follows the shortest path
-//! to an edge no earlier walk covered, then a tail that picks, at each state, uniformly among the
-//! enabled actions whose edge is still uncovered, or among all enabled actions when none is, for
-//! at most `TAIL_MAX` actions. An edge counts as covered once the core took that action from that
-//! class without diverging before it.
+//! lags, a floor raised, and each spec's own: for FelixHeadTrim a holder retired, the lease moved).
+//! `graph` enumerates every edge of the reachable graph by a breadth-first search over the model
+//! (the denominator), keeping for each edge the shortest path that takes it: a transition cover.
+//! Each walk follows the shortest path to an edge no earlier walk covered, then a tail that picks,
+//! at each state, uniformly among the enabled actions whose edge is still uncovered, or among all
+//! enabled actions when none is, for at most `TAIL_MAX` actions. An edge counts as covered once
+//! the core took that action from that class without diverging before it.
 //!
 //! Deterministic for a seed: the generator is SplitMix64 over the seed and the walk's number, and
 //! every set is ordered.

@@ -1,4 +1,5 @@
-//! The lazy floor: applied when the walk reaches the trim, never lowered, a stale fenced trim refused in place.
+//! The lazy floor: applied when the walk reaches the trim, never lowered, a stale fenced trim
+//! refused in place.
 
 use super::*;
 

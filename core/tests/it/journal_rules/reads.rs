@@ -1,4 +1,5 @@
-//! Reads: the committed prefix, past the tail, below the floor, the twins that serve or refuse otherwise.
+//! Reads: the committed prefix, past the tail, below the floor, the twins that serve or refuse
+//! otherwise.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Bad files, names and contents: clear errors, never a panic or a hang, never a record lost in silence.
+//! Bad files, names and contents: clear errors, never a panic or a hang, never a record lost in
+//! silence.
 
 use super::*;
 

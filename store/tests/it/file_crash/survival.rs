@@ -1,4 +1,5 @@
-//! Synced records survive, torn tails are cut, damage in the middle is corrupt, the sealed floor never regresses, a jump into a segment survives its interrupted rewrite.
+//! Synced records survive, torn tails are cut, damage in the middle is corrupt, the sealed floor
+//! never regresses, a jump into a segment survives its interrupted rewrite.
 
 use super::*;
 
