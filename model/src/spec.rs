@@ -1,7 +1,7 @@
 //! The one interface both specs give the runner, the registry and the trace renderer.
 //!
-//! A spec is a Stateright `Model` built from a configuration (`SpecConfig`: its bounds, its rule
-//! switches, what it is expected to do), with its invariants and `sometimes` checks named in the
+//! A spec is a Stateright `Model` built from a configuration (`SpecConfig`: its bounds, the twin
+//! it is if any, what it is expected to do), with its invariants and `sometimes` checks named in the
 //! model's order and its state rendered as TLC prints it. FelixHeadTrim (`crate::head_trim`) and
 //! ParosTrimJump (`crate::paros`) each implement it; `crate::check` runs either, monomorphized.
 
@@ -22,8 +22,6 @@ pub trait Spec:
 {
     /// The constants of a configuration (TLA+ CONSTANTS).
     type Bounds: Constants + Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
-    /// The rule switches of a configuration.
-    type Switches: RuleSwitches + Copy + fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
 
     /// The layer its twins belong to (`felix_names::TwinName::expected`).
     const LAYER: felix_names::Layer;
@@ -115,31 +113,6 @@ pub trait Constants {
     fn constants(&self) -> Vec<(&'static str, u8)>;
 }
 
-/// A spec's rule switches, each named for its rule (`true`: the rule on, the design as shipped),
-/// and as TLA+ names them: for the twin that switches it off.
-pub trait RuleSwitches {
-    /// Every rule as `(the twin that switches it off, whether it is on)`, in the spec's order.
-    fn rules(&self) -> Vec<(TwinName, bool)>;
-
-    /// Every switch as `(TLA+ constant name, value)`, in the spec's order. A TLA+ constant is
-    /// named for its twin, so its value is the rule's negation.
-    fn constants(&self) -> Vec<(&'static str, bool)> {
-        self.rules()
-            .into_iter()
-            .map(|(twin, on)| (twin.name(), !on))
-            .collect()
-    }
-
-    /// The TLA+ constants that are TRUE: the rules switched off, by their twin's name.
-    fn rules_off(&self) -> Vec<&'static str> {
-        self.constants()
-            .into_iter()
-            .filter(|(_, on)| *on)
-            .map(|(name, _)| name)
-            .collect()
-    }
-}
-
 /// A property's condition: a predicate over a model's state.
 pub type Condition<M> = fn(&M, &<M as Model>::State) -> bool;
 
@@ -166,39 +139,28 @@ pub struct SpecConfig<S: Spec> {
     pub base: Option<&'static str>,
     /// The bounds.
     pub bounds: S::Bounds,
-    /// The rule switches.
-    pub switches: S::Switches,
     /// Pass, or the invariant a twin must break.
     pub expectation: Expectation,
-    /// For a twin, its name in every layer (`felix-names`).
+    /// For a twin, its name in every layer (`felix-names`): the one rule switched off. A passing
+    /// configuration has every rule on.
     pub twin: Option<TwinName>,
 }
 
 impl<S: Spec> SpecConfig<S> {
-    /// A passing configuration: `bounds` with `switches` (every rule on).
-    pub const fn passing(
-        name: &'static str,
-        bounds: S::Bounds,
-        switches: S::Switches,
-    ) -> SpecConfig<S> {
+    /// A passing configuration: `bounds`, every rule on.
+    pub const fn passing(name: &'static str, bounds: S::Bounds) -> SpecConfig<S> {
         SpecConfig {
             name,
             base: None,
             bounds,
-            switches,
             expectation: Expectation::Pass,
             twin: None,
         }
     }
 
-    /// A twin: `base` with one rule off (`switches`); it must break what `felix-names` says it
-    /// breaks in the spec's layer.
-    pub const fn twin(
-        name: &'static str,
-        twin: TwinName,
-        base: &SpecConfig<S>,
-        switches: S::Switches,
-    ) -> SpecConfig<S> {
+    /// A twin: `base` with the one rule `twin` names switched off; it must break what
+    /// `felix-names` says it breaks in the spec's layer.
+    pub const fn twin(name: &'static str, twin: TwinName, base: &SpecConfig<S>) -> SpecConfig<S> {
         let Some(invariant) = twin.expected(S::LAYER) else {
             panic!("a twin without an invariant in its spec's layer");
         };
@@ -206,10 +168,24 @@ impl<S: Spec> SpecConfig<S> {
             name,
             base: Some(base.name),
             bounds: base.bounds,
-            switches,
             expectation: Expectation::Violates(invariant),
             twin: Some(twin),
         }
+    }
+
+    /// Whether this configuration is the twin `twin`: the rule it names is off. The model reads
+    /// its rules as the TLA+ spec does, each a boolean constant named for the twin that switches
+    /// it off (`IF HiddenTrims THEN ...` is `if config.is_twin(HiddenTrims)`).
+    pub fn is_twin(&self, twin: TwinName) -> bool {
+        self.twin == Some(twin)
+    }
+
+    /// The rule switches as the `.cfg` files declare them: every twin of the spec's layer, by
+    /// name, in `felix-names`' order, `TRUE` only for this configuration's own twin.
+    pub fn switch_constants(&self) -> Vec<(&'static str, bool)> {
+        TwinName::in_layer(S::LAYER)
+            .map(|twin| (twin.name(), self.is_twin(twin)))
+            .collect()
     }
 
     /// The invariant a twin must break, or `None` for a passing configuration.
@@ -242,7 +218,6 @@ impl<S: Spec> PartialEq for SpecConfig<S> {
         (self.name, self.base, self.expectation, self.twin)
             == (other.name, other.base, other.expectation, other.twin)
             && self.bounds == other.bounds
-            && self.switches == other.switches
     }
 }
 
@@ -255,7 +230,6 @@ impl<S: Spec> fmt::Debug for SpecConfig<S> {
             .field("name", &self.name)
             .field("base", &self.base)
             .field("bounds", &self.bounds)
-            .field("switches", &self.switches)
             .field("expectation", &self.expectation)
             .field("twin", &self.twin)
             .finish()

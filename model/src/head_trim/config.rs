@@ -1,72 +1,27 @@
-//! The configurations of FelixHeadTrim: the constants and rule switches of each `.cfg` file.
+//! The configurations of FelixHeadTrim: the constants of each `.cfg` file, and the twin it is.
 //!
 //! Names are exactly the TLA+ configuration names (`docs/formal/FelixHeadTrim<Name>.cfg`). A twin
-//! is its base configuration with exactly one switch flipped, and names the invariant it must
-//! break; `tests` hold both facts.
+//! is its base configuration with exactly one rule switched off, and names the invariant it must
+//! break; `tests` hold both facts. The spec's rules, each by the twin that switches it off (a
+//! boolean constant in every `.cfg` file, `SpecConfig::is_twin` here):
+//! - HiddenTrims: readers skip trims and CursorTooOld carries nothing (the design before the fix;
+//!   on, readers see trims and CursorTooOld carries the floor-setting trim's headers);
+//! - Untagged: CursorTooOld carries no tag (`FloorTag = 0`);
+//! - NoopSkip: a no-op trim skips the tail check;
+//! - Retention: old segments are deleted regardless of trims (on, only trims delete);
+//! - ReadFromEarliest: a refused holder re-reads from the earliest offset, not its own cursor;
+//! - TailFromRefusal: a holder adopts the tail an OffsetMismatch names;
+//! - CompactActive: compaction may delete the active segment, the one holding the floor-setting
+//!   trim;
+//! - TagAtFloor: the tag is read from the record at the floor, not the trim that set it;
+//! - VisibleTrims: the seed's rejected first fix: no tag, readers see trim records, deletion on
+//!   (on, the fix is the tag: readers skip trim records and only trims delete);
+//! - LocalReads: a broker serves a read from its own state, not at a read index.
 
 use felix_names::TwinName;
 
 use super::spec::FelixHeadTrim;
-use crate::spec::{Constants, RuleSwitches, SpecConfig};
-
-/// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
-/// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
-/// instead (`Untagged = TRUE` is `floor_tag: false`); `rules` is the one place that pairs
-/// them (`RuleSwitches::constants` negates).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Switches {
-    /// Readers may see trims and CursorTooOld carries the floor-setting trim's headers (off:
-    /// HiddenTrims, the design before the fix: readers skip trims and CursorTooOld carries
-    /// nothing).
-    pub trims_visible: bool,
-    /// CursorTooOld carries the tag (off: Untagged, `FloorTag = 0`).
-    pub floor_tag: bool,
-    /// A no-op trim still checks the tail (off: NoopSkip).
-    pub noop_trim_checks_tail: bool,
-    /// Only trims delete: no retention of old segments regardless of trims (off: Retention).
-    pub only_trims_delete: bool,
-    /// A refused holder re-reads from its own cursor (off: ReadFromEarliest, from earliest).
-    pub reread_from_cursor: bool,
-    /// The tail never comes from a refusal (off: TailFromRefusal, a holder adopts the tail named
-    /// by OffsetMismatch).
-    pub tail_not_from_refusal: bool,
-    /// Compaction never deletes the active segment, the one holding the floor-setting trim (off:
-    /// CompactActive).
-    pub compaction_keeps_floor_record: bool,
-    /// The tag is read from the trim that set the floor (off: TagAtFloor, from the record at the
-    /// floor).
-    pub tag_from_trim: bool,
-    /// The fix is the tag: readers skip trim records and only trims delete (off: VisibleTrims,
-    /// the seed's rejected first fix: no tag, readers see trim records, deletion on).
-    pub tag_not_visible_trims: bool,
-    /// A broker serves a read only at a read index (off: LocalReads, from its own state).
-    pub read_index: bool,
-}
-
-impl RuleSwitches for Switches {
-    fn rules(&self) -> Vec<(TwinName, bool)> {
-        vec![
-            (TwinName::HiddenTrims, self.trims_visible),
-            (TwinName::Untagged, self.floor_tag),
-            (TwinName::NoopSkip, self.noop_trim_checks_tail),
-            (TwinName::Retention, self.only_trims_delete),
-            (TwinName::ReadFromEarliest, self.reread_from_cursor),
-            (TwinName::TailFromRefusal, self.tail_not_from_refusal),
-            (TwinName::CompactActive, self.compaction_keeps_floor_record),
-            (TwinName::TagAtFloor, self.tag_from_trim),
-            (TwinName::VisibleTrims, self.tag_not_visible_trims),
-            (TwinName::LocalReads, self.read_index),
-        ]
-    }
-}
-
-impl Switches {
-    /// Whether retention deletes segments regardless of trims: the Retention twin, and the
-    /// VisibleTrims twin (the rejected fix ran with deletion on).
-    pub fn retention_deletes(&self) -> bool {
-        !self.only_trims_delete || !self.tag_not_visible_trims
-    }
-}
+use crate::spec::{Constants, SpecConfig};
 
 /// The bounds of a configuration (TLA+ CONSTANTS), named as in the spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -111,19 +66,13 @@ impl Constants for Bounds {
 /// One configuration: a `.cfg` file.
 pub type Config = SpecConfig<FelixHeadTrim>;
 
-/// Every rule on (a twin switches one off).
-pub const ALL_ON: Switches = Switches {
-    trims_visible: true,
-    floor_tag: true,
-    noop_trim_checks_tail: true,
-    only_trims_delete: true,
-    reread_from_cursor: true,
-    tail_not_from_refusal: true,
-    compaction_keeps_floor_record: true,
-    tag_from_trim: true,
-    tag_not_visible_trims: true,
-    read_index: true,
-};
+impl Config {
+    /// Whether retention deletes segments regardless of trims: the Retention twin, and the
+    /// VisibleTrims twin (the rejected fix ran with deletion on).
+    pub fn retention_deletes(&self) -> bool {
+        self.is_twin(TwinName::Retention) || self.is_twin(TwinName::VisibleTrims)
+    }
+}
 
 /// `FelixHeadTrim.cfg` (main): two trims with every floor they may ask for, one promotion,
 /// three-record segments.
@@ -200,109 +149,37 @@ const ALL_BOUNDS: Bounds = Bounds {
     ..MAIN_BOUNDS
 };
 
-const MAIN: Config = Config::passing("FelixHeadTrim", MAIN_BOUNDS, ALL_ON);
-const FAILOVER: Config = Config::passing("FelixHeadTrimFailover", FAILOVER_BOUNDS, ALL_ON);
-const STEADY: Config = Config::passing("FelixHeadTrimSteady", STEADY_BOUNDS, ALL_ON);
+const MAIN: Config = Config::passing("FelixHeadTrim", MAIN_BOUNDS);
+const FAILOVER: Config = Config::passing("FelixHeadTrimFailover", FAILOVER_BOUNDS);
+const STEADY: Config = Config::passing("FelixHeadTrimSteady", STEADY_BOUNDS);
 
 /// Every configuration (one per `.cfg` file), passing ones first, then the twins
 /// (`Spec::configs`).
 pub static CONFIGS: [Config; 18] = [
     MAIN,
     STEADY,
-    Config::passing("FelixHeadTrimPromotions", PROMOTIONS_BOUNDS, ALL_ON),
-    Config::passing("FelixHeadTrimCrash", CRASH_BOUNDS, ALL_ON),
+    Config::passing("FelixHeadTrimPromotions", PROMOTIONS_BOUNDS),
+    Config::passing("FelixHeadTrimCrash", CRASH_BOUNDS),
     FAILOVER,
-    Config::passing("FelixHeadTrimLiveness", LIVENESS_BOUNDS, ALL_ON),
-    Config::passing("FelixHeadTrimCombined", COMBINED_BOUNDS, ALL_ON),
-    Config::passing("FelixHeadTrimAll", ALL_BOUNDS, ALL_ON),
-    Config::twin(
-        "FelixHeadTrimHiddenTrims",
-        TwinName::HiddenTrims,
-        &MAIN,
-        Switches {
-            trims_visible: false,
-            ..ALL_ON
-        },
-    ),
-    Config::twin(
-        "FelixHeadTrimUntagged",
-        TwinName::Untagged,
-        &MAIN,
-        Switches {
-            floor_tag: false,
-            ..ALL_ON
-        },
-    ),
-    Config::twin(
-        "FelixHeadTrimNoopSkip",
-        TwinName::NoopSkip,
-        &MAIN,
-        Switches {
-            noop_trim_checks_tail: false,
-            ..ALL_ON
-        },
-    ),
-    Config::twin(
-        "FelixHeadTrimRetention",
-        TwinName::Retention,
-        &FAILOVER,
-        Switches {
-            only_trims_delete: false,
-            ..ALL_ON
-        },
-    ),
+    Config::passing("FelixHeadTrimLiveness", LIVENESS_BOUNDS),
+    Config::passing("FelixHeadTrimCombined", COMBINED_BOUNDS),
+    Config::passing("FelixHeadTrimAll", ALL_BOUNDS),
+    Config::twin("FelixHeadTrimHiddenTrims", TwinName::HiddenTrims, &MAIN),
+    Config::twin("FelixHeadTrimUntagged", TwinName::Untagged, &MAIN),
+    Config::twin("FelixHeadTrimNoopSkip", TwinName::NoopSkip, &MAIN),
+    Config::twin("FelixHeadTrimRetention", TwinName::Retention, &FAILOVER),
     Config::twin(
         "FelixHeadTrimReadFromEarliest",
         TwinName::ReadFromEarliest,
         &MAIN,
-        Switches {
-            reread_from_cursor: false,
-            ..ALL_ON
-        },
     ),
     Config::twin(
         "FelixHeadTrimTailFromRefusal",
         TwinName::TailFromRefusal,
         &MAIN,
-        Switches {
-            tail_not_from_refusal: false,
-            ..ALL_ON
-        },
     ),
-    Config::twin(
-        "FelixHeadTrimCompactActive",
-        TwinName::CompactActive,
-        &MAIN,
-        Switches {
-            compaction_keeps_floor_record: false,
-            ..ALL_ON
-        },
-    ),
-    Config::twin(
-        "FelixHeadTrimTagAtFloor",
-        TwinName::TagAtFloor,
-        &MAIN,
-        Switches {
-            tag_from_trim: false,
-            ..ALL_ON
-        },
-    ),
-    Config::twin(
-        "FelixHeadTrimVisibleTrims",
-        TwinName::VisibleTrims,
-        &STEADY,
-        Switches {
-            tag_not_visible_trims: false,
-            ..ALL_ON
-        },
-    ),
-    Config::twin(
-        "FelixHeadTrimLocalReads",
-        TwinName::LocalReads,
-        &MAIN,
-        Switches {
-            read_index: false,
-            ..ALL_ON
-        },
-    ),
+    Config::twin("FelixHeadTrimCompactActive", TwinName::CompactActive, &MAIN),
+    Config::twin("FelixHeadTrimTagAtFloor", TwinName::TagAtFloor, &MAIN),
+    Config::twin("FelixHeadTrimVisibleTrims", TwinName::VisibleTrims, &STEADY),
+    Config::twin("FelixHeadTrimLocalReads", TwinName::LocalReads, &MAIN),
 ];

@@ -95,8 +95,7 @@ pub fn type_ok(model: &FelixHeadTrim, state: &State) -> bool {
 /// VisibleTrims), it deleted nothing at or above its floor: it still holds the record that set
 /// its floor.
 pub fn floor_record_kept(model: &FelixHeadTrim, state: &State) -> bool {
-    let switches = &model.config.switches;
-    let retention = switches.retention_deletes();
+    let retention = model.config.retention_deletes();
     (1..=model.config.bounds.brokers).all(|b| {
         state.floor(b) == state.trim_floor(b)
             && (retention || state.start[usize::from(b) - 1] <= state.floor(b))

@@ -17,6 +17,10 @@ use super::config::Config;
 use super::properties;
 use crate::quorum;
 use crate::spec::{booleans, function, Condition, Rendered, Spec};
+use felix_names::TwinName::{
+    CompactActive, HiddenTrims, LocalReads, NoopSkip, ReadFromEarliest, TagAtFloor,
+    TailFromRefusal, Untagged, VisibleTrims,
+};
 
 /// Brokers a state can hold (the spec's `NumBrokers` is at most this).
 pub const BROKERS_MAX: usize = 3;
@@ -176,16 +180,15 @@ impl State {
     /// `FloorTag(b)`: the epoch of the floor-setting trim, if b still holds it and the tag is on
     /// (TagAtFloor: of the record at the floor).
     pub fn floor_tag(&self, config: &Config, b: Broker) -> u8 {
-        let switches = &config.switches;
         let floor = self.floor(b);
-        if !switches.trims_visible
-            || !switches.floor_tag
-            || !switches.tag_not_visible_trims
+        if config.is_twin(HiddenTrims)
+            || config.is_twin(Untagged)
+            || config.is_twin(VisibleTrims)
             || floor == 1
         {
             return 0;
         }
-        if !switches.tag_from_trim {
+        if config.is_twin(TagAtFloor) {
             return if floor >= self.start[index(b)] {
                 self.log[index(b)].at(floor).h
             } else {
@@ -225,7 +228,7 @@ impl State {
     /// `Serves(s)`: s learnt a read index from the current leader and its walk reached it
     /// (LocalReads: always).
     pub fn serves(&self, config: &Config, s: Broker) -> bool {
-        !config.switches.read_index
+        config.is_twin(LocalReads)
             || (1..=config.bounds.brokers).any(|l| {
                 self.read_index_from(config, l) && self.commit[index(s)] >= self.commit[index(l)]
             })
@@ -290,8 +293,8 @@ impl State {
         let mut below = false;
         for i in lo..=self.commit[index(s)] {
             let record = log.at(i);
-            let seen = record.k == Kind::Write
-                || (!config.switches.tag_not_visible_trims && record.k == Kind::Trim);
+            let seen =
+                record.k == Kind::Write || (config.is_twin(VisibleTrims) && record.k == Kind::Trim);
             if seen {
                 newer |= record.h > h;
                 below |= i < acked;
@@ -378,7 +381,7 @@ impl fmt::Display for Action {
 /// The model of one configuration.
 #[derive(Clone, Debug)]
 pub struct FelixHeadTrim {
-    /// The configuration: constants and switches.
+    /// The configuration: its constants, and the twin it is, if any.
     pub config: &'static Config,
     /// Search one state per orbit under permutations of the brokers (see `canonical`). Off by
     /// default: with it on, the unique-state count is no longer comparable with TLC's.
@@ -410,7 +413,7 @@ impl FelixHeadTrim {
     /// Whether `action`'s guard holds in `state` (the conjuncts that do not prime a variable).
     pub fn enabled(&self, state: &State, action: Action) -> bool {
         let bounds = &self.config.bounds;
-        let switches = &self.config.switches;
+        let config = self.config;
         match action {
             Action::MoveLease => state.lease < bounds.holders,
             Action::Promote(b, q) => {
@@ -437,10 +440,10 @@ impl FelixHeadTrim {
                 state.active(h)
                     && state.trims < bounds.max_trims
                     && state.leader[index(s)]
-                    && (!switches.noop_trim_checks_tail || state.expected[index(h)] == state.len(s))
+                    && (config.is_twin(NoopSkip) || state.expected[index(h)] == state.len(s))
             }
             Action::Refused(h, s) => {
-                !switches.tail_not_from_refusal
+                config.is_twin(TailFromRefusal)
                     && state.active(h)
                     && state.leader[index(s)]
                     && state.expected[index(h)] != state.len(s)
@@ -459,14 +462,14 @@ impl FelixHeadTrim {
             Action::Compact(b) => {
                 let first = state.start[index(b)];
                 let last = state.seg_last(self.config, b);
-                if !switches.compaction_keeps_floor_record {
+                if config.is_twin(CompactActive) {
                     first < state.floor(b) && last <= state.commit[index(b)]
                 } else {
                     last < state.floor(b)
                 }
             }
             Action::Retain(b) => {
-                switches.retention_deletes()
+                config.retention_deletes()
                     && state.seg_last(self.config, b) <= state.commit[index(b)]
             }
             Action::Crash(b) => state.crashes < bounds.max_crashes && state.leader[index(b)],
@@ -484,7 +487,7 @@ impl FelixHeadTrim {
     /// tail becomes s's commit index.
     fn read(&self, state: &State, next: &mut State, h: Holder, s: Broker) {
         let rs = state.readable_start(s);
-        let from = if !self.config.switches.reread_from_cursor {
+        let from = if self.config.is_twin(ReadFromEarliest) {
             rs
         } else {
             state.expected[index(h)] + 1
@@ -641,7 +644,7 @@ impl Model for FelixHeadTrim {
         // around the loops only skip candidates a guard conjunct already rules out (a bound
         // reached, a switch off, a broker that does not lead), to keep this hot path short.
         let bounds = &self.config.bounds;
-        let switches = &self.config.switches;
+        let config = self.config;
         let brokers = bounds.brokers;
         let holders = bounds.holders;
         let is_leader = |b: Broker| state.leader[index(b)];
@@ -681,7 +684,7 @@ impl Model for FelixHeadTrim {
                 }
             }
         }
-        if !switches.tail_not_from_refusal {
+        if config.is_twin(TailFromRefusal) {
             for h in 1..=holders {
                 for s in (1..=brokers).filter(|&s| is_leader(s)) {
                     push(Action::Refused(h, s));
@@ -706,7 +709,7 @@ impl Model for FelixHeadTrim {
         for b in 1..=brokers {
             push(Action::Compact(b));
         }
-        if switches.retention_deletes() {
+        if config.retention_deletes() {
             for b in 1..=brokers {
                 push(Action::Retain(b));
             }
@@ -736,7 +739,6 @@ impl Model for FelixHeadTrim {
 
 impl crate::spec::Spec for FelixHeadTrim {
     type Bounds = super::config::Bounds;
-    type Switches = super::config::Switches;
     const LAYER: felix_names::Layer = felix_names::Layer::HeadTrim;
     const MAIN_ALIAS: bool = true;
     const NO_SYMMETRY: Option<&'static str> = None;

@@ -1,44 +1,23 @@
-//! The configurations of ParosTrimJump: the constants and rule switches of each `.cfg` file.
+//! The configurations of ParosTrimJump: the constants of each `.cfg` file, and the twin it is.
 //!
 //! Names are exactly the TLA+ configuration names (`docs/formal/ParosTrimJump<Name>.cfg`). A twin
-//! is its base configuration with exactly one switch flipped, and names the invariant it must
+//! is its base configuration with exactly one rule switched off, and names the invariant it must
 //! break; `model/tests/it/paros.rs` holds both facts and ties the registry to the `.cfg` files.
+//! The spec's rules, each by the twin that switches it off (a boolean constant in every `.cfg`
+//! file, `SpecConfig::is_twin` here):
+//! - JumpResetsTerm: a TrimmedTo jump overwrites term and vote with the sealed term (on, it never
+//!   touches them);
+//! - UnfencedTruncate: the walk does not check a truncate against the writer fence;
+//! - FloorPastCommit: a node applies a truncate's floor when it appends it, not when its walk
+//!   reaches it;
+//! - AckBeforeSync: a follower answers a replicated record before it is durable and any copy
+//!   counts toward a write's acknowledgement (on, a write is acknowledged only once a majority
+//!   holds it durably).
 
 use felix_names::TwinName;
 
 use super::spec::ParosTrimJump;
-use crate::spec::{Constants, RuleSwitches, SpecConfig};
-
-/// The rule switches, named for the rule (as the core's `Rules`): `true` is the rule on, the design
-/// as shipped; each twin switches exactly one rule off. The TLA+ constants are named for the twin
-/// instead (`JumpResetsTerm = TRUE` is `jump_keeps_term: false`); `rules` pairs them
-/// (`RuleSwitches::constants` negates).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ParosSwitches {
-    /// A TrimmedTo jump never touches term or vote (off: JumpResetsTerm, it overwrites them with
-    /// the sealed term).
-    pub jump_keeps_term: bool,
-    /// The walk checks a truncate against the writer fence (off: UnfencedTruncate).
-    pub truncate_fenced: bool,
-    /// A node applies a truncate's floor when its walk reaches it (off: FloorPastCommit, when it
-    /// appends it).
-    pub floor_after_commit: bool,
-    /// A follower answers a replicated record only once it is durable, and a write is
-    /// acknowledged only once a majority holds it durably (off: AckBeforeSync, a follower answers
-    /// first and any copy counts).
-    pub ack_after_sync: bool,
-}
-
-impl RuleSwitches for ParosSwitches {
-    fn rules(&self) -> Vec<(TwinName, bool)> {
-        vec![
-            (TwinName::JumpResetsTerm, self.jump_keeps_term),
-            (TwinName::UnfencedTruncate, self.truncate_fenced),
-            (TwinName::FloorPastCommit, self.floor_after_commit),
-            (TwinName::AckBeforeSync, self.ack_after_sync),
-        ]
-    }
-}
+use crate::spec::{Constants, SpecConfig};
 
 /// The bounds of a configuration (TLA+ CONSTANTS), named as in the spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,13 +70,6 @@ impl Constants for ParosBounds {
 /// One configuration: a `.cfg` file.
 pub type ParosConfig = SpecConfig<ParosTrimJump>;
 
-const ALL_ON: ParosSwitches = ParosSwitches {
-    jump_keeps_term: true,
-    truncate_fenced: true,
-    floor_after_commit: true,
-    ack_after_sync: true,
-};
-
 /// `ParosTrimJump.cfg`: three voters, two owners, a write, a truncate, a SetLeader and a
 /// promotion, no crash.
 const MAIN_BOUNDS: ParosBounds = ParosBounds {
@@ -126,49 +98,33 @@ const REPLICA_BOUNDS: ParosBounds = ParosBounds {
     ..MAIN_BOUNDS
 };
 
-const MAIN: ParosConfig = ParosConfig::passing("ParosTrimJump", MAIN_BOUNDS, ALL_ON);
-const CRASH: ParosConfig = ParosConfig::passing("ParosTrimJumpCrashes", CRASH_BOUNDS, ALL_ON);
+const MAIN: ParosConfig = ParosConfig::passing("ParosTrimJump", MAIN_BOUNDS);
+const CRASH: ParosConfig = ParosConfig::passing("ParosTrimJumpCrashes", CRASH_BOUNDS);
 
 /// Every configuration (one per `.cfg` file), passing ones first, then the twins
 /// (`Spec::configs`).
 pub static CONFIGS: [ParosConfig; 7] = [
     MAIN,
-    ParosConfig::passing("ParosTrimJumpReplica", REPLICA_BOUNDS, ALL_ON),
+    ParosConfig::passing("ParosTrimJumpReplica", REPLICA_BOUNDS),
     CRASH,
     ParosConfig::twin(
         "ParosTrimJumpJumpResetsTerm",
         TwinName::JumpResetsTerm,
         &MAIN,
-        ParosSwitches {
-            jump_keeps_term: false,
-            ..ALL_ON
-        },
     ),
     ParosConfig::twin(
         "ParosTrimJumpUnfencedTruncate",
         TwinName::UnfencedTruncate,
         &MAIN,
-        ParosSwitches {
-            truncate_fenced: false,
-            ..ALL_ON
-        },
     ),
     ParosConfig::twin(
         "ParosTrimJumpFloorPastCommit",
         TwinName::FloorPastCommit,
         &MAIN,
-        ParosSwitches {
-            floor_after_commit: false,
-            ..ALL_ON
-        },
     ),
     ParosConfig::twin(
         "ParosTrimJumpAckBeforeSync",
         TwinName::AckBeforeSync,
         &CRASH,
-        ParosSwitches {
-            ack_after_sync: false,
-            ..ALL_ON
-        },
     ),
 ];

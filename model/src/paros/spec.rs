@@ -18,6 +18,7 @@ use super::config::ParosConfig;
 use super::properties;
 use crate::quorum;
 use crate::spec::{booleans, function, Condition, Rendered, Spec};
+use felix_names::TwinName::{AckBeforeSync, FloorPastCommit, JumpResetsTerm, UnfencedTruncate};
 
 /// Nodes a state can hold (the spec's `NumVoters + NumReplicas` is at most this).
 pub const NODES_MAX: usize = 4;
@@ -305,7 +306,7 @@ impl fmt::Display for Action {
 /// The model of one configuration.
 #[derive(Clone, Debug)]
 pub struct ParosTrimJump {
-    /// The configuration: constants and switches.
+    /// The configuration: its constants, and the twin it is, if any.
     pub config: &'static ParosConfig,
 }
 
@@ -334,7 +335,7 @@ impl ParosTrimJump {
 
     /// `AcceptsTruncate(w, o)`.
     fn accepts_truncate(&self, w: u8, o: u8) -> bool {
-        !self.config.switches.truncate_fenced || o == w
+        self.config.is_twin(UnfencedTruncate) || o == w
     }
 
     /// `WalkStep(st, r)`.
@@ -345,7 +346,7 @@ impl ParosTrimJump {
         }
         if r.k == Kind::Truncate
             && self.accepts_truncate(w, r.o)
-            && self.config.switches.floor_after_commit
+            && !self.config.is_twin(FloorPastCommit)
         {
             st.f = st.f.max(r.u);
         }
@@ -379,7 +380,7 @@ impl ParosTrimJump {
         let start_l = state.start[index(l)];
         let term_l = state.term[index(l)];
         let last = start_l - 1 + lg[index(l)].len();
-        let any_copy = !self.config.switches.ack_after_sync;
+        let any_copy = self.config.is_twin(AckBeforeSync);
         let holds = |q: Node, x: u8| {
             let s = state.start[index(q)];
             s <= x
@@ -447,7 +448,7 @@ impl ParosTrimJump {
     /// `Replicate(l, f)`: f persists what it takes before it answers (AckBeforeSync: a follower
     /// of l's term answers first, and the record it takes is not yet durable).
     fn replicate(&self, state: &State, l: Node, f: Node) -> State {
-        let switches = &self.config.switches;
+        let config = self.config;
         let mut next = state.clone();
         let m = state.match_len(l, f, self.max_len());
         let sent = m < state.last_index(l);
@@ -472,7 +473,7 @@ impl ParosTrimJump {
         let mut lg = state.log;
         lg[index(f)] = new_f;
         let same_term = state.term[index(f)] == state.term[index(l)];
-        let durable_f = if !switches.ack_after_sync && sent && same_term {
+        let durable_f = if config.is_twin(AckBeforeSync) && sent && same_term {
             m
         } else {
             state.start[index(f)] - 1 + new_f.len()
@@ -490,7 +491,7 @@ impl ParosTrimJump {
         );
         let f_floor = match received {
             Some(r)
-                if !switches.floor_after_commit
+                if config.is_twin(FloorPastCommit)
                     && r.k == Kind::Truncate
                     && self.accepts_truncate(state.writer[index(f)], r.o) =>
             {
@@ -546,7 +547,7 @@ impl ParosTrimJump {
     /// `jump_keeps_term` off, the JumpResetsTerm twin, it takes the sealed term and no vote).
     fn trimmed_to(&self, state: &State, next: &mut State, l: Node, f: Node) {
         let point = state.start[index(l)];
-        let (new_term, new_vote) = if !self.config.switches.jump_keeps_term {
+        let (new_term, new_vote) = if self.config.is_twin(JumpResetsTerm) {
             (state.sterm[index(l)], 0)
         } else {
             (state.term[index(f)], state.vote[index(f)])
@@ -600,7 +601,7 @@ impl ParosTrimJump {
 
     /// The state after `action` (whose guard holds): the primed variables.
     fn apply(&self, state: &State, action: Action) -> State {
-        let switches = &self.config.switches;
+        let config = self.config;
         let mut next = state.clone();
         match action {
             Action::Promote(b, q) => self.promote(state, &mut next, b, q),
@@ -623,7 +624,8 @@ impl ParosTrimJump {
                     u: state.last_index(l) + 1,
                 };
                 next.log[index(l)].append(r);
-                if !switches.floor_after_commit && self.accepts_truncate(state.writer[index(l)], o)
+                if config.is_twin(FloorPastCommit)
+                    && self.accepts_truncate(state.writer[index(l)], o)
                 {
                     next.floor[index(l)] = state.floor[index(l)].max(r.u);
                 }
@@ -762,7 +764,6 @@ impl Model for ParosTrimJump {
 
 impl crate::spec::Spec for ParosTrimJump {
     type Bounds = super::config::ParosBounds;
-    type Switches = super::config::ParosSwitches;
     const LAYER: felix_names::Layer = felix_names::Layer::Paros;
     const MAIN_ALIAS: bool = false;
     const NO_SYMMETRY: Option<&'static str> = Some(

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use felix_model::check;
-use felix_model::spec::{Constants, Expectation, RuleSwitches, Spec};
+use felix_model::spec::{Constants, Expectation, Spec, SpecConfig};
 use felix_names::{Invariant, TwinName};
 
 /// `(name, value)` for every `Name = Value` line of a `.cfg` file's CONSTANTS section.
@@ -63,7 +63,7 @@ pub fn assert_registry_is_the_cfg_files<S: Spec>() {
         for (constant, value) in config.bounds.constants() {
             expected.insert(constant.to_string(), value.to_string());
         }
-        for (switch, on) in config.switches.constants() {
+        for (switch, on) in config.switch_constants() {
             let value = if on { "TRUE" } else { "FALSE" };
             expected.insert(switch.to_string(), value.to_string());
         }
@@ -80,34 +80,37 @@ pub fn assert_registry_is_the_cfg_files<S: Spec>() {
     }
 }
 
-/// Asserts each twin has a passing base with the same bounds and every rule on, and differs from
-/// it in exactly the switch it is named after; and that the passing configurations are exactly
-/// those with no switch on.
+/// Asserts each twin has a passing base with the same bounds and every rule on, and switches off
+/// exactly the rule it is named after; and that the passing configurations are exactly those with
+/// every rule on.
 pub fn assert_twins_are_one_switch_from_their_base<S: Spec>() {
     for twin in S::twins() {
         let base_name = twin.base.expect("a twin names its base");
         let base = S::lookup(base_name).expect("the base is registered");
         assert_eq!(base.expectation, Expectation::Pass, "{}", twin.name);
         assert_eq!(base.bounds, twin.bounds, "{}", twin.name);
-        assert!(
-            base.switches.rules_off().is_empty(),
-            "{base_name} has a rule off"
-        );
-        assert_eq!(
-            twin.switches.rules_off(),
-            vec![twin.short_name()],
-            "{}",
-            twin.name
-        );
+        assert_eq!(base.twin, None, "{base_name} has a rule off");
+        let on = switches_on(twin);
+        assert_eq!(on, vec![twin.short_name()], "{}", twin.name);
     }
     for config in S::configs() {
         assert_eq!(
             config.expected_violation().is_none(),
-            config.switches.rules_off().is_empty(),
+            config.twin.is_none(),
             "{}",
             config.name
         );
     }
+}
+
+/// The TLA+ switch constants a configuration sets to `TRUE`.
+fn switches_on<S: Spec>(config: &SpecConfig<S>) -> Vec<&'static str> {
+    config
+        .switch_constants()
+        .into_iter()
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// Asserts every configuration is found by its full name and by its name without the spec's

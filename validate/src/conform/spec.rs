@@ -221,7 +221,7 @@ impl Spec for HeadTrim {
     }
 
     fn filters(self) -> bool {
-        self.config.switches.retention_deletes()
+        self.config.retention_deletes()
     }
 
     fn start_core(self) -> Result<Core, String> {

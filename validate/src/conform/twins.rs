@@ -190,7 +190,7 @@ pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
     Ok(twin.row(model_shortest, path, bounds_of, with_twin, gap))
 }
 
-/// `twin` (its switches and expectation) with `other`'s bounds, based on `other`. Leaked: a
+/// `twin` (the rule it switches off, and its expectation) with `other`'s bounds, based on `other`. Leaked: a
 /// model's configuration is `'static`, and this is built at most once per passing configuration
 /// for a twin whose own bounds hold no path the core can follow.
 fn leak_with_bounds(twin: &'static Config, other: &'static Config) -> &'static Config {
@@ -203,7 +203,7 @@ fn leak_with_bounds(twin: &'static Config, other: &'static Config) -> &'static C
 
 /// Where a twin's own bounds hold no counterexample the core can follow: the shortest one under
 /// the bounds of any passing configuration (the first in the registry's order among the
-/// shortest), with that configuration. The twin's switches and invariant are the same; only the
+/// shortest), with that configuration. The twin's rule and invariant are the same; only the
 /// bounds grow, so the path still shows the twin's rule off, in a world the core can reach.
 fn followable_in_other_bounds(
     twin: &'static Config,

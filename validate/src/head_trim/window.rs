@@ -18,18 +18,16 @@
 use super::projection::ProjectedRecord;
 use crate::renaming;
 use crate::steps::{Failure, Renaming, OUT, UNSEEN};
-use felix_model::head_trim::config::{Bounds, Config, ALL_ON};
+use felix_model::head_trim::config::{Bounds, Config};
 use felix_model::head_trim::spec::{FelixHeadTrim, Kind, Log, Record, State, BROKERS_MAX, LOG_MAX};
-use felix_model::spec::Expectation;
 use stateright::Model;
 
 /// The configuration every window runs under: the design (every rule on), three brokers, one
 /// holder, and bounds loose enough that no counter guard ever binds (window states start every
 /// counter at 0 and take at most a few actions).
-pub static WINDOW: Config = Config {
-    name: "FelixHeadTrimValidate",
-    base: None,
-    bounds: Bounds {
+pub static WINDOW: Config = Config::passing(
+    "FelixHeadTrimValidate",
+    Bounds {
         brokers: 3,
         holders: 1,
         max_writes: 3,
@@ -38,10 +36,7 @@ pub static WINDOW: Config = Config {
         max_crashes: 1,
         seg_size: 1,
     },
-    switches: ALL_ON,
-    expectation: Expectation::Pass,
-    twin: None,
-};
+);
 
 /// The highest term a window holds: the model's terms are below 32.
 pub(crate) const TERMS_LAST: u8 = 31;

@@ -4,18 +4,16 @@
 use super::projection::ParosRecord;
 use crate::renaming;
 use crate::steps::{self, Abstraction, Failure, OUT, UNSEEN};
-use felix_model::paros::config::{ParosBounds, ParosConfig, ParosSwitches};
+use felix_model::paros::config::{ParosBounds, ParosConfig};
 use felix_model::paros::spec::{Action, Kind, Log, ParosTrimJump, Record, State};
-use felix_model::spec::Expectation;
 use stateright::Model;
 
 /// The configuration every window runs under: the design (every rule on), three voters, owners
 /// up to 7 (the renamed tokens), and counters that never bind (a window takes one append).
 /// `MaxLen` is 7: a window's slots are 0..=7.
-pub static PAROS_WINDOW: ParosConfig = ParosConfig {
-    name: "ParosTrimJumpValidate",
-    base: None,
-    bounds: ParosBounds {
+pub static PAROS_WINDOW: ParosConfig = ParosConfig::passing(
+    "ParosTrimJumpValidate",
+    ParosBounds {
         voters: 3,
         replicas: 0,
         owners: 7,
@@ -25,15 +23,7 @@ pub static PAROS_WINDOW: ParosConfig = ParosConfig {
         max_promotions: 1,
         max_crashes: 0,
     },
-    switches: ParosSwitches {
-        jump_keeps_term: true,
-        truncate_fenced: true,
-        floor_after_commit: true,
-        ack_after_sync: true,
-    },
-    expectation: Expectation::Pass,
-    twin: None,
-};
+);
 
 /// The highest term a window holds (terms renamed into 1..=15).
 pub(crate) const TERMS_LAST: u8 = 15;
