@@ -122,15 +122,6 @@ pub type Invariants<M, const N: usize> = [(Invariant, Condition<M>); N];
 /// A table of named coverage conditions (`sometimes`), in the order the model declares them.
 pub type Conditions<M, const N: usize> = [(&'static str, Condition<M>); N];
 
-/// What a configuration is expected to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expectation {
-    /// Every invariant holds; the distinct-state count is pinned when small enough for a test.
-    Pass,
-    /// A twin: it must break exactly this invariant.
-    Violates(Invariant),
-}
-
 /// One configuration of a spec: a `.cfg` file.
 pub struct SpecConfig<S: Spec> {
     /// Full name, as the `.cfg` file (without the extension).
@@ -139,10 +130,9 @@ pub struct SpecConfig<S: Spec> {
     pub base: Option<&'static str>,
     /// The bounds.
     pub bounds: S::Bounds,
-    /// Pass, or the invariant a twin must break.
-    pub expectation: Expectation,
-    /// For a twin, its name in every layer (`felix-names`): the one rule switched off. A passing
-    /// configuration has every rule on.
+    /// For a twin, its name in every layer (`felix-names`): the one rule switched off, and what it
+    /// must break (`expected_violation`). A passing configuration has every rule on, holds every
+    /// invariant, and has its distinct-state count pinned when small enough for a test.
     pub twin: Option<TwinName>,
 }
 
@@ -153,7 +143,6 @@ impl<S: Spec> SpecConfig<S> {
             name,
             base: None,
             bounds,
-            expectation: Expectation::Pass,
             twin: None,
         }
     }
@@ -161,14 +150,13 @@ impl<S: Spec> SpecConfig<S> {
     /// A twin: `base` with the one rule `twin` names switched off; it must break what
     /// `felix-names` says it breaks in the spec's layer.
     pub const fn twin(name: &'static str, twin: TwinName, base: &SpecConfig<S>) -> SpecConfig<S> {
-        let Some(invariant) = twin.expected(S::LAYER) else {
+        if twin.expected(S::LAYER).is_none() {
             panic!("a twin without an invariant in its spec's layer");
-        };
+        }
         SpecConfig {
             name,
             base: Some(base.name),
             bounds: base.bounds,
-            expectation: Expectation::Violates(invariant),
             twin: Some(twin),
         }
     }
@@ -190,10 +178,7 @@ impl<S: Spec> SpecConfig<S> {
 
     /// The invariant a twin must break, or `None` for a passing configuration.
     pub fn expected_violation(&self) -> Option<Invariant> {
-        match self.expectation {
-            Expectation::Pass => None,
-            Expectation::Violates(invariant) => Some(invariant),
-        }
+        self.twin.and_then(|twin| twin.expected(S::LAYER))
     }
 
     /// The name without the spec's prefix (`Main` for the main configuration).
@@ -215,8 +200,7 @@ impl<S: Spec> Copy for SpecConfig<S> {}
 
 impl<S: Spec> PartialEq for SpecConfig<S> {
     fn eq(&self, other: &Self) -> bool {
-        (self.name, self.base, self.expectation, self.twin)
-            == (other.name, other.base, other.expectation, other.twin)
+        (self.name, self.base, self.twin) == (other.name, other.base, other.twin)
             && self.bounds == other.bounds
     }
 }
@@ -230,7 +214,6 @@ impl<S: Spec> fmt::Debug for SpecConfig<S> {
             .field("name", &self.name)
             .field("base", &self.base)
             .field("bounds", &self.bounds)
-            .field("expectation", &self.expectation)
             .field("twin", &self.twin)
             .finish()
     }
