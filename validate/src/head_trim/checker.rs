@@ -75,6 +75,27 @@ fn take(state: &State, action: Action, label: &str) -> Result<State, Failure> {
     )
 }
 
+impl BrokerProjection {
+    /// The broker in a window: its term and floor renamed by `names`, holding `records` (already
+    /// renamed) with `commit` in the window, from offset 1.
+    fn in_window(
+        &self,
+        names: &Names,
+        leader: bool,
+        records: Vec<Record>,
+        commit: u8,
+    ) -> WindowBroker {
+        WindowBroker {
+            term: names.terms.to(self.term),
+            leader,
+            records,
+            commit,
+            floor: names.floors.to(self.floor),
+            start: 1,
+        }
+    }
+}
+
 impl Steps for BrokerProjection {
     type WindowRecord = Record;
     type Tail = Option<u64>;
@@ -153,22 +174,10 @@ impl Steps for BrokerProjection {
         let records = &self.log[base as usize..commit as usize];
         let names = Names::new(records, [self.term], [self.floor])?;
         let window_records = names.records(records)?;
-        let term = names.terms.to(self.term);
-        let me = WindowBroker {
-            term,
-            leader: true,
-            records: window_records.clone(),
-            commit: 0,
-            floor: names.floors.to(self.floor),
-            start: 1,
-        };
+        let me = self.in_window(&names, true, window_records.clone(), 0);
         let ghost = WindowBroker {
-            term,
-            leader: false,
             records: window_records,
-            commit: 0,
-            floor: 1,
-            start: 1,
+            ..WindowBroker::absent(me.term)
         };
         let state = window::state([me, ghost.clone(), ghost], 0).ok_or(OUT)?;
         let next = take(&state, Action::Replicate(SELF, GHOST), label)?;
@@ -230,23 +239,9 @@ impl Steps for BrokerProjection {
         )?;
         let ghost_window = names.records(window.ghost)?;
         let own_window = names.records(window.own)?;
-        let ghost = WindowBroker {
-            term: names.terms.to(after.term),
-            leader: true,
-            records: ghost_window.clone(),
-            commit: window.ghost_commit,
-            floor: names.floors.to(after.floor),
-            start: 1,
-        };
-        let me = WindowBroker {
-            term: names.terms.to(self.term),
-            leader: self.leader,
-            records: own_window.clone(),
-            commit: window.own_commit,
-            floor: names.floors.to(self.floor),
-            start: 1,
-        };
-        let third = WindowBroker::absent(names.terms.to(self.term));
+        let ghost = after.in_window(&names, true, ghost_window.clone(), window.ghost_commit);
+        let me = self.in_window(&names, self.leader, own_window.clone(), window.own_commit);
+        let third = WindowBroker::absent(me.term);
         let state = window::state([ghost, me, third], 0).ok_or(OUT)?;
         let next = take(&state, Action::Replicate(1, 2), label)?;
         self.floor = names.floor(next.floor[1]);

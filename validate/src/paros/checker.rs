@@ -23,6 +23,30 @@ pub fn check(
     steps::check(node, before, after, tail, jump)
 }
 
+impl ParosNode {
+    /// The node in a window: its term, writer and floor renamed by `names`, holding `records`
+    /// (already renamed) with `commit` in the window, above a base sealed at term `sterm`.
+    fn in_window(
+        &self,
+        names: &Names,
+        leader: bool,
+        records: Vec<Record>,
+        commit: u8,
+        sterm: u64,
+    ) -> WindowNode {
+        WindowNode {
+            term: names.terms.to(self.term),
+            leader,
+            records,
+            commit,
+            writer: names.tokens().to(self.writer),
+            floor: names.floors.to(self.floor),
+            sterm: names.terms.to(sterm),
+            ..WindowNode::absent(1)
+        }
+    }
+}
+
 impl Steps for ParosNode {
     type WindowRecord = Record;
     type Tail = bool;
@@ -113,16 +137,7 @@ impl Steps for ParosNode {
         let sterm = self.term_at(base).ok_or(UNSEEN)?;
         let records = &self.log[base as usize..commit as usize];
         let names = Names::new(records, &[self.term, sterm], &[self.floor], &[self.writer])?;
-        let term = names.terms.to(self.term);
-        let me = WindowNode {
-            term,
-            leader: true,
-            records: names.records(records),
-            writer: names.tokens().to(self.writer),
-            floor: names.floors.to(self.floor),
-            sterm: names.terms.to(sterm),
-            ..WindowNode::absent(1)
-        };
+        let me = self.in_window(&names, true, names.records(records), 0, sterm);
         let ghost = WindowNode {
             leader: false,
             ..me.clone()
@@ -187,27 +202,15 @@ impl Steps for ParosNode {
         )?;
         let ghost_window = names.records(span.ghost);
         let own_window = names.records(span.own);
-        let ghost = WindowNode {
-            term: names.terms.to(after.term),
-            leader: true,
-            records: ghost_window.clone(),
-            commit: span.ghost_commit,
-            writer: names.tokens().to(after.writer),
-            floor: names.floors.to(after.floor),
-            sterm: names.terms.to(sterm),
-            ..WindowNode::absent(1)
-        };
-        let me = WindowNode {
-            term: names.terms.to(self.term),
-            leader: self.leader,
-            records: own_window.clone(),
-            commit: span.own_commit,
-            writer: names.tokens().to(self.writer),
-            floor: names.floors.to(self.floor),
-            sterm: names.terms.to(sterm),
-            ..WindowNode::absent(1)
-        };
-        let third = WindowNode::absent(names.terms.to(self.term));
+        let ghost = after.in_window(&names, true, ghost_window.clone(), span.ghost_commit, sterm);
+        let me = self.in_window(
+            &names,
+            self.leader,
+            own_window.clone(),
+            span.own_commit,
+            sterm,
+        );
+        let third = WindowNode::absent(me.term);
         let state = window([ghost, me, third]).ok_or(OUT)?;
         let next = take(&state, Action::Replicate(N1, N2), label)?;
         self.writer = names.token(next.writer[1]);
