@@ -1,9 +1,10 @@
 //! The one interface both specs give the runner, the registry and the trace renderer.
 //!
-//! A spec is a Stateright `Model` built from a configuration (`SpecConfig`: its bounds, the twin
-//! it is if any, what it is expected to do), with its invariants and `sometimes` checks named in the
-//! model's order and its state rendered as TLC prints it. FelixHeadTrim (`crate::head_trim`) and
-//! ParosTrimJump (`crate::paros`) each implement it; `crate::check` runs either, monomorphized.
+//! A spec is a Stateright `Model` built from a configuration (`SpecConfig`: its bounds, and the
+//! twin it is if any, which says what it is expected to do), with its invariants and `sometimes`
+//! checks named in the model's order and its state rendered as TLC prints it. FelixHeadTrim
+//! (`crate::head_trim`) and ParosTrimJump (`crate::paros`) each implement it; `crate::check` runs
+//! either, monomorphized.
 
 use std::fmt;
 use std::hash::Hash;

@@ -412,8 +412,8 @@ impl FelixHeadTrim {
 
     /// Whether `action`'s guard holds in `state` (the conjuncts that do not prime a variable).
     pub fn enabled(&self, state: &State, action: Action) -> bool {
-        let bounds = &self.config.bounds;
         let config = self.config;
+        let bounds = &config.bounds;
         match action {
             Action::MoveLease => state.lease < bounds.holders,
             Action::Promote(b, q) => {
@@ -448,7 +448,7 @@ impl FelixHeadTrim {
                     && state.leader[index(s)]
                     && state.expected[index(h)] != state.len(s)
             }
-            Action::Read(h, s) => state.active(h) && state.serves(self.config, s),
+            Action::Read(h, s) => state.active(h) && state.serves(config, s),
             Action::Replicate(l, f) => {
                 let m = state.match_len(l, f);
                 state.leader[index(l)]
@@ -461,7 +461,7 @@ impl FelixHeadTrim {
             }
             Action::Compact(b) => {
                 let first = state.start[index(b)];
-                let last = state.seg_last(self.config, b);
+                let last = state.seg_last(config, b);
                 if config.is_twin(CompactActive) {
                     first < state.floor(b) && last <= state.commit[index(b)]
                 } else {
@@ -469,8 +469,7 @@ impl FelixHeadTrim {
                 }
             }
             Action::Retain(b) => {
-                config.retention_deletes()
-                    && state.seg_last(self.config, b) <= state.commit[index(b)]
+                config.retention_deletes() && state.seg_last(config, b) <= state.commit[index(b)]
             }
             Action::Crash(b) => state.crashes < bounds.max_crashes && state.leader[index(b)],
         }
@@ -643,8 +642,8 @@ impl Model for FelixHeadTrim {
         // Every candidate goes through `enabled`, so the set is exactly the spec's. The `if`s
         // around the loops only skip candidates a guard conjunct already rules out (a bound
         // reached, a switch off, a broker that does not lead), to keep this hot path short.
-        let bounds = &self.config.bounds;
         let config = self.config;
+        let bounds = &config.bounds;
         let brokers = bounds.brokers;
         let holders = bounds.holders;
         let is_leader = |b: Broker| state.leader[index(b)];

@@ -190,9 +190,9 @@ pub fn conform_twin(config: &'static Config) -> Result<TwinConform, String> {
     Ok(twin.row(model_shortest, path, bounds_of, with_twin, gap))
 }
 
-/// `twin` (the rule it switches off, and its expectation) with `other`'s bounds, based on `other`. Leaked: a
-/// model's configuration is `'static`, and this is built at most once per passing configuration
-/// for a twin whose own bounds hold no path the core can follow.
+/// `twin` (the rule it switches off, and so what it must break) with `other`'s bounds, based on
+/// `other`. Leaked: a model's configuration is `'static`, and this is built at most once per
+/// passing configuration for a twin whose own bounds hold no path the core can follow.
 fn leak_with_bounds(twin: &'static Config, other: &'static Config) -> &'static Config {
     Box::leak(Box::new(Config {
         base: Some(other.name),
