@@ -63,6 +63,9 @@ fi
 if [[ ! -f "$TLA2TOOLS_JAR" ]]; then
     did_not_run "TLA2TOOLS_JAR=$TLA2TOOLS_JAR is not a file."
 fi
+# TLC runs from docs/formal (below): a path relative to where the script was started is made
+# absolute here, where it was found.
+TLA2TOOLS_JAR="$(cd "$(dirname "$TLA2TOOLS_JAR")" && pwd)/$(basename "$TLA2TOOLS_JAR")"
 if ! command -v java >/dev/null 2>&1; then
     did_not_run "no java on PATH."
 fi
