@@ -137,7 +137,7 @@ impl<S: Steps> Chain<'_, S> {
             } else {
                 base + u64::from(replicated.commit)
             };
-            walk.took("Replicate", label.clone());
+            walk.took(S::REPLICATE.into(), label.clone());
             let done = voter.commit == to.commit
                 && voter.len() == to.len()
                 && first_difference(voter, to, base).is_none();

@@ -86,6 +86,18 @@ pub(crate) trait Steps: NodeProjection {
     const TERMS_LAST: u8;
     /// Why a term never goes back, in the spec's words.
     const TERMS_NEVER_LOWER: &'static str;
+    /// A model action. The chain counts the actions it takes by their names (`Taken::kind`), and
+    /// the four below are the ones the window methods take on their own: each is declared once,
+    /// taken by its method and counted by the chain.
+    type Action: Copy + Into<&'static str>;
+    /// `leader_commit`'s action (`Replicate(b, majority)`).
+    const LEADER_COMMIT: Self::Action;
+    /// `promote`'s action (`Promote(b, Q)`).
+    const PROMOTE: Self::Action;
+    /// `step_down`'s action (`StepDown(b, ghost)`).
+    const STEP_DOWN: Self::Action;
+    /// `replicate`'s action (`Replicate(ghost, b)`).
+    const REPLICATE: Self::Action;
 
     /// One record the leader appended.
     fn append(
@@ -301,7 +313,7 @@ impl<S: Steps> Chain<'_, S> {
             return Err(LONG);
         }
         current.leader_commit(&label, commit)?;
-        self.walk.took("Replicate", label);
+        self.walk.took(S::LEADER_COMMIT.into(), label);
         Ok(())
     }
 
@@ -327,7 +339,7 @@ impl<S: Steps> Chain<'_, S> {
             return Err(LONG);
         }
         current.promote(&label, self.after, base)?;
-        self.walk.took("Promote", label);
+        self.walk.took(S::PROMOTE.into(), label);
         Ok(())
     }
 
@@ -342,7 +354,7 @@ impl<S: Steps> Chain<'_, S> {
             .back(term)
             .unwrap_or_else(|| unreachable!("a step down takes the ghost's term"));
         voter.leader = leader;
-        self.walk.took("StepDown", label);
+        self.walk.took(S::STEP_DOWN.into(), label);
         Ok(())
     }
 

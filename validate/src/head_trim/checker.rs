@@ -104,6 +104,12 @@ impl Steps for BrokerProjection {
     const WINDOW_RECORDS: u64 = LOG_MAX as u64;
     const TERMS_LAST: u8 = TERMS_LAST;
     const TERMS_NEVER_LOWER: &'static str = "no model action lowers a term";
+    type Action = Action;
+    const LEADER_COMMIT: Action = Action::Replicate(SELF, GHOST);
+    const PROMOTE: Action = Action::Promote(SELF, 0b111);
+    const STEP_DOWN: Action = Action::StepDown(SELF, GHOST);
+    /// The replicate window holds the ghost first: `Replicate(1, 2)` sends from it to the node.
+    const REPLICATE: Action = Action::Replicate(1, 2);
 
     /// One appended record: `Write(1, b)` or `TrimAppend(1, b, fl)` on a window holding only
     /// the leader's tail and floor (the actions read nothing else of its log). Holder 1's
@@ -180,7 +186,7 @@ impl Steps for BrokerProjection {
             ..WindowBroker::absent(me.term)
         };
         let state = window::state([me, ghost.clone(), ghost], 0).ok_or(OUT)?;
-        let next = take(&state, Action::Replicate(SELF, GHOST), label)?;
+        let next = take(&state, Self::LEADER_COMMIT, label)?;
         self.commit = base + u64::from(next.commit[0]);
         self.floor = names.floor(next.floor[0]);
         Ok(())
@@ -200,7 +206,7 @@ impl Steps for BrokerProjection {
             start: 1,
         };
         let state = window::state([voter.clone(), voter.clone(), voter], 0).ok_or(OUT)?;
-        let next = take(&state, Action::Promote(SELF, 0b111), label)?;
+        let next = take(&state, Self::PROMOTE, label)?;
         let noop = next.log[0].at(next.log[0].len());
         self.term = names.term(next.term[0]);
         self.leader = next.leader[0];
@@ -221,7 +227,7 @@ impl Steps for BrokerProjection {
         };
         let ghost = WindowBroker::absent(ghost);
         let state = window::state([me, ghost, WindowBroker::absent(1)], 0).ok_or(OUT)?;
-        let next = take(&state, Action::StepDown(SELF, GHOST), label)?;
+        let next = take(&state, Self::STEP_DOWN, label)?;
         Ok((next.term[0], next.leader[0]))
     }
 
@@ -243,7 +249,7 @@ impl Steps for BrokerProjection {
         let me = self.in_window(&names, self.leader, own_window.clone(), window.own_commit);
         let third = WindowBroker::absent(me.term);
         let state = window::state([ghost, me, third], 0).ok_or(OUT)?;
-        let next = take(&state, Action::Replicate(1, 2), label)?;
+        let next = take(&state, Self::REPLICATE, label)?;
         self.floor = names.floor(next.floor[1]);
         self.term = names.term(next.term[1]);
         self.leader = next.leader[1];

@@ -56,6 +56,11 @@ impl Steps for ParosNode {
     const TERMS_LAST: u8 = TERMS_LAST;
     const TERMS_NEVER_LOWER: &'static str =
         "no ParosTrimJump action lowers a term (TrimmedTo never touches it)";
+    type Action = Action;
+    const LEADER_COMMIT: Action = Action::Replicate(N1, N2);
+    const PROMOTE: Action = Action::Promote(N1, 0b111);
+    const STEP_DOWN: Action = Action::StepDown(N1, N2);
+    const REPLICATE: Action = Action::Replicate(N1, N2);
 
     /// One appended record: `Write`, `Truncate` or `SetLeader` on a window holding the leader
     /// alone (the actions read nothing of its log but its length).
@@ -143,7 +148,7 @@ impl Steps for ParosNode {
             ..me.clone()
         };
         let state = window([me, ghost, WindowNode::absent(1)]).ok_or(OUT)?;
-        let next = take(&state, Action::Replicate(N1, N2), label)?;
+        let next = take(&state, Self::LEADER_COMMIT, label)?;
         self.commit = base + u64::from(next.commit[0]);
         self.writer = names.token(next.writer[0]);
         self.floor = names.floor(next.floor[0]);
@@ -163,7 +168,7 @@ impl Steps for ParosNode {
             ..WindowNode::absent(1)
         };
         let state = window([voter.clone(), voter.clone(), voter]).ok_or(OUT)?;
-        let next = take(&state, Action::Promote(N1, 0b111), label)?;
+        let next = take(&state, Self::PROMOTE, label)?;
         let noop = next.log[0].at(next.log[0].len());
         self.term = names.term(next.term[0]);
         self.leader = next.leader[0];
@@ -182,7 +187,7 @@ impl Steps for ParosNode {
             ..WindowNode::absent(me)
         };
         let state = window([me, WindowNode::absent(ghost), WindowNode::absent(1)]).ok_or(OUT)?;
-        let next = take(&state, Action::StepDown(N1, N2), label)?;
+        let next = take(&state, Self::STEP_DOWN, label)?;
         Ok((next.term[0], next.leader[0]))
     }
 
@@ -212,7 +217,7 @@ impl Steps for ParosNode {
         );
         let third = WindowNode::absent(me.term);
         let state = window([ghost, me, third]).ok_or(OUT)?;
-        let next = take(&state, Action::Replicate(N1, N2), label)?;
+        let next = take(&state, Self::REPLICATE, label)?;
         self.writer = names.token(next.writer[1]);
         self.floor = names.floor(next.floor[1]);
         self.term = names.term(next.term[1]);
