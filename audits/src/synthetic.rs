@@ -16,6 +16,7 @@
 //! floors, stale-read matching) at scale.
 
 use crate::linearizable::spec::records_reply;
+use crate::splitmix::{splitmix64, SPLITMIX64_INCREMENT};
 use felix_core::api::{ReadFrom, Reply, Request};
 use felix_core::client::folder::Fold;
 use felix_core::history::{Event, Phase};
@@ -24,16 +25,15 @@ use felix_core::record::{Command, Entry, Headers, NodeId, Offset, Term};
 /// Records per segment in the reference's storage.
 const SEGMENT_RECORDS: Offset = 4;
 
-/// A seeded SplitMix64 stream (the reference's only randomness; also the conformance walks').
+/// A seeded SplitMix64 stream (the reference's only randomness; also the conformance walks'):
+/// its state steps by SplitMix64's increment, and each draw is `splitmix64` of the state before.
 pub struct Draw(pub u64);
 
 impl Draw {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        let drawn = splitmix64(self.0);
+        self.0 = self.0.wrapping_add(SPLITMIX64_INCREMENT);
+        drawn
     }
 
     /// Uniform in `0..bound` (bound > 0).
