@@ -7,9 +7,9 @@
 //! reach the store (and the next sync) when it completes, as writes issued after an fsync are not
 //! covered by it. A crash keeps what was synced and, by the draw, maybe a prefix of the unsynced
 //! ops in the store and a torn last append; ops still waiting here are lost. `recover` reads back
-//! what survived; `recover_bytes` reads it back as a file store would, through the core's own
-//! recovery of the bytes the file store would hold, damaged or unreadable as the storage faults
-//! draw (`damage.rs`).
+//! what survived; `recover_bytes` reads it back as a file store would, through the file store's
+//! own recovery (`felix_store::inspect`) of the bytes it would hold, damaged or unreadable as the
+//! storage faults draw (`damage.rs`).
 //!
 //! On the seeds of knob `file_store` the disk is the real `FileStore` over a simulated file
 //! system (`file_system.rs`) instead: the same ops, syncs and sync latency, but a crash is a power
@@ -42,7 +42,7 @@ pub enum StorageFault {
 pub struct ReadBack {
     /// What the fault did to the bytes, in words (`None`: nothing was changed).
     pub damage: Option<String>,
-    /// What the core's recovery read back, or why it could not.
+    /// What the file store's recovery read back, or why it could not.
     pub recovered: Result<Recovered, StoreError>,
 }
 
