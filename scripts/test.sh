@@ -129,7 +129,7 @@ start_job readme python3 scripts/readme_test.py --felix "$felix"
 step "felix sweep --seeds ${FELIX_VALIDATE_SEEDS:-0..200} --validate (trace validation)"
 "$felix" sweep --seeds "${FELIX_VALIDATE_SEEDS:-0..200}" --validate
 
-step "felix conform on the default FelixHeadTrim and ParosTrimJump configurations (the model's paths on the real core; felix twins --conform and the Crash and ParosTrimJump covers ran in step 1)"
+step "felix conform on eight configurations of both specs (the model's paths on the real core; felix twins --conform and the Crash and ParosTrimJump covers ran in step 1)"
 # Every model twin's shortest counterexample the core can follow, run on the core with the twin's
 # switch, must break the same invariant (or be a named gap), and with every rule on it must hold;
 # each configuration's transition cover (every action kind x state class edge of the steps the
