@@ -27,7 +27,8 @@ pub struct ShrinkArgs {
     /// The failing seed.
     #[arg(long)]
     pub seed: String,
-    /// The twin the seed fails under (the rule that is off).
+    /// The twin the seed fails under (the rule that is off). Required: shrinking keeps the
+    /// twin's invariant broken.
     #[arg(long)]
     pub twin: Option<String>,
     /// Write the scenario here (default: print it).

@@ -72,7 +72,8 @@ pub struct TwinsArgs {
     /// where a run first reached a counter) instead of reseeding them.
     #[arg(long)]
     pub branches: bool,
-    /// Run every FelixHeadTrim twin's shortest counterexample on the real core, with the twin
+    /// Run every model twin's shortest counterexample (FelixHeadTrim's and ParosTrimJump's) on the
+    /// real core, with the twin
     /// (it must break the named invariant) and with every rule on (it must hold); nothing else.
     #[arg(long)]
     pub conform: bool,
