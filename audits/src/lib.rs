@@ -43,10 +43,11 @@
 //!
 //! # Entry points
 //!
-//! `audit(&history) -> Report` runs every invariant and the coverage counters (among them
+//! `audit(&history) -> Report` runs every invariant a history alone can judge (Progress and
+//! CommittedDurable need times or voters: `felix_sim::judge`) and the coverage counters (among them
 //! `history_checked`/`history_unchecked`: whether the Linearizable checker settled the history
-//! within its budget; its sequential specification is tabled in `linearizable`'s doc); `INVARIANTS` lists
-//! the invariant names (the same names as in TLA+, Stateright, twins and docs); each module's
+//! within its budget; its sequential specification is tabled in `linearizable`'s doc); `INVARIANTS`
+//! lists the invariant names (the same names as in TLA+, Stateright, twins and docs); each module's
 //! `check` is public for callers that want one invariant. `synthetic::correct_history` draws
 //! correct histories from a trivial reference cluster (property tests, `examples/audit_bench.rs`).
 
@@ -290,7 +291,8 @@ pub fn audit_one(history: &[Event], invariant: Invariant) -> Report {
     }
 }
 
-/// Runs every invariant and the coverage counters over one history.
+/// Runs every invariant a history alone can judge (not Progress nor CommittedDurable) and the
+/// coverage counters over one history.
 pub fn audit(history: &[Event]) -> Report {
     let mut violations = Vec::new();
     violations.extend(stale_trim_refused::check(history));

@@ -6,14 +6,15 @@
 //! invariant; a run that reaches a situation rarely reached is worth mutating further (AFL-style
 //! feedback over semantic events instead of edges). One linear pass with `BTreeMap` state.
 //!
-//! The last four follow a stale writer through deletion, the steps every fenced stream with
-//! deletion must survive whatever deletes (a trim, retention, a bug): the newest writer's first
-//! acknowledged write deleted while an older writer still runs (`fence_deleted`), a stale holder's
-//! read refused as too old (`stale_holder_too_old`), and a stale holder served records right after
-//! such a refusal, its cursor moved past what was deleted (`stale_holder_resumed`), and served
-//! nothing that names a newer writer (`stale_holder_blind`: it lost sight of its successor). They
-//! name the steps towards a hazard, not a rule: they give a guided campaign a gradient towards
-//! runs where a stale writer meets deletion, which plain seeds reach in a few runs in a hundred.
+//! Four of them (before the prober's two) follow a stale writer through deletion, the steps every
+//! fenced stream with deletion must survive whatever deletes (a trim, retention, a bug): the newest
+//! writer's first acknowledged write deleted while an older writer still runs (`fence_deleted`), a
+//! stale holder's read refused as too old (`stale_holder_too_old`), and a stale holder served
+//! records right after such a refusal, its cursor moved past what was deleted
+//! (`stale_holder_resumed`), and served nothing that names a newer writer (`stale_holder_blind`: it
+//! lost sight of its successor). They name the steps towards a hazard, not a rule: they give a
+//! guided campaign a gradient towards runs where a stale writer meets deletion, which plain seeds
+//! reach in a few runs in a hundred.
 
 use crate::counter::Counter;
 use felix_core::api::{ClientId, InvalidRequest, ReadFrom, Reply, Request};

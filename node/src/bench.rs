@@ -5,7 +5,8 @@
 //!
 //! Each writer is a thread with its own connection that appends a 100-byte body, waits for the
 //! acknowledgement (committed on a majority, fsynced there), and appends again. Wall-clock
-//! timings live here and nowhere else (timings belong in benchmarks, never in a test).
+//! timings live in the benchmarks (this one, and the cli's `bench store` and `bench sim`) and
+//! nowhere else (never in a test).
 
 use crate::client::{route_of, ClusterClient, Router};
 use clap::Args;

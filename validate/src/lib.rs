@@ -26,8 +26,8 @@
 //!   `voter`: the Raft-shaped variables both projections read alike; `renaming`: values renamed
 //!   into a window's bounds.
 //! - `observe`: the per-voter loop, generic over a spec's `Projection`.
-//! - `validator` (here): the `felix_sim::seeded::world::Observer` that runs the checker after every event
-//!   and keeps the counts; `run_validated` runs one seed with it.
+//! - `Validator` (here), behind the `felix_sim::seeded::world::Observer` (`Shared`) that runs the
+//!   checker after every event, keeps the counts; `run_validated` runs one seed with it.
 //!
 //! Holders are projected only where the model's guards read them: the lease (`LeaseGranted`)
 //! and the retired epochs (`HolderRetired`) hold every write or trim a holder sends to the model's

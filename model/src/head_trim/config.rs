@@ -2,8 +2,8 @@
 //!
 //! Names are exactly the TLA+ configuration names (`docs/formal/FelixHeadTrim<Name>.cfg`). A twin
 //! is its base configuration with exactly one rule switched off, and names the invariant it must
-//! break; `tests` hold both facts. The spec's rules, each by the twin that switches it off (a
-//! boolean constant in every `.cfg` file, `SpecConfig::is_twin` here):
+//! break; `model/tests/it/configs.rs` holds both facts. The spec's rules, each by the twin that
+//! switches it off (a boolean constant in every `.cfg` file, `SpecConfig::is_twin` here):
 //! - HiddenTrims: readers skip trims and CursorTooOld carries nothing (the design before the fix;
 //!   on, readers see trims and CursorTooOld carries the floor-setting trim's headers);
 //! - Untagged: CursorTooOld carries no tag (`FloorTag = 0`);

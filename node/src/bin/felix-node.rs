@@ -1,6 +1,6 @@
-//! `felix-node`: the node's subcommands alone (serve, client, cluster), a binary of this crate so
-//! that its integration tests can start real nodes without building the whole `felix` CLI.
-//! `felix` offers the same subcommands.
+//! `felix-node`: the node's subcommands alone (serve, client, cluster, nemesis, bench-cluster),
+//! a binary of this crate so that its integration tests can start real nodes without building the
+//! whole `felix` CLI. `felix` offers the same subcommands.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -1,13 +1,13 @@
 //! One history out of many processes: what the nemesis and its clients saw (recorded here, in
 //! the order it happened, with wall-clock times) merged with each node's `events.jsonl`.
 //!
-//! The merge takes, at each step, the earliest head among the sources (the nemesis's own list
-//! and one list per node), so each source keeps its own order even if the wall clock stepped;
-//! across processes the wall clock orders events, which respects causality here because a node
-//! timestamps an event before it sends the message or reply that depends on it, and a client
-//! timestamps a reply after it arrived. The result is written in the simulator's JSONL trace
-//! format (`docs/trace-format.md`): `felix trace show` reads it, and `felix_audits::audit` judges
-//! its history events.
+//! The merge takes, at each step, the earliest head among the sources (the nemesis's own list, one
+//! per client process and one per node), so each source keeps its own order even if the wall clock
+//! stepped; across processes the wall clock orders events, which respects causality here because a
+//! node timestamps an event before it sends the message or reply that depends on it, and a client
+//! timestamps a reply after it arrived. The result is written in the simulator's JSONL trace format
+//! (`docs/trace-format.md`): `felix trace show` reads it, and `felix_audits::audit` judges its
+//! history events.
 
 use crate::serve::event_log::{now_micros, LoggedEvent};
 use felix_core::history::Event;

@@ -1,9 +1,11 @@
 //! Storage faults on a disk's bytes (knob `storage_faults`): a flipped bit, a zeroed sector, a
-//! record written at another record's place (a misdirected write), and a read that fails.
+//! record written at another record's place (a misdirected write). A read that fails is the
+//! disk's other storage fault (`disk::StorageFault::ReadError`).
 //!
 //! The damage is done to the bytes a file store holding the disk's state would keep
-//! (`felix_store::image`), which the disk then reads back through the core's own recovery
-//! (`inspect`): whether the damage is found is the core's frame checksums and offset checks, not
+//! (`felix_store::image`), which the disk then reads back through the file store's own recovery
+//! (`felix_store::inspect`): whether the damage is found is the store's frame checksums and offset
+//! checks, not
 //! a flag of the simulator's. Damage lands only where a store can tell it from a crash: never in
 //! the last record of the newest segment file, where a damaged frame with nothing valid after it
 //! reads exactly as a torn write, which recovery cuts (what `FileStore` cannot tell is listed in

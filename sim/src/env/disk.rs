@@ -1,8 +1,9 @@
 //! One node's disk: the core's in-memory store plus sync latency and crash draws.
 //!
-//! The broker returns `Persist` ops; the world applies them here in order (buffered in the
-//! store), starts a sync that completes after a drawn latency, and holds every message that
-//! followed a persist until a sync covering it completes (persist before send). A sync covers
+//! The broker returns `Persist` ops; its host applies them here in order (buffered in the
+//! store) and starts a sync that completes after a drawn latency; the host's `Outbox`, not the
+//! disk, holds every message that followed a persist until a sync covering it completes (persist
+//! before send). A sync covers
 //! exactly the ops applied before it started: ops that arrive while it is in flight wait here and
 //! reach the store (and the next sync) when it completes, as writes issued after an fsync are not
 //! covered by it. A crash keeps what was synced and, by the draw, maybe a prefix of the unsynced
@@ -277,10 +278,10 @@ impl Disk {
         Ok(recovered)
     }
 
-    /// Reads back what survived as a file store in directory `dir` would: renders it as the
-    /// bytes that store would hold (`felix_store::image`), applies `fault` (drawing where from
-    /// `stream`), and reads the bytes back with the core's recovery (`inspect`). On success the
-    /// disk holds what was read back, and the op numbering restarts; otherwise it keeps what it
+    /// Reads back what survived as a file store in directory `dir` would: renders it as the bytes
+    /// that store would hold (`felix_store::image`), applies `fault` (drawing where from `stream`),
+    /// and reads the bytes back with the file store's recovery (`felix_store::inspect`). On success
+    /// the disk holds what was read back, and the op numbering restarts; otherwise it keeps what it
     /// held (a failed read may be tried again).
     pub fn recover_bytes(
         &mut self,

@@ -2,14 +2,14 @@
 //! the one way both schedulers share (the seeded world and the scenario driver).
 //!
 //! `step` feeds one input to the broker and turns its outputs into `Effect`s, in order: every
-//! persist is applied to the disk at once (the `Outbox` checks the order), every send or reply
-//! that follows an unsynced persist waits in the outbox, the others come out as packets to
-//! transmit; history events come out as they were observed, followed by a `NodeState` sample when
-//! the node's state changed. `finish_sync` completes the disk's sync in flight, releases what it
-//! covers and tells the broker (`Input::Persisted`). `crash` keeps what was synced (and what the
-//! caller's draw keeps of the rest); `restart` rebuilds the broker from what the disk recovered.
-//! What differs between the schedulers (when a sync completes, which message arrives next, what a
-//! crash keeps) stays with them.
+//! persist is applied to the disk at once (the `Outbox` checks the order), every send or reply that
+//! follows an unsynced persist waits in the outbox, the others come out as packets to transmit;
+//! history events come out as they were observed, followed by a `NodeState` sample when the node's
+//! state changed. `finish_sync` completes the disk's sync in flight, releases what it covers and
+//! tells the broker (`Input::Persisted`). `crash` keeps what was synced (and what the caller's draw
+//! keeps of the rest); `start(true)` (or `start_from`, with what the caller read back) rebuilds the
+//! broker from what the disk recovered. What differs between the schedulers (when a sync completes,
+//! which message arrives next, what a crash keeps) stays with them.
 
 use crate::env::disk::Disk;
 use crate::env::network::{Address, Packet, Payload};

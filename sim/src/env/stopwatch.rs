@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 pub enum Section {
     /// The core's `Broker::step` (in `host::Host::step`).
     BrokerStep,
-    /// The audits judging a run's history (in `run`).
+    /// The audits judging a run's history (in `judge::judge_by`).
     Audits,
 }
 

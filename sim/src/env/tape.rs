@@ -146,7 +146,7 @@ impl Tape {
 }
 
 /// One thing a node's host was given by its scheduler, or a trace line written, in run order: the
-/// run's schedule, which `shrink::script` turns into delivery, tick and sync verbs. Recorded only
+/// run's schedule, which `shrink::schedule` turns into delivery, tick and sync verbs. Recorded only
 /// in a world given a `Schedule` (the shrinker's final replay); any other run records nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {

@@ -3,7 +3,8 @@
 //! The trace hash used to be FNV-1a over each trace line's JSON, which cost a JSON rendering of
 //! every event of every run (a fifth of a sweep's time) only to be hashed. `StructuralHasher` is a
 //! `serde::Serializer` that feeds the same data straight into the hash: every integer, bool and
-//! char as one 64-bit word, every string and byte string as its length and its bytes in 8-byte
+//! char as one 64-bit word (a negative integer after a tag word, a 128-bit one as a tag and two
+//! words), every string and byte string as a tag, its length and its bytes in 8-byte
 //! little-endian words, and a distinct tag word for each shape (unit, none, some, variant, sequence
 //! and map begin/end, a skipped field), so values of different shapes do not feed the same words.
 //! Struct field names are not fed (a type's fields come in one fixed order); enum variants feed

@@ -2,11 +2,11 @@
 //! in the order the parties first act, each listing what that party did in the why with its steps.
 //!
 //! A why is a list of trace lines in step order; read top to bottom it interleaves a dozen parties.
-//! The story regroups the same events by who acted, so "c1 asked n1 to fence, was told it landed
-//! at 2; n1 committed it and crashed; n0 lost a torn write, became leader and committed a noop
-//! there" reads in three lines. Equal phrases of one party merge ("crashed (steps 49, 62)"), and a
-//! disk loss of nothing is left out. It is a pure regrouping of `why::causal`'s lines: it adds no
-//! event and judges nothing.
+//! The story regroups the same events by who acted, so "c1 asked n1 to fence, was told it landed at
+//! 2; n1 committed it and crashed; n0 lost a torn write, became leader and committed a noop there"
+//! reads in three lines. Equal phrases of one party merge ("crashed (steps 49, 62)"), and a disk
+//! loss of nothing is left out. It is a pure regrouping of the why's lines (`why::causal`'s, or
+//! `why::lines`' where it falls back): it adds no event and judges nothing.
 
 use crate::render::describe;
 use crate::render::trace::{SimEvent, TraceEvent, TraceLine};

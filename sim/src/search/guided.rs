@@ -2,13 +2,14 @@
 //!
 //! AFL's loop over semantic events instead of edges. Every run reports counters; those that say
 //! what the system did (the audits' coverage and the probes, not the faults the harness injected)
-//! guide: each counter's value falls in an AFL bucket (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), and a run that reaches a
-//! (counter, bucket) pair no earlier run reached joins the corpus. New runs are mostly mutants of
-//! corpus entries, picked with energy proportional to how rare their pairs are:
+//! guide: each counter's value falls in an AFL bucket (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+),
+//! and a run that reaches a (counter, bucket) pair no earlier run reached joins the corpus. New
+//! runs are mostly mutants of corpus entries, picked with energy proportional to how rare their
+//! pairs are:
 //! - **reseed**: the parent's knobs with a new run seed (the same world shape, other timelines:
 //!   what reached a rare situation once tends to reach it again);
-//! - **one knob**: the parent's knobs with one knob redrawn by the default swarm (from the draw
-//!   of another seed), or a BUGGIFY activation set taken over;
+//! - **a knob or two**: the parent's knobs with one or two knobs redrawn by the default swarm (from
+//!   the draw of another seed), or a BUGGIFY activation set taken over;
 //! - **crossover**: each knob from one of two corpus entries.
 //!
 //! and some are plain seeds (exploration never stops). A run after the first batch that reaches a

@@ -2,7 +2,8 @@
 //!
 //! FoundationDB's two gates, per named site: *activation* is decided once per run (a knob, drawn
 //! with the others from the seed and printed with them, P = 1/4 per site), *firing* on each
-//! evaluation of an active site (P = 1/4), from the run's own `Buggify` stream so that no other
+//! evaluation of an active site (P = 1/4; a site of a rare moment, ReadAfterJump, every time:
+//! `Site::fire_per_million`), from the run's own `Buggify` stream so that no other
 //! component's draws shift. Each run thus enables a random subset of the rare paths: swarm testing
 //! at the granularity of a moment. The sites are moments every fenced, replicated system must
 //! survive (a process paused right after an acknowledgement, a lease that moves while a request is

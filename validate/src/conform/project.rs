@@ -1,15 +1,16 @@
 //! The comparison: the core's brokers and the driver's holders, projected onto the model's
 //! variables, against the model's state after the same action.
 //!
-//! Each voter is read as trace validation reads it (`crate::head_trim::projection`: kind, epoch, term and
-//! floor of each record; term, leader, commit, floor), then shifted by the one offset of the
-//! cluster's first noop (`core`'s module doc). Compared: `term`, `leader`, `Len(log)`, every
-//! record the broker still holds, `commit`, `floor`, and each holder's `expected` and `retired`.
-//! Not compared, each for a named reason (docs/formal/README.md, "From the model to the code"):
-//! `start` (the core compacts eagerly at fixed segment boundaries, the model at its own `Compact`
-//! step from its own start), records the broker no longer holds (deleted; the model keeps them),
-//! `staleRead` (a ghost variable; the NoReadBelowFloor audit judges the core's reads) and the
-//! counters `writes`, `trims`, `promotions`, `crashes` (bounds of the search, not of the core).
+//! Each voter is read as trace validation reads it (`crate::head_trim::projection`: kind, epoch,
+//! term and floor of each record; term, leader, commit, floor), then shifted by the one offset of
+//! the cluster's first noop (`core`'s module doc). Compared: `term`, `leader`, `Len(log)`, every
+//! record the broker still holds, `commit` and `floor` (each at most the model's after a `Crash`),
+//! each holder's `expected` and `retired`, and `lease`. Not compared, each for a named reason
+//! (docs/formal/README.md, "From the model to the code"): `start` (the core compacts eagerly at
+//! fixed segment boundaries, the model at its own `Compact` step from its own start), records the
+//! broker no longer holds (deleted; the model keeps them), `staleRead` (a ghost variable; the
+//! NoReadBelowFloor audit judges the core's reads) and the counters `writes`, `trims`,
+//! `promotions`, `crashes` (bounds of the search, not of the core).
 
 use crate::conform::core::{node, Core};
 use crate::head_trim::projection::{BrokerProjection, ProjectedRecord};

@@ -13,7 +13,7 @@
 //! the core took that action from that class without diverging before it.
 //!
 //! Deterministic for a seed: the generator is SplitMix64 over the seed and the walk's number, and
-//! every set is ordered.
+//! every set it iterates is ordered (its hash sets serve lookups only).
 
 use super::spec::Spec;
 use super::PathRun;

@@ -6,8 +6,8 @@
 //! small bounds only for the one check that needs them.
 //!
 //! Abstraction rules (what the projection hides, and how):
-//! - Replicas are not projected: the model has voters only (`Abstraction::Replica` is never a
-//!   step: replicas' state is simply not read).
+//! - Replicas are not projected: the model has voters only (no `Abstraction` counts them: their
+//!   state is simply not read).
 //! - A fence record (paros' SetLeader) and a checkpoint run's records project as writes with
 //!   epoch 0: the model has writes, trims and noops only; a trim's paros fence is dropped.
 //! - Records below a broker's first held offset, and records at or below the previous commit

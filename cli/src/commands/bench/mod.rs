@@ -3,8 +3,9 @@
 //!
 //! Appends N write records in batches (one sync per batch), then reads every record back, first on
 //! the in-memory store (the simulator's disk, its hot path) and then on the file-backed store in a
-//! fresh temporary directory (fewer records: every batch is an fsync). Wall-clock timings live here
-//! and nowhere else: a benchmark is the only place they belong, never an assert in a test.
+//! fresh temporary directory (fewer records: every batch is an fsync). Wall-clock timings live in
+//! the benchmarks (`bench store` here, `bench sim`, and felix-node's `bench cluster`) and nowhere
+//! else: a benchmark is the only place they belong, never an assert in a test.
 
 pub mod sim;
 

@@ -1,11 +1,12 @@
 //! `felix bench sim`: the simulator's speed, and where its time goes.
 //!
-//! Runs a range of seeds one after the other on one thread, twice: the first pass gives seeds/s
-//! and events/s (no timers), the second turns on the stopwatch (`felix_sim::env::stopwatch`) and gives
-//! the share of wall time spent inside the core's `Broker::step` and inside the audits. The
-//! timers only add up wall time beside the run, never inside its decisions: both passes must give
-//! the same sweep hash, which the benchmark checks (a difference is a bug: exit 1). Wall-clock
-//! timings live here and in `bench store`, nowhere else (never an assert in a test).
+//! Runs a range of seeds one after the other on one thread, twice: the first pass gives seeds/s and
+//! events/s (no timers), the second turns on the stopwatch (`felix_sim::env::stopwatch`) and gives
+//! the share of wall time spent inside the core's `Broker::step` and inside the audits. The timers
+//! only add up wall time beside the run, never inside its decisions: both passes must give the same
+//! sweep hash, which the benchmark checks (a difference is a bug: exit 1). Wall-clock timings live
+//! in the benchmarks (`bench store`, `bench sim`, `bench cluster`) and nowhere else (never an
+//! assert in a test).
 
 use crate::args::{parse_seed_range, parse_twin};
 use crate::exit;

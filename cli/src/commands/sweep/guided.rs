@@ -1,10 +1,12 @@
-//! `felix sweep --guided`: a coverage-guided campaign (`felix_sim::search::guided`) run over threads.
+//! `felix sweep --guided`: a coverage-guided campaign (`felix_sim::search::guided`) run over
+//! threads.
 //!
 //! A campaign is a deterministic function of its start seed and budget (`--seeds A..B`: start A,
 //! B - A runs): each batch of runs is generated from the corpus as it stood, run on `--jobs`
 //! threads, and observed in run order, so the output is the same for any `--jobs`. Every failing
 //! run is printed with the one command that replays it: `felix replay --seed S` plus the knobs in
-//! full when a mutation chose them (`--knobs JSON`).
+//! full when a mutation chose them (`--knobs JSON`), and a continuation's fork
+//! (`--fork STEP:BRANCH`).
 
 use crate::commands::replay::replay_command_spec;
 use crate::commands::sweep::summary::by_name;

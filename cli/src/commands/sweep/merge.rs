@@ -6,8 +6,8 @@
 //! trace hash in its order; the merge checks that the files are exactly the N shards of one sweep
 //! (each K once, each complete), recomputes the sweep hash over the interleaved trace hashes, adds
 //! the counts, and prints what the unsharded `felix sweep --json` prints: the failing seeds' lines
-//! in seed order, then the summary. Its `seconds`, rates and `jobs` are the shards' sums (wall
-//! time is no property of the sweep).
+//! in seed order, then the summary. Its `seconds` and `jobs` are the shards' sums and its rates are
+//! worked out over those seconds (wall time is no property of the sweep).
 
 use crate::args::{parse_seed_range, Seeds};
 use crate::commands::sweep::summary::{summary_json, Ending, Totals};

@@ -1,11 +1,12 @@
 //! A simulator run as a `Diagram`: one row per trace line, words from the simulator's renderer.
 //!
 //! Requests and replies are arrows between a client and a node; the lease service grants leases
-//! from its own lifeline; crashes, pauses, partitions and a lease moved without telling its
-//! holder are fault marks; commits, floors and deletions are marks on the node. The run does not
-//! record broker-to-broker messages except `TrimmedTo`, which is drawn as a peer arrow.
-//! `NodeState` samples are not drawn; with `Committed` they give each node's state (term, role,
-//! floor, tag, commit, records). A client's state is what it believes (epoch, tail, cursor, reply).
+//! from its own lifeline; crashes, pauses, partitions and a lease moved without telling its holder
+//! are fault marks; commits, floors and deletions are marks on the node. Of the messages between
+//! brokers the run records `TrimmedTo`, drawn as a peer arrow, and the witness's `PromiseSent` and
+//! `AckSent`, not drawn. `NodeState` samples are not drawn; with `Committed` they give each node's
+//! state (term, role, floor, tag, commit, records). A client's state is what it believes (epoch,
+//! tail, cursor, reply).
 
 use super::{Diagram, Finding, Header, Lane, LaneKind, Mark, Row, Style, Violation, Window};
 use felix_core::api::{ClientId, Reply, Request};

@@ -5,8 +5,9 @@
 //! (a value that no longer fits its draw, or a draw past the end, is the simplest value, so every
 //! try is a run the world could have made). A try is kept when the run still breaks the same
 //! invariant under the same twin (no panic, no budget cut) and its recording is smaller: fewer
-//! choices, then lexicographically lower. The passes, repeated until a round changes nothing or the
-//! budget of tries runs out:
+//! choices, then lexicographically lower. The passes, in rounds from coarse spans of choices to
+//! single choices, repeated until a whole cycle of rounds changes nothing or the budget of tries
+//! runs out:
 //! 1. knobs (`knobs::GROUPS`): fewer nodes and clients, no network faults, fault kinds off, ...;
 //! 2. truncate each component's choices (what lies after the violation never mattered);
 //! 3. set spans of choices to the simplest values, then delete spans (ddmin-style, halving sizes);

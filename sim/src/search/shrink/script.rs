@@ -4,15 +4,15 @@
 //! scripted driver do the same: the first leader campaigns, each lease grant is a `lease` to a new
 //! holder `h<epoch>`, a paros owner taking the fence is an `owner`, readers and folders appear when
 //! they first ask; each write, trim, truncate and checkpoint the world's clients asked for is its
-//! verb; crashes, restarts, isolations, heals, pauses and resumes are theirs. Messages and syncs are
-//! carried by `stabilize` before each verb that follows something the world delivered. A pause is
-//! placed right after the client's last request before it (a paused client of the driver still
+//! verb; crashes, restarts, isolations, heals, pauses and resumes are theirs. Messages and syncs
+//! are carried by `stabilize` before each verb that follows something the world delivered. A pause
+//! is placed right after the client's last request before it (a paused client of the driver still
 //! takes replies and sends nothing new, as the frozen process of the world did).
 //!
 //! The translation is a candidate, not a proof: the script is run twice in the driver (twin: its
 //! `audit` must name the invariant; rules on: `audit` must print `ok`), and then verbs are deleted
-//! ddmin-style while both still hold. `render` writes the file with its expectations filled in by
-//! the driver itself, so `felix scenario` passes on it by construction.
+//! ddmin-style while both still hold. `scenario` writes the file with its expectations filled in
+//! by the driver itself, so `felix scenario` passes on it by construction.
 
 use super::minimize::{self, with_ticks_merged};
 use super::schedule::{kind_of, Kind};

@@ -1,9 +1,11 @@
-//! The world's BUGGIFY sites (`crate::seeded::buggify`): where each is evaluated, and what a firing does.
+//! The world's BUGGIFY sites (`crate::seeded::buggify`): where each is evaluated, and what a firing
+//! does.
 //!
-//! The hooks in the world are one call each (after a client's acknowledged append, after a
-//! client sent an append or trim, after a node answered one, when a sync starts); a firing is
-//! carried out as an event at the same instant (`Ev::Buggify`), so it never runs in the middle of
-//! another step. Sites fire only in the safety phase: the liveness phase is fault-free.
+//! The hooks in the world are one call each (after a client's acknowledged append, after a client
+//! sent an append or trim, after a node answered one, jumped or became leader, when a sync starts);
+//! a firing is carried out as an event at the same instant (`Ev::Buggify`), so it never runs in the
+//! middle of another step, but SlowSync's, which stretches the sync it starts. Sites fire only in
+//! the safety phase: the liveness phase is fault-free.
 
 use super::{Ev, Holder, HolderConfig, Reader, Role, World};
 use crate::env::network::{Address, Payload};

@@ -2,13 +2,14 @@
 //!
 //! The holders, owners, readers and folders all keep the contract: a reader reads from its own
 //! cursor, a writer fences with the token it holds. The journal's answers to everything else (a
-//! read from `Earliest` or from offset 0, a read past the tail, a fence, truncate or append with
-//! a token nobody holds, headers with an empty key, a body or headers over the limits) are
-//! guarded by the core but were reached only by unit tests. The prober sends one such request now and then; every mutating request
-//! carries a made-up token (or malformed headers), so the journal must refuse it with its typed
-//! answer (`FenceMismatch`, `Invalid`, a no-op) and change nothing. The judges see its requests
-//! and replies like any client's: the Linearizable checker holds every answer to the state, and
-//! NoReadBelowFloor holds its reads from `Earliest` to every acknowledged trim.
+//! read from `Earliest` or from offset 0, a read past the tail, a fence, truncate or append with a
+//! token nobody holds, headers with an empty key, a body or headers over the limits) are guarded by
+//! the core but were reached only by unit tests. The prober sends one such request now and then;
+//! every mutating request carries a made-up token, malformed headers or a floor past the tail, so
+//! the journal must refuse it with its typed answer (`FenceMismatch`, `Invalid`, `OffsetMismatch`,
+//! a no-op) and change nothing. The judges see its requests and replies like any client's: the
+//! Linearizable checker holds every answer to the state, and NoReadBelowFloor holds its reads from
+//! `Earliest` to every acknowledged trim.
 
 use felix_core::api::{ClientId, ReadFrom, Reply, Request, RequestId};
 use felix_core::client::{Client, Route, Step};

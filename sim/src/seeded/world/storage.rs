@@ -1,8 +1,9 @@
 //! Storage faults at restarts (knob `storage_faults`): what a restarting node's disk kept is read
-//! back as the bytes a file store would hold, through the core's own recovery (`Disk::recover_bytes`),
+//! back as the bytes a file store would hold, through the file store's own recovery
+//! (`Disk::recover_bytes`, `felix_store::inspect`),
 //! and the storage stream may damage those bytes or fail the read first.
 //!
-//! What the core's recovery answers decides what the node does:
+//! What the store's recovery answers decides what the node does:
 //! - the state it read back: the node restarts from it (`Restarted`);
 //! - an i/o error (a failed read): the node stays down and tries again after 1 to 100 ms;
 //! - corruption: the node may have acknowledged records or granted votes that its store lost, and

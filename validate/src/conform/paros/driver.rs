@@ -7,9 +7,10 @@
 //! (voter 1 leads term 1, the writer token is 1, every log is empty). So a model slot `i` is the
 //! core's offset `i + SHIFT`, a truncate's `up_to` `u` is the core trim's floor `u + SHIFT`, and
 //! tokens, terms and node numbers (voter `n` is node `n - 1`) are the same. Segments hold one
-//! record each, so the core compacts, as soon as its walk moves its floor, exactly what the
-//! model's `Compact` drops (`min(floor, commit + 1)`); the paths take that `Compact` right away
-//! (`super::takes`).
+//! record each (`Segments::Model`), so the core compacts, as soon as its walk moves its floor,
+//! exactly what the model's `Compact` drops (`min(floor, commit + 1)`); the paths take that
+//! `Compact` right away (`super::takes`). Under `Segments::Never` no segment fills: no
+//! compaction, no jump.
 //!
 //! Owners are stateless in the model, and here: owner `o` is client `o - 1`; every request
 //! carries the fence `o`, no tail condition.
