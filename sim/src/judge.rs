@@ -101,7 +101,7 @@ pub fn judge_by(ran: &Ran, only: Option<Invariant>) -> Judged {
         let first = broken.entry(violation.invariant).or_insert(violation.step);
         *first = (*first).min(violation.step);
     }
-    let mut findings: Vec<Finding> = report
+    let findings: Vec<Finding> = report
         .violations
         .iter()
         .map(|violation| Finding {
@@ -117,40 +117,49 @@ pub fn judge_by(ran: &Ran, only: Option<Invariant>) -> Judged {
         .collect();
     // The step of the run's last event: where a panic or a budget stopped it.
     let last = ran.recorder.steps().checked_sub(1);
-    if let Some(message) = &ran.panicked {
-        findings.insert(
-            0,
-            Finding {
-                invariant: Invariant::Panic,
-                step: last,
-                clients: Vec::new(),
-                detail: message.clone(),
-            },
-        );
-    }
-    if let Some(reason) = &ran.exhausted {
-        findings.push(Finding {
-            invariant: Invariant::EventBudget,
-            step: last,
-            clients: Vec::new(),
-            detail: reason.clone(),
-        });
-    }
-    if let Some(finding) = ran
-        .observer
-        .as_ref()
-        .and_then(|observer| observer.finding())
-    {
-        // In step order among the others, so that an earlier divergence is the first finding a
-        // reader (and `felix replay`'s window) sees.
-        let at = findings.partition_point(|other| {
-            other.step.is_some() && finding.step.is_some() && other.step <= finding.step
-        });
-        findings.insert(at, finding);
-    }
+    let stopped = |invariant: Invariant, detail: &String| Finding {
+        invariant,
+        step: last,
+        clients: Vec::new(),
+        detail: detail.clone(),
+    };
+    let findings = in_order(
+        findings,
+        ran.panicked
+            .as_ref()
+            .map(|message| stopped(Invariant::Panic, message)),
+        ran.observer
+            .as_ref()
+            .and_then(|observer| observer.finding()),
+        ran.exhausted
+            .as_ref()
+            .map(|reason| stopped(Invariant::EventBudget, reason)),
+    );
     Judged {
         findings,
         broken,
         coverage: report.coverage,
     }
+}
+
+/// A run's findings in the order the module doc gives: its panic first, then the audits'
+/// violations (in step order, as `audits` gives them) with the observer's finding among them in
+/// step order (an earlier divergence is the first finding a reader, and `felix replay`'s window,
+/// sees), and its budget last.
+pub fn in_order(
+    violations: Vec<Finding>,
+    panic: Option<Finding>,
+    observed: Option<Finding>,
+    budget: Option<Finding>,
+) -> Vec<Finding> {
+    let mut findings = violations;
+    if let Some(finding) = observed {
+        let at = findings.partition_point(|other| {
+            other.step.is_some() && finding.step.is_some() && other.step <= finding.step
+        });
+        findings.insert(at, finding);
+    }
+    findings.splice(0..0, panic);
+    findings.extend(budget);
+    findings
 }

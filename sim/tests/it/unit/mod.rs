@@ -12,6 +12,7 @@ mod env_queue;
 mod env_rng;
 mod env_stopwatch;
 mod env_tape;
+mod judge;
 mod render_describe;
 mod render_hash;
 mod render_story;
