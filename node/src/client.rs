@@ -1,12 +1,12 @@
 //! A blocking connection to a cluster, and the simulator's retry rules on top of it.
 //!
-//! `ClusterClient::call` sends one request to one node and waits at most `timeout` for its
-//! answer. Its error says what the client knows: `Unreachable` (the request never left: nothing
-//! happened) or `Unknown` (it left and no answer came: the outcome is unknown, exactly the
-//! simulator's client timeout). `Router` follows a core client's `Route` the way the simulator's
-//! world does (`sim/src/seeded/world/clients.rs`): `NotLeader`/`NoReadIndex` go to the hinted node or the
-//! next voter, `NotHeld` to another node, and a client refused by every node in a row backs off
-//! one tick before trying again.
+//! `ClusterClient::call` sends one request to one node and waits at most `timeout` for its answer.
+//! Its error says what the client knows: `Unreachable` (the request never left: nothing happened)
+//! or `Unknown` (it left and no answer came: the outcome is unknown, exactly the simulator's client
+//! timeout). `Router` follows a core client's `Route` the way the simulator's world does
+//! (`sim/src/seeded/world/clients.rs`): `NotLeader`/`NoReadIndex` go to the hinted node or the next
+//! voter, `NotHeld` to another node, and a client refused by every node in a row backs off (the
+//! `Duration` its caller gives) before trying again.
 
 use crate::addresses::Addresses;
 use crate::frame::{self, Frame, NodeStatus, PowerCut};

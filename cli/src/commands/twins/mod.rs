@@ -86,7 +86,8 @@ pub enum Search {
     Plain,
     /// A coverage-guided campaign from seed 0 (the campaign `felix sweep` runs when guided).
     Guided,
-    /// Both; a twin counts as caught when either catches it.
+    /// Both, each on its own: each must catch every twin; the "either" line also gives each
+    /// twin's fewer runs of the two.
     Both,
 }
 
