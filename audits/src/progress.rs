@@ -12,14 +12,14 @@
 //! From the `PhaseChanged { phase: Liveness }` marker on (time `t0`):
 //! - **Nodes.** Each time the cluster's committed index (the highest offset of any `Committed`)
 //!   grows to `c` at time `t`, every live node whose own committed index `n` is below `c` owes a
-//!   *target*: reach `c` by `t + Bounds::catch_up_micros(c - n, w)`; at `t0` every live node
-//!   behind the cluster owes one. While a leader holds, the lag is at least the leader's durable
-//!   log above `n`, committed or not: it commits nothing of its term before a majority holds its
-//!   log through its noop (a pipelining writer can leave it a long uncommitted tail). `w` is the runs a leader may walk back over: the terms of the
-//!   run's committed log above `n`, or the runs of the node's own durable log above `n` (from its
-//!   `DurableLog` events, the most it held since the target was set), whichever is more. A
-//!   node's committed index is the highest of its `Committed` offsets, its `NodeState`'s
-//!   `committed` and `point - 1` of its `Jumped` (reset by `Restarted`). A node
+//!   *target*: reach `c` by `t + Bounds::catch_up_micros(c - n, w)`; at `t0` every live node behind
+//!   the cluster owes one. While a leader holds, the lag is at least the leader's durable log above
+//!   `n`, committed or not: it commits nothing of its term before a majority holds its log through
+//!   its noop (a pipelining writer can leave it a long uncommitted tail). `w` is the runs a leader
+//!   may walk back over: the terms of the run's committed log above `n`, or the runs of the node's
+//!   own durable log above `n` (from its `DurableLog` events, the most it held since the target was
+//!   set), whichever is more. A node's committed index is the highest of its `Committed` offsets,
+//!   its `NodeState`'s `committed` and `point - 1` of its `Jumped` (reset by `Restarted`). A node
 //!   whose oldest unmet target is past its deadline at any later event, or at `PhaseChanged {
 //!   phase: End }`, is a violation, reported once per node, naming the step that set the target.
 //! - **Clients.** A client's work starts with its first `Requested` after `t0` that no useful

@@ -1,9 +1,10 @@
 //! `felix`: sweep seeds, replay one, run scenarios, check the model, keep the twins failing.
 //!
-//! Exit codes (README.md, "The `felix` command"): 0 everything held (for `twins`: every twin failed as expected),
-//! 1 a violation or an unmet expectation, 2 bad usage or bad input (a clear message, never a panic).
-//! Each subcommand lives in its own module under `commands/` and returns an `ExitCode`-like `u8`;
-//! what several share is beside this file (`args.rs`, `output.rs`, `exit.rs`, `validation.rs`, `html/`).
+//! Exit codes (README.md, "The `felix` command"): 0 everything held (for `twins`: every twin failed
+//! as expected), 1 a violation or an unmet expectation, 2 bad usage or bad input (a clear message,
+//! never a panic). Each subcommand lives in its own module under `commands/` and returns an
+//! `ExitCode`-like `u8`; what several share is beside this file (`args.rs`, `output.rs`, `exit.rs`,
+//! `validation.rs`, `html/`).
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -2,14 +2,14 @@
 //!
 //! Stateright's BFS keeps, for every pending state, the whole path of action indices that led to
 //! it, and a concurrent map entry per visited state: about 250 bytes per state at the frontier of
-//! the everything-together configuration, which does not fit in 24 GiB. This search runs the
-//! same `Model` (same `init_states`, `actions`, `next_state` and properties) but keeps only a
-//! 64-bit fingerprint per visited state and the states of two levels, so it is what `felix check
-//! --compact` uses to check that configuration to completion. Like TLC and Stateright it
-//! identifies states by fingerprint, so a fingerprint collision could hide a state (the odds are
-//! about n^2 / 2^65: a fraction of a percent at 10^8 states). It does not record paths: a
-//! violation is reported by name, and its trace is then searched by `check::shortest_counterexample`.
-//! Its counts equal Stateright's for every configuration (a test holds it to that).
+//! the everything-together configuration, which does not fit in 24 GiB. This search runs the same
+//! `Model` (same `init_states`, `actions`, `next_state` and properties) but keeps only a 64-bit
+//! fingerprint per visited state and the states of two levels, so it is what `felix check
+//! --compact` uses to check that configuration to completion. Like TLC and Stateright it identifies
+//! states by fingerprint, so a fingerprint collision could hide a state (the odds are about n^2 /
+//! 2^65: a fraction of a percent at 10^8 states). It does not record paths: a violation is reported
+//! by name, and its trace is then searched by `check::shortest_counterexample`. Its counts equal
+//! Stateright's for every configuration (a test holds it to that).
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};

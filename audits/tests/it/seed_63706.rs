@@ -2,17 +2,18 @@
 //! NoReadBelowFloor alarm a 200,000-seed sweep found.
 //!
 //! `data/seed-63706-c11684e.jsonl` is that run's history (one `Event` per line) up to the alarm:
-//! node 1 crashed, restarted with its floor back at 1 (floors are volatile until the walk
-//! reapplies them) and served client 0 the records 2..5 for a read from 1. The old audit bounded a
-//! read by `min(acknowledged floor, the serving node's floor)` and paired the reply with an older
-//! identical read sent before the crash, assuming the oldest candidate had the lowest bound: the
-//! restart broke that assumption, and the alarm named the wrong reason ("floor 5, which it had
-//! applied"). In the seed's meaning the reply *is* a violation, for a reason the old audit could
-//! not see: a trim asking for floor 5 had been acknowledged (history step 311) before the oldest of
-//! client 0's identical unanswered reads was sent (and one asking for floor 10, step 434, before
-//! the later ones), and the old core served from the restarted node's own state (no read index). The core now serves reads at a read index, and
-//! `sim/tests/it/read_index.rs` holds the same seed clean. These tests pin that the audit judges the
-//! history by acknowledgements and send order only: no restart, crash or node floor moves it.
+//! node 1 crashed, restarted with its floor back at 1 (floors are volatile until the walk reapplies
+//! them) and served client 0 the records 2..5 for a read from 1. The old audit bounded a read by
+//! `min(acknowledged floor, the serving node's floor)` and paired the reply with an older identical
+//! read sent before the crash, assuming the oldest candidate had the lowest bound: the restart
+//! broke that assumption, and the alarm named the wrong reason ("floor 5, which it had applied").
+//! In the seed's meaning the reply *is* a violation, for a reason the old audit could not see: a
+//! trim asking for floor 5 had been acknowledged (history step 311) before the oldest of client 0's
+//! identical unanswered reads was sent (and one asking for floor 10, step 434, before the later
+//! ones), and the old core served from the restarted node's own state (no read index). The core now
+//! serves reads at a read index, and `sim/tests/it/read_index.rs` holds the same seed clean. These
+//! tests pin that the audit judges the history by acknowledgements and send order only: no restart,
+//! crash or node floor moves it.
 
 use felix_audits::no_read_below_floor::check;
 use felix_audits::NO_READ_BELOW_FLOOR;

@@ -1,11 +1,12 @@
 //! `felix check [CONFIG...] [--threads N] [--json]`: checks model configurations with Stateright.
 //!
-//! Each configuration is searched breadth-first to completion (or to its first broken invariant).
-//! A violation prints the shortest counterexample, one line per step: the action, then the
-//! variables it changed, and the command exits 1. Unknown names exit 2 with the list of names.
-//! `--html FILE.html` draws the counterexample as a sequence diagram (`crate::html`).
-//! Both specs' configurations go through the same path (`check_one`, over
-//! `felix_model::registry::AnyConfig::check`, the runner generic over `felix_model::spec::Spec`); what a spec cannot do is refused in one place, `unsupported`.
+//! Each configuration is searched breadth-first to completion (or to its first broken invariant). A
+//! violation prints the shortest counterexample, one line per step: the action, then the variables
+//! it changed, and the command exits 1. Unknown names exit 2 with the list of names.
+//! `--html FILE.html` draws the counterexample as a sequence diagram (`crate::html`). Both specs'
+//! configurations go through the same path (`check_one`, over
+//! `felix_model::registry::AnyConfig::check`, the runner generic over `felix_model::spec::Spec`);
+//! what a spec cannot do is refused in one place, `unsupported`.
 
 use std::io::IsTerminal;
 

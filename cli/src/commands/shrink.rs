@@ -1,12 +1,12 @@
 //! `felix shrink`: from a failing seed to the smallest scenario that still fails.
 //!
-//! Shrinks the seed's run under its twin (`felix_sim::search::shrink`: knobs, then the recorded choices)
-//! while it still breaks the twin's invariant, then writes the shrunk run as a scenario file
-//! (`felix_sim::search::shrink::script`): prose naming the seed, the twin, the invariant and what happened,
-//! then the same verbs with every rule on (audit `ok`) and under the twin (audit names the
-//! invariant). Progress goes to stderr; the report (events before and after, verbs, tries,
-//! seconds) to stdout. Exit 0: written; 1: shrunk, but no script reproduced it in the driver;
-//! 2: bad usage, or a seed that does not fail.
+//! Shrinks the seed's run under its twin (`felix_sim::search::shrink`: knobs, then the recorded
+//! choices) while it still breaks the twin's invariant, then writes the shrunk run as a scenario
+//! file (`felix_sim::search::shrink::script`): prose naming the seed, the twin, the invariant and
+//! what happened, then the same verbs with every rule on (audit `ok`) and under the twin (audit
+//! names the invariant). Progress goes to stderr; the report (events before and after, verbs,
+//! tries, seconds) to stdout. Exit 0: written; 1: shrunk, but no script reproduced it in the
+//! driver; 2: bad usage, or a seed that does not fail.
 
 use crate::args::parse_twin;
 use crate::exit;

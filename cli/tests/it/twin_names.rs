@@ -1,8 +1,8 @@
-//! One list of twins for every layer: the simulator's (`TwinName::in_layer(Layer::Sim)`, each a switch of `Rules::twin`), the Stateright
-//! registries (FelixHeadTrim and ParosTrimJump) and the TLA+ `.cfg` files all hold exactly the
-//! twins `felix-names` puts in that layer, and each names the invariant `felix-names` says the
-//! twin breaks there. The model never imports the core, so this test (the CLI sees both) is where
-//! the three meet.
+//! One list of twins for every layer: the simulator's (`TwinName::in_layer(Layer::Sim)`, each a
+//! switch of `Rules::twin`), the Stateright registries (FelixHeadTrim and ParosTrimJump) and the
+//! TLA+ `.cfg` files all hold exactly the twins `felix-names` puts in that layer, and each names
+//! the invariant `felix-names` says the twin breaks there. The model never imports the core, so
+//! this test (the CLI sees both) is where the three meet.
 
 use felix_core::rules::{Layer, TwinName};
 use felix_model::head_trim::spec::FelixHeadTrim;

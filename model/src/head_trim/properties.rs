@@ -26,7 +26,8 @@ pub(crate) const COVERAGE: Conditions<FelixHeadTrim, 3> = [
 ];
 
 /// `ElectionSafety`: no two brokers lead the same term (a deposed leader still believes it leads
-/// its own, older, term): `\A b, q \in Brokers : b # q /\ leader[b] /\ leader[q] => term[b] # term[q]`.
+/// its own, older, term):
+/// `\A b, q \in Brokers : b # q /\ leader[b] /\ leader[q] => term[b] # term[q]`.
 pub fn election_safety(model: &FelixHeadTrim, state: &State) -> bool {
     let brokers = usize::from(model.config.bounds.brokers);
     (0..brokers).all(|b| {
@@ -57,9 +58,9 @@ pub fn stale_trim_refused(model: &FelixHeadTrim, state: &State) -> bool {
     })
 }
 
-/// `TypeOK`: every variable in its domain (the spec's conjuncts, one by one): terms, lengths, commit
-/// indexes, floors, starts, tails and counters within their bounds, and `commit[b] <= Len(log[b])`,
-/// `start[b] <= commit[b] + 1`.
+/// `TypeOK`: every variable in its domain (the spec's conjuncts, one by one): terms, lengths,
+/// commit indexes, floors, starts, tails and counters within their bounds, and
+/// `commit[b] <= Len(log[b])`, `start[b] <= commit[b] + 1`.
 pub fn type_ok(model: &FelixHeadTrim, state: &State) -> bool {
     let bounds = &model.config.bounds;
     let max_len = bounds.max_len();

@@ -1,8 +1,9 @@
 //! The nemesis's real clients, each a thread (paros) or a process of its own running the same
 //! function (felixd holders and readers: `client_process.rs`), driving the core's client state
-//! machines over TCP exactly as the simulator's world drives them (`sim/src/seeded/world/clients.rs`): one request in
-//! flight, `Requested` recorded before it leaves and `Replied` when it comes back, the client's
-//! own conclusions after it, routing by `Route`, and a timeout that makes the outcome unknown.
+//! machines over TCP exactly as the simulator's world drives them
+//! (`sim/src/seeded/world/clients.rs`): one request in flight, `Requested` recorded before it
+//! leaves and `Replied` when it comes back, the client's own conclusions after it, routing by
+//! `Route`, and a timeout that makes the outcome unknown.
 //!
 //! - **Holders** (felixd) with a lease service in this process: the nemesis moves the lease
 //!   without telling the old holder, which keeps writing until its next renewal (every

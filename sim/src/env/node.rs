@@ -1,6 +1,6 @@
-//! The simulator's view of a node: the real core `Broker`'s configuration (a voter or a
-//! non-voting replica) for a run's knobs and rules, and the driver's choices (election timeouts
-//! drawn from the node's own stream) made here. The host (`crate::env::host`) builds and recovers it.
+//! The simulator's view of a node: the real core `Broker`'s configuration (a voter or a non-voting
+//! replica) for a run's knobs and rules, and the driver's choices (election timeouts drawn from the
+//! node's own stream) made here. The host (`crate::env::host`) builds and recovers it.
 
 use crate::env::rng::Stream;
 use crate::seeded::knobs::Knobs;

@@ -5,8 +5,9 @@
 //! module only spreads whole runs over `jobs` OS threads and hands their reports back **in index
 //! order**, whatever thread finished first. The promise: for the same specs, the sequence of
 //! reports that `visit` sees, and so everything computed from it (a sweep's output, its hash, its
-//! exit code), does not depend on `jobs`. When `visit` asks to stop, the reports it saw are a prefix
-//! of the specs, the same prefix for any `jobs`; runs already under way finish and are discarded.
+//! exit code), does not depend on `jobs`. When `visit` asks to stop, the reports it saw are a
+//! prefix of the specs, the same prefix for any `jobs`; runs already under way finish and are
+//! discarded.
 
 use crate::{RunReport, RunSpec};
 use std::collections::BTreeMap;

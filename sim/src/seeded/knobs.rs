@@ -5,10 +5,10 @@
 //! another is simply absent from some seeds). Each knob is drawn by the generic rules of `swarm`
 //! (extremes, omitted features, weighted fault kinds and operations) and the active BUGGIFY sites
 //! are drawn here too, so the knobs (printed in full) are everything the seed decided about its
-//! world. With a twin (`felix sweep --twin`, the fast canary), the draw is biased towards the faults
-//! and the workload that twin needs (more lease moves and pauses for the fencing twins, stranded
-//! nodes for the jump twin, crashes for the durability twins), so `felix replay --seed S --twin T`
-//! reruns exactly what `felix sweep --twin T` ran.
+//! world. With a twin (`felix sweep --twin`, the fast canary), the draw is biased towards the
+//! faults and the workload that twin needs (more lease moves and pauses for the fencing twins,
+//! stranded nodes for the jump twin, crashes for the durability twins), so
+//! `felix replay --seed S --twin T` reruns exactly what `felix sweep --twin T` ran.
 
 use crate::env::network::NetworkKnobs;
 use crate::env::queue::Time;

@@ -1,5 +1,5 @@
-//! Elections after a heal: every election period gets a freshly drawn timeout, so the voters do
-//! not campaign in lockstep forever (a regression: with a timeout drawn once per boot, seeds 3612 and
+//! Elections after a heal: every election period gets a freshly drawn timeout, so the voters do not
+//! campaign in lockstep forever (a regression: with a timeout drawn once per boot, seeds 3612 and
 //! 7550 of the AckBeforeSync control sweep went from term 3 to 47 without a leader and failed
 //! Convergence).
 

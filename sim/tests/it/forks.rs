@@ -1,5 +1,5 @@
-//! Continuations (`felix_sim::seeded::fork`): a run forked at a trace step is its parent up to the step
-//! and a timeline of its own after it, named by (seed, step, branch) alone.
+//! Continuations (`felix_sim::seeded::fork`): a run forked at a trace step is its parent up to the
+//! step and a timeline of its own after it, named by (seed, step, branch) alone.
 
 use felix_audits::Counter;
 use felix_sim::render::trace::{SimEvent, TraceEvent, TraceLine};

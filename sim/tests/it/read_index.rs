@@ -1,4 +1,5 @@
-//! Reads at a read index in whole runs: what the read path promises, held over whole simulated runs.
+//! Reads at a read index in whole runs: what the read path promises, held over whole simulated
+//! runs.
 
 use felix_sim::{run, RunSpec};
 

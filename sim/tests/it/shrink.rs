@@ -45,7 +45,8 @@ pub(crate) fn commands(path: &str, text: &str) -> usize {
         .len()
 }
 
-/// What one twin's shrink gave (printed with `--nocapture`, for a report of the shrinker's figures).
+/// What one twin's shrink gave (printed with `--nocapture`, for a report of the shrinker's
+/// figures).
 pub(crate) struct Figures {
     pub seed: u64,
     pub events_before: u64,

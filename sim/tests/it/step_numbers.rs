@@ -121,7 +121,8 @@ fn named(text: &str, first: bool) -> Named {
     }
 }
 
-/// The words of a trace line's sentence ("n2 -> c5: Appended at 26" gives n2, c5, Appended, at, 26).
+/// The words of a trace line's sentence ("n2 -> c5: Appended at 26" gives n2, c5, Appended, at,
+/// 26).
 fn tokens(sentence: &str) -> Vec<&str> {
     sentence
         .split(|c: char| !c.is_alphanumeric())

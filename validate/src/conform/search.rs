@@ -1,8 +1,8 @@
 //! The shortest counterexample the core can follow: a breadth-first search over the model that
 //! takes only the steps the core can take (`Spec::takes`), stopping at the first state that breaks
 //! the named invariant. Where the model's own shortest counterexample has a step the core cannot
-//! take (a Retain of the segment holding a log's last record, a write fenced by a stale token), this
-//! finds the shortest one without it, or says that none exists within `STATES_MAX` states.
+//! take (a Retain of the segment holding a log's last record, a write fenced by a stale token),
+//! this finds the shortest one without it, or says that none exists within `STATES_MAX` states.
 
 use super::spec::Spec;
 use felix_core::rules::Invariant;

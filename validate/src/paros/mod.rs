@@ -1,4 +1,5 @@
-//! Paros runs held to the ParosTrimJump model (`felix_model::paros`, `docs/formal/ParosTrimJump.tla`).
+//! Paros runs held to the ParosTrimJump model (`felix_model::paros`,
+//! `docs/formal/ParosTrimJump.tla`).
 //!
 //! The projection: each voter as `term`, `leader`, `log` (each record as kind, owner fence `o`,
 //! term, `up_to`), `start`, `commit`, `writer`, `floor`, and `sterm` (the sealed base term) read
@@ -11,8 +12,9 @@
 //! core's record does not carry the fence its write was checked against at sequencing: a write
 //! projects with `o = 0`, so the model's `acked`, unprojected, never takes it).
 //!
-//! The checker, as `crate::head_trim::checker` for FelixHeadTrim: each step a fixed chain of the model's
-//! own actions through `ParosTrimJump::next_state` (no second copy of the spec) on a window:
+//! The checker, as `crate::head_trim::checker` for FelixHeadTrim: each step a fixed chain of the
+//! model's own actions through `ParosTrimJump::next_state` (no second copy of the spec) on a
+//! window:
 //!
 //! | the node | model actions |
 //! |---|---|
@@ -55,11 +57,11 @@
 //! history variable, not a node's), reads (the model's `ReadAnswer`), and durability (a window
 //! counts every record a node holds as durable, `durable`; a crash sets a baseline).
 //!
-//! The ghosts of `crate::head_trim::checker` stand for hidden senders the same way: a follower's sender is
-//! the follower after the step (its log, commit and term), a leader's acknowledging majority its
-//! log up to the new commit, a jump's sender the point and the sealed state it sent, at the
-//! jumper's term (a `TrimmedTo` carries no term; the model's guard wants the sender's at least
-//! the jumper's).
+//! The ghosts of `crate::head_trim::checker` stand for hidden senders the same way: a follower's
+//! sender is the follower after the step (its log, commit and term), a leader's acknowledging
+//! majority its log up to the new commit, a jump's sender the point and the sealed state it sent,
+//! at the jumper's term (a `TrimmedTo` carries no term; the model's guard wants the sender's at
+//! least the jumper's).
 
 //! Laid out as `crate::head_trim`: `projection` (a node's variables, read off the core),
 //! `window` (a few nodes as one small model state, values renamed into its bounds) and `checker`

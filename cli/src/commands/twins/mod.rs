@@ -1,17 +1,17 @@
 //! `felix twins`: hold every twin to the invariant it must break.
 //!
-//! `--sim` sweeps seeds for each simulator twin (`TwinName::in_layer(Layer::Sim)`) with that one rule off until an audit catches
-//! the twin's named invariant, and fails unless it is caught within the budget. By default the
-//! seed's swarm is biased towards the twin (more lease moves, pauses, trims, crashes, as the twin
-//! needs): a fast canary. `--unbiased` is the measure that counts: the default swarm, no per-twin
-//! bias, searched by plain consecutive seeds and by a coverage-guided campaign
-//! (`felix sweep --guided`); it reports the runs each needed (seeds to detect) and their medians,
-//! per search and for either (the fewer runs of the two). Each search that runs must catch every
-//! twin within the budget on its own, and with `--median-max N` its median must be at most N.
-//! Every catching run's control run (the same knobs, every rule on) must be clean.
-//! `--model` runs the Stateright twins (`model.rs`). `--validation` runs the
-//! validation layer's twins (`validation.rs`). With none of the three flags every
-//! layer runs; the exit code is 0 only if every twin failed as expected.
+//! `--sim` sweeps seeds for each simulator twin (`TwinName::in_layer(Layer::Sim)`) with that one
+//! rule off until an audit catches the twin's named invariant, and fails unless it is caught within
+//! the budget. By default the seed's swarm is biased towards the twin (more lease moves, pauses,
+//! trims, crashes, as the twin needs): a fast canary. `--unbiased` is the measure that counts: the
+//! default swarm, no per-twin bias, searched by plain consecutive seeds and by a coverage-guided
+//! campaign (`felix sweep --guided`); it reports the runs each needed (seeds to detect) and their
+//! medians, per search and for either (the fewer runs of the two). Each search that runs must catch
+//! every twin within the budget on its own, and with `--median-max N` its median must be at most N.
+//! Every catching run's control run (the same knobs, every rule on) must be clean. `--model` runs
+//! the Stateright twins (`model.rs`). `--validation` runs the validation layer's twins
+//! (`validation.rs`). With none of the three flags every layer runs; the exit code is 0 only if
+//! every twin failed as expected.
 
 mod model;
 mod validation;
@@ -237,9 +237,9 @@ impl Made {
     }
 }
 
-/// Sweeps seeds start..start+budget with `twin`'s rule off until its invariant is caught (the knobs biased
-/// towards the twin unless `unbiased`).
-/// Every run and the control are kept in `made` when given, for the guided campaign.
+/// Sweeps seeds start..start+budget with `twin`'s rule off until its invariant is caught (the knobs
+/// biased towards the twin unless `unbiased`). Every run and the control are kept in `made` when
+/// given, for the guided campaign.
 pub fn hunt(
     twin: TwinName,
     start: u64,

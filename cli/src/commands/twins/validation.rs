@@ -1,4 +1,5 @@
-//! `felix twins --validation`: the validation layer's twins (`TwinName::in_layer(Layer::Validation)`).
+//! `felix twins --validation`: the validation layer's twins
+//! (`TwinName::in_layer(Layer::Validation)`).
 //!
 //! Each breaks a rule of the core's walk whose break changes no answer, so no audit sees it: only
 //! trace validation, which holds every step of the node's state to a model's actions, can. Seeds

@@ -33,10 +33,10 @@ fn variant(knobs: &Knobs, change: impl FnOnce(&mut Knobs)) -> Option<Knobs> {
 }
 
 /// The world before the swarm drew its shape: no prober, no old messages, no broken writer, no
-/// storage faults, the in-memory store, writers with one request in flight that move on after
-/// every unknown outcome, and the replication shape scenarios run with (64 records per AppendEntries,
-/// no bound on appends in flight, the default heartbeat and election timeouts); all at once
-/// first, then one at a time.
+/// storage faults, the in-memory store, writers with one request in flight that move on after every
+/// unknown outcome, and the replication shape scenarios run with (64 records per AppendEntries, no
+/// bound on appends in flight, the default heartbeat and election timeouts); all at once first,
+/// then one at a time.
 fn shape(knobs: &Knobs) -> Vec<Knobs> {
     let replication = |k: &mut Knobs| {
         k.append_entries_max = Replication::append_entries_max();

@@ -25,8 +25,9 @@ fn ticks(verb: &str) -> Option<(&str, u64)> {
 }
 
 /// The verb merging `first` and `second` when they are neighbours of one kind: two syncs are one
-/// `sync` of both nodes; two ticks of one node are one `tick` (the same ticks in a row); two deliveries of the next message on one link are `n=2` (which differs:
-/// the second message must be queued before the first arrives, so the merge is verified).
+/// `sync` of both nodes; two ticks of one node are one `tick` (the same ticks in a row); two
+/// deliveries of the next message on one link are `n=2` (which differs: the second message must be
+/// queued before the first arrives, so the merge is verified).
 fn merged(first: &str, second: &str) -> Option<String> {
     if let (Some(a), Some(b)) = (first.strip_prefix("sync "), second.strip_prefix("sync ")) {
         return Some(format!("sync {a} {b}"));

@@ -1,5 +1,5 @@
-//! A continuation's fork in the seeded world (`crate::seeded::fork`): where its streams are re-keyed,
-//! and how its first line names it.
+//! A continuation's fork in the seeded world (`crate::seeded::fork`): where its streams are
+//! re-keyed, and how its first line names it.
 
 use super::World;
 use crate::render::trace::SimEvent;

@@ -196,8 +196,8 @@ fn storage_faults_are_drawn_in_some_seeds_and_round_trip() {
     assert!(Knobs::parse(&json).is_err());
 }
 
-/// The file store is on in some seeds and off in others. Knobs without it print no `file_store` and parse back to the in-memory store; knobs with it
-/// round-trip through JSON and say so in words.
+/// The file store is on in some seeds and off in others. Knobs without it print no `file_store` and
+/// parse back to the in-memory store; knobs with it round-trip through JSON and say so in words.
 #[test]
 fn the_file_store_is_drawn_last_in_some_seeds_and_round_trips() {
     let draws: Vec<Knobs> = (0..100).map(|seed| Knobs::draw(seed, None)).collect();
