@@ -136,6 +136,19 @@ if [[ $in_diff -eq 1 ]]; then
         echo "no change under core/src or store/src since $base: no mutant to run."
         exit 0
     fi
+    # A diff of doc comments alone (`///`, `//!`) selects no mutant: it is answered here, without
+    # installing cargo-mutants (scripts/mutants_doc_only.py says why, and reads the diff as
+    # cargo-mutants does). Any other affected line (code, a plain `//` comment, a blank line) goes
+    # to cargo-mutants.
+    doc_only=0
+    python3 scripts/mutants_doc_only.py "$diff_file" >"$out/in-diff-code.txt" || doc_only=$?
+    if [[ $doc_only -eq 0 ]]; then
+        echo "only doc comments (/// and //!) changed under core/src and store/src since $base:" \
+            "cargo-mutants mutates code, so no mutant to run."
+        exit 0
+    elif [[ $doc_only -ne 1 ]]; then
+        exit 2
+    fi
     common+=(--in-diff "$diff_file")
 fi
 
@@ -244,6 +257,18 @@ with open(sys.argv[1], "w") as handle:
     json.dump(merged, handle)
 PY
 mv "$mo/mutants.json.new" "$mo/mutants.json"
+# The premise of the doc-comment check above (--in-diff): no mutant listed spans a doc comment.
+# Checked on every listing of this tree, so an item declared with a doc inside a function fails
+# here, before a doc-only change to it could skip the mutants it selects.
+if [[ -z "$resume" ]]; then
+    premise=0
+    python3 scripts/mutants_doc_only.py --spans "$mo/mutants.json" || premise=$?
+    if [[ $premise -ne 0 ]]; then
+        echo "a mutant spans a doc comment (above): scripts/mutants_doc_only.py's premise no" \
+            "longer holds, and --in-diff would skip mutants a doc-only change selects" >&2
+        exit 1
+    fi
+fi
 missed="$mo/missed.txt"
 touch "$missed"
 : > "$out/survivors.txt"

@@ -103,8 +103,9 @@ if [ "$node" != 0 ]; then
     exit "$node"
 fi
 
-step "scripts/test_mutants_equivalent.py (the mutation step's equivalent-list judge)"
+step "scripts/test_mutants_equivalent.py and test_mutants_doc_only.py (the mutation step's judges)"
 python3 scripts/test_mutants_equivalent.py
+python3 scripts/test_mutants_doc_only.py
 
 step "scripts/bugbench.sh --check (every planted bug of the benchmark still applies to the core)"
 # The benchmark itself (docs/dev/bugbench.md) takes about half an hour and is run by hand; CI only
