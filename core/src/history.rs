@@ -1,9 +1,13 @@
 //! The history of a run: what the audits judge.
 //!
 //! Brokers and replicas emit node events as `Observe` commands; the driver records them, and adds
-//! what clients saw (acks, reads, refusals, retirements, folds). Audits (`felix-audits`) are pure
-//! functions over a `Vec<Event>`. An operation whose outcome its client never learned is *unknown*,
-//! never failed: there is simply no `Acked` event for it.
+//! what clients sent and were answered (`Requested`, `Replied`: acks, reads, refusals), the lease
+//! grants, what clients concluded (retirements, gaps, folds, checkpoints), its own events about the
+//! nodes (crashes, restarts, corrupt stores, sampled node states, what each store holds durably,
+//! promises and acknowledgements as they leave a node, what its witness finds) and the run's
+//! phases. Audits (`felix-audits`) are pure functions over a `Vec<Event>`. An operation whose
+//! outcome its client never learned is *unknown*, never failed: there is simply no `Replied` event
+//! for it.
 
 use crate::api::{ClientId, Reply, Request};
 use crate::record::{Entry, Headers, NodeId, Offset, Term, Token};

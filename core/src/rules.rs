@@ -2,8 +2,9 @@
 //!
 //! A *twin* is the default configuration with exactly one rule switched off; each twin must break
 //! the invariant named in `TwinName::expected`, in every layer that has it (simulator, Stateright
-//! model, TLA+). The names are the same everywhere: they live in `felix-names` (`TwinName`,
-//! `Invariant`), which the model shares without importing the core.
+//! model, TLA+, trace validation: `felix-validate`, `felix sweep --validate`). The names are the
+//! same everywhere: they live in `felix-names` (`TwinName`, `Invariant`), which the model shares
+//! without importing the core.
 
 pub use felix_names::{Invariant, Layer, TwinName};
 use serde::{Deserialize, Serialize};

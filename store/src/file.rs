@@ -31,8 +31,8 @@
 //! reports it in `Recovered::tail_cut`) and refuses anything else that is wrong with
 //! `StoreError::Corrupt`, naming the file and the byte: a gap between segments, a missing or
 //! damaged promise or meta file beside a log, a non-regular file where a store file belongs, an
-//! offset too large to compute with, and a log that ends at or before the synced mark (the last
-//! segment file deleted or emptied).
+//! offset too large to compute with, and a log that ends before the synced mark (the last segment
+//! file deleted or emptied; a log whose last record is at the mark is accepted).
 //!
 //! What the store cannot tell, because no metadata records it without a second write per sync:
 //! - the records of the newest segment after its first one, cut at a frame boundary or with the

@@ -3,7 +3,9 @@
 //! `DirFiles` (the real file system, `std::fs`) is the one a node and `felix store` use. The
 //! simulator implements the trait over files in memory with power-loss semantics, so the real
 //! store's ordering of writes, fsyncs, renames and directory fsyncs runs in every sweep. Reads
-//! go through `StoreFiles`, which `inspect` already reads a directory with.
+//! go through `StoreFiles`, which `inspect` already reads a directory with, except one: the
+//! rewrite of the first segment file after a jump into its middle (or in the recovery that
+//! finishes it) reads that file through `FileSystem::read`.
 
 use crate::inspect::{DirFiles, StoreFiles};
 use std::fs::{self, File, OpenOptions};

@@ -13,8 +13,10 @@
 //! What the directory must hold once a store lives in it: `meta` (the layout and the synced mark)
 //! and `promise` (term and vote), both written when the store is created, before any record. So a
 //! missing `promise` or `meta` beside segment files or a sealed state is `Corrupt`: a node that lost
-//! its promise must not rejoin as if it never voted. A wholly empty directory is a new store; see
-//! `file.rs` for what the store cannot tell.
+//! its promise must not rejoin as if it never voted. A log that ends before the synced mark (a mark
+//! at or above its first held offset) lost synced records and is `Corrupt`; a log whose last record
+//! is at the mark is accepted. A wholly empty directory is a new store; see `file.rs` for what the
+//! store cannot tell.
 
 use crate::segment::{self, ScanEnd};
 use felix_core::codec::{

@@ -1,4 +1,4 @@
-//! The file-backed log store, the one crate of the journal that does file IO.
+//! The file-backed log store, the one crate that keeps the journal on disk.
 //!
 //! `FileStore` keeps a node's log, promise and sealed state in one directory (`file.rs` says the
 //! layout and the ordering of writes, fsyncs and renames that makes a crash lose only a suffix of

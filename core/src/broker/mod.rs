@@ -26,8 +26,9 @@
 //!   unanswered per peer (no bound by default); an acceptance frees the appends it covers, a
 //!   rejection all of them, and a heartbeat, sent one past them all, frees them whatever was lost.
 //! - **TrimmedTo**: a peer whose next needed offset is below the leader's first held offset gets
-//!   `TrimmedTo { point, state }`; the receiver jumps (`Journal::jump`) in one op and never touches
-//!   its term or vote (rule `jump_keeps_term`). A point at or below its floor is ignored.
+//!   `TrimmedTo { point, state }`; the receiver jumps (`Journal::jump`: it persists a conflicting
+//!   suffix's `TruncateSuffix`, then the `TrimmedTo`) and never touches its term or vote (rule
+//!   `jump_keeps_term`). A point at or below its floor or first held offset is ignored.
 //! - **Reads** (`read_index.rs`) are served by any node or replica from its committed prefix, but
 //!   only once its walk reaches a read index the leader confirmed by a majority round in its term
 //!   (Raft's ReadIndex; a new leader only once its term's noop is committed), so no read is served

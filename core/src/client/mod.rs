@@ -38,7 +38,9 @@
 //!
 //! A reply for an id that is not in flight (late duplicate, stale) is ignored: the returned step
 //! has `ignored == true` and nothing changes. A reply of the wrong kind for the request in flight
-//! (e.g. `Records` for an append) is handled as an unknown outcome. No reply makes a client panic.
+//! (e.g. `Records` for an append) is handled as an unknown outcome, except by the owner for a
+//! read: it asks another node, as from a node that cannot serve (`Route::AnotherNode`). No reply
+//! makes a client panic.
 //!
 //! The driver records `Requested`, `Replied` and `LeaseGranted` itself (it knows the node and the
 //! lease service); clients emit only what they concluded: `HolderRetired`, `Gap`, `Folded`,

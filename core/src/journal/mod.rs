@@ -25,17 +25,17 @@
 //!   truncation of a conflicting suffix. The node then holds nothing below `point`, its committed
 //!   index is at least `point - 1` and its floor at most `point` (never past committed + 1); it
 //!   keeps its records past `point` only if they follow the sealed base (`jump_checks_base_term`).
-//!   Until its walk reaches the trim that set the sender's floor, a read below `point` is `NotHeld`
-//!   (the reader asks another node); after it, `CursorTooOld` with that trim's tag (the second
-//!   seed's window).
+//!   When the sender's floor is above `point`, a read below `point` is `NotHeld` (the reader asks
+//!   another node) until its walk reaches the trim that set that floor; after it, `CursorTooOld`
+//!   with that trim's tag (the second seed's window).
 //! - **The walk's order** (`floor_at_its_trim`, `writer_at_its_fence`): a trim's floor and a
 //!   fence's writer take effect when the walk reaches their record, not a step before. Breaking
 //!   them (the EarlyFloor and EarlyFence twins) changes no answer, so no audit sees it: they are
 //!   the validation layer's twins, which only trace validation catches.
 //!
 //! Offsets: the journal holds `first_held() ..= last_offset()`; `tail()` is the next free offset.
-//! Below `first_held()` only the sealed state remains. The walk is synchronous: the fold always
-//! describes the committed prefix (except floors under the FloorPastCommit twin).
+//! Below `first_held()` only the sealed state remains. The walk is synchronous: the fold describes
+//! the committed prefix (except under the FloorPastCommit, EarlyFloor and EarlyFence twins).
 
 mod trim_index;
 

@@ -3,7 +3,9 @@
 //! It is derived like any index: the journal keeps it up to date incrementally as records are
 //! appended, truncated and compacted, and `TrimIndex::scan` rebuilds it from the records alone.
 //! The journal uses it to find the floor-setting trim's headers (the CursorTooOld tag) while that
-//! record is held; with compaction keeping the floor record, it always is.
+//! record is held, and takes them from the fold otherwise. Compaction keeps the floor record, but
+//! after a TrimmedTo jump the trim that set the floor need not be held: the jump adopts the
+//! sender's floor, and with it a trim the node may not hold.
 
 use crate::record::{Command, Entry, Headers, Offset, Token};
 use std::collections::VecDeque;

@@ -99,7 +99,7 @@ impl SegmentLayout {
 
 /// The file store's own metadata (the `meta` file): the layout it was written with, and the synced
 /// mark, an offset the durable log is known to have reached. Recovery that reads back a log ending
-/// at or below the mark (and starting at or below it) reports the missing records as corruption.
+/// below the mark (and starting at or below it) reports the missing records as corruption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoreMeta {
     pub records_per_segment: u64,
