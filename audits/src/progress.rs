@@ -38,6 +38,7 @@ use felix_core::api::{ClientId, InvalidRequest, Reply};
 use felix_core::history::{Event, Phase};
 use felix_core::record::{NodeId, Offset};
 use std::collections::{BTreeMap, VecDeque};
+use std::num::Saturating as S;
 
 /// How many elections a healed cluster may need before a leader holds when its timeouts are
 /// spread wide (every node restarts at once when the faults heal, so the first election can split;
@@ -45,7 +46,8 @@ use std::collections::{BTreeMap, VecDeque};
 pub const ELECTIONS_MAX: u64 = 4;
 
 /// The run's knobs the bounds are made of (all times in microseconds of true time; the simulator
-/// fills them in from its knobs, `felix_sim::judge::progress_bounds`).
+/// fills them in from its knobs, `felix_sim::judge::progress_bounds`). A bound that would pass
+/// `u64::MAX` (knobs far beyond what the swarm draws, a user's) is `u64::MAX`: no deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
     /// One durable round trip: a message there (at most the longest delay), a sync (at most the
@@ -78,7 +80,7 @@ impl Bounds {
     /// One election: the longest timeout, then a vote round and the leader's noop committed (two
     /// durable round trips): `election_ticks * tick + 2 * round_trip`.
     pub fn election_micros(&self) -> u64 {
-        self.election_ticks * self.tick_micros + 2 * self.round_trip_micros
+        (S(self.election_ticks) * S(self.tick_micros) + S(2) * S(self.round_trip_micros)).0
     }
 
     /// How many elections may fail before one holds: `ELECTIONS_MAX * ceil(2 * round_trip /
@@ -87,8 +89,11 @@ impl Bounds {
     /// next to a durable round trip, the more elections split (seen: 8 in a row with a 45 ms
     /// spread and 50 ms round trips).
     pub fn elections(&self) -> u64 {
-        let spread = (self.election_spread_ticks * self.tick_micros).max(1);
-        ELECTIONS_MAX * (2 * self.round_trip_micros).div_ceil(spread).max(1)
+        let spread = (S(self.election_spread_ticks) * S(self.tick_micros))
+            .0
+            .max(1);
+        let splits = (S(2) * S(self.round_trip_micros)).0.div_ceil(spread).max(1);
+        (S(ELECTIONS_MAX) * S(splits)).0
     }
 
     /// How long a node `lag` records behind, with `terms` runs of one term to walk back over, may
@@ -99,10 +104,11 @@ impl Bounds {
     /// right after the heal), then one durable round trip per batch of the lag.
     pub fn catch_up_micros(&self, lag: u64, terms: u64) -> u64 {
         let batches = lag.div_ceil(self.batch_records.max(1));
-        self.stalled_sync_micros
-            + self.elections() * self.election_micros()
-            + self.heartbeat_ticks * self.tick_micros
-            + (batches + terms) * self.round_trip_micros
+        (S(self.stalled_sync_micros)
+            + S(self.elections()) * S(self.election_micros())
+            + S(self.heartbeat_ticks) * S(self.tick_micros)
+            + (S(batches) + S(terms)) * S(self.round_trip_micros))
+        .0
     }
 
     /// How long a node may take while one leader holds, when the cluster's committed index was
@@ -115,9 +121,10 @@ impl Bounds {
     /// the commit index.
     pub fn led_catch_up_micros(&self, lag: u64, terms: u64) -> u64 {
         let batches = lag.div_ceil(self.batch_records.max(1));
-        self.stalled_sync_micros
-            + 2 * self.heartbeat_ticks * self.tick_micros
-            + (2 + batches + terms) * self.round_trip_micros
+        (S(self.stalled_sync_micros)
+            + S(2) * S(self.heartbeat_ticks) * S(self.tick_micros)
+            + (S(2) + S(batches) + S(terms)) * S(self.round_trip_micros))
+        .0
     }
 
     /// How long a client may wait for a useful answer when the cluster's committed index is
@@ -125,11 +132,10 @@ impl Bounds {
     /// up from nothing waits for it, and a write for a majority that matches the leader):
     /// `catch_up(committed, terms) + nodes * (client_retry + read_wait * tick + round_trip)`.
     pub fn answer_micros(&self, committed: u64, terms: u64) -> u64 {
-        self.catch_up_micros(committed, terms)
-            + self.nodes
-                * (self.client_retry_micros
-                    + self.read_wait_ticks * self.tick_micros
-                    + self.round_trip_micros)
+        let retry = S(self.client_retry_micros)
+            + S(self.read_wait_ticks) * S(self.tick_micros)
+            + S(self.round_trip_micros);
+        (S(self.catch_up_micros(committed, terms)) + S(self.nodes) * retry).0
     }
 }
 
@@ -347,13 +353,13 @@ impl Judge<'_> {
             // The runs to walk back over: the committed log's terms above the node, or its own
             // divergent suffix's, whichever is more.
             let terms = terms_above(&self.term_starts, target.offset - target.lag).max(target.walk);
-            let deadline = since + self.bounds.catch_up_micros(lag, terms);
+            let deadline = since.saturating_add(self.bounds.catch_up_micros(lag, terms));
             // Under one leader the whole time since `led_from`, the tighter bound holds.
             let led = self.leader.map(|(_, _, from)| {
                 let led_from = from.max(since);
                 (
                     led_from,
-                    led_from + self.bounds.led_catch_up_micros(lag, terms),
+                    led_from.saturating_add(self.bounds.led_catch_up_micros(lag, terms)),
                 )
             });
             let led_late = led.is_some_and(|(_, deadline)| now > deadline);
@@ -398,7 +404,7 @@ impl Judge<'_> {
             }
             return;
         };
-        if !view.reported && now > start + bound {
+        if !view.reported && now > start.saturating_add(bound) {
             view.reported = true;
             let what = match answered {
                 Some(true) => "answered",
@@ -583,6 +589,33 @@ mod tests {
             bounds.answer_micros(9, 2),
             bounds.catch_up_micros(9, 2) + 3 * (50_000 + 20 * 10_000 + 1_000)
         );
+    }
+
+    /// Knobs far past the swarm's (one-microsecond ticks, hour-long round trips) make bounds past
+    /// 64 bits: each is `u64::MAX`, no deadline, and a stalled node is not judged late.
+    #[test]
+    fn bounds_past_64_bits_mean_no_deadline() {
+        let huge = Bounds {
+            round_trip_micros: 3 * 3_600_000_000,
+            tick_micros: 1,
+            election_ticks: 1_000,
+            election_spread_ticks: 1,
+            nodes: 17,
+            ..bounds()
+        };
+        assert_eq!(huge.elections(), ELECTIONS_MAX * 2 * 3 * 3_600_000_000);
+        assert_eq!(huge.catch_up_micros(9, 2), u64::MAX);
+        assert_eq!(huge.answer_micros(9, 2), u64::MAX);
+        let history = vec![
+            state(1, 1, false, 0, 0),
+            liveness(),
+            committed(0, noop(1, 1)),
+            committed(0, write(2, 1, 1)),
+            state(0, 1, true, 0, 2),
+            end(),
+        ];
+        let times = [0, 0, 10, 20, 30, u64::MAX - 1];
+        assert_eq!(check(&history, &times, huge), vec![]);
     }
 
     /// A follower that catches up inside its bound holds; one that is still behind past it breaks

@@ -373,3 +373,34 @@ fn shrink_takes_a_fork_replay_command() {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+/// Knobs that would overflow a run's times (a safety phase of 2^64 - 1 microseconds, which
+/// panicked with an overflow) are refused with the knob's name and exit 2, by `replay` and
+/// `shrink` alike.
+#[test]
+fn knobs_past_their_sizes_exit_2_naming_the_knob() {
+    let mut knobs =
+        serde_json::to_value(felix_sim::seeded::knobs::Knobs::draw(7, None)).expect("JSON");
+    knobs["safety_micros"] = serde_json::Value::from(u64::MAX);
+    let knobs = knobs.to_string();
+    for args in [
+        vec!["replay", "--seed", "7", "--knobs", &knobs],
+        vec![
+            "shrink",
+            "--seed",
+            "7",
+            "--twin",
+            "CompactActive",
+            "--knobs",
+            &knobs,
+        ],
+    ] {
+        let (code, _, stderr) = felix(&args);
+        assert_eq!(code, 2, "{}: {stderr}", args[0]);
+        assert!(
+            stderr.contains("safety_micros: at most 3600000000"),
+            "{}: {stderr}",
+            args[0]
+        );
+    }
+}

@@ -151,6 +151,12 @@ pub struct Knobs {
 
 /// The most writes in flight `pipeline_depth` takes.
 pub const PIPELINE_DEPTH_MAX: u32 = 16;
+/// The longest a duration knob may be (and the widest clock skew), in microseconds: an hour of
+/// simulated time, far above what the swarm draws (its longest phase is 64 s), and short enough
+/// that no sum or product the run makes of its times overflows.
+pub const DURATION_MAX_MICROS: Time = 3_600_000_000;
+/// The most one fault kind may weigh: the five weights are added up in a `u32`.
+pub const WEIGHT_MAX: u32 = 1_000_000;
 /// The most unknown outcomes in a row `sticky_timeouts` takes.
 pub const STICKY_TIMEOUTS_MAX: u32 = 64;
 
@@ -566,6 +572,7 @@ impl Knobs {
     pub fn validate(&self) -> Result<(), String> {
         self.validate_storage_faults()?;
         self.validate_replication()?;
+        self.validate_sizes()?;
         let per_million = [
             ("drop_per_million", self.network.drop_per_million),
             ("duplicate_per_million", self.network.duplicate_per_million),
@@ -678,7 +685,7 @@ impl Knobs {
             ),
             (
                 self.heartbeat_ticks >= 1
-                    && 2 * self.heartbeat_ticks <= self.election_ticks_min.max(2),
+                    && self.heartbeat_ticks <= self.election_ticks_min.max(2) / 2,
                 "heartbeat_ticks: at least 1, at most half of election_ticks_min",
             ),
         ];
@@ -686,6 +693,60 @@ impl Knobs {
             Some((_, message)) => Err(message.to_string()),
             None => Ok(()),
         }
+    }
+
+    /// Every duration (and the clock skew) at most `DURATION_MAX_MICROS`, every fault weight at
+    /// most `WEIGHT_MAX`, and the network's usual delays within its long ones (a long delay is
+    /// drawn up from the usual ones' bound).
+    fn validate_sizes(&self) -> Result<(), String> {
+        let network = &self.network;
+        let durations = [
+            ("sync_min_micros", self.sync_min_micros),
+            ("sync_max_micros", self.sync_max_micros),
+            ("tick_micros", self.tick_micros),
+            ("lease_micros", self.lease_micros),
+            ("renew_micros", self.renew_micros),
+            (
+                "clock_skew_max_micros",
+                self.clock_skew_max_micros.unsigned_abs(),
+            ),
+            ("fault_gap_micros", self.fault_gap_micros),
+            ("downtime_max_micros", self.downtime_max_micros),
+            ("fault_duration_max_micros", self.fault_duration_max_micros),
+            ("client_gap_micros", self.client_gap_micros),
+            ("client_timeout_micros", self.client_timeout_micros),
+            ("safety_micros", self.safety_micros),
+            ("liveness_micros", self.liveness_micros),
+            ("network.delay_min_micros", network.delay_min_micros),
+            ("network.delay_max_micros", network.delay_max_micros),
+            (
+                "network.long_delay_max_micros",
+                network.long_delay_max_micros,
+            ),
+            ("network.ancient_max_micros", network.ancient_max_micros),
+        ];
+        if let Some((name, _)) = durations
+            .into_iter()
+            .find(|&(_, micros)| micros > DURATION_MAX_MICROS)
+        {
+            return Err(format!(
+                "{name}: at most {DURATION_MAX_MICROS} (an hour of simulated time)"
+            ));
+        }
+        let weights = [
+            ("weight_partition", self.weight_partition),
+            ("weight_clog", self.weight_clog),
+            ("weight_crash", self.weight_crash),
+            ("weight_pause", self.weight_pause),
+            ("weight_lease_move", self.weight_lease_move),
+        ];
+        if let Some((name, _)) = weights.into_iter().find(|&(_, weight)| weight > WEIGHT_MAX) {
+            return Err(format!("{name}: at most {WEIGHT_MAX}"));
+        }
+        if network.delay_max_micros > network.long_delay_max_micros {
+            return Err("network.delay_max_micros <= network.long_delay_max_micros".to_string());
+        }
+        Ok(())
     }
 
     /// The storage faults' chances are chances (at most one million per million).

@@ -303,3 +303,62 @@ fn leader_partitions_are_drawn_where_partitions_come_and_round_trip() {
     assert_eq!(Knobs::parse(&json).as_ref(), Ok(on));
     assert!(on.describe().ends_with(" leader_partitions=true"));
 }
+
+/// Knobs given by a user are held to sizes no run overflows with: each duration (and the clock
+/// skew) at most an hour, each fault weight at most `WEIGHT_MAX`, the usual delays within the long
+/// ones; a knob past its size is refused by name, and the largest heartbeat is refused without an
+/// overflow in the check itself.
+#[test]
+fn knobs_past_their_sizes_are_refused_by_name() {
+    let drawn = Knobs::draw(7, None);
+    let refused = |change: &dyn Fn(&mut Knobs), name: &str| {
+        let mut knobs = drawn.clone();
+        change(&mut knobs);
+        let json = serde_json::to_string(&knobs).unwrap_or_default();
+        let error = Knobs::parse(&json).err().unwrap_or_default();
+        assert!(error.starts_with(name), "{name}: {error}");
+    };
+    let past = DURATION_MAX_MICROS + 1;
+    refused(
+        &|k| k.safety_micros = past,
+        "safety_micros: at most 3600000000",
+    );
+    refused(&|k| k.liveness_micros = u64::MAX, "liveness_micros");
+    refused(&|k| k.tick_micros = past, "tick_micros");
+    refused(&|k| k.lease_micros = past, "lease_micros");
+    refused(&|k| k.renew_micros = past, "renew_micros");
+    refused(&|k| k.fault_gap_micros = past, "fault_gap_micros");
+    refused(&|k| k.downtime_max_micros = past, "downtime_max_micros");
+    refused(
+        &|k| k.fault_duration_max_micros = past,
+        "fault_duration_max_micros",
+    );
+    refused(&|k| k.client_gap_micros = past, "client_gap_micros");
+    refused(&|k| k.client_timeout_micros = past, "client_timeout_micros");
+    refused(&|k| k.sync_max_micros = past, "sync_max_micros");
+    refused(
+        &|k| k.clock_skew_max_micros = i64::MAX,
+        "clock_skew_max_micros",
+    );
+    refused(
+        &|k| k.network.ancient_max_micros = past,
+        "network.ancient_max_micros",
+    );
+    refused(
+        &|k| k.network.long_delay_max_micros = past,
+        "network.long_delay_max_micros",
+    );
+    refused(
+        &|k| k.network.delay_max_micros = k.network.long_delay_max_micros + 1,
+        "network.delay_max_micros <= network.long_delay_max_micros",
+    );
+    refused(
+        &|k| k.weight_crash = WEIGHT_MAX + 1,
+        "weight_crash: at most",
+    );
+    refused(&|k| k.heartbeat_ticks = u64::MAX, "heartbeat_ticks");
+    // At its size a knob is taken: an hour-long safety phase.
+    let mut longest = drawn.clone();
+    longest.safety_micros = DURATION_MAX_MICROS;
+    assert_eq!(longest.validate(), Ok(()));
+}
