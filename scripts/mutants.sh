@@ -129,7 +129,10 @@ if [[ $in_diff -eq 1 ]]; then
         exit 2
     fi
     diff_file="$out/in-diff.patch"
-    git diff "$base" -- core/src store/src > "$diff_file"
+    # As cargo-mutants and mutants_doc_only.py read it, whatever the user's git config says: no
+    # colour, no external diff tool, the a/ and b/ prefixes.
+    git diff --no-color --no-ext-diff --src-prefix=a/ --dst-prefix=b/ "$base" -- core/src store/src \
+        > "$diff_file"
     changed=$(grep -c '^+++ ' "$diff_file" || true)
     echo "diff against $(git rev-parse --short "$base") (with uncommitted changes): $changed file(s) of core/src and store/src changed"
     if [[ ! -s "$diff_file" ]]; then

@@ -54,6 +54,8 @@ def affected_lines(diff):
             removed = True
             if line > 1:
                 affected[path].add(line - 1)
+    if diff.strip() and not affected:
+        raise ValueError("no file header (`diff --git` and `+++`) in a diff that is not empty")
     return affected
 
 
