@@ -6,8 +6,9 @@ use super::*;
 /// [election=10] [heartbeat=3] [in_flight=N]`
 ///
 /// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
-/// n0.. and `replicas` non-voting replicas after them, segments of `segment` records, retention
-/// keeping `retention` segments (only under the Retention twin). Without `twin=`, the rules set
+/// n0.. and `replicas` non-voting replicas after them, segments of `segment` records (at most
+/// `SEGMENT_ARG_MAX`), retention keeping `retention` segments (at most `RETENTION_ARG_MAX`; only
+/// under the Retention twin). Without `twin=`, the rules set
 /// by the last `twin` verb (default: every rule on). Nobody is leader until `campaign`.
 /// `syncs=eager` makes each node's storage sync as a disk that syncs in the background does
 /// (`env::Syncs::Eager`): a sync starts with the first op written and covers only the ops written
@@ -44,10 +45,17 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         None => env.next_rules,
     };
     let segment = args.number("segment")?.unwrap_or(4);
-    if segment == 0 {
-        return Err("bad argument: segment must be at least 1".to_string());
+    if !(1..=SEGMENT_ARG_MAX).contains(&segment) {
+        return Err(format!(
+            "bad argument: segment must be 1..={SEGMENT_ARG_MAX} records"
+        ));
     }
     let retention = args.number("retention")?.unwrap_or(1);
+    if retention > RETENTION_ARG_MAX {
+        return Err(format!(
+            "bad argument: retention must be 0..={RETENTION_ARG_MAX} segments"
+        ));
+    }
     let syncs = match args.text("syncs") {
         None | Some("all") => Syncs::All,
         Some("eager") => Syncs::Eager,
@@ -108,6 +116,14 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
 
 /// The most appends in flight `in_flight=` takes.
 const IN_FLIGHT_ARG_MAX: u64 = 1_000_000;
+
+/// The most records a segment of `segment=` holds (as `felix serve --segment-records`): a
+/// segment's last offset, and retention's kept records (`retention` segments of them), stay far
+/// inside an offset.
+const SEGMENT_ARG_MAX: u64 = 1_048_576;
+
+/// The most segments `retention=` keeps.
+const RETENTION_ARG_MAX: u64 = 1_000_000;
 
 /// The most ticks `election=` and `heartbeat=` take.
 const TICKS_ARG_MAX: u64 = 1_000;

@@ -25,6 +25,39 @@ fn bad_argument_names_file_and_line() {
         .starts_with("bad.txt:1: bad argument: `cluster` takes no `color=`"));
 }
 
+/// Segments and retention past their sizes are bad arguments, not a core panic: a segment of
+/// 2^64 - 1 records ends past the last offset, and retention of 2^64 - 1 segments overflowed the
+/// records it keeps (both panicked, found by replacing each number of `scenarios/` in turn).
+#[test]
+fn segments_and_retention_past_their_sizes_are_bad_arguments() {
+    let run = |cluster: &str| {
+        let steps = "campaign n0\n----\nx\n\nstabilize\n----\nx\n\nlease h1\n----\nx\n";
+        let text = format!("{cluster}\n----\nx\n\n{steps}\nwrite h1 a\n----\nx\n");
+        run_text("big.txt", &text)
+            .map(|_| ())
+            .map_err(|error| error.to_string())
+    };
+    assert_eq!(
+        run("cluster segment=18446744073709551615 twin=CompactActive"),
+        Err("big.txt:1: bad argument: segment must be 1..=1048576 records".to_string())
+    );
+    assert_eq!(
+        run("cluster retention=18446744073709551615 twin=Retention"),
+        Err("big.txt:1: bad argument: retention must be 0..=1000000 segments".to_string())
+    );
+    for cluster in [
+        "cluster segment=1048576 twin=CompactActive",
+        "cluster segment=4 retention=1000000 twin=Retention",
+    ] {
+        let ran = run(cluster);
+        assert!(
+            !ran.as_ref()
+                .is_err_and(|error| error.contains("bad argument")),
+            "{cluster}: {ran:?}"
+        );
+    }
+}
+
 /// An unreadable path is an error naming it, never a panic.
 #[test]
 fn unreadable_path_is_an_error() {
