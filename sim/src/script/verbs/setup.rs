@@ -8,8 +8,8 @@ use super::*;
 /// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
 /// n0.. and `replicas` non-voting replicas after them, segments of `segment` records (at most
 /// `SEGMENT_ARG_MAX`), retention keeping `retention` segments (at most `RETENTION_ARG_MAX`; only
-/// under the Retention twin). Without `twin=`, the rules set
-/// by the last `twin` verb (default: every rule on). Nobody is leader until `campaign`.
+/// under the Retention twin). Without `twin=`, the rules set by the last `twin` verb (default:
+/// every rule on). Nobody is leader until `campaign`.
 /// `syncs=eager` makes each node's storage sync as a disk that syncs in the background does
 /// (`env::Syncs::Eager`): a sync starts with the first op written and covers only the ops written
 /// before it started, so `sync nK` may leave later ops of the same step unsynced.
