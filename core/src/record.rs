@@ -3,7 +3,8 @@
 //! Every command is a record at an offset: a `Write` (opaque body + headers), a `Trim` (asks for a
 //! floor, carries the caller's headers), a `Fence` (sets the writer token, paros' SetLeader) and
 //! the leader's `Noop`. Readers skip everything that is not a `Write` (bookkeeping records), but the
-//! records are there, and the trim that set the floor is never deleted.
+//! records are there, and compaction never deletes the trim that set the floor (under the
+//! CompactActive twin it does; a jump can leave a node without it: `journal::trim_index`).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -1,4 +1,5 @@
-//! Rule switches: one per safety rule, every rule on by default.
+//! Rule switches: one per rule (the safety rules, and `catch_up_at_once`, a liveness rule that
+//! Progress judges), every rule on by default.
 //!
 //! A *twin* is the default configuration with exactly one rule switched off; each twin must break
 //! the invariant named in `TwinName::expected`, in every layer that has it (simulator, Stateright

@@ -12,8 +12,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-/// What a `FileStore` does to its directory. Every method maps to one system call (or two, for a
-/// write at a position) and fails as it would.
+/// What a `FileStore` does to its directory. Every method maps to a system call or two (a write at
+/// a position seeks first; `sync_dir` opens the directory to fsync it) and fails as they would.
 pub trait FileSystem: StoreFiles + std::fmt::Debug {
     /// An open file, written through this file system.
     type Handle: std::fmt::Debug;
