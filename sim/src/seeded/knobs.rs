@@ -157,6 +157,10 @@ pub const PIPELINE_DEPTH_MAX: u32 = 16;
 pub const DURATION_MAX_MICROS: Time = 3_600_000_000;
 /// The most one fault kind may weigh: the five weights are added up in a `u32`.
 pub const WEIGHT_MAX: u32 = 1_000_000;
+/// The most records a segment may hold (as `felix serve --segment-records`): a segment's last
+/// offset, and the records retention keeps, stay far inside an offset, so the file store can
+/// name and read back every segment it writes.
+pub const SEGMENT_RECORDS_MAX: u64 = 1 << 20;
 /// The most unknown outcomes in a row `sticky_timeouts` takes.
 pub const STICKY_TIMEOUTS_MAX: u32 = 64;
 
@@ -609,8 +613,8 @@ impl Knobs {
                 "workload: 1..=8 holders or owners, at most 8 folders",
             ),
             (
-                self.records_per_segment >= 1,
-                "records_per_segment: at least 1",
+                (1..=SEGMENT_RECORDS_MAX).contains(&self.records_per_segment),
+                "records_per_segment: 1..=1048576",
             ),
             (
                 self.sync_min_micros <= self.sync_max_micros,

@@ -1,15 +1,16 @@
 //! Verbs that set up a run: the cluster, the rules, elections, ticks, and the clients.
 
 use super::*;
+use crate::seeded::knobs::SEGMENT_RECORDS_MAX;
 
 /// `cluster [brokers=3] [replicas=0] [twin=<Name>|none] [segment=4] [retention=1] [syncs=all|eager]
 /// [election=10] [heartbeat=3] [in_flight=N]`
 ///
 /// Replaces everything (nodes, clients, network, history) with a fresh cluster: `brokers` voters
 /// n0.. and `replicas` non-voting replicas after them, segments of `segment` records (at most
-/// `SEGMENT_ARG_MAX`), retention keeping `retention` segments (at most `RETENTION_ARG_MAX`; only
-/// under the Retention twin). Without `twin=`, the rules set by the last `twin` verb (default:
-/// every rule on). Nobody is leader until `campaign`.
+/// `SEGMENT_RECORDS_MAX`, as for knobs), retention keeping `retention` segments (at most
+/// `RETENTION_ARG_MAX`; only under the Retention twin). Without `twin=`, the rules set by the last
+/// `twin` verb (default: every rule on). Nobody is leader until `campaign`.
 /// `syncs=eager` makes each node's storage sync as a disk that syncs in the background does
 /// (`env::Syncs::Eager`): a sync starts with the first op written and covers only the ops written
 /// before it started, so `sync nK` may leave later ops of the same step unsynced.
@@ -45,9 +46,9 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
         None => env.next_rules,
     };
     let segment = args.number("segment")?.unwrap_or(4);
-    if !(1..=SEGMENT_ARG_MAX).contains(&segment) {
+    if !(1..=SEGMENT_RECORDS_MAX).contains(&segment) {
         return Err(format!(
-            "bad argument: segment must be 1..={SEGMENT_ARG_MAX} records"
+            "bad argument: segment must be 1..={SEGMENT_RECORDS_MAX} records"
         ));
     }
     let retention = args.number("retention")?.unwrap_or(1);
@@ -116,11 +117,6 @@ pub(super) fn cluster(env: &mut Env, args: &Args) -> Result<Vec<String>, String>
 
 /// The most appends in flight `in_flight=` takes.
 const IN_FLIGHT_ARG_MAX: u64 = 1_000_000;
-
-/// The most records a segment of `segment=` holds (as `felix serve --segment-records`): a
-/// segment's last offset, and retention's kept records (`retention` segments of them), stay far
-/// inside an offset.
-const SEGMENT_ARG_MAX: u64 = 1_048_576;
 
 /// The most segments `retention=` keeps.
 const RETENTION_ARG_MAX: u64 = 1_000_000;

@@ -306,7 +306,7 @@ fn leader_partitions_are_drawn_where_partitions_come_and_round_trip() {
 
 /// Knobs given by a user are held to sizes no run overflows with: each duration (and the clock
 /// skew) at most an hour, each fault weight at most `WEIGHT_MAX`, the usual delays within the long
-/// ones; a knob past its size is refused by name, and the largest heartbeat is refused without an
+/// ones, segments of at most `SEGMENT_RECORDS_MAX` records; a knob past its size is refused by name, and the largest heartbeat is refused without an
 /// overflow in the check itself.
 #[test]
 fn knobs_past_their_sizes_are_refused_by_name() {
@@ -357,6 +357,12 @@ fn knobs_past_their_sizes_are_refused_by_name() {
         "weight_crash: at most",
     );
     refused(&|k| k.heartbeat_ticks = u64::MAX, "heartbeat_ticks");
+    // A segment past SEGMENT_RECORDS_MAX: with the file store, segments of 2^63 records made the
+    // store report its own writes as corrupt at a restart (a RecoveryFaithful finding).
+    refused(
+        &|k| k.records_per_segment = SEGMENT_RECORDS_MAX + 1,
+        "records_per_segment: 1..=1048576",
+    );
     // At its size a knob is taken: an hour-long safety phase.
     let mut longest = drawn.clone();
     longest.safety_micros = DURATION_MAX_MICROS;
