@@ -89,11 +89,7 @@ impl Knobs {
                 "clock drift in 0..1000000 ppm, skew at least 0",
             ),
         ];
-        for (ok, message) in checks {
-            if !ok {
-                return Err(message.to_string());
-            }
-        }
+        all_hold(&checks)?;
         at_most(&per_million, 1_000_000, "")
     }
 
@@ -122,10 +118,7 @@ impl Knobs {
                 "heartbeat_ticks: at least 1, at most half of election_ticks_min",
             ),
         ];
-        match checks.into_iter().find(|(ok, _)| !ok) {
-            Some((_, message)) => Err(message.to_string()),
-            None => Ok(()),
-        }
+        all_hold(&checks)
     }
 
     /// Every duration (and the clock skew) at most `DURATION_MAX_MICROS`, every fault weight at
@@ -193,6 +186,15 @@ impl Knobs {
             ),
         ];
         at_most(&chances, 1_000_000, "")
+    }
+}
+
+/// The message of the first of `checks` that fails: the one check of every knob whose bound is a
+/// condition on it or on its relation to another.
+fn all_hold(checks: &[(bool, &str)]) -> Result<(), String> {
+    match checks.iter().find(|(ok, _)| !ok) {
+        Some((_, message)) => Err(message.to_string()),
+        None => Ok(()),
     }
 }
 

@@ -306,8 +306,8 @@ fn leader_partitions_are_drawn_where_partitions_come_and_round_trip() {
 
 /// Knobs given by a user are held to sizes no run overflows with: each duration (and the clock
 /// skew) at most an hour, each fault weight at most `WEIGHT_MAX`, the usual delays within the long
-/// ones, segments of at most `SEGMENT_RECORDS_MAX` records; a knob past its size is refused by name, and the largest heartbeat is refused without an
-/// overflow in the check itself.
+/// ones, segments of at most `SEGMENT_RECORDS_MAX` records; a knob past its size is refused by
+/// name, and the largest heartbeat is refused without an overflow in the check itself.
 #[test]
 fn knobs_past_their_sizes_are_refused_by_name() {
     let drawn = Knobs::draw(7, None);
