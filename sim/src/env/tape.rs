@@ -32,6 +32,8 @@ struct Draws {
     replay: Option<Choices>,
     cursors: BTreeMap<Component, usize>,
     used: Choices,
+    /// The draws made so far, every component's together.
+    drawn: usize,
     /// With `Tape::marking`: what the run's prefixes drew (`Tape::cut_at`).
     marking: Option<Marking>,
 }
@@ -64,6 +66,7 @@ impl Tape {
             replay,
             cursors: BTreeMap::new(),
             used: Choices::new(),
+            drawn: 0,
             marking: None,
         })))
     }
@@ -97,6 +100,7 @@ impl Tape {
         };
         assert!(value <= max, "a draw of {value} above its bound {max}");
         draws.used.entry(component).or_default().push(value);
+        draws.drawn += 1;
         if let Some(marking) = &mut draws.marking {
             marking.order.push(component);
         }
@@ -106,6 +110,12 @@ impl Tape {
     /// The choices the run used so far.
     pub fn used(&self) -> Choices {
         self.0.borrow().used.clone()
+    }
+
+    /// How many draws the run made so far, every component's together: the size of the recording
+    /// a cut right now would leave (`World::cut`'s bound on draws).
+    pub fn drawn(&self) -> usize {
+        self.0.borrow().drawn
     }
 
     /// The world finished an event with `history` history events and `events` events so far: a

@@ -91,12 +91,14 @@ fn size_of(choices: &Choices) -> (usize, Vec<u64>) {
     (values.len(), values)
 }
 
-/// Where a run is cut (`World::cut`): after the event that records history event `history`, or
-/// after `events` events, whichever comes first.
+/// Where a run is cut (`World::cut`): after the event that records history event `history`, after
+/// `events` events, or after the first event that leaves more than `draws` draws on its tape,
+/// whichever comes first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cut {
     pub history: usize,
     pub events: u64,
+    pub draws: usize,
 }
 
 impl Cut {
@@ -105,6 +107,7 @@ impl Cut {
         Cut {
             history,
             events: u64::MAX,
+            draws: usize::MAX,
         }
     }
 }
@@ -196,7 +199,7 @@ fn run_taped(
     };
     world::run(setup, |world| {
         if let Some(cut) = cut {
-            world.cut(cut.history, cut.events);
+            world.cut(cut.history, cut.events, cut.draws);
         }
     })
 }
@@ -360,10 +363,15 @@ impl Shrinker<'_> {
 
     /// Where a try is cut: far enough past the best run's violation for a candidate that breaks
     /// somewhat later, near enough that a try which does not break (or livelocks) stays cheap.
+    /// And once the try has drawn more choices than the best run did to its violation: a run that
+    /// breaks only after that is never kept (a kept run draws at most as many, `try_candidate`),
+    /// and one that breaks before is the same run up to there (Hypothesis stops a test case at
+    /// its shrink target's length the same way). So the draws bound changes no try's verdict.
     fn limit(&self) -> Cut {
         Cut {
             history: self.best_at + self.best_at / 2 + HISTORY_SLACK,
             events: 2 * self.best.events + EVENTS_SLACK,
+            draws: self.best.choices.values().map(Vec::len).sum(),
         }
     }
 

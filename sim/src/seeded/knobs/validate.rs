@@ -30,6 +30,10 @@ impl Knobs {
             ("trim_per_million", self.trim_per_million),
             ("owner_crash_per_million", self.owner_crash_per_million),
         ];
+        // The bounds kept as constants are written from them, so a message states its check.
+        let segment = format!("records_per_segment: 1..={SEGMENT_RECORDS_MAX}");
+        let pipeline = format!("pipeline_depth: 1..={PIPELINE_DEPTH_MAX} writes in flight");
+        let sticky = format!("sticky_timeouts: at most {STICKY_TIMEOUTS_MAX}");
         let checks = [
             (
                 self.brokers >= 3 && self.brokers % 2 == 1 && self.brokers <= 9,
@@ -48,7 +52,7 @@ impl Knobs {
             ),
             (
                 (1..=SEGMENT_RECORDS_MAX).contains(&self.records_per_segment),
-                "records_per_segment: 1..=1048576",
+                segment.as_str(),
             ),
             (
                 self.sync_min_micros <= self.sync_max_micros,
@@ -69,12 +73,9 @@ impl Knobs {
             (self.fault_gap_micros > 0, "fault_gap_micros above 0"),
             (
                 (1..=PIPELINE_DEPTH_MAX).contains(&self.pipeline_depth),
-                "pipeline_depth: 1..=16 writes in flight",
+                pipeline.as_str(),
             ),
-            (
-                self.sticky_timeouts <= STICKY_TIMEOUTS_MAX,
-                "sticky_timeouts: at most 64",
-            ),
+            (self.sticky_timeouts <= STICKY_TIMEOUTS_MAX, sticky.as_str()),
             (
                 self.trim_lag_min <= self.trim_lag_max,
                 "trim_lag_min <= trim_lag_max",

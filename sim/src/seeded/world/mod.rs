@@ -291,8 +291,9 @@ pub struct World {
     observer: Option<Box<dyn Observer>>,
     /// With an observer: the client request the current event delivered, and to which node.
     observed_request: Option<(NodeId, Request)>,
-    /// Stop once the history holds more events than `.0`, or after `.1` events (`cut`), if set.
-    cut: Option<(usize, u64)>,
+    /// Stop once the history holds more events than `.0`, after `.1` events, or once the tape
+    /// holds more draws than `.2` (`cut`), if set.
+    cut: Option<(usize, u64, usize)>,
     /// The tape every draw goes through, if any: told where each event ends (`Tape::event_done`).
     tape: Option<Tape>,
     /// Hand back each node's durable disk at the end (`keep_disks`).
@@ -313,13 +314,14 @@ impl World {
         self.observer = Some(observer);
     }
 
-    /// Ends the run after the event that records history event `history` or after `events`
-    /// events, whichever comes first (or when it ends on its own): the shrinker judges a run only
-    /// up to its violation, and a safety violation at history step `history` shows in every prefix
-    /// that holds it. The run up to the cut is the same, event for event; a cut run is neither
-    /// finished nor exhausted (no End marker, so liveness is not judged).
-    pub fn cut(&mut self, history: usize, events: u64) {
-        self.cut = Some((history, events));
+    /// Ends the run after the event that records history event `history`, after `events` events,
+    /// or after the first event that leaves more than `draws` draws on the world's tape, whichever
+    /// comes first (or when it ends on its own): the shrinker judges a run only up to its
+    /// violation, and a safety violation at history step `history` shows in every prefix that
+    /// holds it. The run up to the cut is the same, event for event; a cut run is neither finished
+    /// nor exhausted (no End marker, so liveness is not judged).
+    pub fn cut(&mut self, history: usize, events: u64, draws: usize) {
+        self.cut = Some((history, events, draws));
     }
 
     /// Every node of the world in id order: voters first, then replicas; `None` while crashed.
@@ -700,8 +702,9 @@ impl World {
             if self.finished || self.exhausted.is_some() {
                 break;
             }
-            if let Some((history, events)) = self.cut {
-                if self.recorder.history.len() > history || self.events >= events {
+            if let Some((history, events, draws)) = self.cut {
+                let drawn = self.tape.as_ref().map_or(0, Tape::drawn);
+                if self.recorder.history.len() > history || self.events >= events || drawn > draws {
                     break;
                 }
             }
