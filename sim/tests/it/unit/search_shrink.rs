@@ -18,17 +18,24 @@ fn compact_active_seed_0() -> (Base, Knobs, Invariant) {
     (base, Knobs::draw(0, None), twin.must_break(Layer::Sim))
 }
 
+/// `compact_active_seed_0`, with the seed's run (recorded, uncut) and the history index of its
+/// violation.
+fn compact_active_seed_0_run() -> (Base, Knobs, Invariant, Attempt, usize) {
+    let (base, knobs, invariant) = compact_active_seed_0();
+    let original = attempt(&base, &knobs, None, false, None);
+    let at = original
+        .broken_at(invariant)
+        .expect("CompactActive's unbiased seed 0 breaks its invariant");
+    (base, knobs, invariant, original, at)
+}
+
 /// A try as the shrinker makes it (the seed's recording replayed, cut half as far again past its
 /// violation) read off at several history indices, the violation's among them, is exactly the
 /// same recording replayed and cut at each: its knobs, choices, events, findings, first
 /// violations and history.
 #[test]
 fn a_try_read_off_at_a_cut_is_the_run_cut_there() {
-    let (base, knobs, invariant) = compact_active_seed_0();
-    let original = attempt(&base, &knobs, None, false, None);
-    let at = original
-        .broken_at(invariant)
-        .expect("CompactActive's unbiased seed 0 breaks its invariant");
+    let (base, knobs, invariant, original, at) = compact_active_seed_0_run();
     let limit = Cut {
         history: at + at / 2 + HISTORY_SLACK,
         events: u64::MAX,
@@ -75,11 +82,7 @@ fn a_try_cut_before_the_index_has_nothing_to_read_off() {
 /// cut at half those draws, the same try stops before its violation and breaks nothing.
 #[test]
 fn a_try_cut_at_its_own_draws_keeps_its_violation_and_stops_there() {
-    let (base, knobs, invariant) = compact_active_seed_0();
-    let original = attempt(&base, &knobs, None, false, None);
-    let at = original
-        .broken_at(invariant)
-        .expect("CompactActive's unbiased seed 0 breaks its invariant");
+    let (base, knobs, invariant, original, at) = compact_active_seed_0_run();
     let uncut = Cut {
         history: usize::MAX,
         events: u64::MAX,
