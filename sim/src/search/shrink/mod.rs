@@ -365,8 +365,9 @@ impl Shrinker<'_> {
     /// somewhat later, near enough that a try which does not break (or livelocks) stays cheap.
     /// And once the try has drawn more choices than the best run did to its violation: a run that
     /// breaks only after that is never kept (a kept run draws at most as many, `try_candidate`),
-    /// and one that breaks before is the same run up to there (Hypothesis stops a test case at
-    /// its shrink target's length the same way). So the draws bound changes no try's verdict.
+    /// and one that breaks before is the same run up to there. So the draws bound changes no
+    /// try's verdict. (Hypothesis abandons a test case that draws past its buffer, an overrun,
+    /// for the same reason.)
     fn limit(&self) -> Cut {
         Cut {
             history: self.best_at + self.best_at / 2 + HISTORY_SLACK,
