@@ -33,10 +33,10 @@ fn has(report: &felix_sim::RunReport, invariant: &str) -> bool {
         .any(|finding| finding.invariant == invariant)
 }
 
-/// The control runs already judged (clean), by seed and knobs. A control run is a function of its
-/// seed, rules (every rule on) and knobs; twins that share a bias, and those with none, draw the
-/// same knobs and so make the same control run (but for the label its trace starts with), which
-/// is judged once.
+/// The control runs judged so far, by seed and knobs. A control run is a function of its seed,
+/// rules (every rule on) and knobs; twins that share a bias, and those with none, draw the same
+/// knobs and so make the same control run (but for the label its trace starts with), which is
+/// judged once, by the first twin to claim it.
 type Controls = std::sync::Mutex<std::collections::BTreeSet<(u64, String)>>;
 
 /// One twin's seeds: how many diverged under FelixHeadTrim (any model) and under ParosTrimJump.
@@ -62,8 +62,10 @@ fn one_twin(twin: TwinName, controls: &Controls) -> (usize, usize) {
         if has(&validated, Invariant::TraceValidation.name()) {
             diverged += 1;
         }
+        // Claimed before it runs, so a twin of the same knobs on the other thread skips it too (a
+        // control that diverges still fails the test, on the thread that judged it).
         let key = (seed, format!("{:?}", spec.knobs()));
-        if controls.lock().expect("the controls").contains(&key) {
+        if !controls.lock().expect("the controls").insert(key) {
             continue;
         }
         let mut control = spec.clone();
@@ -74,7 +76,6 @@ fn one_twin(twin: TwinName, controls: &Controls) -> (usize, usize) {
             "{twin} seed {seed}: the control run diverged: {:?}",
             control.violations
         );
-        controls.lock().expect("the controls").insert(key);
     }
     (diverged, paros_diverged)
 }
