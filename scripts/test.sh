@@ -21,6 +21,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# mimalloc (the allocator of `felix` and of the simulator's, validate's and the model's tests)
+# keeps the memory a run frees for the next run instead of handing it back to the kernel a
+# second later: the next run's history and trace would otherwise fault every page in again. It
+# changes no run, only how the memory is got (docs/dev/ci.md); mimalloc reads it from the
+# environment only (setting it in the program takes an `unsafe` call, which the workspace forbids).
+export MIMALLOC_PURGE_DELAY="${MIMALLOC_PURGE_DELAY:--1}"
 
 step() { printf '\n==== [%d s] %s\n' "$SECONDS" "$*"; }
 
